@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+func runDoctor(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "doctor", "", `Check the binding, lore.yaml and the index, and list every file that could not
+be read as memory and why. Exit status 1 when any file has a problem.
+
+Example: lore doctor`)
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usageError{"doctor takes no arguments"}
+	}
+	ix, b, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	v := ix.Vault()
+	project := b.Project
+	if project == "" {
+		project = "(none: every project's notes are visible)"
+	}
+	fmt.Fprintf(e.stdout, "binding:    vault %s, project %s (from %s)\n", v.Root, project, b.Source)
+	fmt.Fprintf(e.stdout, "git:        %s\n", v.GitDir)
+	guide := "present"
+	if _, err := os.Stat(filepath.Join(v.Root, filepath.FromSlash(v.Config.Guidelines))); err != nil {
+		guide = "missing"
+	}
+	fmt.Fprintf(e.stdout, "config:     org ref %s, guidelines %s (%s)\n", v.Config.OrgRef, v.Config.Guidelines, guide)
+	st, err := ix.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "index:      %s (%.1f MB)\n", v.IndexPath(), float64(st.DBBytes)/1e6)
+	fmt.Fprintf(e.stdout, "            %d resources, %d units, %d links, %d files skipped\n", st.Resources, st.Units, st.Links, st.Skipped)
+	if len(st.Problems) == 0 {
+		fmt.Fprintln(e.stdout, "problems:   none")
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "problems:   %d\n", len(st.Problems))
+	for _, p := range st.Problems {
+		fmt.Fprintf(e.stdout, "  %s: %s\n", p.Path, p.Message)
+	}
+	return problemsFound{len(st.Problems)}
+}

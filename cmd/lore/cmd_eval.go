@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+func runEval(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
+queries.jsonl, qrels/test.tsv): builds a temporary vault and index from the
+corpus, runs every judged query, and prints nDCG@10, Recall@100 and MRR@10
+as BEIR computes them.
+
+Example: lore eval ../shared/data/scifact`)
+	mode := fs.String("mode", "lexical", "retrieval mode: lexical")
+	keep := fs.String("keep", "", "build the vault in DIR and keep it (default: a temporary folder, removed)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return usageError{"eval needs one data set folder"}
+	}
+	if *mode != "lexical" {
+		return usageError{fmt.Sprintf("--mode %s: only lexical is available until vectors land", *mode)}
+	}
+	ds, err := fts.LoadBEIR(pos[0])
+	if err != nil {
+		return vault.Errorf(vault.CodeInvalid, "read data set %s: %v", pos[0], err)
+	}
+	dir := *keep
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "lore-eval-*"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if _, err := git.PlainInit(dir, false); err != nil && err != git.ErrRepositoryAlreadyExists {
+		return fmt.Errorf("git init %s: %w", dir, err)
+	}
+	if err := ds.WriteVault(dir); err != nil {
+		return err
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	ix, err := fts.Open(ctx, v)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	start := time.Now()
+	if _, err := ix.Refresh(ctx, progressPrinter(e.stderr, "indexing")); err != nil {
+		return err
+	}
+	indexTime := time.Since(start)
+	byPath := map[string]string{}
+	for _, d := range ds.Docs {
+		byPath[fts.DocPath(d.ID)] = d.ID
+	}
+	m, err := ds.Evaluate(ctx, func(ctx context.Context, q string) ([]string, error) {
+		hits, err := ix.SearchFresh(ctx, q, fts.SearchOptions{Limit: 300})
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, h := range fts.ResourceHits(hits) {
+			ids = append(ids, byPath[h.Path])
+		}
+		return ids, nil
+	})
+	if err != nil {
+		return err
+	}
+	name := pos[0]
+	name = name[strings.LastIndex(strings.TrimRight(name, "/"), "/")+1:]
+	fmt.Fprintf(e.stdout, "data set   %s: %d documents, %d judged queries\n", strings.TrimRight(name, "/"), len(ds.Docs), m.Queries)
+	fmt.Fprintf(e.stdout, "mode       %s\n", *mode)
+	fmt.Fprintf(e.stdout, "nDCG@10    %.4f\nRecall@100 %.4f\nMRR@10     %.4f\n", m.NDCG10, m.Recall100, m.MRR10)
+	fmt.Fprintf(e.stdout, "index      %s; queries %s (%.1f ms each)\n", indexTime.Round(time.Millisecond), m.QueryTime.Round(time.Millisecond),
+		float64(m.QueryTime.Microseconds())/1000/float64(max(m.Queries, 1)))
+	return nil
+}

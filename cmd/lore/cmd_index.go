@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lore-memory/lore/fts"
+)
+
+func runIndex(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "index", "[--rebuild]", `Bring the index up to date with the vault. Searches do this by themselves
+before every query; run it after a large change to pay the cost up front.
+--rebuild throws the index away and builds it again from the vault.
+
+Example: lore index --rebuild`)
+	rebuild := fs.Bool("rebuild", false, "rebuild the index from nothing")
+	if pos, err := parse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usageError{"index takes no arguments"}
+	}
+	ix, _, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	start := time.Now()
+	progress := progressPrinter(e.stderr, "indexing")
+	var st fts.RefreshStats
+	if *rebuild {
+		st, err = ix.Rebuild(ctx, progress)
+	} else {
+		st, err = ix.Refresh(ctx, progress)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d memory files: %d added, %d updated, %d removed, %d unchanged bytes re-stamped, %d skipped\n",
+		st.Files, st.Added, st.Updated, st.Removed, st.Touched, st.Skipped)
+	if n := st.Skipped + len(st.Problems); n > 0 {
+		fmt.Fprintf(e.stdout, "Some files could not be read as memory; `lore doctor` lists them and why.\n")
+	}
+	fmt.Fprintf(e.stderr, "took %s\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}

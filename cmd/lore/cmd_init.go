@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/vault"
+)
+
+func runInit(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "init", "[DIR]", `Create a vault in DIR (default: the current folder), or adopt an existing
+folder of Markdown notes. Writes lore.yaml and LORE.md only if they are missing
+and never rewrites a file. When DIR is not in a git repository, one is created
+and everything in it is committed as the first version of the org ref.
+
+Example: lore init ~/notes`)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageError{"init takes at most one folder"}
+	}
+	dir := "."
+	if len(pos) == 1 {
+		dir = pos[0]
+	}
+	res, err := drafts.Init(dir, time.Now)
+	if err != nil {
+		return err
+	}
+	if res.CreatedRepo {
+		fmt.Fprintf(e.stdout, "Created a git repository in %s\n", res.Root)
+	} else {
+		fmt.Fprintf(e.stdout, "Adopted %s (an existing git repository)\n", res.Root)
+	}
+	if len(res.Wrote) > 0 {
+		fmt.Fprintf(e.stdout, "Wrote %s\n", strings.Join(res.Wrote, ", "))
+	}
+	fmt.Fprintf(e.stdout, "%d notes found; no existing file was changed\n", res.Notes)
+	if res.CreatedRepo {
+		fmt.Fprintf(e.stdout, "Committed %d files as the first version of branch main\n", res.Committed)
+	}
+	fmt.Fprintf(e.stdout, "Next: lore --vault %s index\n", dir)
+	return nil
+}
+
+func runBind(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bind", "--vault DIR --project NAME [--workspace DIR]", `Bind a working directory (default: the current one) and everything under it to
+a vault and project, in your bindings file. Agents started there use that memory.
+
+Example: lore bind --vault ~/notes --project api`)
+	vaultDir := fs.String("vault", e.vaultDir, "the vault folder")
+	project := fs.String("project", e.project, "the project name")
+	workspace := fs.String("workspace", "", "the working directory to bind (default: current)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || *vaultDir == "" || *project == "" {
+		fs.Usage()
+		return usageError{"bind needs --vault and --project"}
+	}
+	ws := *workspace
+	if ws == "" {
+		if ws, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	ws, _ = filepath.Abs(ws)
+	vd, _ := filepath.Abs(*vaultDir)
+	v, err := vault.Open(vd)
+	if err != nil {
+		return err
+	}
+	v.Close()
+	p, err := vault.BindingsPath()
+	if err != nil {
+		return err
+	}
+	if err := vault.Bind(p, ws, v.Root, *project); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Bound %s to vault %s, project %s (in %s)\n", ws, v.Root, *project, p)
+	return nil
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/lore-memory/lore/fts"
+)
+
+func runSearch(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "search", "QUERY [-n K] [--json]", `Search the memory the bound project sees. Prints each matching section with
+its path, heading path, score and a snippet. The index follows the vault
+before every search; no manual step is needed after an edit.
+
+Example: lore search "how do we release" -n 5`)
+	n := fs.Int("n", 10, "number of results")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return usageError{"search needs a query"}
+	}
+	ix, b, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	hits, err := ix.Search(ctx, strings.Join(pos, " "), fts.SearchOptions{Limit: *n, Project: b.Project})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if hits == nil {
+			hits = []fts.Hit{}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"hits": hits})
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(e.stdout, "no matches")
+		return nil
+	}
+	for i, h := range hits {
+		where := h.Path
+		if len(h.HeadingPath) > 0 {
+			where += " › " + strings.Join(h.HeadingPath, " › ")
+		}
+		score := fmt.Sprintf("%.2f", h.Score)
+		if h.Stage == "exact" {
+			score = "exact match"
+		}
+		status := ""
+		if h.Status != "active" {
+			status = " [" + h.Status + "]"
+		}
+		fmt.Fprintf(e.stdout, "%d. %s  (%s)%s\n   %s\n   %s\n", i+1, where, score, status, h.UnitKey, h.Snippet)
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// newFlags returns a flag set that prints usage (with an example) to stderr.
+func newFlags(e *env, name, args, about string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: lore %s %s\n\n%s\n", name, args, about)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags anywhere among the arguments ("search foo -n 3") and
+// returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, err
+			}
+			return nil, usageError{}
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		rest := fs.Args()
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// binding resolves the vault folder and project for this invocation.
+func (e *env) binding() (vault.Binding, error) {
+	if e.vaultDir != "" {
+		p := e.project
+		if p == "" {
+			p = e.getenv("LORE_PROJECT")
+		}
+		return vault.Binding{Vault: e.vaultDir, Project: p, Source: "--vault"}, nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return vault.Binding{}, err
+	}
+	bp, _ := vault.BindingsPath()
+	b, err := vault.ResolveBinding(cwd, e.getenv, bp)
+	if err != nil {
+		return b, err
+	}
+	if e.project != "" {
+		b.Project = e.project
+	}
+	return b, nil
+}
+
+// openIndex opens the bound vault and its index.
+func (e *env) openIndex(ctx context.Context) (*fts.Index, vault.Binding, error) {
+	b, err := e.binding()
+	if err != nil {
+		return nil, b, err
+	}
+	v, err := vault.Open(b.Vault)
+	if err != nil {
+		return nil, b, err
+	}
+	ix, err := fts.Open(ctx, v)
+	if err != nil {
+		v.Close()
+		return nil, b, err
+	}
+	return ix, b, nil
+}
+
+func closeIndex(ix *fts.Index) {
+	v := ix.Vault()
+	ix.Close()
+	v.Close()
+}
+
+// isTerminal reports whether w is a character device (progress goes only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressPrinter returns a progress callback that redraws one line on a
+// terminal, and nil (no output) otherwise.
+func progressPrinter(w io.Writer, what string) func(done, total int) {
+	if !isTerminal(w) {
+		return nil
+	}
+	return func(done, total int) {
+		fmt.Fprintf(w, "\r%s %d/%d", what, done, total)
+		if done >= total {
+			fmt.Fprintln(w)
+		}
+	}
+}

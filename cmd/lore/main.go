@@ -1,0 +1,154 @@
+// Command lore is project memory for coding agents: Markdown notes in a git
+// repository, indexed in SQLite, served to agents. This package only parses
+// flags and wires the domain packages; see ../../DESIGN in the README.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Exit codes, one switch for the whole CLI.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // internal errors; also "problems found" for doctor
+	exitUsage    = 2 // bad flags or arguments, invalid input
+	exitNotFound = 3 // memory_resource_not_found
+	exitSetup    = 4 // no binding, not a vault, bad lore.yaml
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// env is what every command gets: its streams and the global options.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	vaultDir       string // --vault
+	project        string // --project
+	getenv         func(string) string
+}
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"init", "create a vault, or adopt a folder of Markdown notes", runInit},
+		{"bind", "bind a working directory to a vault and project", runBind},
+		{"index", "bring the index up to date with the vault", runIndex},
+		{"search", "search the vault's memory", runSearch},
+		{"load", "print whole resources by id or path", runLoad},
+		{"doctor", "check the binding, the index and every file", runDoctor},
+		{"eval", "measure ranking quality on a BEIR-format data set", runEval},
+		
+	}
+}
+
+const usageText = `lore: project memory for coding agents
+
+Usage: lore [--vault DIR] [--project NAME] COMMAND [ARGS]
+
+Commands:
+%s
+The vault and project come from --vault/--project, else LORE_VAULT/LORE_PROJECT,
+else a .lore.yaml in this folder or a parent, else the bindings file that
+'lore bind' writes. Run 'lore COMMAND -h' for a command's flags.
+
+Exit codes: 0 ok, 1 failure, 2 bad usage or input, 3 resource not found,
+4 no binding, not a vault, or a bad lore.yaml.
+`
+
+func usage(w io.Writer) {
+	list := ""
+	for _, c := range commands() {
+		list += fmt.Sprintf("  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, usageText, list)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	fs := flag.NewFlagSet("lore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&e.vaultDir, "vault", "", "vault folder (overrides the binding)")
+	fs.StringVar(&e.project, "project", "", "project name (overrides the binding)")
+	fs.Usage = func() { usage(stderr) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name, rest := fs.Arg(0), fs.Args()[1:]
+	for _, c := range commands() {
+		if c.name == name {
+			return exitCode(stderr, c.run(ctx, e, rest))
+		}
+	}
+	if name == "help" {
+		usage(stdout)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "lore: unknown command %q\n", name)
+	usage(stderr)
+	return exitUsage
+}
+
+// usageError is a bad flag or argument; the flag package already printed why.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+// exitCode prints err and maps it to the exit status.
+func exitCode(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		if ue.msg != "" {
+			fmt.Fprintln(stderr, "lore:", ue.msg)
+		}
+		return exitUsage
+	}
+	var ps problemsFound
+	if errors.As(err, &ps) {
+		return exitFailure
+	}
+	fmt.Fprintln(stderr, "lore:", err)
+	switch vault.ErrorCode(err) {
+	case vault.CodeNotFound:
+		return exitNotFound
+	case vault.CodeInvalid:
+		return exitUsage
+	case vault.CodeUnbound, vault.CodeNotVault, vault.CodeConfig:
+		return exitSetup
+	}
+	return exitFailure
+}
+
+// problemsFound makes a command exit 1 after it printed its own report.
+type problemsFound struct{ n int }
+
+func (p problemsFound) Error() string { return fmt.Sprintf("%d problems found", p.n) }

@@ -1,0 +1,125 @@
+package drafts
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// InitResult says what Init did.
+type InitResult struct {
+	Root        string
+	CreatedRepo bool
+	Wrote       []string // files Init created (never an existing one)
+	Committed   int      // files in the initial commit (0 when the repo existed)
+	Notes       int      // memory files found
+}
+
+// Init makes dir a vault: it creates the folder and a git repository when
+// there is none (branch orgRef), writes lore.yaml and LORE.md only when they are
+// missing, and — only when it created the repository — commits what is there so
+// the org ref holds it. It never rewrites an existing file.
+func Init(dir string, now func() time.Time) (InitResult, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return InitResult{}, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return InitResult{}, fmt.Errorf("create %s: %w", abs, err)
+	}
+	res := InitResult{Root: abs}
+	var repo *git.Repository
+	if _, err := vault.FindGitDir(abs); err != nil {
+		repo, err = git.PlainInitWithOptions(abs, &git.PlainInitOptions{
+			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+		})
+		if err != nil {
+			return res, fmt.Errorf("git init %s: %w", abs, err)
+		}
+		res.CreatedRepo = true
+	}
+	for _, f := range []struct{ name, body string }{
+		{vault.ConfigFile, vault.ConfigTemplate},
+		{"LORE.md", vault.GuidelinesTemplate},
+	} {
+		p := filepath.Join(abs, f.name)
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return res, err
+		}
+		if err := vault.WriteFileAtomic(p, []byte(f.body)); err != nil {
+			return res, fmt.Errorf("write %s: %w", p, err)
+		}
+		res.Wrote = append(res.Wrote, f.name)
+	}
+	v, err := vault.Open(abs)
+	if err != nil {
+		return res, err
+	}
+	defer v.Close()
+	files, _, err := v.Scan()
+	if err != nil {
+		return res, err
+	}
+	res.Notes = len(files)
+	if repo != nil {
+		n, err := commitAll(repo, now())
+		if err != nil {
+			return res, err
+		}
+		res.Committed = n
+	}
+	return res, nil
+}
+
+func commitAll(repo *git.Repository, when time.Time) (int, error) {
+	wt, err := repo.Worktree()
+	if err != nil {
+		return 0, err
+	}
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		return 0, fmt.Errorf("git add: %w", err)
+	}
+	st, err := wt.Status()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, s := range st {
+		if s.Staging != git.Unmodified && s.Staging != git.Untracked {
+			n++
+		}
+	}
+	_, err = wt.Commit("Start a lore vault", &git.CommitOptions{Author: Signature(repo, when), AllowEmptyCommits: true})
+	if err != nil {
+		return 0, fmt.Errorf("git commit: %w", err)
+	}
+	return n, nil
+}
+
+// Signature is the author lore commits as: git's user.name and user.email
+// (repository, then global config), else "lore <lore@localhost>".
+func Signature(repo *git.Repository, when time.Time) *object.Signature {
+	sig := &object.Signature{Name: "lore", Email: "lore@localhost", When: when}
+	for _, scope := range []config.Scope{config.LocalScope, config.GlobalScope} {
+		cfg, err := repo.ConfigScoped(scope)
+		if err != nil {
+			continue
+		}
+		if cfg.User.Name != "" && cfg.User.Email != "" {
+			sig.Name, sig.Email = cfg.User.Name, cfg.User.Email
+			return sig
+		}
+	}
+	return sig
+}

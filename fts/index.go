@@ -1,0 +1,497 @@
+package fts
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Index is the SQLite index of one vault. It is safe for concurrent use, and
+// several processes may share one index file (WAL mode, immediate transactions).
+type Index struct {
+	v  *vault.Vault
+	db *sql.DB
+
+	mu   sync.Mutex // guards snap and gen, and serializes refreshes in this process
+	snap map[string]fileRow
+	gen  string
+}
+
+// fileRow is what the freshness check remembers of an indexed file.
+type fileRow struct {
+	size, mod int64
+	hash      string
+}
+
+// Open opens (creating if needed) the index of v at v.IndexPath() and applies
+// the schema. It does not scan the vault; the first Refresh, Search or Load does.
+func Open(ctx context.Context, v *vault.Vault) (*Index, error) {
+	if err := os.MkdirAll(v.DataDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", v.DataDir(), err)
+	}
+	return OpenFile(ctx, v, v.IndexPath())
+}
+
+// OpenFile is Open with an explicit database path.
+func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error) {
+	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dbPath, err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, translate(fmt.Errorf("index %s: %w", dbPath, err))
+	}
+	ix := &Index{v: v, db: db}
+	if err := ix.checkTokenizer(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Close closes the database.
+func (ix *Index) Close() error { return ix.db.Close() }
+
+// Vault returns the vault the index follows.
+func (ix *Index) Vault() *vault.Vault { return ix.v }
+
+// checkTokenizer clears the index when it was built with other term rules.
+func (ix *Index) checkTokenizer(ctx context.Context) error {
+	var have string
+	err := ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='tokenizer'").Scan(&have)
+	if err == nil && have == TokenizerVersion {
+		return nil
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return translate(err)
+	}
+	return ix.clear(ctx)
+}
+
+// clear empties the index (the next Refresh rebuilds it from the vault).
+func (ix *Index) clear(ctx context.Context) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		"DELETE FROM resources",
+		"INSERT INTO units_fts(units_fts) VALUES('delete-all')",
+		"INSERT OR REPLACE INTO meta(key, value) VALUES('tokenizer', '" + TokenizerVersion + "')",
+		"INSERT OR REPLACE INTO meta(key, value) VALUES('generation', COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'), 0) + 1)",
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return translate(fmt.Errorf("clear index: %w", err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return translate(err)
+	}
+	ix.mu.Lock()
+	ix.snap, ix.gen = nil, ""
+	ix.mu.Unlock()
+	return nil
+}
+
+// Rebuild empties the index and indexes the whole vault again.
+func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) (RefreshStats, error) {
+	if err := ix.clear(ctx); err != nil {
+		return RefreshStats{}, err
+	}
+	return ix.Refresh(ctx, progress)
+}
+
+// translate maps SQLite driver errors to lore's error codes.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrBusy, sqlite3.ErrLocked:
+			return &vault.Error{Code: vault.CodeInternal, Message: "the index is busy (another lore process holds it too long): " + err.Error()}
+		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+			return &vault.Error{Code: vault.CodeInternal, Message: "the index is damaged; run `lore index --rebuild` (it is rebuilt from the vault, nothing is lost): " + err.Error()}
+		}
+	}
+	return err
+}
+
+// generation reads the index's change counter, which every committed change bumps.
+func (ix *Index) generation(ctx context.Context) (string, error) {
+	var g string
+	err := ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='generation'").Scan(&g)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "0", nil
+	}
+	return g, translate(err)
+}
+
+// snapshot returns the freshness snapshot, reloading it when another process
+// (or a clear) changed the index. Callers hold ix.mu.
+func (ix *Index) snapshot(ctx context.Context) (map[string]fileRow, error) {
+	g, err := ix.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ix.snap != nil && g == ix.gen {
+		return ix.snap, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, "SELECT path, size, mod_ns, content_hash FROM resources")
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	snap := map[string]fileRow{}
+	for rows.Next() {
+		var p string
+		var r fileRow
+		if err := rows.Scan(&p, &r.size, &r.mod, &r.hash); err != nil {
+			return nil, err
+		}
+		snap[p] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
+	ix.snap, ix.gen = snap, g
+	return snap, nil
+}
+
+// RefreshStats says what a freshness check found and did.
+type RefreshStats struct {
+	Files     int // memory files in the vault
+	Added     int
+	Updated   int
+	Removed   int
+	Touched   int // stat changed, bytes did not
+	Skipped   int // files refused (binary, too large, unreadable)
+	Problems  []vault.Problem
+	Unchanged bool
+}
+
+// change is one file's pending update.
+type change struct {
+	stat     vault.FileStat
+	old      *fileRow
+	res      *vault.Resource // parsed; nil when skipped or unchanged bytes
+	hash     string
+	skip     string // why the file is not indexed
+	prepared []preparedUnit
+	gone     bool // the file disappeared while being read
+}
+
+type preparedUnit struct {
+	headingJSON                        string
+	ftsPath, ftsTitle, ftsMeta, ftsHdr string
+	ftsBody                            string
+}
+
+// batchSize bounds how many files one transaction writes (and memory holds).
+const batchSize = 1000
+
+// Refresh makes the index follow the vault: it stats every memory file, reads
+// and hashes only those whose size or modification time changed, re-indexes
+// only those whose bytes changed, and drops files that are gone. With nothing
+// changed it costs one directory walk and one small query. progress, if not
+// nil, is called as files are indexed.
+func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (RefreshStats, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var st RefreshStats
+	for pass := 0; pass < 2; pass++ {
+		more, err := ix.refreshPass(ctx, progress, &st)
+		if err != nil || !more {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int), st *RefreshStats) (bool, error) {
+	files, problems, err := ix.v.Scan()
+	if err != nil {
+		return false, err
+	}
+	st.Files, st.Problems = len(files), problems
+	snap, err := ix.snapshot(ctx)
+	if err != nil {
+		return false, err
+	}
+	var todo []*change
+	present := make(map[string]bool, len(files))
+	for _, f := range files {
+		present[f.Path] = true
+		old, ok := snap[f.Path]
+		if ok && old.size == f.Size && old.mod == f.ModNs {
+			continue
+		}
+		c := &change{stat: f}
+		if ok {
+			o := old
+			c.old = &o
+		}
+		todo = append(todo, c)
+	}
+	var removed []string
+	for p := range snap {
+		if !present[p] {
+			removed = append(removed, p)
+		}
+	}
+	if len(todo) == 0 && len(removed) == 0 {
+		st.Unchanged = st.Added+st.Updated+st.Removed+st.Touched == 0
+		return false, nil
+	}
+	done := 0
+	for start := 0; start < len(todo) || len(removed) > 0; start += batchSize {
+		end := min(start+batchSize, len(todo))
+		batch := todo[start:end]
+		ix.prepare(batch)
+		if err := ix.apply(ctx, batch, removed, st); err != nil {
+			return false, err
+		}
+		removed = nil
+		done += len(batch)
+		if progress != nil {
+			progress(done, len(todo))
+		}
+	}
+	ix.snap = nil // reload on next use
+	return ix.requeueFreedIDs(ctx)
+}
+
+// prepare reads, hashes, parses and tokenizes a batch in parallel.
+func (ix *Index) prepare(batch []*change) {
+	work := make(chan *change)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				ix.prepareOne(c)
+			}
+		}()
+	}
+	for _, c := range batch {
+		work <- c
+	}
+	close(work)
+	wg.Wait()
+}
+
+func (ix *Index) prepareOne(c *change) {
+	data, err := ix.v.ReadFile(c.stat.FSPath)
+	if err != nil {
+		if vault.ErrorCode(err) == vault.CodeNotFound {
+			c.gone = true
+			return
+		}
+		c.skip = err.Error()
+		c.hash = "sha256:unread"
+		return
+	}
+	c.stat.Size = int64(len(data))
+	c.hash = vault.HashBytes(data)
+	if c.old != nil && c.old.hash == c.hash {
+		return // touched only
+	}
+	r, err := vault.Parse(c.stat.Path, data)
+	if err != nil {
+		c.skip = err.Error()
+		return
+	}
+	c.res = r
+	meta := strings.Join(append(append([]string{r.Description}, r.Front.Tags...), r.Front.Keywords...), " ")
+	pathTerms, titleTerms, metaTerms := indexText(r.Path), indexText(r.Title), indexText(meta)
+	c.prepared = make([]preparedUnit, len(r.Units))
+	for i, u := range r.Units {
+		hp, _ := json.Marshal(u.HeadingPath)
+		c.prepared[i] = preparedUnit{
+			headingJSON: string(hp),
+			ftsPath:     pathTerms, ftsTitle: titleTerms, ftsMeta: metaTerms,
+			ftsHdr:  indexText(strings.Join(u.HeadingPath, " ")),
+			ftsBody: indexText(u.Content),
+		}
+	}
+}
+
+// apply writes one batch in one transaction and bumps the generation.
+func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, st *RefreshStats) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err)
+	}
+	defer tx.Rollback()
+	w := writer{tx: tx, ctx: ctx}
+	for _, p := range removed {
+		if err := w.exec("DELETE FROM resources WHERE path = ?", p); err != nil {
+			return err
+		}
+		st.Removed++
+	}
+	for _, c := range batch {
+		switch {
+		case c.gone:
+			if c.old != nil {
+				if err := w.exec("DELETE FROM resources WHERE path = ?", c.stat.Path); err != nil {
+					return err
+				}
+				st.Removed++
+			}
+		case c.res == nil && c.skip == "":
+			if err := w.exec("UPDATE resources SET size = ?, mod_ns = ? WHERE path = ?", c.stat.Size, c.stat.ModNs, c.stat.Path); err != nil {
+				return err
+			}
+			st.Touched++
+		default:
+			if err := w.upsert(c); err != nil {
+				return err
+			}
+			switch {
+			case c.skip != "":
+				st.Skipped++
+			case c.old == nil:
+				st.Added++
+			default:
+				st.Updated++
+			}
+		}
+	}
+	if err := w.exec("INSERT OR REPLACE INTO meta(key, value) VALUES('generation', COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'), 0) + 1)"); err != nil {
+		return err
+	}
+	return translate(tx.Commit())
+}
+
+type writer struct {
+	tx  *sql.Tx
+	ctx context.Context
+}
+
+func (w writer) exec(q string, args ...any) error {
+	if _, err := w.tx.ExecContext(w.ctx, q, args...); err != nil {
+		return translate(fmt.Errorf("index write: %w", err))
+	}
+	return nil
+}
+
+// upsert replaces the row of one file (and its units, links and terms).
+func (w writer) upsert(c *change) error {
+	if err := w.exec("DELETE FROM resources WHERE path = ?", c.stat.Path); err != nil {
+		return err
+	}
+	if c.skip != "" {
+		return w.exec(`INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem)
+			VALUES (?, ?, ?, ?, ?, 0, ?)`, c.stat.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, c.hash, c.skip)
+	}
+	r := c.res
+	claimed := ""
+	if !r.IDDerived {
+		claimed = r.ID
+		if err := w.resolveIDClash(r); err != nil {
+			return err
+		}
+	}
+	tags, _ := json.Marshal(r.Front.Tags)
+	res, err := w.tx.ExecContext(w.ctx, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
+			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem)
+			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, r.ContentHash,
+		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, r.Status(), r.Front.Tier, string(tags), r.Problem)
+	if err != nil {
+		return translate(fmt.Errorf("index %s: %w", r.Path, err))
+	}
+	rid, _ := res.LastInsertId()
+	for i, u := range r.Units {
+		p := c.prepared[i]
+		res, err := w.tx.ExecContext(w.ctx, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, tokens, content)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.ContentHash, u.Tokens, u.Content)
+		if err != nil {
+			return translate(fmt.Errorf("index %s unit %s: %w", r.Path, u.Key, err))
+		}
+		uid, _ := res.LastInsertId()
+		if err := w.exec("INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)",
+			uid, p.ftsPath, p.ftsTitle, p.ftsMeta, p.ftsHdr, p.ftsBody); err != nil {
+			return err
+		}
+	}
+	for _, l := range r.Links {
+		if err := w.exec("INSERT INTO links(rid, kind, target, heading) VALUES (?, ?, ?, ?)", rid, l.Kind, l.Target, l.Heading); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolveIDClash applies the rule of the vault package doc: when two files
+// claim one id, the lexically smaller path keeps it.
+func (w writer) resolveIDClash(r *vault.Resource) error {
+	var orid int64
+	var opath string
+	err := w.tx.QueryRowContext(w.ctx, "SELECT rid, path FROM resources WHERE resource_id = ?", r.ID).Scan(&orid, &opath)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return translate(err)
+	}
+	if opath < r.Path {
+		claimed := r.ID
+		r.Reidentify(vault.DerivedID(r.Path), true)
+		r.Problem = joinProblem(r.Problem, fmt.Sprintf("id %q is also used by %s, which keeps it; this file is indexed as %s", claimed, opath, r.ID))
+		return nil
+	}
+	newID := vault.DerivedID(opath)
+	msg := fmt.Sprintf("id %q is also used by %s, which keeps it; this file is indexed as %s", r.ID, r.Path, newID)
+	if err := w.exec("UPDATE resources SET resource_id = ?, id_derived = 1, problem = ? WHERE rid = ?", newID, msg, orid); err != nil {
+		return err
+	}
+	return w.exec("UPDATE units SET unit_key = ? || substr(unit_key, ?) WHERE rid = ?", newID, len(r.ID)+1, orid)
+}
+
+// requeueFreedIDs marks files whose claimed id is free again (its holder was
+// deleted or changed) for re-indexing, and reports whether there were any.
+func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
+	res, err := ix.db.ExecContext(ctx, `UPDATE resources SET mod_ns = -1, content_hash = ''
+		WHERE claimed_id != '' AND resource_id != claimed_id
+		AND NOT EXISTS (SELECT 1 FROM resources r2 WHERE r2.resource_id = resources.claimed_id)`)
+	if err != nil {
+		return false, translate(err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		if _, err := ix.db.ExecContext(ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"); err != nil {
+			return false, translate(err)
+		}
+	}
+	return n > 0, nil
+}
+
+func joinProblem(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// titleKey is the form titles are matched in by the exact stage.
+func titleKey(t string) string {
+	return strings.ToLower(norm.NFC.String(strings.TrimSpace(t)))
+}

@@ -1,0 +1,63 @@
+-- The lexical index: one row per memory file, its units, its links, and FTS5
+-- over the units' terms (see tokenize.go; the FTS table stores no text).
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE resources (
+  rid          INTEGER PRIMARY KEY,
+  path         TEXT NOT NULL UNIQUE,
+  fspath       TEXT NOT NULL,
+  size         INTEGER NOT NULL,
+  mod_ns       INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  indexed      INTEGER NOT NULL,          -- 0: skipped (binary, too large, …)
+  resource_id  TEXT,                      -- NULL when skipped
+  claimed_id   TEXT NOT NULL DEFAULT '',  -- the frontmatter id, even when taken
+  id_derived   INTEGER NOT NULL DEFAULT 0,
+  project      TEXT NOT NULL DEFAULT '',
+  title        TEXT NOT NULL DEFAULT '',
+  title_key    TEXT NOT NULL DEFAULT '',
+  description  TEXT NOT NULL DEFAULT '',
+  status       TEXT NOT NULL DEFAULT 'active',
+  tier         TEXT NOT NULL DEFAULT '',
+  tags         TEXT NOT NULL DEFAULT '[]',
+  problem      TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX resources_resource_id ON resources(resource_id) WHERE resource_id IS NOT NULL;
+CREATE INDEX resources_title_key ON resources(title_key);
+
+CREATE TABLE units (
+  uid          INTEGER PRIMARY KEY,
+  rid          INTEGER NOT NULL REFERENCES resources(rid) ON DELETE CASCADE,
+  unit_key     TEXT NOT NULL UNIQUE,
+  ord          INTEGER NOT NULL,
+  heading_path TEXT NOT NULL,   -- JSON array of strings
+  start_byte   INTEGER NOT NULL,
+  end_byte     INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  tokens       INTEGER NOT NULL,
+  content      TEXT NOT NULL
+);
+CREATE INDEX units_rid ON units(rid);
+CREATE INDEX units_content_hash ON units(content_hash);
+
+CREATE TABLE links (
+  rid     INTEGER NOT NULL REFERENCES resources(rid) ON DELETE CASCADE,
+  kind    TEXT NOT NULL,
+  target  TEXT NOT NULL,
+  heading TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX links_rid ON links(rid);
+CREATE INDEX links_target ON links(target);
+
+CREATE VIRTUAL TABLE units_fts USING fts5(
+  path, title, meta, heading, body,
+  content='', contentless_delete=1,
+  tokenize='porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER units_after_delete AFTER DELETE ON units BEGIN
+  DELETE FROM units_fts WHERE rowid = old.uid;
+END;

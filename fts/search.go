@@ -1,0 +1,323 @@
+package fts
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Weights are the BM25 column weights of the FTS table, in column order.
+type Weights struct {
+	Path, Title, Meta, Heading, Body float64
+}
+
+// DefaultWeights: a match in the path or title says more than one in the body.
+// Tuned on SciFact and the demo vault; see the package doc.
+var DefaultWeights = Weights{Path: 8, Title: 6, Meta: 3, Heading: 4, Body: 1}
+
+// SearchOptions narrow a search.
+type SearchOptions struct {
+	Limit int // units to return; default 10
+	// Project limits results to shared resources and that project's own; ""
+	// searches every resource of the vault.
+	Project string
+	Weights *Weights // nil: DefaultWeights
+}
+
+// Hit is one unit found by a search.
+type Hit struct {
+	UnitKey     string   `json:"unit_key"`
+	ResourceID  string   `json:"resource_id"`
+	Path        string   `json:"path"`
+	Title       string   `json:"title"`
+	HeadingPath []string `json:"heading_path"`
+	Scope       string   `json:"scope"`
+	Status      string   `json:"status"`
+	Score       float64  `json:"score"`
+	Stage       string   `json:"stage"` // "exact" or "bm25"
+	Snippet     string   `json:"snippet"`
+	ContentHash string   `json:"content_hash"`
+	Content     string   `json:"-"`
+	Tokens      int      `json:"-"`
+}
+
+// Search refreshes the index and returns the best units for query: an exact
+// id, path or title match first, then units ranked by BM25 over an OR of the
+// query's terms. An empty query is a CodeInvalid error.
+func (ix *Index) Search(ctx context.Context, query string, opt SearchOptions) ([]Hit, error) {
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	return ix.SearchFresh(ctx, query, opt)
+}
+
+// SearchFresh is Search without the freshness check (for callers that just
+// refreshed, and for benchmarks of the query path alone).
+func (ix *Index) SearchFresh(ctx context.Context, query string, opt SearchOptions) ([]Hit, error) {
+	q := CutQuery(query)
+	if q == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "query is empty: describe the task or name what to find")
+	}
+	if opt.Limit <= 0 {
+		opt.Limit = 10
+	}
+	w := DefaultWeights
+	if opt.Weights != nil {
+		w = *opt.Weights
+	}
+	exact, err := ix.exact(ctx, q, opt.Project)
+	if err != nil {
+		return nil, err
+	}
+	ts := queryTerms(q)
+	var hits []Hit
+	seen := map[string]bool{}
+	for _, h := range exact {
+		seen[h.UnitKey] = true
+		hits = append(hits, h)
+	}
+	if len(ts) > 0 {
+		lex, err := ix.bm25(ctx, matchExpr(ts), opt.Project, w, opt.Limit+len(exact))
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range lex {
+			if !seen[h.UnitKey] {
+				hits = append(hits, h)
+			}
+		}
+	}
+	if len(hits) > opt.Limit {
+		hits = hits[:opt.Limit]
+	}
+	snip := snippetTerms(q)
+	for i := range hits {
+		hits[i].Snippet = Snippet(hits[i].Content, snip, 200)
+	}
+	return hits, nil
+}
+
+const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens`
+
+func scanHit(rows *sql.Rows, extra ...any) (Hit, error) {
+	var h Hit
+	var hp, project string
+	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens}, extra...)
+	if err := rows.Scan(dest...); err != nil {
+		return h, err
+	}
+	_ = json.Unmarshal([]byte(hp), &h.HeadingPath)
+	if h.HeadingPath == nil {
+		h.HeadingPath = []string{}
+	}
+	h.Scope = "org"
+	if project != "" {
+		h.Scope = "project"
+	}
+	return h, nil
+}
+
+// visible is the SQL condition for the Effective Memory of a project.
+const visible = `(? = '' OR r.project = '' OR r.project = ?)`
+
+// exact returns the first unit of a resource whose id, path or title is the
+// query itself.
+func (ix *Index) exact(ctx context.Context, q, project string) ([]Hit, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM resources r JOIN units u ON u.rid = r.rid
+		WHERE r.indexed = 1 AND (r.resource_id = ? OR r.path = ? OR r.title_key = ?) AND `+visible+`
+		AND u.ord = (SELECT MIN(ord) FROM units WHERE rid = r.rid)
+		ORDER BY (r.resource_id = ?) DESC, (r.path = ?) DESC, r.path LIMIT 3`,
+		q, vault.NormalizePath(q), titleKey(q), project, project, q, q)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		h, err := scanHit(rows)
+		if err != nil {
+			return nil, err
+		}
+		h.Stage, h.Score = "exact", 1e9
+		out = append(out, h)
+	}
+	return out, translate(rows.Err())
+}
+
+// bm25 runs the lexical stage. Scores are FTS5's bm25 negated (higher is better).
+func (ix *Index) bm25(ctx context.Context, match, project string, w Weights, limit int) ([]Hit, error) {
+	rank := fmt.Sprintf("bm25(units_fts, %g, %g, %g, %g, %g)", w.Path, w.Title, w.Meta, w.Heading, w.Body)
+	// The inner query ranks and cuts on (rowid, score) alone, so the sorter
+	// never carries unit text; the outer one fetches the few winners. Without
+	// a project every unit is visible and the inner query needs no join.
+	inner := `SELECT rowid AS uid, ` + rank + ` AS s FROM units_fts WHERE units_fts MATCH ? ORDER BY s, rowid LIMIT ?`
+	args := []any{match, limit}
+	if project != "" {
+		inner = `SELECT f.rowid AS uid, ` + rank + ` AS s FROM units_fts f
+			JOIN units u ON u.uid = f.rowid JOIN resources r ON r.rid = u.rid
+			WHERE units_fts MATCH ? AND ` + visible + ` ORDER BY s, f.rowid LIMIT ?`
+		args = []any{match, project, project, limit}
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+`, m.s FROM (`+inner+`) m
+		JOIN units u ON u.uid = m.uid JOIN resources r ON r.rid = u.rid
+		ORDER BY m.s, u.unit_key`, args...)
+	if err != nil {
+		return nil, translate(fmt.Errorf("search %q: %w", match, err))
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var s float64
+		h, err := scanHit(rows, &s)
+		if err != nil {
+			return nil, err
+		}
+		h.Stage, h.Score = "bm25", -s
+		out = append(out, h)
+	}
+	return out, translate(rows.Err())
+}
+
+// ResourceHits groups hits by resource, keeping each resource's best score,
+// in rank order (used by eval, which judges documents, not units).
+func ResourceHits(hits []Hit) []Hit {
+	seen := map[string]bool{}
+	var out []Hit
+	for _, h := range hits {
+		if !seen[h.ResourceID] {
+			seen[h.ResourceID] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// snippetTerms are the query words a snippet looks for, longest first.
+func snippetTerms(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !isWordRune(r) && !vault.IsCJK(r)
+	}) {
+		if !seen[f] && !stopWords[f] && (utf8.RuneCountInString(f) > 1 || vault.IsCJK([]rune(f)[0])) {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// Snippet returns about width runes of content around the first of the words it
+// finds (case-insensitively), on one line; the start of content when none is found.
+func Snippet(content string, words []string, width int) string {
+	lower := strings.ToLower(content)
+	at := -1
+	for _, w := range words {
+		if i := strings.Index(lower, w); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	rs := []rune(content)
+	start := 0
+	if at > 0 && len(lower) == len(content) {
+		start = max(utf8.RuneCountInString(content[:at])-width/4, 0)
+	}
+	end := min(start+width, len(rs))
+	s := strings.Join(strings.Fields(string(rs[start:end])), " ")
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(rs) {
+		s += "…"
+	}
+	return s
+}
+
+// Resource is a whole resource as load returns it.
+type Resource struct {
+	ResourceID  string `json:"resource_id"`
+	Scope       string `json:"scope"`
+	Kind        string `json:"kind"`
+	Path        string `json:"path"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	ContentHash string `json:"content_hash"`
+	Content     string `json:"content"`
+}
+
+// Load refreshes the index and returns the named resources (by id or exact
+// path) with their exact bytes, in request order. Any missing target is a
+// CodeNotFound error naming every missing one.
+func (ix *Index) Load(ctx context.Context, targets []string, project string) ([]Resource, error) {
+	if len(targets) == 0 {
+		return nil, vault.Errorf(vault.CodeInvalid, "ids is empty: name at least one resource id or path")
+	}
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	var out []Resource
+	var missing []string
+	for _, t := range targets {
+		r, err := ix.loadOne(ctx, t, project)
+		if vault.ErrorCode(err) == vault.CodeNotFound {
+			missing = append(missing, t)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if len(missing) > 0 {
+		return nil, vault.Errorf(vault.CodeNotFound, "not in this project's memory: %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource, error) {
+	if target == "" || strings.ContainsRune(target, 0) {
+		return Resource{}, vault.Errorf(vault.CodeInvalid, "resource id or path %q is empty or holds a NUL byte", target)
+	}
+	p := ""
+	if strings.Contains(target, "/") || strings.HasSuffix(strings.ToLower(target), ".md") {
+		clean, err := vault.CleanPath(target)
+		if err != nil {
+			return Resource{}, err
+		}
+		p = clean
+	}
+	var r Resource
+	var fspath, proj, problem string
+	var indexed bool
+	var rid sql.NullString
+	err := ix.db.QueryRowContext(ctx, `SELECT resource_id, path, fspath, project, title, description, indexed, problem
+		FROM resources r WHERE (r.resource_id = ? OR r.path = ?) AND `+visible+` LIMIT 1`,
+		target, p, project, project).Scan(&rid, &r.Path, &fspath, &proj, &r.Title, &r.Description, &indexed, &problem)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Resource{}, vault.Errorf(vault.CodeNotFound, "%s", target)
+	}
+	if err != nil {
+		return Resource{}, translate(err)
+	}
+	if !indexed {
+		return Resource{}, vault.Errorf(vault.CodeInvalid, "%s cannot be loaded: %s", target, problem)
+	}
+	data, err := ix.v.ReadFile(fspath)
+	if err != nil {
+		return Resource{}, fmt.Errorf("load %s: %w", target, err)
+	}
+	r.ResourceID, r.Kind, r.Scope = rid.String, "memory", "org"
+	if proj != "" {
+		r.Scope = "project"
+	}
+	r.ContentHash, r.Content = vault.HashBytes(data), string(data)
+	return r, nil
+}

@@ -1,0 +1,213 @@
+package fts
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// TokenizerVersion names the term-making rules below. The index records it and
+// rebuilds itself when it changes, so old and new terms never mix.
+const TokenizerVersion = "lore-terms-1"
+
+// terms calls emit for each index term of s, in order. See the package doc for
+// the rules: words lower-cased, code identifiers split into their parts plus the
+// joined whole, CJK runs cut into overlapping bigrams.
+func terms(s string, emit func(term string)) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case vault.IsCJK(r):
+			j := i
+			for j < len(s) {
+				r2, n2 := utf8.DecodeRuneInString(s[j:])
+				if !vault.IsCJK(r2) {
+					break
+				}
+				j += n2
+			}
+			cjkBigrams(s[i:j], emit)
+			i = j
+		case isWordRune(r):
+			j := compoundEnd(s, i)
+			compound(s[i:j], emit)
+			i = j
+		default:
+			i += n
+		}
+	}
+}
+
+func isWordRune(r rune) bool {
+	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !vault.IsCJK(r)
+}
+
+func isConnector(r rune) bool {
+	return r == '_' || r == '-' || r == '.' || r == '/' || r == ':'
+}
+
+// compoundEnd returns the end of the compound starting at i: word runes joined
+// by single connectors ("internal/fts/index.go", "max_retry_count").
+func compoundEnd(s string, i int) int {
+	j := i
+	for j < len(s) {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if isWordRune(r) {
+			j += n
+			continue
+		}
+		if isConnector(r) && j+n < len(s) {
+			if r2, _ := utf8.DecodeRuneInString(s[j+n:]); isWordRune(r2) {
+				j += n
+				continue
+			}
+		}
+		break
+	}
+	return j
+}
+
+// compound emits the parts of one compound. Within each segment between '/',
+// '.' and ':' it splits on '_', '-' and camelCase, emitting every part and, when
+// there was more than one, the joined whole ("parseConfigFile" → parse, config,
+// file, parseconfigfile), so an identifier is found by its parts and ranks
+// highest for its exact spelling.
+func compound(c string, emit func(string)) {
+	for _, seg := range strings.FieldsFunc(c, func(r rune) bool { return r == '/' || r == '.' || r == ':' }) {
+		var parts []string
+		for _, w := range strings.FieldsFunc(seg, func(r rune) bool { return r == '_' || r == '-' }) {
+			parts = append(parts, camelParts(w)...)
+		}
+		for _, p := range parts {
+			emit(strings.ToLower(p))
+		}
+		if len(parts) > 1 {
+			emit(strings.ToLower(strings.Join(parts, "")))
+		}
+	}
+}
+
+// camelParts splits "parseHTTPServer2" into parse, HTTP, Server2. Letters and
+// digits stay together (sha256, utf8).
+func camelParts(w string) []string {
+	rs := []rune(w)
+	var out []string
+	start := 0
+	for k := 1; k < len(rs); k++ {
+		prev, cur := rs[k-1], rs[k]
+		lowerToUpper := unicode.IsLower(prev) && unicode.IsUpper(cur)
+		acronymEnd := unicode.IsUpper(prev) && unicode.IsUpper(cur) && k+1 < len(rs) && unicode.IsLower(rs[k+1])
+		digitToUpper := unicode.IsDigit(prev) && unicode.IsUpper(cur)
+		if lowerToUpper || acronymEnd || digitToUpper {
+			out = append(out, string(rs[start:k]))
+			start = k
+		}
+	}
+	return append(out, string(rs[start:]))
+}
+
+// cjkBigrams emits overlapping character pairs of a run of Han or kana; a single
+// character is emitted as itself.
+func cjkBigrams(run string, emit func(string)) {
+	rs := []rune(run)
+	if len(rs) == 1 {
+		emit(run)
+		return
+	}
+	for k := 0; k+1 < len(rs); k++ {
+		emit(string(rs[k : k+2]))
+	}
+}
+
+// indexText returns s as the space-separated terms that go into FTS5.
+func indexText(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s) + len(s)/4)
+	terms(s, func(t string) {
+		if sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(t)
+	})
+	return sb.String()
+}
+
+// MaxQueryBytes is how much of a query is used: longer queries are cut at the
+// last rune boundary before it (agents sometimes paste whole files).
+const MaxQueryBytes = 2048
+
+// MaxQueryTerms is how many distinct terms of a query reach FTS5.
+const MaxQueryTerms = 64
+
+// queryTerms returns the distinct terms of a query, dropping English stop words
+// unless nothing else is left, at most MaxQueryTerms.
+func queryTerms(q string) []string {
+	seen := map[string]bool{}
+	var all, content []string
+	terms(q, func(t string) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		all = append(all, t)
+		if !stopWords[t] {
+			content = append(content, t)
+		}
+	})
+	out := content
+	if len(out) == 0 {
+		out = all
+	}
+	if len(out) > MaxQueryTerms {
+		out = out[:MaxQueryTerms]
+	}
+	return out
+}
+
+// matchExpr builds the FTS5 expression: an OR of the terms, so a document that
+// holds any of them competes and BM25 ranks those that hold more and rarer terms
+// first. A lone CJK character matches as a prefix of the bigrams it starts.
+func matchExpr(ts []string) string {
+	var sb strings.Builder
+	for i, t := range ts {
+		if i > 0 {
+			sb.WriteString(" OR ")
+		}
+		sb.WriteByte('"')
+		sb.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		sb.WriteByte('"')
+		if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
+			sb.WriteByte('*')
+		}
+	}
+	return sb.String()
+}
+
+// CutQuery trims q and cuts it to MaxQueryBytes on a rune boundary.
+func CutQuery(q string) string {
+	q = strings.TrimSpace(q)
+	if len(q) <= MaxQueryBytes {
+		return q
+	}
+	cut := MaxQueryBytes
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(q[:cut])
+}
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself just me more
+most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so
+some such than that the their theirs them themselves then there these they this those through to too under
+until up very was we were what when where which while who whom why will with would you your yours yourself
+yourselves`) {
+		m[w] = true
+	}
+	return m
+}()

@@ -1,0 +1,187 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Binding says which vault and project a working directory uses.
+type Binding struct {
+	Vault   string // absolute path of the vault folder
+	Project string // may be "" when only a vault is bound
+	Source  string // where it came from: "env", a .lore.yaml path, or the bindings file
+}
+
+// WorkspaceFile is the per-workspace binding file, found walking up.
+const WorkspaceFile = ".lore.yaml"
+
+type workspaceFile struct {
+	Vault   string `yaml:"vault"`
+	Project string `yaml:"project"`
+}
+
+type bindingsFile struct {
+	Bindings []userBinding `yaml:"bindings"`
+}
+
+type userBinding struct {
+	Workspace string `yaml:"workspace"`
+	Vault     string `yaml:"vault"`
+	Project   string `yaml:"project"`
+}
+
+// BindingsPath is the user's bindings file: <user config dir>/lore/bindings.yaml.
+func BindingsPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", Errorf(CodeConfig, "no user config folder for the bindings file: %v", err)
+	}
+	return filepath.Join(dir, "lore", "bindings.yaml"), nil
+}
+
+// ResolveBinding finds the binding for cwd: LORE_VAULT/LORE_PROJECT from getenv,
+// else a .lore.yaml in cwd or a parent, else the longest matching workspace in
+// the bindings file. No binding is a CodeUnbound error that says how to make one.
+func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string) (Binding, error) {
+	if v := getenv("LORE_VAULT"); v != "" {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return Binding{}, err
+		}
+		return checkProject(Binding{Vault: abs, Project: getenv("LORE_PROJECT"), Source: "env"})
+	}
+	for d := cwd; ; {
+		p := filepath.Join(d, WorkspaceFile)
+		if data, err := os.ReadFile(p); err == nil {
+			var wf workspaceFile
+			if err := strictYAML(data, &wf); err != nil {
+				return Binding{}, Errorf(CodeConfig, "%s: %v", p, err)
+			}
+			if wf.Vault == "" {
+				return Binding{}, Errorf(CodeConfig, "%s: `vault:` is missing", p)
+			}
+			v := wf.Vault
+			if !filepath.IsAbs(v) {
+				v = filepath.Join(d, v)
+			}
+			return checkProject(Binding{Vault: filepath.Clean(v), Project: wf.Project, Source: p})
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if bindingsPath != "" {
+		bf, err := readBindings(bindingsPath)
+		if err != nil {
+			return Binding{}, err
+		}
+		best := -1
+		for i, b := range bf.Bindings {
+			if within(b.Workspace, cwd) && (best < 0 || len(b.Workspace) > len(bf.Bindings[best].Workspace)) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			b := bf.Bindings[best]
+			return checkProject(Binding{Vault: b.Vault, Project: b.Project, Source: bindingsPath})
+		}
+	}
+	return Binding{}, Errorf(CodeUnbound, "%s is not bound to a vault: run `lore bind --vault DIR --project NAME` here, add a %s with `vault:` and `project:`, or set LORE_VAULT and LORE_PROJECT", cwd, WorkspaceFile)
+}
+
+func checkProject(b Binding) (Binding, error) {
+	if b.Project != "" && !ValidProjectName(b.Project) {
+		return Binding{}, Errorf(CodeConfig, "project %q (from %s) is not a valid project name", b.Project, b.Source)
+	}
+	return b, nil
+}
+
+// within reports whether dir is base or inside it.
+func within(base, dir string) bool {
+	if base == "" {
+		return false
+	}
+	rel, err := filepath.Rel(base, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func strictYAML(data []byte, v any) error {
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+func readBindings(p string) (bindingsFile, error) {
+	var bf bindingsFile
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return bf, nil
+	}
+	if err != nil {
+		return bf, fmt.Errorf("read bindings %s: %w", p, err)
+	}
+	if err := strictYAML(data, &bf); err != nil {
+		return bf, Errorf(CodeConfig, "%s: %v", p, err)
+	}
+	return bf, nil
+}
+
+// Bind records workspace → (vault, project) in the bindings file at p, replacing
+// an earlier binding of the same workspace. The file is replaced atomically.
+func Bind(p, workspace, vaultDir, project string) error {
+	if !ValidProjectName(project) {
+		return Errorf(CodeInvalid, "project %q is not a valid project name (letters, digits, '.', '_', '-')", project)
+	}
+	bf, err := readBindings(p)
+	if err != nil {
+		return err
+	}
+	out := bf.Bindings[:0]
+	for _, b := range bf.Bindings {
+		if b.Workspace != workspace {
+			out = append(out, b)
+		}
+	}
+	bf.Bindings = append(out, userBinding{Workspace: workspace, Vault: vaultDir, Project: project})
+	data, err := yaml.Marshal(bf)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(p, data)
+}
+
+// WriteFileAtomic writes data to p through a temporary file and a rename, so a
+// reader never sees half a file.
+func WriteFileAtomic(p string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-"+filepath.Base(p)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
+}

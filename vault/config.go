@@ -1,0 +1,109 @@
+package vault
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ConfigFile is the name of the vault's configuration file at its root.
+const ConfigFile = "lore.yaml"
+
+// Config is lore.yaml. Every key is optional; an unknown key is an error that
+// names it, so a typo never silently falls back to a default.
+type Config struct {
+	// OrgRef is the branch that holds published memory. Default "main".
+	OrgRef string `yaml:"org_ref"`
+	// Guidelines is the vault-relative path of the guideline file. Default "LORE.md".
+	Guidelines string `yaml:"guidelines"`
+	// Projects names the vault's consumers; resources under projects/<name>/
+	// belong to that project.
+	Projects map[string]ProjectConfig `yaml:"projects"`
+	// Embedding chooses the embedding model (used from the hybrid-retrieval issue on).
+	Embedding EmbeddingConfig `yaml:"embedding"`
+	// Retrieval holds assembly limits.
+	Retrieval RetrievalConfig `yaml:"retrieval"`
+	// AutoPublish lists path globs whose Drafts merge as soon as they are made.
+	AutoPublish []string `yaml:"auto_publish"`
+}
+
+// ProjectConfig describes one project.
+type ProjectConfig struct {
+	Description string `yaml:"description"`
+}
+
+// EmbeddingConfig selects the embedder: "builtin" (default), "none", "openai" or "ollama".
+type EmbeddingConfig struct {
+	Provider  string `yaml:"provider"`
+	Endpoint  string `yaml:"endpoint"`
+	Model     string `yaml:"model"`
+	Dimension int    `yaml:"dimension"`
+	APIKeyEnv string `yaml:"api_key_env"`
+}
+
+// RetrievalConfig holds the assembly limits of activate. Zero means the default.
+type RetrievalConfig struct {
+	MaxFragments int `yaml:"max_fragments"`
+	PerResource  int `yaml:"per_resource"`
+	TokenBudget  int `yaml:"token_budget"`
+}
+
+var projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidProjectName reports whether name can be a project (it becomes a folder
+// and a branch-name segment).
+func ValidProjectName(name string) bool { return projectName.MatchString(name) }
+
+// DefaultConfig returns the configuration a vault without lore.yaml has.
+func DefaultConfig() Config {
+	return Config{OrgRef: "main", Guidelines: "LORE.md"}
+}
+
+// ParseConfig decodes lore.yaml strictly. The error names the file, the line and
+// the offending key or value.
+func ParseConfig(data []byte) (Config, error) {
+	cfg := DefaultConfig()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, Errorf(CodeConfig, "%s: %v", ConfigFile, err)
+	}
+	if cfg.OrgRef == "" {
+		cfg.OrgRef = "main"
+	}
+	if cfg.Guidelines == "" {
+		cfg.Guidelines = "LORE.md"
+	}
+	if _, err := CleanPath(cfg.Guidelines); err != nil {
+		return Config{}, Errorf(CodeConfig, "%s: guidelines: %v", ConfigFile, err)
+	}
+	for name := range cfg.Projects {
+		if !ValidProjectName(name) {
+			return Config{}, Errorf(CodeConfig, "%s: projects: %q is not a valid project name (letters, digits, '.', '_', '-')", ConfigFile, name)
+		}
+	}
+	switch cfg.Embedding.Provider {
+	case "", "builtin", "none", "openai", "ollama":
+	default:
+		return Config{}, Errorf(CodeConfig, "%s: embedding.provider: %q is not one of builtin, none, openai, ollama", ConfigFile, cfg.Embedding.Provider)
+	}
+	return cfg, nil
+}
+
+// LoadConfig reads lore.yaml from the vault root; a missing file gives the defaults.
+func LoadConfig(root string) (Config, error) {
+	data, err := os.ReadFile(filepath.Join(root, ConfigFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return DefaultConfig(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read %s: %w", ConfigFile, err)
+	}
+	return ParseConfig(data)
+}

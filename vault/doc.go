@@ -1,0 +1,32 @@
+// Package vault is lore's domain: a vault is a folder of Markdown notes (inside a
+// git repository) with lore.yaml at its root. The package reads it — frontmatter,
+// resources, units (heading sections split into chunks), ids, hashes, wikilinks,
+// path safety, lore.yaml and the workspace binding — and defines the one error type
+// every edge maps. It imports no SQLite, go-git or MCP code; adapters depend on it.
+//
+// Decisions recorded here:
+//
+//   - Identity. A resource's id is its frontmatter `id`, kept exactly as written
+//     (mem_…, or historic ctx_/rul_/wfl_ prefixes). A file without an id gets a
+//     derived id "path_" + the first 16 hex digits of sha256(vault-relative path).
+//     It is stable while the file keeps its path, and the file is never rewritten
+//     to hold it; renaming the file gives it a new derived id (it stays addressable
+//     by its exact path). When two files claim the same frontmatter id, the one
+//     with the lexically smaller path keeps it and the other is indexed under its
+//     derived id and reported as a problem.
+//   - Units. Every top-level heading starts a section; text before the first
+//     heading is the section "_". A section whose text beyond the heading line is
+//     empty is not a unit (it would deliver only a title). unit_key is
+//     <resource_id>/<heading-slug>/<n>/<chunk>, where n counts earlier sections
+//     with the same slug, so adding or editing one section leaves the keys and
+//     hashes of the others as they were. A section over MaxUnitTokens is split at
+//     paragraph boundaries, then lines, then runes. A unit's content is the exact
+//     byte range of the file, and its content_hash is sha256 over those bytes.
+//   - Paths are vault-relative, '/'-separated and NFC-normalized. Only .md files
+//     are memory; dot-folders (.git, .obsidian, …) are skipped. Containment is
+//     checked with filepath.Rel and files are opened through os.Root, so "..",
+//     absolute paths and symlinks out of the vault are refused.
+//   - Bad files never stop indexing: invalid frontmatter leaves the file
+//     searchable as text with the problem recorded; binary, non-UTF-8 and
+//     oversize files are skipped and reported.
+package vault

@@ -1,0 +1,49 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. They are the wire codes of the specs where the specs name one, so
+// each edge (CLI, MCP, web) maps them once without a second vocabulary.
+const (
+	// CodeNotFound: a requested resource does not exist in the Effective Memory.
+	CodeNotFound = "memory_resource_not_found"
+	// CodeInvalid: the caller's input is malformed (bad path, empty query, bad field).
+	CodeInvalid = "invalid_input"
+	// CodeUnbound: the working directory resolves to no vault/project.
+	CodeUnbound = "unbound_workspace"
+	// CodeConfig: lore.yaml or a binding file is wrong.
+	CodeConfig = "invalid_config"
+	// CodeNotVault: the folder is not (inside) a git repository or does not exist.
+	CodeNotVault = "not_a_vault"
+	// CodeInternal: anything else; a bug or an I/O failure.
+	CodeInternal = "internal"
+)
+
+// Error is lore's one error type: a stable code and a message for people.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf returns an *Error with the given code.
+func Errorf(code, format string, args ...any) error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, CodeInternal for
+// any other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}

@@ -1,0 +1,144 @@
+package vault
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Frontmatter holds the keys lore reads. Every key is optional; keys lore does
+// not know are left in the file as they are and ignored here.
+type Frontmatter struct {
+	ID           string     `yaml:"id"`
+	Title        string     `yaml:"title"`
+	Description  string     `yaml:"description"`
+	Tags         StringList `yaml:"tags"`
+	Status       string     `yaml:"status"`
+	Supersedes   StringList `yaml:"supersedes"`
+	SupersededBy StringList `yaml:"superseded_by"`
+	Tier         string     `yaml:"tier"`
+	Keywords     StringList `yaml:"keywords"`
+	OccurredAt   string     `yaml:"occurred_at"`
+	Importance   string     `yaml:"importance"`
+	Source       string     `yaml:"source"`
+	// Guard is kept as a raw node; the guard package decodes it.
+	Guard yaml.Node `yaml:"guard"`
+}
+
+// StringList accepts a YAML list of scalars or a single scalar (a comma-separated
+// string is split), so `tags: a, b` and `tags: [a, b]` mean the same.
+type StringList []string
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (l *StringList) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			*l = nil
+			return nil
+		}
+		var out []string
+		for _, s := range strings.Split(n.Value, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		*l = out
+		return nil
+	case yaml.SequenceNode:
+		out := make([]string, 0, len(n.Content))
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: expected a list of strings", c.Line)
+			}
+			if c.Tag != "!!null" && strings.TrimSpace(c.Value) != "" {
+				out = append(out, strings.TrimSpace(c.Value))
+			}
+		}
+		*l = out
+		return nil
+	}
+	return fmt.Errorf("line %d: expected a string or a list of strings", n.Line)
+}
+
+// splitFrontmatter finds a leading YAML block delimited by "---" lines. It
+// returns the YAML bytes, the offset where the body starts, and whether a block
+// was found. An opening line without a closing one is reported as unclosed.
+func splitFrontmatter(data []byte) (yml []byte, bodyStart int, found bool, unclosed bool) {
+	start := 0
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		start = 3
+	}
+	first, _, ok := cutLine(data[start:])
+	if !ok || strings.TrimRight(string(first), " \t\r") != "---" {
+		return nil, 0, false, false
+	}
+	off := start + len(first) + 1
+	pos := off
+	for pos <= len(data) {
+		line, _, more := cutLine(data[pos:])
+		t := strings.TrimRight(string(line), " \t\r")
+		if t == "---" || t == "..." {
+			end := pos + len(line)
+			if more {
+				end++
+			}
+			return data[off:pos], end, true, false
+		}
+		if !more {
+			break
+		}
+		pos += len(line) + 1
+	}
+	return nil, 0, false, true
+}
+
+// cutLine returns the first line of b (without '\n'), the rest, and whether a
+// newline was found.
+func cutLine(b []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return b, nil, false
+	}
+	return b[:i], b[i+1:], true
+}
+
+// parseFrontmatter decodes the YAML block. A syntax error returns an empty
+// Frontmatter and the error; a type error in one key keeps the other keys.
+func parseFrontmatter(yml []byte) (Frontmatter, error) {
+	var fm Frontmatter
+	var doc yaml.Node
+	if err := yaml.Unmarshal(yml, &doc); err != nil {
+		return fm, fmt.Errorf("frontmatter is not valid YAML: %v", err)
+	}
+	if doc.Kind == 0 { // empty block
+		return fm, nil
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		if len(doc.Content) == 1 && doc.Content[0].Tag == "!!null" {
+			return fm, nil
+		}
+		return fm, fmt.Errorf("frontmatter is not a YAML mapping of keys to values")
+	}
+	var problems []string
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key, val := m.Content[i], m.Content[i+1]
+		one := yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{key, val}}
+		if err := one.Decode(&fm); err != nil {
+			problems = append(problems, fmt.Sprintf("frontmatter key %q (line %d): %s", key.Value, key.Line, cleanYAMLError(err)))
+		}
+	}
+	if len(problems) > 0 {
+		return fm, fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return fm, nil
+}
+
+func cleanYAMLError(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "yaml: unmarshal errors:\n")
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,174 @@
+package vault
+
+import (
+	"bytes"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// section is a heading's byte range in the file (or the preamble's).
+type section struct {
+	start, contentStart, end int
+	headingPath              []string
+}
+
+type parsedBody struct {
+	firstH1  string
+	sections []section
+	links    []Link   // wikilinks
+	mdLinks  []string // relative Markdown link destinations, unescaped
+}
+
+var markdown = goldmark.New()
+
+// wikilink matches [[target]], [[target|alias]], [[target#heading]] and
+// [[target#heading|alias]].
+var wikilink = regexp.MustCompile(`\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|[^\[\]\n]*)?\]\]`)
+
+// parseBody parses data[bodyStart:] with goldmark and returns the sections
+// (offsets into data), the first level-1 heading, and the links outside code.
+func parseBody(data []byte, bodyStart int) parsedBody {
+	body := data[bodyStart:]
+	doc := markdown.Parser().Parse(text.NewReader(body))
+	var out parsedBody
+	masked := append([]byte(nil), body...)
+
+	type open struct {
+		level int
+		text  string
+	}
+	var stack []open
+	prev := section{start: bodyStart, contentStart: bodyStart, headingPath: nil}
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok || h.Lines().Len() == 0 {
+			continue
+		}
+		first, last := h.Lines().At(0), h.Lines().At(h.Lines().Len()-1)
+		start := lineStart(body, first.Start)
+		contentStart := lineEnd(body, last.Stop)
+		if t := bytes.TrimLeft(body[start:first.Start], " "); len(t) == 0 || t[0] != '#' {
+			contentStart = lineEnd(body, contentStart) // setext: skip the underline
+		}
+		title := strings.TrimSpace(inlineText(h, body))
+		if title == "" {
+			continue
+		}
+		prev.end = bodyStart + start
+		out.sections = append(out.sections, prev)
+		for len(stack) > 0 && stack[len(stack)-1].level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, open{h.Level, title})
+		hp := make([]string, len(stack))
+		for i, o := range stack {
+			hp[i] = o.text
+		}
+		if h.Level == 1 && out.firstH1 == "" {
+			out.firstH1 = title
+		}
+		prev = section{start: bodyStart + start, contentStart: bodyStart + contentStart, headingPath: hp}
+	}
+	prev.end = len(data)
+	out.sections = append(out.sections, prev)
+
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock:
+			lines := n.Lines()
+			for i := 0; i < lines.Len(); i++ {
+				s := lines.At(i)
+				blank(masked, s.Start, s.Stop)
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					blank(masked, t.Segment.Start, t.Segment.Stop)
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.Link:
+			if d := localLink(string(n.Destination)); d != "" {
+				out.mdLinks = append(out.mdLinks, d)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, m := range wikilink.FindAllSubmatch(masked, -1) {
+		target := strings.TrimSpace(string(m[1]))
+		if target == "" {
+			continue
+		}
+		out.links = append(out.links, Link{Kind: "wikilink", Target: target, Heading: strings.TrimSpace(string(m[2]))})
+	}
+	return out
+}
+
+// localLink returns the unescaped destination of a relative link to another
+// file, or "" for URLs, anchors and absolute paths.
+func localLink(dest string) string {
+	if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "/") {
+		return ""
+	}
+	if u, err := url.Parse(dest); err != nil || u.Scheme != "" || u.Host != "" {
+		return ""
+	}
+	if un, err := url.PathUnescape(dest); err == nil {
+		dest = un
+	}
+	return dest
+}
+
+func blank(b []byte, from, to int) {
+	for i := from; i < to && i < len(b); i++ {
+		if b[i] != '\n' {
+			b[i] = ' '
+		}
+	}
+}
+
+func lineStart(b []byte, i int) int {
+	if i > len(b) {
+		i = len(b)
+	}
+	return bytes.LastIndexByte(b[:i], '\n') + 1
+}
+
+func lineEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	j := bytes.IndexByte(b[i:], '\n')
+	if j < 0 {
+		return len(b)
+	}
+	return i + j + 1
+}
+
+// inlineText returns the plain text of a node's inline children.
+func inlineText(n ast.Node, src []byte) string {
+	var sb strings.Builder
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			sb.Write(c.Segment.Value(src))
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				sb.WriteByte(' ')
+			}
+		case *ast.String:
+			sb.Write(c.Value)
+		default:
+			sb.WriteString(inlineText(c, src))
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,182 @@
+package vault
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxFileBytes is the largest file lore indexes; larger files are skipped and
+// reported (memory notes are small; a huge file is almost always a mistake).
+const MaxFileBytes = 8 << 20
+
+// Resource is one Markdown file of the vault, parsed.
+type Resource struct {
+	ID          string // frontmatter id, or a derived "path_…" id
+	IDDerived   bool   // true when ID was derived from the path
+	Path        string // vault-relative, normalized
+	Project     string // "" for shared resources
+	Title       string
+	Description string
+	ContentHash string // sha256:<hex> of the file's exact bytes
+	Front       Frontmatter
+	Links       []Link
+	Units       []Unit
+	// Problem is a non-fatal parse problem (bad frontmatter); the file is still
+	// indexed as text.
+	Problem string
+}
+
+// Scope is "project" for resources under projects/<name>/ and "org" otherwise.
+func (r *Resource) Scope() string {
+	if r.Project != "" {
+		return "project"
+	}
+	return "org"
+}
+
+// Status returns the frontmatter status, "active" when absent.
+func (r *Resource) Status() string {
+	if r.Front.Status == "" {
+		return "active"
+	}
+	return r.Front.Status
+}
+
+// Link is a reference from one note to another.
+type Link struct {
+	Kind    string // "wikilink", "markdown" or "supersedes"
+	Target  string // as written: a title, id or path (wikilink) or a vault path (markdown)
+	Heading string // the #heading part, if any
+}
+
+// Unit is a retrievable piece of a resource: a heading section or a chunk of one.
+type Unit struct {
+	Key         string   // <resource_id>/<heading-slug>/<n>/<chunk>
+	HeadingPath []string // e.g. ["MCP", "并发控制"]; empty for the preamble
+	Slug        string
+	Section     int // how many earlier sections share Slug
+	Chunk       int
+	Start, End  int // byte range in the file
+	Content     string
+	ContentHash string
+	Tokens      int // estimated, see EstimateTokens
+}
+
+// HashBytes returns "sha256:<hex>" of b.
+func HashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// DerivedID returns the id a file without a frontmatter id is known by.
+func DerivedID(p string) string {
+	sum := sha256.Sum256([]byte(p))
+	return "path_" + hex.EncodeToString(sum[:8])
+}
+
+// CheckContent refuses content lore cannot index: NUL bytes (binary files),
+// invalid UTF-8 and files over MaxFileBytes. The error says which.
+func CheckContent(p string, data []byte) error {
+	if len(data) > MaxFileBytes {
+		return Errorf(CodeInvalid, "%s is %.1f MB, over the %d MiB limit for a memory file", p, float64(len(data))/1e6, MaxFileBytes>>20)
+	}
+	if i := strings.IndexByte(string(data), 0); i >= 0 {
+		return Errorf(CodeInvalid, "%s holds a NUL byte at offset %d: it looks binary, not Markdown", p, i)
+	}
+	if !utf8.Valid(data) {
+		return Errorf(CodeInvalid, "%s is not valid UTF-8 (offset %d)", p, invalidUTF8Offset(data))
+	}
+	return nil
+}
+
+func invalidUTF8Offset(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// Parse reads one memory file. It fails only when CheckContent does; a bad
+// frontmatter block is recorded in Resource.Problem and the file is parsed as
+// text.
+func Parse(p string, data []byte) (*Resource, error) {
+	if err := CheckContent(p, data); err != nil {
+		return nil, err
+	}
+	r := &Resource{Path: p, Project: ProjectOf(p), ContentHash: HashBytes(data)}
+	bodyStart := 0
+	if yml, start, found, unclosed := splitFrontmatter(data); found {
+		bodyStart = start
+		fm, err := parseFrontmatter(yml)
+		r.Front = fm
+		if err != nil {
+			r.Problem = err.Error()
+		}
+	} else if unclosed {
+		r.Problem = "frontmatter starts with '---' but has no closing '---' line; read as text"
+	}
+	r.ID = strings.TrimSpace(r.Front.ID)
+	if r.ID == "" || strings.ContainsAny(r.ID, "/ \t\n") {
+		if r.ID != "" {
+			r.Problem = joinProblem(r.Problem, fmt.Sprintf("id %q may not contain '/' or spaces; using the derived id", r.ID))
+		}
+		r.ID, r.IDDerived = DerivedID(p), true
+	}
+	doc := parseBody(data, bodyStart)
+	r.Title = strings.TrimSpace(r.Front.Title)
+	if r.Title == "" {
+		r.Title = doc.firstH1
+	}
+	if r.Title == "" {
+		r.Title = strings.TrimSuffix(path.Base(p), path.Ext(p))
+	}
+	r.Description = strings.TrimSpace(r.Front.Description)
+	r.Links = append(doc.links, resolveMarkdownLinks(p, doc.mdLinks)...)
+	for _, s := range r.Front.Supersedes {
+		r.Links = append(r.Links, Link{Kind: "supersedes", Target: s})
+	}
+	r.Units = makeUnits(r.ID, data, doc.sections)
+	return r, nil
+}
+
+// Reidentify gives r a new id and rebuilds its unit keys (used when its
+// frontmatter id is already taken by another file).
+func (r *Resource) Reidentify(id string, derived bool) {
+	r.ID, r.IDDerived = id, derived
+	for i := range r.Units {
+		u := &r.Units[i]
+		u.Key = unitKey(id, u.Slug, u.Section, u.Chunk)
+	}
+}
+
+func joinProblem(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func resolveMarkdownLinks(from string, dests []string) []Link {
+	var out []Link
+	for _, d := range dests {
+		target, heading, _ := strings.Cut(d, "#")
+		if target == "" {
+			continue
+		}
+		joined := path.Join(path.Dir(from), target)
+		clean, err := CleanPath(joined)
+		if err != nil || !IsMemoryPath(clean) {
+			continue
+		}
+		out = append(out, Link{Kind: "markdown", Target: clean, Heading: heading})
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package vault
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxUnitTokens is the size above which a section is split into chunks.
+const MaxUnitTokens = 400
+
+// Slugify turns a heading into the slug used in unit keys: lower-case letters
+// and digits of any script, words joined by '-'. An empty result is "section".
+func Slugify(heading string) string {
+	var sb strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			if dash && sb.Len() > 0 {
+				sb.WriteByte('-')
+			}
+			dash = false
+			sb.WriteRune(r)
+		case unicode.IsSpace(r) || r == '-' || r == '_' || r == '/' || r == '.':
+			dash = true
+		}
+	}
+	if sb.Len() == 0 {
+		return "section"
+	}
+	return sb.String()
+}
+
+func unitKey(id, slug string, section, chunk int) string {
+	return id + "/" + slug + "/" + strconv.Itoa(section) + "/" + strconv.Itoa(chunk)
+}
+
+func makeUnits(id string, data []byte, sections []section) []Unit {
+	var units []Unit
+	seen := map[string]int{}
+	for _, s := range sections {
+		slug := "_"
+		if len(s.headingPath) > 0 {
+			slug = Slugify(s.headingPath[len(s.headingPath)-1])
+		}
+		n := seen[slug]
+		seen[slug]++
+		if strings.TrimSpace(string(data[s.contentStart:s.end])) == "" {
+			continue
+		}
+		start := s.start
+		if len(s.headingPath) == 0 { // preamble: drop leading blank lines
+			for start < s.end && (data[start] == '\n' || data[start] == '\r') {
+				start++
+			}
+		}
+		first := len(units)
+		for _, r := range chunk(data, start, trimEnd(data, start, s.end), MaxUnitTokens) {
+			content := string(data[r[0]:r[1]])
+			units = append(units, Unit{
+				Key:         unitKey(id, slug, n, len(units)-first),
+				HeadingPath: s.headingPath,
+				Slug:        slug,
+				Section:     n,
+				Chunk:       len(units) - first,
+				Start:       r[0],
+				End:         r[1],
+				Content:     content,
+				ContentHash: HashBytes([]byte(content)),
+				Tokens:      EstimateTokens(content),
+			})
+		}
+	}
+	return units
+}
+
+func trimEnd(data []byte, start, end int) int {
+	for end > start && (data[end-1] == '\n' || data[end-1] == '\r' || data[end-1] == ' ' || data[end-1] == '\t') {
+		end--
+	}
+	return end
+}
+
+// chunk splits data[start:end] into ranges of at most max estimated tokens,
+// preferring paragraph breaks, then line breaks, then rune boundaries.
+func chunk(data []byte, start, end, max int) [][2]int {
+	if EstimateTokens(string(data[start:end])) <= max {
+		return [][2]int{{start, end}}
+	}
+	for _, sep := range []string{"\n\n", "\n", ". ", "。", " "} {
+		pieces := splitKeep(data, start, end, sep)
+		if len(pieces) < 2 {
+			continue
+		}
+		var out [][2]int
+		cur := pieces[0]
+		for _, p := range pieces[1:] {
+			if EstimateTokens(string(data[cur[0]:p[1]])) <= max {
+				cur[1] = p[1]
+				continue
+			}
+			out = append(out, chunk(data, cur[0], trimEnd(data, cur[0], cur[1]), max)...)
+			cur = p
+		}
+		return append(out, chunk(data, cur[0], trimEnd(data, cur[0], cur[1]), max)...)
+	}
+	return hardSplit(data, start, end, max)
+}
+
+// splitKeep cuts data[start:end] after each sep, so the pieces cover the range.
+func splitKeep(data []byte, start, end int, sep string) [][2]int {
+	var out [][2]int
+	s := string(data[start:end])
+	off := 0
+	for {
+		i := strings.Index(s[off:], sep)
+		if i < 0 {
+			break
+		}
+		cut := off + i + len(sep)
+		for cut < len(s) && s[cut] == '\n' {
+			cut++
+		}
+		if cut >= len(s) {
+			break
+		}
+		out = append(out, [2]int{start + off, start + cut})
+		off = cut
+	}
+	return append(out, [2]int{start + off, end})
+}
+
+func hardSplit(data []byte, start, end, max int) [][2]int {
+	var out [][2]int
+	for cur := start; cur < end; {
+		// The longest prefix whose estimate fits, found by bisection.
+		lo, hi := cur+1, end
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if EstimateTokens(string(data[cur:mid])) <= max {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		cut := lo
+		for cut < end && !utf8.RuneStart(data[cut]) {
+			cut++
+		}
+		out = append(out, [2]int{cur, cut})
+		cur = cut
+	}
+	return out
+}

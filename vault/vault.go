@@ -1,0 +1,206 @@
+package vault
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Vault is an opened vault folder.
+type Vault struct {
+	Root   string // absolute, symlinks resolved
+	GitDir string // the git directory of the repository holding Root
+	Config Config
+	root   *os.Root
+}
+
+// Open opens the vault at dir. It fails with CodeNotVault when dir is missing,
+// not a folder, or not inside a git repository, and with CodeConfig when
+// lore.yaml is wrong.
+func Open(dir string) (*Vault, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vault %s: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	st, err := os.Stat(abs)
+	if err != nil || !st.IsDir() {
+		return nil, Errorf(CodeNotVault, "vault folder %s does not exist or is not a folder", dir)
+	}
+	gitDir, err := FindGitDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := LoadConfig(abs)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open vault %s: %w", abs, err)
+	}
+	return &Vault{Root: abs, GitDir: gitDir, Config: cfg, root: r}, nil
+}
+
+// Close releases the vault's folder handle.
+func (v *Vault) Close() error { return v.root.Close() }
+
+// FindGitDir returns the git directory of the repository that holds dir,
+// following a ".git" file (worktrees, submodules). It fails with CodeNotVault
+// when there is none.
+func FindGitDir(dir string) (string, error) {
+	for d := dir; ; {
+		p := filepath.Join(d, ".git")
+		if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return p, nil
+			}
+			data, err := os.ReadFile(p)
+			if err == nil {
+				if rest, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
+					g := strings.TrimSpace(rest)
+					if !filepath.IsAbs(g) {
+						g = filepath.Join(d, g)
+					}
+					return g, nil
+				}
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", Errorf(CodeNotVault, "%s is not inside a git repository; run `lore init %s` to make it a vault", dir, dir)
+		}
+		d = parent
+	}
+}
+
+// DataDir is the folder for lore's derived files (index, runs, outbox):
+// <gitdir>/lore, or a sub-folder of it when the vault is a folder inside a
+// larger repository. Deleting it loses nothing that `lore index` cannot rebuild.
+func (v *Vault) DataDir() string {
+	top := filepath.Dir(v.GitDir)
+	rel, err := filepath.Rel(top, v.Root)
+	if filepath.Base(v.GitDir) != ".git" || err != nil || rel == "." {
+		return filepath.Join(v.GitDir, "lore")
+	}
+	sum := sha256.Sum256([]byte(filepath.ToSlash(rel)))
+	return filepath.Join(v.GitDir, "lore", "vault-"+hex.EncodeToString(sum[:6]))
+}
+
+// IndexPath is the SQLite index file.
+func (v *Vault) IndexPath() string { return filepath.Join(v.DataDir(), "index.db") }
+
+// FileStat is what the freshness check compares: a memory file's identity on disk.
+type FileStat struct {
+	Path   string // normalized vault-relative path
+	FSPath string // the relative path as the file system spells it
+	Size   int64
+	ModNs  int64
+}
+
+// Problem is a file lore could not read as memory, and why.
+type Problem struct {
+	Path    string
+	Message string
+}
+
+// Scan lists the vault's memory files with their sizes and modification times.
+// Files it refuses (symlinks out of the vault, unreadable entries) come back as
+// problems; only a failure to read the vault root itself is an error.
+func (v *Vault) Scan() ([]FileStat, []Problem, error) {
+	var files []FileStat
+	var problems []Problem
+	err := filepath.WalkDir(v.Root, func(full string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if full == v.Root {
+				return err
+			}
+			rel, _ := filepath.Rel(v.Root, full)
+			problems = append(problems, Problem{NormalizePath(rel), err.Error()})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if full == v.Root {
+			return nil
+		}
+		name := d.Name()
+		if strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.EqualFold(filepath.Ext(name), ".md") {
+			return nil
+		}
+		rel, err := filepath.Rel(v.Root, full)
+		if err != nil {
+			return nil
+		}
+		p := NormalizePath(rel)
+		var info fs.FileInfo
+		if d.Type()&fs.ModeSymlink != 0 {
+			info, err = v.root.Stat(rel) // follows the link, refusing escapes
+			if err != nil {
+				problems = append(problems, Problem{p, "symlink leads out of the vault or nowhere; not read"})
+				return nil
+			}
+		} else if info, err = d.Info(); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				problems = append(problems, Problem{p, err.Error()})
+			}
+			return nil
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		files = append(files, FileStat{Path: p, FSPath: rel, Size: info.Size(), ModNs: info.ModTime().UnixNano()})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan vault %s: %w", v.Root, err)
+	}
+	return files, problems, nil
+}
+
+// ReadFile reads a file by its file-system relative path through the vault's
+// os.Root, so symlinks out of the vault and ".." are refused. Files over
+// MaxFileBytes are refused before they are read.
+func (v *Vault) ReadFile(fsPath string) ([]byte, error) {
+	f, err := v.root.Open(fsPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, Errorf(CodeNotFound, "%s does not exist", fsPath)
+		}
+		return nil, Errorf(CodeInvalid, "%s cannot be read inside the vault: %v", fsPath, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", fsPath, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, Errorf(CodeInvalid, "%s is not a regular file", fsPath)
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, Errorf(CodeInvalid, "%s is %.1f MB, over the %d MiB limit for a memory file", fsPath, float64(st.Size())/1e6, MaxFileBytes>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", fsPath, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, Errorf(CodeInvalid, "%s grew over the %d MiB limit while being read", fsPath, MaxFileBytes>>20)
+	}
+	return data, nil
+}
