@@ -258,19 +258,42 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		st.Unchanged = st.Added+st.Updated+st.Removed+st.Touched == 0
 		return false, nil
 	}
+	// Parsing (Go, parallel) of the next batch overlaps writing (SQLite, one
+	// writer) of the current one.
+	batches := make(chan []*change, 1)
+	go func() {
+		defer close(batches)
+		for start := 0; start < len(todo); start += batchSize {
+			batch := todo[start:min(start+batchSize, len(todo))]
+			ix.prepare(batch)
+			select {
+			case batches <- batch:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	done := 0
-	for start := 0; start < len(todo) || len(removed) > 0; start += batchSize {
-		end := min(start+batchSize, len(todo))
-		batch := todo[start:end]
-		ix.prepare(batch)
+	first := true
+	for batch := range batches {
 		if err := ix.apply(ctx, batch, removed, st); err != nil {
+			for range batches { // let the producer finish
+			}
 			return false, err
 		}
-		removed = nil
+		removed, first = nil, false
 		done += len(batch)
 		if progress != nil {
 			progress(done, len(todo))
 		}
+	}
+	if first && len(removed) > 0 { // deletions only
+		if err := ix.apply(ctx, nil, removed, st); err != nil {
+			return false, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
 	}
 	ix.snap = nil // reload on next use
 	return ix.requeueFreedIDs(ctx)
@@ -339,9 +362,13 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 		return translate(err)
 	}
 	defer tx.Rollback()
-	w := writer{tx: tx, ctx: ctx}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer w.close()
 	for _, p := range removed {
-		if err := w.exec("DELETE FROM resources WHERE path = ?", p); err != nil {
+		if _, err := w.run(w.delRes, p); err != nil {
 			return err
 		}
 		st.Removed++
@@ -350,7 +377,7 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 		switch {
 		case c.gone:
 			if c.old != nil {
-				if err := w.exec("DELETE FROM resources WHERE path = ?", c.stat.Path); err != nil {
+				if _, err := w.run(w.delRes, c.stat.Path); err != nil {
 					return err
 				}
 				st.Removed++
@@ -380,26 +407,71 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 	return translate(tx.Commit())
 }
 
+// writer holds one transaction and its prepared statements.
 type writer struct {
-	tx  *sql.Tx
-	ctx context.Context
+	tx                                  *sql.Tx
+	ctx                                 context.Context
+	delRes, insSkipped, insRes, insUnit *sql.Stmt
+	insFTS, insLink                     *sql.Stmt
 }
 
-func (w writer) exec(q string, args ...any) error {
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{tx: tx, ctx: ctx}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&w.delRes, "DELETE FROM resources WHERE path = ?"},
+		{&w.insSkipped, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem) VALUES (?, ?, ?, ?, ?, 0, ?)`},
+		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
+			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem)
+			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, tokens, content)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
+		{&w.insLink, "INSERT INTO links(rid, kind, target, heading) VALUES (?, ?, ?, ?)"},
+	} {
+		st, err := tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			w.close()
+			return nil, translate(fmt.Errorf("prepare index write: %w", err))
+		}
+		*p.dst = st
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, st := range []*sql.Stmt{w.delRes, w.insSkipped, w.insRes, w.insUnit, w.insFTS, w.insLink} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (w *writer) exec(q string, args ...any) error {
 	if _, err := w.tx.ExecContext(w.ctx, q, args...); err != nil {
 		return translate(fmt.Errorf("index write: %w", err))
 	}
 	return nil
 }
 
+func (w *writer) run(st *sql.Stmt, args ...any) (sql.Result, error) {
+	res, err := st.ExecContext(w.ctx, args...)
+	if err != nil {
+		return nil, translate(fmt.Errorf("index write: %w", err))
+	}
+	return res, nil
+}
+
 // upsert replaces the row of one file (and its units, links and terms).
-func (w writer) upsert(c *change) error {
-	if err := w.exec("DELETE FROM resources WHERE path = ?", c.stat.Path); err != nil {
+func (w *writer) upsert(c *change) error {
+	if _, err := w.run(w.delRes, c.stat.Path); err != nil {
 		return err
 	}
 	if c.skip != "" {
-		return w.exec(`INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem)
-			VALUES (?, ?, ?, ?, ?, 0, ?)`, c.stat.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, c.hash, c.skip)
+		_, err := w.run(w.insSkipped, c.stat.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, c.hash, c.skip)
+		return err
 	}
 	r := c.res
 	claimed := ""
@@ -410,30 +482,25 @@ func (w writer) upsert(c *change) error {
 		}
 	}
 	tags, _ := json.Marshal(r.Front.Tags)
-	res, err := w.tx.ExecContext(w.ctx, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
-			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem)
-			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, r.ContentHash,
+	res, err := w.run(w.insRes, r.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, r.ContentHash,
 		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, r.Status(), r.Front.Tier, string(tags), r.Problem)
 	if err != nil {
-		return translate(fmt.Errorf("index %s: %w", r.Path, err))
+		return fmt.Errorf("index %s: %w", r.Path, err)
 	}
 	rid, _ := res.LastInsertId()
 	for i, u := range r.Units {
 		p := c.prepared[i]
-		res, err := w.tx.ExecContext(w.ctx, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, tokens, content)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.ContentHash, u.Tokens, u.Content)
+		res, err := w.run(w.insUnit, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.ContentHash, u.Tokens, u.Content)
 		if err != nil {
-			return translate(fmt.Errorf("index %s unit %s: %w", r.Path, u.Key, err))
+			return fmt.Errorf("index %s unit %s: %w", r.Path, u.Key, err)
 		}
 		uid, _ := res.LastInsertId()
-		if err := w.exec("INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)",
-			uid, p.ftsPath, p.ftsTitle, p.ftsMeta, p.ftsHdr, p.ftsBody); err != nil {
+		if _, err := w.run(w.insFTS, uid, p.ftsPath, p.ftsTitle, p.ftsMeta, p.ftsHdr, p.ftsBody); err != nil {
 			return err
 		}
 	}
 	for _, l := range r.Links {
-		if err := w.exec("INSERT INTO links(rid, kind, target, heading) VALUES (?, ?, ?, ?)", rid, l.Kind, l.Target, l.Heading); err != nil {
+		if _, err := w.run(w.insLink, rid, l.Kind, l.Target, l.Heading); err != nil {
 			return err
 		}
 	}
@@ -442,7 +509,7 @@ func (w writer) upsert(c *change) error {
 
 // resolveIDClash applies the rule of the vault package doc: when two files
 // claim one id, the lexically smaller path keeps it.
-func (w writer) resolveIDClash(r *vault.Resource) error {
+func (w *writer) resolveIDClash(r *vault.Resource) error {
 	var orid int64
 	var opath string
 	err := w.tx.QueryRowContext(w.ctx, "SELECT rid, path FROM resources WHERE resource_id = ?", r.ID).Scan(&orid, &opath)

@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sort"
 	"strings"
+	"sync"
 )
 
 // Vault is an opened vault folder.
@@ -114,63 +117,95 @@ type Problem struct {
 
 // Scan lists the vault's memory files with their sizes and modification times.
 // Files it refuses (symlinks out of the vault, unreadable entries) come back as
-// problems; only a failure to read the vault root itself is an error.
+// problems; only a failure to read the vault root itself is an error. Folders
+// are read in parallel and files are stat'ed relative to their folder, because
+// this runs before every query.
 func (v *Vault) Scan() ([]FileStat, []Problem, error) {
-	var files []FileStat
-	var problems []Problem
-	err := filepath.WalkDir(v.Root, func(full string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if full == v.Root {
-				return err
-			}
-			rel, _ := filepath.Rel(v.Root, full)
-			problems = append(problems, Problem{NormalizePath(rel), err.Error()})
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if full == v.Root {
-			return nil
-		}
-		name := d.Name()
-		if strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !strings.EqualFold(filepath.Ext(name), ".md") {
-			return nil
-		}
-		rel, err := filepath.Rel(v.Root, full)
-		if err != nil {
-			return nil
-		}
-		p := NormalizePath(rel)
-		var info fs.FileInfo
-		if d.Type()&fs.ModeSymlink != 0 {
-			info, err = v.root.Stat(rel) // follows the link, refusing escapes
-			if err != nil {
-				problems = append(problems, Problem{p, "symlink leads out of the vault or nowhere; not read"})
-				return nil
-			}
-		} else if info, err = d.Info(); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				problems = append(problems, Problem{p, err.Error()})
-			}
-			return nil
-		}
-		if !info.Mode().IsRegular() {
-			return nil
-		}
-		files = append(files, FileStat{Path: p, FSPath: rel, Size: info.Size(), ModNs: info.ModTime().UnixNano()})
-		return nil
-	})
-	if err != nil {
+	if _, err := os.ReadDir(v.Root); err != nil {
 		return nil, nil, fmt.Errorf("scan vault %s: %w", v.Root, err)
 	}
+	var (
+		mu       sync.Mutex
+		files    []FileStat
+		problems []Problem
+		wg       sync.WaitGroup
+	)
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 2))
+	var walk func(rel string)
+	walk = func(rel string) {
+		defer wg.Done()
+		sem <- struct{}{}
+		fs, ps, dirs := v.scanDir(rel)
+		<-sem
+		mu.Lock()
+		files = append(files, fs...)
+		problems = append(problems, ps...)
+		mu.Unlock()
+		for _, d := range dirs {
+			wg.Add(1)
+			go walk(d)
+		}
+	}
+	wg.Add(1)
+	walk("")
+	wg.Wait()
+	sort.Slice(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
 	return files, problems, nil
+}
+
+// scanDir reads one folder (rel is "" for the root): its memory files, its
+// problems, and its sub-folders to read next.
+func (v *Vault) scanDir(rel string) (files []FileStat, problems []Problem, dirs []string) {
+	dir := filepath.Join(v.Root, rel)
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, []Problem{{NormalizePath(rel), err.Error()}}, nil
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		problems = append(problems, Problem{NormalizePath(rel), err.Error()})
+	}
+	for _, d := range entries {
+		name := d.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		childRel := name
+		if rel != "" {
+			childRel = rel + string(filepath.Separator) + name
+		}
+		if d.IsDir() {
+			dirs = append(dirs, childRel)
+			continue
+		}
+		if !strings.EqualFold(filepath.Ext(name), ".md") {
+			continue
+		}
+		p := NormalizePath(childRel)
+		var size, mod int64
+		if d.Type()&fs.ModeSymlink != 0 {
+			info, err := v.root.Stat(childRel) // follows the link, refusing escapes
+			if err != nil {
+				problems = append(problems, Problem{p, "symlink leads out of the vault or nowhere; not read"})
+				continue
+			}
+			if !info.Mode().IsRegular() {
+				continue
+			}
+			size, mod = info.Size(), info.ModTime().UnixNano()
+		} else if d.Type().IsRegular() {
+			var ok bool
+			size, mod, ok = statAt(f, name)
+			if !ok {
+				continue // deleted since the folder was read
+			}
+		} else {
+			continue
+		}
+		files = append(files, FileStat{Path: p, FSPath: childRel, Size: size, ModNs: mod})
+	}
+	return files, problems, dirs
 }
 
 // ReadFile reads a file by its file-system relative path through the vault's

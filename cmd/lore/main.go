@@ -54,7 +54,7 @@ func commands() []command {
 		{"load", "print whole resources by id or path", runLoad},
 		{"doctor", "check the binding, the index and every file", runDoctor},
 		{"eval", "measure ranking quality on a BEIR-format data set", runEval},
-		
+		{"bench", "measure indexing and search speed on a generated vault", runBench},
 	}
 }
 

@@ -61,3 +61,4 @@ CREATE VIRTUAL TABLE units_fts USING fts5(
 CREATE TRIGGER units_after_delete AFTER DELETE ON units BEGIN
   DELETE FROM units_fts WHERE rowid = old.uid;
 END;
+

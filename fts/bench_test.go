@@ -1,0 +1,99 @@
+package fts
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// benchNotes is how many notes the benchmarks generate; LORE_BENCH_NOTES
+// overrides it (the README figures use 10,000).
+func benchNotes() int {
+	if n, err := strconv.Atoi(os.Getenv("LORE_BENCH_NOTES")); err == nil && n > 0 {
+		return n
+	}
+	return 2000
+}
+
+func benchIndex(b *testing.B) (*Index, []string) {
+	b.Helper()
+	root := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v\n%s", err, out)
+	}
+	paths, err := GenerateVault(root, benchNotes(), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { v.Close() })
+	ix, err := Open(context.Background(), v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		b.Fatal(err)
+	}
+	return ix, paths
+}
+
+func BenchmarkRefreshUnchanged(b *testing.B) {
+	ix, _ := benchIndex(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.Refresh(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSearchQueryOnly(b *testing.B) {
+	ix, _ := benchIndex(b)
+	ctx := context.Background()
+	qs := SynthQueries(200, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], SearchOptions{Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkColdIndex(b *testing.B) {
+	root := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v\n%s", err, out)
+	}
+	if _, err := GenerateVault(root, benchNotes(), 1); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		os.RemoveAll(v.DataDir())
+		ix, err := Open(ctx, v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := ix.Refresh(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+	}
+}
