@@ -61,7 +61,7 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 		if data, err := os.ReadFile(p); err == nil {
 			var wf workspaceFile
 			if err := strictYAML(data, &wf); err != nil {
-				return Binding{}, Errorf(CodeConfig, "%s: %v", p, err)
+				return Binding{}, Errorf(CodeConfig, "%s: %s", p, yamlError(err, data))
 			}
 			if wf.Vault == "" {
 				return Binding{}, Errorf(CodeConfig, "%s: `vault:` is missing", p)
@@ -132,7 +132,7 @@ func readBindings(p string) (bindingsFile, error) {
 		return bf, fmt.Errorf("read bindings %s: %w", p, err)
 	}
 	if err := strictYAML(data, &bf); err != nil {
-		return bf, Errorf(CodeConfig, "%s: %v", p, err)
+		return bf, Errorf(CodeConfig, "%s: %s", p, yamlError(err, data))
 	}
 	return bf, nil
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -54,6 +56,25 @@ type RetrievalConfig struct {
 	TokenBudget  int `yaml:"token_budget"`
 }
 
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+// yamlError rewrites yaml.v3's messages so each names the source line it is
+// about ("line 3 (`retries: many`): cannot unmarshal …"), since type errors do
+// not name the key.
+func yamlError(err error, data []byte) string {
+	lines := strings.Split(string(data), "\n")
+	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+		n, _ := strconv.Atoi(yamlLine.FindStringSubmatch(m)[1])
+		if n < 1 || n > len(lines) {
+			return m
+		}
+		return fmt.Sprintf("line %d (`%s`): ", n, strings.TrimSpace(lines[n-1]))
+	})
+	return strings.Join(strings.Fields(msg), " ")
+}
+
 var projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // ValidProjectName reports whether name can be a project (it becomes a folder
@@ -72,7 +93,7 @@ func ParseConfig(data []byte) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return Config{}, Errorf(CodeConfig, "%s: %v", ConfigFile, err)
+		return Config{}, Errorf(CodeConfig, "%s: %s", ConfigFile, yamlError(err, data))
 	}
 	if cfg.OrgRef == "" {
 		cfg.OrgRef = "main"

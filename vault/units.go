@@ -94,15 +94,20 @@ func chunk(data []byte, start, end, max int) [][2]int {
 		if len(pieces) < 2 {
 			continue
 		}
+		// Pieces end at a separator, so their estimates add up to the
+		// estimate of their concatenation; summing keeps this linear.
 		var out [][2]int
 		cur := pieces[0]
+		curTokens := EstimateTokens(string(data[cur[0]:cur[1]]))
 		for _, p := range pieces[1:] {
-			if EstimateTokens(string(data[cur[0]:p[1]])) <= max {
+			t := EstimateTokens(string(data[p[0]:p[1]]))
+			if curTokens+t <= max {
 				cur[1] = p[1]
+				curTokens += t
 				continue
 			}
 			out = append(out, chunk(data, cur[0], trimEnd(data, cur[0], cur[1]), max)...)
-			cur = p
+			cur, curTokens = p, t
 		}
 		return append(out, chunk(data, cur[0], trimEnd(data, cur[0], cur[1]), max)...)
 	}
@@ -135,8 +140,10 @@ func splitKeep(data []byte, start, end int, sep string) [][2]int {
 func hardSplit(data []byte, start, end, max int) [][2]int {
 	var out [][2]int
 	for cur := start; cur < end; {
-		// The longest prefix whose estimate fits, found by bisection.
-		lo, hi := cur+1, end
+		// The longest prefix whose estimate fits, found by bisection. No rune
+		// costs less than 1/6 token nor takes more than 4 bytes, so the cut
+		// lies within max*24 bytes.
+		lo, hi := cur+1, min(end, cur+max*24)
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
 			if EstimateTokens(string(data[cur:mid])) <= max {

@@ -1,0 +1,311 @@
+package fts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+func TestSearch_DemoVault(t *testing.T) {
+	tv := newTestVault(t, readFixture(t, "../testdata/demo-vault"))
+	for _, tc := range []struct{ q, want string }{
+		{"how do we ship a new release", "howto/release.md"},
+		{"parseConfigFile", "howto/parse-config.md"},
+		{"parse config", "howto/parse-config.md"},
+		{"max_retry_count", "decisions/0004-retry-budget.md"},
+		{"maxRetryCount", "decisions/0004-retry-budget.md"},
+		{"internal/sync/outbox.go", "decisions/0004-retry-budget.md"},
+		{"outbox", "decisions/0004-retry-budget.md"},
+		{"并发", "architecture/mcp.md"},
+		{"检索", "architecture/retrieval-design.md"},
+		{"回滚", "projects/web/发布流程.md"},
+		{"mem_01JDEMO0000000000000000031", "architecture/mcp.md"},
+		{"howto/run-tests.md", "howto/run-tests.md"},
+		{"Glossary", "guides/glossary.md"},
+		{"the", "architecture/drafts.md"}, // stop words alone still answer
+	} {
+		got := tv.topPath(tc.q)
+		if tc.q == "the" {
+			if got == "" {
+				t.Errorf("%q found nothing; a stop-word query must still answer", tc.q)
+			}
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("search %q: top = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestSearch_ExactMatchComesFirst(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"a.md": "---\nid: mem_a\ntitle: Release\n---\n# Release\n\nshort\n",
+		"b.md": "---\nid: mem_b\n---\n# Many\n\nrelease release release release release release\n",
+	})
+	hits := tv.search("release", SearchOptions{})
+	if len(hits) == 0 || hits[0].ResourceID != "mem_a" || hits[0].Stage != "exact" {
+		t.Fatalf("hits = %+v, want the title match first", hits)
+	}
+	if hits := tv.search("mem_b", SearchOptions{}); hits[0].ResourceID != "mem_b" || hits[0].Stage != "exact" {
+		t.Errorf("id search: %+v", hits[0])
+	}
+}
+
+func TestSearch_EmptyQueryIsInvalid(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# a\n\nx\n"})
+	for _, q := range []string{"", "   \n\t"} {
+		if _, err := tv.ix.Search(context.Background(), q, SearchOptions{}); vault.ErrorCode(err) != vault.CodeInvalid {
+			t.Errorf("Search(%q) err = %v, want invalid_input", q, err)
+		}
+	}
+	if hits := tv.search("!!! ??? ...", SearchOptions{}); len(hits) != 0 {
+		t.Errorf("a query with no terms returned %d hits", len(hits))
+	}
+	if _, err := tv.ix.Search(context.Background(), strings.Repeat("word ", 50000), SearchOptions{}); err != nil {
+		t.Errorf("a 250 KB query: %v, want it cut and answered", err)
+	}
+}
+
+func TestSearch_ProjectsSeeSharedAndTheirOwn(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"shared.md":          "# Shared\n\nwidget policy\n",
+		"projects/api/a.md":  "# API\n\nwidget limits\n",
+		"projects/web/w.md":  "# Web\n\nwidget colors\n",
+		"projects/readme.md": "# Not a project file\n\nwidget index\n",
+	})
+	hits := tv.search("widget", SearchOptions{Project: "api"})
+	if !hasPath(hits, "shared.md") || !hasPath(hits, "projects/api/a.md") || !hasPath(hits, "projects/readme.md") {
+		t.Errorf("api misses its own or shared notes: %+v", hits)
+	}
+	if hasPath(hits, "projects/web/w.md") {
+		t.Errorf("api sees web's notes")
+	}
+	if len(tv.search("widget", SearchOptions{})) != 4 {
+		t.Errorf("without a project every note should be visible")
+	}
+	if _, err := tv.ix.Load(context.Background(), []string{"projects/web/w.md"}, "api"); vault.ErrorCode(err) != vault.CodeNotFound {
+		t.Errorf("api loaded web's note: err = %v", err)
+	}
+}
+
+func TestFreshness_PersonEditsAreSeenByTheNextSearch(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"a.md": "# A\n\nalpha original\n",
+		"b.md": "# B\n\nbravo\n",
+		"c.md": "# C\n\ncharlie\n",
+	})
+	tv.git("add", "-A")
+	tv.git("commit", "-qm", "start")
+	if tv.topPath("alpha") != "a.md" {
+		t.Fatal("setup: a.md not found")
+	}
+
+	tv.write("a.md", "# A\n\nalpha zebra\n") // edit
+	if tv.topPath("zebra") != "a.md" {
+		t.Errorf("edit not seen")
+	}
+	tv.write("d.md", "# D\n\ndelta yak\n") // add
+	if tv.topPath("yak") != "d.md" {
+		t.Errorf("new file not seen")
+	}
+	os.Remove(filepath.Join(tv.root, "c.md")) // delete
+	if got := tv.topPath("charlie"); got != "" {
+		t.Errorf("deleted file still found: %s", got)
+	}
+	os.Rename(filepath.Join(tv.root, "b.md"), filepath.Join(tv.root, "renamed.md")) // rename
+	if got := tv.topPath("bravo"); got != "renamed.md" {
+		t.Errorf("renamed file: top = %q", got)
+	}
+
+	tv.git("stash", "-u") // back to the committed tree
+	if got := tv.topPath("zebra"); got != "" {
+		t.Errorf("after git stash, stashed edit still found in %s", got)
+	}
+	if tv.topPath("charlie") != "c.md" {
+		t.Errorf("after git stash, restored file not found")
+	}
+	tv.git("stash", "pop")
+	if tv.topPath("zebra") != "a.md" || tv.topPath("yak") != "d.md" {
+		t.Errorf("after git stash pop, edits not found")
+	}
+	tv.git("checkout", "-q", "-b", "other")
+	tv.git("add", "-A")
+	tv.git("commit", "-qm", "other")
+	tv.git("checkout", "-q", "main")
+	if got := tv.topPath("yak"); got != "" {
+		t.Errorf("after git checkout main, file of the other branch still found: %s", got)
+	}
+}
+
+func TestFreshness_SameSizeEditWithinTheSameClockTick(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nfirst\n"})
+	tv.topPath("first")
+	full := filepath.Join(tv.root, "a.md")
+	st, _ := os.Stat(full)
+	tv.write("a.md", "# A\n\nthird\n") // same size
+	os.Chtimes(full, st.ModTime(), st.ModTime())
+	// Same size and mtime: stat alone cannot tell. A rebuild must.
+	if _, err := tv.ix.Rebuild(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if tv.topPath("third") != "a.md" {
+		t.Errorf("rebuild did not pick up the edit")
+	}
+}
+
+func TestRefresh_ReportsWhatChanged(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nx\n", "b.md": "# B\n\ny\n"})
+	ctx := context.Background()
+	st, err := tv.ix.Refresh(ctx, nil)
+	if err != nil || st.Added != 2 {
+		t.Fatalf("first refresh: %+v, %v", st, err)
+	}
+	if st, _ = tv.ix.Refresh(ctx, nil); !st.Unchanged {
+		t.Errorf("second refresh changed something: %+v", st)
+	}
+	full := filepath.Join(tv.root, "a.md")
+	data, _ := os.ReadFile(full)
+	os.WriteFile(full, data, 0o644) // touched, same bytes
+	if st, _ = tv.ix.Refresh(ctx, nil); st.Touched != 1 || st.Updated != 0 {
+		t.Errorf("touch: %+v, want one re-stamped file and no re-index", st)
+	}
+}
+
+func TestIndex_BadFilesAreReportedNotFatal(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"good.md":    "# Good\n\nfine words\n",
+		"badyaml.md": "---\ntitle: [oops\n---\n# Bad\n\nsearchable despite yaml\n",
+		"binary.md":  "PK\x03\x04\x00\x00binary",
+		"latin1.md":  "caf\xe9 words",
+		"empty.md":   "",
+	})
+	big := filepath.Join(tv.root, "huge.md")
+	f, _ := os.Create(big)
+	f.Truncate(50 << 20) // 50 MB
+	f.Close()
+	if tv.topPath("despite") != "badyaml.md" {
+		t.Errorf("file with invalid frontmatter is not searchable as text")
+	}
+	st, err := tv.ix.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := map[string]string{}
+	for _, p := range st.Problems {
+		problems[p.Path] = p.Message
+	}
+	for p, word := range map[string]string{"badyaml.md": "YAML", "binary.md": "NUL", "latin1.md": "UTF-8", "huge.md": "limit"} {
+		if !strings.Contains(problems[p], word) {
+			t.Errorf("problem for %s = %q, want it to mention %q", p, problems[p], word)
+		}
+	}
+	if st.Resources != 3 || st.Skipped != 3 {
+		t.Errorf("stats = %+v, want 3 indexed (good, badyaml, empty) and 3 skipped", st)
+	}
+	if _, err := tv.ix.Load(context.Background(), []string{"binary.md"}, ""); vault.ErrorCode(err) != vault.CodeInvalid {
+		t.Errorf("loading a binary file: %v, want invalid_input", err)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	text := "---\nid: mem_x\ntitle: X\ndescription: d\n---\n# X\n\nbody\n"
+	tv := newTestVault(t, map[string]string{"dir/x.md": text, "noid.md": "# N\n"})
+	ctx := context.Background()
+	res, err := tv.ix.Load(ctx, []string{"mem_x", "noid.md"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Content != text || res[0].ContentHash != vault.HashBytes([]byte(text)) || res[0].Path != "dir/x.md" || res[0].Description != "d" {
+		t.Errorf("load mem_x = %+v", res[0])
+	}
+	if res[1].ResourceID != vault.DerivedID("noid.md") {
+		t.Errorf("file without id: resource_id %q", res[1].ResourceID)
+	}
+	_, err = tv.ix.Load(ctx, []string{"mem_x", "mem_missing", "gone.md"}, "")
+	if vault.ErrorCode(err) != vault.CodeNotFound || !strings.Contains(err.Error(), "mem_missing") || !strings.Contains(err.Error(), "gone.md") {
+		t.Errorf("missing targets: err = %v, want memory_resource_not_found naming both", err)
+	}
+	for _, bad := range []string{"../x.md", "/etc/passwd.md", "a\x00.md"} {
+		if _, err := tv.ix.Load(ctx, []string{bad}, ""); vault.ErrorCode(err) != vault.CodeInvalid {
+			t.Errorf("Load(%q) err = %v, want invalid_input", bad, err)
+		}
+	}
+}
+
+func TestIndex_DuplicateIDsKeepTheSmallerPath(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"b.md": "---\nid: mem_dup\n---\n# B\n\nbee\n"})
+	tv.topPath("bee")
+	tv.write("a.md", "---\nid: mem_dup\n---\n# A\n\nant\n")
+	res, err := tv.ix.Load(context.Background(), []string{"mem_dup"}, "")
+	if err != nil || res[0].Path != "a.md" {
+		t.Fatalf("mem_dup → %+v, %v; want a.md", res, err)
+	}
+	if hits := tv.search("bee", SearchOptions{}); hits[0].ResourceID != vault.DerivedID("b.md") || !strings.HasPrefix(hits[0].UnitKey, vault.DerivedID("b.md")+"/") {
+		t.Errorf("b.md hit = %+v, want its derived id", hits[0])
+	}
+	os.Remove(filepath.Join(tv.root, "a.md"))
+	if res, err := tv.ix.Load(context.Background(), []string{"mem_dup"}, ""); err != nil || res[0].Path != "b.md" {
+		t.Errorf("after a.md is deleted, mem_dup → %+v, %v; want b.md to get it back", res, err)
+	}
+}
+
+func TestIndex_TwoProcessesShareOneFile(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nfirst\n"})
+	other, err := Open(context.Background(), tv.v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tv.topPath("first")
+	if hits, _ := other.SearchFresh(context.Background(), "first", SearchOptions{}); len(hits) != 1 {
+		t.Errorf("second handle does not see the first one's index")
+	}
+	tv.write("b.md", "# B\n\nsecond\n")
+	if hits, _ := other.Search(context.Background(), "second", SearchOptions{}); len(hits) != 1 {
+		t.Errorf("second handle did not pick up the change")
+	}
+	if tv.topPath("second") != "b.md" {
+		t.Errorf("first handle does not see what the second indexed")
+	}
+}
+
+func TestIndex_SymlinkOutOfTheVaultIsRefused(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# S\n\nclassified\n"), 0o644)
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nx\n"})
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(tv.root, "leak.md")); err != nil {
+		t.Skip(err)
+	}
+	if got := tv.topPath("classified"); got != "" {
+		t.Errorf("a symlink out of the vault was indexed: %s", got)
+	}
+	if _, err := tv.ix.Load(context.Background(), []string{"leak.md"}, ""); err == nil {
+		t.Errorf("a symlink out of the vault was loaded")
+	}
+}
+
+func TestScoreRanking(t *testing.T) {
+	rel := map[string]int{"a": 1, "b": 1}
+	ndcg, recall, rr := scoreRanking([]string{"x", "a", "y", "b"}, rel)
+	// DCG = 1/log2(3) + 1/log2(5); IDCG = 1 + 1/log2(3)
+	if want := (0.6309297535714575 + 0.43067655807339306) / 1.6309297535714575; abs(ndcg-want) > 1e-12 {
+		t.Errorf("ndcg = %v, want %v", ndcg, want)
+	}
+	if recall != 1 || rr != 0.5 {
+		t.Errorf("recall, rr = %v, %v; want 1, 0.5", recall, rr)
+	}
+	if n, r, m := scoreRanking(nil, rel); n != 0 || r != 0 || m != 0 {
+		t.Errorf("empty ranking scored %v %v %v", n, r, m)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,399 @@
+package vault
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func mustParse(t *testing.T, p, text string) *Resource {
+	t.Helper()
+	r, err := Parse(p, []byte(text))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", p, err)
+	}
+	return r
+}
+
+func unitKeys(r *Resource) []string {
+	var out []string
+	for _, u := range r.Units {
+		out = append(out, u.Key)
+	}
+	return out
+}
+
+func TestParse_FrontmatterTitleAndHash(t *testing.T) {
+	text := "---\nid: mem_123\ntitle: Retrieval\ndescription: How we search\ntags: a, b\nstatus: superseded\nsupersedes: [mem_1]\nunknown_key: kept\n---\n# Heading\n\nBody.\n"
+	r := mustParse(t, "arch/retrieval.md", text)
+	if r.ID != "mem_123" || r.IDDerived {
+		t.Errorf("id = %q derived=%v, want mem_123", r.ID, r.IDDerived)
+	}
+	if r.Title != "Retrieval" || r.Description != "How we search" {
+		t.Errorf("title, description = %q, %q", r.Title, r.Description)
+	}
+	if !reflect.DeepEqual([]string(r.Front.Tags), []string{"a", "b"}) {
+		t.Errorf("tags = %q", r.Front.Tags)
+	}
+	if r.Status() != "superseded" || r.Problem != "" {
+		t.Errorf("status = %q, problem = %q", r.Status(), r.Problem)
+	}
+	if got, want := r.ContentHash, HashBytes([]byte(text)); got != want {
+		t.Errorf("content hash = %s, want %s", got, want)
+	}
+	if len(r.Links) != 1 || r.Links[0].Kind != "supersedes" || r.Links[0].Target != "mem_1" {
+		t.Errorf("links = %+v", r.Links)
+	}
+}
+
+func TestParse_TitleFallsBackToH1ThenFileName(t *testing.T) {
+	if r := mustParse(t, "a/note.md", "intro\n\n# The Title\n\ntext\n"); r.Title != "The Title" {
+		t.Errorf("title = %q, want the H1", r.Title)
+	}
+	if r := mustParse(t, "a/note.md", "just text\n"); r.Title != "note" {
+		t.Errorf("title = %q, want the file name", r.Title)
+	}
+}
+
+func TestParse_FileWithoutIDGetsStableDerivedID(t *testing.T) {
+	a := mustParse(t, "notes/x.md", "# X\n\ntext\n")
+	b := mustParse(t, "notes/x.md", "# X\n\nother text\n")
+	if !a.IDDerived || a.ID != b.ID || !strings.HasPrefix(a.ID, "path_") {
+		t.Errorf("derived ids %q, %q: want equal path_ ids", a.ID, b.ID)
+	}
+	if c := mustParse(t, "notes/y.md", "# X\n\ntext\n"); c.ID == a.ID {
+		t.Errorf("different paths got the same id %q", c.ID)
+	}
+}
+
+func TestParse_HeadingPathsAndUnitKeys(t *testing.T) {
+	text := "---\nid: mem_123\n---\nPreamble text.\n\n# MCP\n\nIntro.\n\n## 并发控制\n\n多个 Agent 同时写入。\n\n## Usage\n\nOne.\n\n# Other\n\n## Usage\n\nTwo.\n"
+	r := mustParse(t, "a.md", text)
+	want := []string{"mem_123/_/0/0", "mem_123/mcp/0/0", "mem_123/并发控制/0/0", "mem_123/usage/0/0", "mem_123/usage/1/0"}
+	if got := unitKeys(r); !reflect.DeepEqual(got, want) {
+		t.Fatalf("unit keys = %q\nwant %q", got, want)
+	}
+	if got := r.Units[2].HeadingPath; !reflect.DeepEqual(got, []string{"MCP", "并发控制"}) {
+		t.Errorf("heading path = %q", got)
+	}
+	if got := r.Units[4].HeadingPath; !reflect.DeepEqual(got, []string{"Other", "Usage"}) {
+		t.Errorf("heading path = %q", got)
+	}
+	for _, u := range r.Units {
+		if text[u.Start:u.End] != u.Content || HashBytes([]byte(u.Content)) != u.ContentHash {
+			t.Errorf("unit %s: content is not the byte range it claims", u.Key)
+		}
+	}
+	if !strings.HasPrefix(r.Units[2].Content, "## 并发控制") {
+		t.Errorf("unit content should start with its heading line: %q", r.Units[2].Content)
+	}
+}
+
+func TestParse_EditOneSectionKeepsOtherKeysAndHashes(t *testing.T) {
+	before := mustParse(t, "a.md", "# A\n\none\n\n## B\n\ntwo\n\n## C\n\nthree\n")
+	after := mustParse(t, "a.md", "# A\n\none\n\n## B\n\ntwo, edited at length\n\n## New\n\nadded\n\n## C\n\nthree\n")
+	hashes := map[string]string{}
+	for _, u := range after.Units {
+		hashes[u.Key] = u.ContentHash
+	}
+	for _, u := range before.Units {
+		got, ok := hashes[u.Key]
+		switch {
+		case !ok:
+			t.Errorf("unit %s disappeared after editing another section", u.Key)
+		case strings.Contains(u.Key, "/b/"):
+			if got == u.ContentHash {
+				t.Errorf("edited unit %s kept its hash", u.Key)
+			}
+		case got != u.ContentHash:
+			t.Errorf("unit %s changed hash although its section did not change", u.Key)
+		}
+	}
+}
+
+func TestParse_HeadingsInCodeAndSetext(t *testing.T) {
+	text := "Title\n=====\n\n```\n# not a heading\n```\n\nSub\n---\n\ntext\n"
+	r := mustParse(t, "a.md", text)
+	var paths [][]string
+	for _, u := range r.Units {
+		paths = append(paths, u.HeadingPath)
+	}
+	want := [][]string{{"Title"}, {"Title", "Sub"}}
+	if !reflect.DeepEqual(paths, want) {
+		t.Errorf("heading paths = %q, want %q", paths, want)
+	}
+	if r.Title != "Title" {
+		t.Errorf("title = %q", r.Title)
+	}
+}
+
+func TestParse_Links(t *testing.T) {
+	text := "# L\n\nSee [[Plain]], [[Target|alias]], [[Page#Section]] and [[Both#H|a]].\n" +
+		"A [relative](../other/note.md#part) link, a [url](https://x.org/a.md), an [anchor](#top).\n" +
+		"`[[in code]]`\n\n```\n[[in fence]]\n```\n"
+	r := mustParse(t, "dir/a.md", text)
+	var got []string
+	for _, l := range r.Links {
+		got = append(got, l.Kind+":"+l.Target+"#"+l.Heading)
+	}
+	want := []string{"wikilink:Plain#", "wikilink:Target#", "wikilink:Page#Section", "wikilink:Both#H", "markdown:other/note.md#part"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("links = %q\nwant %q", got, want)
+	}
+}
+
+func TestParse_InvalidFrontmatterIsStillText(t *testing.T) {
+	for name, text := range map[string]string{
+		"bad yaml":     "---\ntitle: [unclosed\n---\n# Heading\n\nsearchable words\n",
+		"unclosed":     "---\ntitle: x\n\nsearchable words\n",
+		"not a map":    "---\n- a\n- b\n---\nsearchable words\n",
+		"wrong type":   "---\ntitle: {a: 1}\nid: mem_ok\n---\nsearchable words\n",
+		"nulls":        "---\nid: null\ntitle: ~\ntags: [null]\n---\nsearchable words\n",
+		"bad id chars": "---\nid: a/b\n---\nsearchable words\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := mustParse(t, "n.md", text)
+			if len(r.Units) == 0 || !strings.Contains(r.Units[len(r.Units)-1].Content, "searchable words") {
+				t.Errorf("units %+v do not hold the text", r.Units)
+			}
+			if name != "nulls" && r.Problem == "" {
+				t.Errorf("no problem recorded")
+			}
+		})
+	}
+	if r := mustParse(t, "n.md", "---\ntitle: {a: 1}\nid: mem_ok\n---\nx\n"); r.ID != "mem_ok" {
+		t.Errorf("a type error in one key lost the other keys: id = %q", r.ID)
+	}
+}
+
+func TestParse_RefusesWhatIsNotText(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"nul byte":     []byte("# a\x00b\n"),
+		"invalid utf8": []byte("# caf\xe9\n"),
+		"too large":    []byte(strings.Repeat("a", MaxFileBytes+1)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse("bad.md", data)
+			if ErrorCode(err) != CodeInvalid || !strings.Contains(err.Error(), "bad.md") {
+				t.Errorf("err = %v, want invalid_input naming the file", err)
+			}
+		})
+	}
+}
+
+func TestParse_EmptyAndHugeStructures(t *testing.T) {
+	if r := mustParse(t, "e.md", ""); len(r.Units) != 0 || r.Title != "e" {
+		t.Errorf("empty file: units %d title %q", len(r.Units), r.Title)
+	}
+	var sb strings.Builder
+	for i := 0; i < 10000; i++ {
+		sb.WriteString("## H\n\nx\n\n")
+	}
+	r := mustParse(t, "h.md", sb.String())
+	if len(r.Units) != 10000 || r.Units[9999].Key != r.ID+"/h/9999/0" {
+		t.Errorf("10,000 headings: %d units, last %q", len(r.Units), r.Units[len(r.Units)-1].Key)
+	}
+}
+
+func TestParse_LongSectionIsChunkedWithinLimit(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("# Long\n\n")
+	for i := 0; i < 200; i++ {
+		sb.WriteString("This paragraph talks about retrieval budgets and chunking of sections. ")
+		if i%5 == 4 {
+			sb.WriteString("\n\n")
+		}
+	}
+	sb.WriteString(strings.Repeat("检索", 2000)) // one long run with no break at all
+	text := sb.String()
+	r := mustParse(t, "l.md", text)
+	if len(r.Units) < 3 {
+		t.Fatalf("got %d units, want a long section split into chunks", len(r.Units))
+	}
+	for i, u := range r.Units {
+		if u.Tokens > MaxUnitTokens {
+			t.Errorf("chunk %s has %d tokens, over %d", u.Key, u.Tokens, MaxUnitTokens)
+		}
+		if u.Chunk != i || text[u.Start:u.End] != u.Content {
+			t.Errorf("chunk %d: key %s, content not its byte range", i, u.Key)
+		}
+		if i > 0 && u.Start < r.Units[i-1].End {
+			t.Errorf("chunks %d and %d overlap", i-1, i)
+		}
+	}
+}
+
+func TestCleanPath(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"notes/a.md", "notes/a.md", true},
+		{"notes/./a.md", "notes/a.md", true},
+		{"notes/x/../a.md", "notes/a.md", true},
+		{"Cafe\u0301.md", "Caf\u00e9.md", true},
+		{"../a.md", "", false},
+		{"notes/../../a.md", "", false},
+		{"/etc/passwd", "", false},
+		{"", "", false},
+		{".", "", false},
+		{"a\x00b.md", "", false},
+		{`a\b.md`, "", false},
+		{".git/config", "", false},
+		{"notes/.hidden/a.md", "", false},
+	} {
+		got, err := CleanPath(tc.in)
+		if tc.ok && (err != nil || got != tc.want) {
+			t.Errorf("CleanPath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+		if !tc.ok && (err == nil || ErrorCode(err) != CodeInvalid) {
+			t.Errorf("CleanPath(%q) = %q, %v; want an invalid_input error", tc.in, got, err)
+		}
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	cfg, err := ParseConfig([]byte("org_ref: trunk\nprojects:\n  api: {description: x}\n"))
+	if err != nil || cfg.OrgRef != "trunk" || cfg.Guidelines != "LORE.md" || len(cfg.Projects) != 1 {
+		t.Fatalf("cfg = %+v, %v", cfg, err)
+	}
+	if cfg, err := ParseConfig(nil); err != nil || cfg.OrgRef != "main" {
+		t.Errorf("empty config = %+v, %v; want defaults", cfg, err)
+	}
+	for in, word := range map[string]string{
+		"org_rfe: main\n":                 "org_rfe",
+		"projects:\n  bad/name: {}\n":     "bad/name",
+		"guidelines: ../x.md\n":           "guidelines",
+		"embedding: {provider: magic}\n":  "magic",
+		"retrieval: {token_budget: many}": "token_budget",
+	} {
+		_, err := ParseConfig([]byte(in))
+		if ErrorCode(err) != CodeConfig || !strings.Contains(err.Error(), word) {
+			t.Errorf("ParseConfig(%q) = %v; want an invalid_config error naming %q", in, err, word)
+		}
+	}
+}
+
+func TestResolveBinding(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "code", "sub")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	noEnv := func(string) string { return "" }
+	bindings := filepath.Join(dir, "bindings.yaml")
+
+	if _, err := ResolveBinding(ws, noEnv, bindings); ErrorCode(err) != CodeUnbound || !strings.Contains(err.Error(), "lore bind") {
+		t.Errorf("unbound: err = %v, want unbound_workspace saying how to bind", err)
+	}
+	if err := Bind(bindings, filepath.Join(dir, "code"), "/v", "api"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ResolveBinding(ws, noEnv, bindings); err != nil || b.Vault != "/v" || b.Project != "api" {
+		t.Errorf("bindings file: %+v, %v", b, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "code", WorkspaceFile), []byte("vault: ../memory\nproject: web\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ResolveBinding(ws, noEnv, bindings); err != nil || b.Vault != filepath.Join(dir, "memory") || b.Project != "web" {
+		t.Errorf(".lore.yaml: %+v, %v", b, err)
+	}
+	env := map[string]string{"LORE_VAULT": "/env-vault", "LORE_PROJECT": "cli"}
+	if b, err := ResolveBinding(ws, func(k string) string { return env[k] }, bindings); err != nil || b.Vault != "/env-vault" || b.Project != "cli" {
+		t.Errorf("env: %+v, %v", b, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "code", WorkspaceFile), []byte("vault: x\nprojet: typo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResolveBinding(ws, noEnv, bindings); ErrorCode(err) != CodeConfig || !strings.Contains(err.Error(), "projet") {
+		t.Errorf("typo in .lore.yaml: err = %v, want invalid_config naming the key", err)
+	}
+}
+
+func TestScan_SkipsDotFoldersAndRefusesSymlinksOut(t *testing.T) {
+	outside := t.TempDir()
+	root := t.TempDir()
+	write := func(p, s string) {
+		t.Helper()
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	write("a.md", "# a")
+	write("sub/b.MD", "# b")
+	write(".obsidian/c.md", "# c")
+	write("notes.txt", "not memory")
+	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret"), 0o644)
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "link-out.md")); err != nil {
+		t.Skip("symlinks not supported:", err)
+	}
+	os.Symlink("a.md", filepath.Join(root, "link-in.md"))
+	v, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	files, problems, err := v.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Path)
+	}
+	for _, want := range []string{"a.md", "sub/b.MD", "link-in.md"} {
+		if !contains(got, want) {
+			t.Errorf("scan missed %s (got %q)", want, got)
+		}
+	}
+	if contains(got, ".obsidian/c.md") || contains(got, "link-out.md") || contains(got, "notes.txt") {
+		t.Errorf("scan returned files it must skip: %q", got)
+	}
+	if len(problems) != 1 || problems[0].Path != "link-out.md" {
+		t.Errorf("problems = %+v, want the symlink out of the vault", problems)
+	}
+	if _, err := v.ReadFile("link-out.md"); err == nil {
+		t.Errorf("ReadFile followed a symlink out of the vault")
+	}
+	if _, err := v.ReadFile("../" + filepath.Base(outside) + "/secret.md"); err == nil {
+		t.Errorf("ReadFile read a path with ..")
+	}
+}
+
+func TestOpen_NotAGitRepository(t *testing.T) {
+	_, err := Open(t.TempDir())
+	if ErrorCode(err) != CodeNotVault || !strings.Contains(err.Error(), "lore init") {
+		t.Errorf("err = %v, want not_a_vault saying to run lore init", err)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestParse_PathologicalSectionsFinish(t *testing.T) {
+	for name, body := range map[string]string{
+		"one run of Han":   strings.Repeat("检", 1<<19),
+		"one long word":    strings.Repeat("a", 1<<20),
+		"many tiny words":  strings.Repeat("a ", 1<<19),
+		"many blank lines": strings.Repeat("x\n\n", 1<<18),
+		"many short lines": strings.Repeat("x\n", 1<<19),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := mustParse(t, "p.md", "# P\n\n"+body)
+			if len(r.Units) < 2 {
+				t.Errorf("got %d units, want chunks", len(r.Units))
+			}
+		})
+	}
+}
