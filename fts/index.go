@@ -326,7 +326,7 @@ func (ix *Index) prepareOne(c *change) {
 			c.gone = true
 			return
 		}
-		c.skip = err.Error()
+		c.skip = vault.Message(err)
 		c.hash = "sha256:unread"
 		return
 	}
@@ -337,7 +337,7 @@ func (ix *Index) prepareOne(c *change) {
 	}
 	r, err := vault.Parse(c.stat.Path, data)
 	if err != nil {
-		c.skip = err.Error()
+		c.skip = vault.Message(err)
 		return
 	}
 	c.res = r

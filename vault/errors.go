@@ -47,3 +47,13 @@ func ErrorCode(err error) string {
 	}
 	return CodeInternal
 }
+
+// Message returns the human part of err: the message of an *Error, or
+// err.Error() for any other error.
+func Message(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}

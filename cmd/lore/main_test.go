@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/script")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"lore": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the txtar scripts in testdata/script: the lore binary (this
+// test binary) and the real git CLI against vaults in temporary folders. Their
+// cmp lines are the golden outputs of the CLI; -update rewrites them.
+func TestScripts(t *testing.T) {
+	demo, err := filepath.Abs("../../testdata/demo-vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: *update,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("DEMO", demo)
+			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, "home", ".config"))
+			e.Setenv("GIT_AUTHOR_NAME", "Test")
+			e.Setenv("GIT_AUTHOR_EMAIL", "test@localhost")
+			e.Setenv("GIT_COMMITTER_NAME", "Test")
+			e.Setenv("GIT_COMMITTER_EMAIL", "test@localhost")
+			return nil
+		},
+	})
+}
