@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -45,7 +46,7 @@ func Open(ctx context.Context, v *vault.Vault) (*Index, error) {
 
 // OpenFile is Open with an explicit database path.
 func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error) {
-	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate"
+	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate&_cache_size=-65536"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dbPath, err)
@@ -295,7 +296,9 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	ix.snap = nil // reload on next use
+	if st.Removed+st.Updated == 0 {
+		return false, nil // only removals and updates can free an id
+	}
 	return ix.requeueFreedIDs(ctx)
 }
 
@@ -401,10 +404,38 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 			}
 		}
 	}
-	if err := w.exec("INSERT OR REPLACE INTO meta(key, value) VALUES('generation', COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'), 0) + 1)"); err != nil {
+	var gen int64
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'), 0)").Scan(&gen); err != nil {
+		return translate(err)
+	}
+	gen++
+	if err := w.exec("INSERT OR REPLACE INTO meta(key, value) VALUES('generation', ?)", strconv.FormatInt(gen, 10)); err != nil {
 		return err
 	}
-	return translate(tx.Commit())
+	if err := translate(tx.Commit()); err != nil {
+		return err
+	}
+	// When nobody else wrote since our snapshot, bring it up to date in place
+	// instead of reading every row again.
+	if ix.snap == nil || strconv.FormatInt(gen-1, 10) != ix.gen {
+		ix.snap = nil
+		return nil
+	}
+	for _, p := range removed {
+		delete(ix.snap, p)
+	}
+	for _, c := range batch {
+		switch {
+		case c.gone:
+			delete(ix.snap, c.stat.Path)
+		case c.res == nil && c.skip == "":
+			ix.snap[c.stat.Path] = fileRow{size: c.stat.Size, mod: c.stat.ModNs, hash: c.old.hash}
+		default:
+			ix.snap[c.stat.Path] = fileRow{size: c.stat.Size, mod: c.stat.ModNs, hash: c.hash}
+		}
+	}
+	ix.gen = strconv.FormatInt(gen, 10)
+	return nil
 }
 
 // writer holds one transaction and its prepared statements.
@@ -537,7 +568,7 @@ func (w *writer) resolveIDClash(r *vault.Resource) error {
 // deleted or changed) for re-indexing, and reports whether there were any.
 func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
 	res, err := ix.db.ExecContext(ctx, `UPDATE resources SET mod_ns = -1, content_hash = ''
-		WHERE claimed_id != '' AND resource_id != claimed_id
+		WHERE claimed_id != '' AND resource_id IS NOT claimed_id
 		AND NOT EXISTS (SELECT 1 FROM resources r2 WHERE r2.resource_id = resources.claimed_id)`)
 	if err != nil {
 		return false, translate(err)
@@ -547,6 +578,7 @@ func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
 		if _, err := ix.db.ExecContext(ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"); err != nil {
 			return false, translate(err)
 		}
+		ix.snap = nil
 	}
 	return n > 0, nil
 }

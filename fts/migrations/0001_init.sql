@@ -27,6 +27,9 @@ CREATE TABLE resources (
 );
 CREATE UNIQUE INDEX resources_resource_id ON resources(resource_id) WHERE resource_id IS NOT NULL;
 CREATE INDEX resources_title_key ON resources(title_key);
+-- Files whose frontmatter id is held by another file (rare): see requeueFreedIDs.
+CREATE INDEX resources_displaced ON resources(claimed_id)
+  WHERE claimed_id != '' AND resource_id IS NOT claimed_id;
 
 CREATE TABLE units (
   uid          INTEGER PRIMARY KEY,
