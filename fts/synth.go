@@ -99,7 +99,7 @@ func GenerateVault(root string, n int, seed int64) ([]string, error) {
 		for h := 0; h < 5; h++ {
 			fmt.Fprintf(&b, "## %s %s\n\n", s.word(), s.word())
 			for p := 0; p < 2; p++ {
-				for k := 0; k < 3; k++ {
+				for k := 0; k < 4; k++ {
 					b.WriteString(s.sentence(8 + s.r.Intn(12)))
 					b.WriteByte(' ')
 				}
