@@ -1,0 +1,166 @@
+package embed
+
+import (
+	"runtime"
+	"sync"
+)
+
+// sgemm adds a (m×k) · b (k×n) into c (m×n); lda, ldb, ldc are the row strides
+// in elements, so sub-matrices (one attention head inside a QKV row) need no
+// copying. Full 6×16 and 4×16 tiles go to the AVX2/FMA kernels where the CPU
+// has them; edges (and other CPUs) use the Go loop. Blocking follows the
+// GotoBLAS scheme: k in blocks of kc, each block of b packed into contiguous
+// kc×16 column panels (one stays in L1 while a kernel runs), rows of a in
+// blocks of mc (which stay in L2 while every panel passes by).
+func sgemm(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, m, n, k int) {
+	sgemmPacked(c, ldc, a, lda, b, ldb, nil, m, n, k)
+}
+
+// packPanels lays b (k×n, row stride ldb) out as sgemm's packed panels: for
+// each block of kc rows, for each group of 16 columns, kb×16 contiguous values.
+func packPanels(b []float32, ldb, k, n int) []float32 {
+	fullN := n &^ 15
+	out := make([]float32, k*fullN)
+	for p0 := 0; p0 < k; p0 += kc {
+		kb := min(kc, k-p0)
+		blk := out[p0*fullN:]
+		for j := 0; j < fullN; j += 16 {
+			panel := blk[j*kb : j*kb+kb*16]
+			for p := 0; p < kb; p++ {
+				copy(panel[p*16:p*16+16], b[(p0+p)*ldb+j:(p0+p)*ldb+j+16])
+			}
+		}
+	}
+	return out
+}
+
+const kc, mc = 512, 96 // k block; row block (a multiple of 6 and of 4)
+
+// sgemmPacked is sgemm with b's panels already packed (by packPanels) when
+// packed is not nil, as the model's weights are at load time.
+func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, packed []float32, m, n, k int) {
+	if m == 0 || n == 0 || k == 0 {
+		return
+	}
+	// Bounds are checked once here; the kernels read within them.
+	_ = a[(m-1)*lda+k-1]
+	_ = b[(k-1)*ldb+n-1]
+	_ = c[(m-1)*ldc+n-1]
+	fullN := 0
+	if haveAVX2FMA && m >= 4 {
+		fullN = n &^ 15
+	}
+	prepacked := packed != nil
+	pack := fullN > 0 && (prepacked || m >= 24)
+	if pack && !prepacked {
+		packed = make([]float32, min(kc, k)*fullN)
+	}
+	for p0 := 0; p0 < k && fullN > 0; p0 += kc {
+		kb := min(kc, k-p0)
+		blk := packed
+		if prepacked {
+			blk = packed[p0*fullN:]
+		} else if pack {
+			for j := 0; j < fullN; j += 16 {
+				panel := blk[j*kb : j*kb+kb*16]
+				for p := 0; p < kb; p++ {
+					copy(panel[p*16:p*16+16], b[(p0+p)*ldb+j:(p0+p)*ldb+j+16])
+				}
+			}
+		}
+		for i0 := 0; i0 < m; i0 += mc {
+			i1 := min(i0+mc, m)
+			full6 := i0 + (i1-i0)/6*6
+			fullM := full6 + (i1-full6)&^3
+			for j := 0; j < fullN; j += 16 {
+				bp, ldp := b[p0*ldb+j:], ldb
+				if pack {
+					bp, ldp = blk[j*kb:], 16
+				}
+				i := i0
+				for ; i < full6; i += 6 {
+					sgemm6x16(&c[i*ldc+j], ldc, &a[i*lda+p0], lda, &bp[0], ldp, kb)
+				}
+				for ; i < fullM; i += 4 {
+					sgemm4x16(&c[i*ldc+j], ldc, &a[i*lda+p0], lda, &bp[0], ldp, kb)
+				}
+			}
+		}
+	}
+	// What the kernels did not cover: the last (n mod 16) columns of the rows
+	// they did, and every column of the last rows of each row block.
+	for i0 := 0; i0 < m; i0 += mc {
+		i1 := min(i0+mc, m)
+		fullM := i0
+		if fullN > 0 {
+			full6 := i0 + (i1-i0)/6*6
+			fullM = full6 + (i1-full6)&^3
+		}
+		for i := i0; i < i1; i++ {
+			from := fullN
+			if i >= fullM {
+				from = 0
+			}
+			if from == n {
+				continue
+			}
+			ci := c[i*ldc+from : i*ldc+n]
+			ai := a[i*lda : i*lda+k]
+			for p, av := range ai {
+				axpy(ci, b[p*ldb+from:p*ldb+n], av)
+			}
+		}
+	}
+}
+
+// matmul sets c (m×n) = a (m×k) · w (k×n) + bias (n, may be nil), all
+// contiguous row-major, splitting rows across goroutines when parallel.
+func matmul(c, a []float32, w *weight, bias []float32, m int, parallel bool) {
+	b, packed, k, n := w.raw, w.packed, w.k, w.n
+	for i := 0; i < m; i++ {
+		row := c[i*n : (i+1)*n]
+		if bias != nil {
+			copy(row, bias)
+		} else {
+			clear(row)
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if !parallel || workers == 1 || m < 32 {
+		sgemmPacked(c, n, a, k, b, n, packed, m, n, k)
+		return
+	}
+	per := ((m+workers-1)/workers + 3) &^ 3
+	var wg sync.WaitGroup
+	for lo := 0; lo < m; lo += per {
+		hi := min(lo+per, m)
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			sgemmPacked(c[lo*n:], n, a[lo*k:], k, b, n, packed, hi-lo, n, k)
+		}(lo, hi)
+	}
+	wg.Wait()
+}
+
+// axpy sets y += alpha·x.
+func axpy(y, x []float32, alpha float32) {
+	x = x[:len(y)]
+	for j := range y {
+		y[j] += alpha * x[j]
+	}
+}
+
+// weight is a constant k×n matrix with its panels packed once.
+type weight struct {
+	raw, packed []float32
+	k, n        int
+}
+
+func newWeight(raw []float32, k, n int) *weight {
+	w := &weight{raw: raw, k: k, n: n}
+	if haveAVX2FMA {
+		w.packed = packPanels(raw, n, k, n)
+	}
+	return w
+}

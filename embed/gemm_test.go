@@ -1,0 +1,52 @@
+package embed
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// TestSgemm compares the kernel path against a plain triple loop, on shapes
+// with and without full 4×16 tiles and with strided sub-matrices.
+func TestSgemm(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, sz := range [][3]int{{1, 1, 1}, {4, 16, 1}, {5, 17, 3}, {128, 512, 256}, {37, 48, 70}, {8, 15, 9}, {30, 32, 40}, {24, 64, 5}, {7, 16, 2}, {40, 48, 600}, {3, 32, 300}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		lda, ldb, ldc := k+3, n+5, n+2
+		a := make([]float32, m*lda)
+		b := make([]float32, k*ldb)
+		c := make([]float32, m*ldc)
+		for i := range a {
+			a[i] = r.Float32() - 0.5
+		}
+		for i := range b {
+			b[i] = r.Float32() - 0.5
+		}
+		for i := range c {
+			c[i] = 1
+		}
+		sgemm(c, ldc, a, lda, b, ldb, m, n, k)
+		for i := 0; i < m; i++ {
+			for j := 0; j < ldc; j++ {
+				want := 1.0
+				if j < n {
+					for p := 0; p < k; p++ {
+						want += float64(a[i*lda+p]) * float64(b[p*ldb+j])
+					}
+				}
+				if got := float64(c[i*ldc+j]); math.Abs(got-want) > 1e-4 {
+					t.Fatalf("%v: c[%d][%d] = %v, want %v", sz, i, j, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestExpf(t *testing.T) {
+	for x := float32(-80); x <= 0; x += 0.01 {
+		want := math.Exp(float64(x))
+		if got := float64(expf(x)); math.Abs(got-want) > 2e-7*want {
+			t.Fatalf("expf(%v) = %v, want %v", x, got, want)
+		}
+	}
+}
