@@ -6,17 +6,18 @@ import (
 )
 
 // EstimateTokens approximates how many tokens a BPE tokenizer of the GPT-4
-// family spends on s, without shipping its vocabulary: a run of ASCII letters
-// costs one token per started 6 letters, digits one per 3, each punctuation
-// mark one, a run of more than one space (indentation) one, each CJK character
-// one, other letters one per 2. The hybrid-retrieval issue checks it against a
-// real tokenizer.
+// family (cl100k_base) spends on s, without shipping its vocabulary: a run of
+// ASCII letters costs one token per started 8 letters, digits one per 3, a run
+// of punctuation one per 2 marks, a run of line breaks or tabs one, a run of
+// more than one space one, each CJK character one, other letters one per 2.
+// TestEstimateTokens_WithinTenPercentOfARealTokenizer holds it within 10% of
+// cl100k_base on English notes (+6%), Go code (+9%) and Chinese (-6%).
 func EstimateTokens(s string) int {
 	n := 0
-	letters, digits, other, spaces := 0, 0, 0, 0
+	letters, digits, other, spaces, punct, breaks := 0, 0, 0, 0, 0, 0
 	flush := func() {
 		if letters > 0 {
-			n += (letters + 5) / 6
+			n += (letters + 7) / 8
 		}
 		if digits > 0 {
 			n += (digits + 2) / 3
@@ -27,41 +28,51 @@ func EstimateTokens(s string) int {
 		if spaces > 1 {
 			n++
 		}
-		letters, digits, other, spaces = 0, 0, 0, 0
+		if punct > 0 {
+			n += (punct + 1) / 2
+		}
+		if breaks > 0 {
+			n++
+		}
+		letters, digits, other, spaces, punct, breaks = 0, 0, 0, 0, 0, 0
 	}
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
 		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
-			if digits > 0 || other > 0 || spaces > 0 {
+			if digits > 0 || other > 0 || spaces > 0 || punct > 0 || breaks > 0 {
 				flush()
 			}
 			letters++
 		case r >= '0' && r <= '9':
-			if letters > 0 || other > 0 || spaces > 0 {
+			if letters > 0 || other > 0 || spaces > 0 || punct > 0 || breaks > 0 {
 				flush()
 			}
 			digits++
 		case r == ' ':
-			if letters > 0 || digits > 0 || other > 0 {
+			if letters > 0 || digits > 0 || other > 0 || punct > 0 || breaks > 0 {
 				flush()
 			}
 			spaces++
 		case r == '\n' || r == '\t' || r == '\r':
-			flush()
-			n++
+			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || punct > 0 {
+				flush()
+			}
+			breaks++
 		case IsCJK(r):
 			flush()
 			n++
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if letters > 0 || digits > 0 || spaces > 0 {
+			if letters > 0 || digits > 0 || spaces > 0 || punct > 0 || breaks > 0 {
 				flush()
 			}
 			other++
 		default:
-			flush()
-			n++
+			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || breaks > 0 {
+				flush()
+			}
+			punct++
 		}
 	}
 	flush()

@@ -141,9 +141,9 @@ func hardSplit(data []byte, start, end, max int) [][2]int {
 	var out [][2]int
 	for cur := start; cur < end; {
 		// The longest prefix whose estimate fits, found by bisection. No rune
-		// costs less than 1/6 token nor takes more than 4 bytes, so the cut
-		// lies within max*24 bytes.
-		lo, hi := cur+1, min(end, cur+max*24)
+		// costs less than 1/8 token nor takes more than 4 bytes, so the cut
+		// lies within max*32 bytes.
+		lo, hi := cur+1, min(end, cur+max*32)
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
 			if EstimateTokens(string(data[cur:mid])) <= max {
