@@ -11,9 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/lore-memory/lore/embed"
 
 	"github.com/lore-memory/lore/vault"
 )
@@ -27,6 +30,10 @@ type Index struct {
 	mu   sync.Mutex // guards snap and gen, and serializes refreshes in this process
 	snap map[string]fileRow
 	gen  string
+
+	emb      embed.Embedder // nil: lexical only
+	reranker embed.Reranker // nil: no rerank
+	clock    func() time.Time
 }
 
 // fileRow is what the freshness check remembers of an indexed file.
@@ -55,7 +62,7 @@ func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 		db.Close()
 		return nil, translate(fmt.Errorf("index %s: %w", dbPath, err))
 	}
-	ix := &Index{v: v, db: db}
+	ix := &Index{v: v, db: db, clock: time.Now}
 	if err := ix.checkTokenizer(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -47,6 +47,9 @@ type Hit struct {
 	ContentHash string   `json:"content_hash"`
 	Content     string   `json:"-"`
 	Tokens      int      `json:"-"`
+	UID         int64    `json:"-"`
+	Start, End  int      `json:"-"`
+	RID         int64    `json:"-"`
 }
 
 // Search refreshes the index and returns the best units for query: an exact
@@ -105,12 +108,12 @@ func (ix *Index) SearchFresh(ctx context.Context, query string, opt SearchOption
 	return hits, nil
 }
 
-const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens`
+const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens, u.uid, u.start_byte, u.end_byte, r.rid`
 
 func scanHit(rows *sql.Rows, extra ...any) (Hit, error) {
 	var h Hit
 	var hp, project string
-	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens}, extra...)
+	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens, &h.UID, &h.Start, &h.End, &h.RID}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return h, err
 	}

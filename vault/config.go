@@ -31,6 +31,8 @@ type Config struct {
 	Embedding EmbeddingConfig `yaml:"embedding"`
 	// Retrieval holds assembly limits.
 	Retrieval RetrievalConfig `yaml:"retrieval"`
+	// Rerank configures an optional cross-encoder endpoint (off when empty).
+	Rerank RerankConfig `yaml:"rerank"`
 	// AutoPublish lists path globs whose Drafts merge as soon as they are made.
 	AutoPublish []string `yaml:"auto_publish"`
 }
@@ -46,6 +48,13 @@ type EmbeddingConfig struct {
 	Endpoint  string `yaml:"endpoint"`
 	Model     string `yaml:"model"`
 	Dimension int    `yaml:"dimension"`
+	APIKeyEnv string `yaml:"api_key_env"`
+}
+
+// RerankConfig configures an HTTP /rerank endpoint (Cohere, Jina or TEI style).
+type RerankConfig struct {
+	Endpoint  string `yaml:"endpoint"`
+	Model     string `yaml:"model"`
 	APIKeyEnv string `yaml:"api_key_env"`
 }
 

@@ -18,6 +18,10 @@ const (
 	CodeConfig = "invalid_config"
 	// CodeNotVault: the folder is not (inside) a git repository or does not exist.
 	CodeNotVault = "not_a_vault"
+	// CodeInvalidState: an activation state token that does not verify.
+	CodeInvalidState = "invalid_activation_state"
+	// CodeModelPreparing: the configured embedding model is not ready yet.
+	CodeModelPreparing = "search_model_preparing"
 	// CodeInternal: anything else; a bug or an I/O failure.
 	CodeInternal = "internal"
 )

@@ -48,7 +48,7 @@ func (r *Resource) Status() string {
 
 // Link is a reference from one note to another.
 type Link struct {
-	Kind    string // "wikilink", "markdown" or "supersedes"
+	Kind    string // "wikilink", "markdown", "supersedes" or "superseded_by"
 	Target  string // as written: a title, id or path (wikilink) or a vault path (markdown)
 	Heading string // the #heading part, if any
 }
@@ -142,6 +142,9 @@ func Parse(p string, data []byte) (*Resource, error) {
 	r.Links = append(doc.links, resolveMarkdownLinks(p, doc.mdLinks)...)
 	for _, s := range r.Front.Supersedes {
 		r.Links = append(r.Links, Link{Kind: "supersedes", Target: s})
+	}
+	for _, s := range r.Front.SupersededBy {
+		r.Links = append(r.Links, Link{Kind: "superseded_by", Target: s})
 	}
 	r.Units = makeUnits(r.ID, data, doc.sections)
 	return r, nil

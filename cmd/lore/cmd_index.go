@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 )
 
@@ -20,7 +22,7 @@ Example: lore index --rebuild`)
 	} else if len(pos) > 0 {
 		return usageError{"index takes no arguments"}
 	}
-	ix, _, err := e.openIndex(ctx)
+	ix, _, err := e.openIndexWithModels(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,6 +42,17 @@ Example: lore index --rebuild`)
 		st.Files, st.Added, st.Updated, st.Removed, st.Touched, st.Skipped)
 	if n := st.Skipped + len(st.Problems); n > 0 {
 		fmt.Fprintf(e.stdout, "Some files could not be read as memory; `lore doctor` lists them and why.\n")
+	}
+	if ix.Embedder() != nil {
+		n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "embedding"))
+		switch {
+		case errors.Is(err, embed.ErrNotReady):
+			fmt.Fprintf(e.stdout, "vectors: %v; search is lexical until then\n", err)
+		case err != nil:
+			return fmt.Errorf("embedding (the lexical index is complete): %w", err)
+		default:
+			fmt.Fprintf(e.stdout, "vectors: %d unit texts embedded with %s\n", n, ix.Embedder().Name())
+		}
 	}
 	fmt.Fprintf(e.stderr, "took %s\n", time.Since(start).Round(time.Millisecond))
 	return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
@@ -84,6 +85,36 @@ func (e *env) openIndex(ctx context.Context) (*fts.Index, vault.Binding, error) 
 		v.Close()
 		return nil, b, err
 	}
+	return ix, b, nil
+}
+
+// openIndexWithModels is openIndex with the embedding model and reranker that
+// lore.yaml configures attached.
+func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Binding, error) {
+	ix, b, err := e.openIndex(ctx)
+	if err != nil {
+		return nil, b, err
+	}
+	cfg := ix.Vault().Config
+	dir, err := embed.DefaultModelDir()
+	if err != nil {
+		closeIndex(ix)
+		return nil, b, err
+	}
+	em, err := embed.FromConfig(cfg.Embedding, dir)
+	if err == nil {
+		err = ix.UseEmbedder(ctx, em)
+	}
+	if err != nil {
+		closeIndex(ix)
+		return nil, b, vault.Errorf(vault.CodeConfig, "lore.yaml embedding: %v", err)
+	}
+	rr, err := embed.RerankerFromConfig(cfg.Rerank)
+	if err != nil {
+		closeIndex(ix)
+		return nil, b, vault.Errorf(vault.CodeConfig, "lore.yaml rerank: %v", err)
+	}
+	ix.UseReranker(rr)
 	return ix, b, nil
 }
 

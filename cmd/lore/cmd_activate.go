@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lore-memory/lore/fts"
+)
+
+func runActivate(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "activate", "QUERY [--state S] [--json]", `Run the retrieval pipeline an agent's activate call runs: exact match, BM25,
+vectors, fusion, link boost, optional rerank, status, assembly within the
+token budget, and deltas against --state (the next_state of an earlier call).
+Prints the fragments, the removed units, next_state and the run id.
+
+Example: lore activate "fix the sync retry budget" --json`)
+	state := fs.String("state", "", "next_state of the previous call")
+	asJSON := fs.Bool("json", false, "print the response as JSON, as MCP returns it")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return usageError{"activate needs a query"}
+	}
+	ix, b, err := e.openIndexWithModels(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	act, err := ix.Activate(ctx, fts.ActivateRequest{Query: strings.Join(pos, " "), State: *state, Project: b.Project})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, act)
+	}
+	for i, f := range act.Fragments {
+		fmt.Fprintf(e.stdout, "%d. [%s] %s › %s\n   %s\n", i+1, f.Action, f.Path, strings.Join(f.HeadingPath, " › "), f.UnitKey)
+		if f.Content != "" {
+			for _, line := range strings.Split(strings.TrimRight(f.Content, "\n"), "\n") {
+				fmt.Fprintf(e.stdout, "   │ %s\n", line)
+			}
+		}
+	}
+	if len(act.Fragments) == 0 {
+		fmt.Fprintln(e.stdout, "no fragments")
+	}
+	if len(act.Removed) > 0 {
+		fmt.Fprintf(e.stdout, "removed: %s\n", strings.Join(act.Removed, ", "))
+	}
+	fmt.Fprintf(e.stdout, "run: %s\nnext_state: %s\n", act.RunID, act.NextState)
+	return nil
+}
+
+func runRuns(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "runs", "list [-n N] | show RUN_ID", `List recent retrieval runs, or show one: the query, every candidate with its
+rank and score at every stage and why it was delivered or cut, the exact text
+delivered, and the timings.
+
+Example: lore runs show run_0193a…`)
+	n := fs.Int("n", 20, "runs to list")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 || (pos[0] != "list" && pos[0] != "show") || (pos[0] == "show") != (len(pos) == 2) {
+		fs.Usage()
+		return usageError{"runs needs `list` or `show RUN_ID`"}
+	}
+	ix, _, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	if pos[0] == "show" {
+		rec, err := ix.Run(ctx, pos[1])
+		if err != nil {
+			return err
+		}
+		var v any
+		json.Unmarshal(rec, &v)
+		return writeJSON(e.stdout, v)
+	}
+	runs, err := ix.Runs(ctx, *n)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		fmt.Fprintf(e.stdout, "%s  %s  %6.1f ms  %-8s %s\n", r.RunID, r.CreatedAt[:19], float64(r.TotalUS)/1000, orDash(r.Project), r.Query)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

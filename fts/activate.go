@@ -1,0 +1,435 @@
+package fts
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Pipeline constants (see the package doc for how they were chosen).
+const (
+	rrfK          = 60   // reciprocal-rank fusion constant
+	stageDepth    = 40   // candidates taken from each stage and kept after fusion
+	rerankDepth   = 24   // fused candidates a reranker sees
+	linkBonus     = 0.05 // one-hop link bonus, as a fraction of the top fused score
+	statusPenalty = 0.5  // superseded/deprecated resources' score factor
+	// Profile names the shape of an activation response.
+	Profile = "agent_activation.v2"
+)
+
+// Limits are the assembly limits of activate.
+type Limits struct {
+	MaxFragments int // default 12
+	PerResource  int // default 2
+	TokenBudget  int // default 2,400
+}
+
+// LimitsFrom reads lore.yaml's retrieval section, filling defaults.
+func LimitsFrom(c vault.RetrievalConfig) Limits {
+	l := Limits{MaxFragments: c.MaxFragments, PerResource: c.PerResource, TokenBudget: c.TokenBudget}
+	if l.MaxFragments <= 0 {
+		l.MaxFragments = 12
+	}
+	if l.PerResource <= 0 {
+		l.PerResource = 2
+	}
+	if l.TokenBudget <= 0 {
+		l.TokenBudget = 2400
+	}
+	return l
+}
+
+// ActivateRequest is one activate call.
+type ActivateRequest struct {
+	Query   string
+	State   string // the previous next_state, or ""
+	Project string
+	Limits  Limits
+	// Mode restricts the stages for evaluation: "hybrid" (default), "lexical", "vector".
+	Mode string
+}
+
+// Fragment is one delivered unit.
+type Fragment struct {
+	Action      string   `json:"action"` // add, replace or reuse
+	UnitKey     string   `json:"unit_key"`
+	ContentHash string   `json:"content_hash"`
+	ResourceID  string   `json:"resource_id"`
+	Scope       string   `json:"scope"`
+	Kind        string   `json:"kind"`
+	Path        string   `json:"path"`
+	HeadingPath []string `json:"heading_path"`
+	Content     string   `json:"content,omitempty"`
+}
+
+// Activation is the response of activate, shaped as the spec shows it.
+type Activation struct {
+	IndexRevision string     `json:"index_revision"`
+	Profile       string     `json:"profile"`
+	NextState     string     `json:"next_state"`
+	Fragments     []Fragment `json:"fragments"`
+	Removed       []string   `json:"removed"`
+	RunID         string     `json:"run_id,omitempty"`
+}
+
+// candidate is one unit as it moves through the stages.
+type candidate struct {
+	Hit
+	ExactRank   int     `json:"exact_rank,omitempty"`
+	BM25Rank    int     `json:"bm25_rank,omitempty"`
+	BM25Score   float64 `json:"bm25_score,omitempty"`
+	VectorRank  int     `json:"vector_rank,omitempty"`
+	VectorScore float64 `json:"vector_score,omitempty"`
+	Fused       float64 `json:"fused"`
+	LinkBonus   float64 `json:"link_bonus,omitempty"`
+	Rerank      float64 `json:"rerank_score,omitempty"`
+	Final       float64 `json:"final"`
+	Outcome     string  `json:"outcome"` // delivered:add|replace|reuse, cut:budget|per_resource|total|overlap
+}
+
+// Activate runs the whole retrieval pipeline for an agent's task description
+// and returns the fragments to deliver, as deltas against req.State. Failures:
+// an empty query is invalid_input; a state that does not verify is
+// invalid_activation_state; a configured model that is not ready is
+// search_model_preparing. Every valid call records a retrieval run.
+func (ix *Index) Activate(ctx context.Context, req ActivateRequest) (*Activation, error) {
+	start := ix.clock()
+	timings := map[string]int64{}
+	lap := func(name string, from time.Time) { timings[name] = time.Since(from).Microseconds() }
+
+	q := CutQuery(req.Query)
+	if q == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "query is empty: describe the task in a few words")
+	}
+	if req.Limits == (Limits{}) {
+		req.Limits = LimitsFrom(ix.v.Config.Retrieval)
+	}
+	key, err := ix.stateKey()
+	if err != nil {
+		return nil, err
+	}
+	var held []stateEntry
+	if req.State != "" {
+		if held, err = decodeState(key, req.State); err != nil {
+			return nil, err
+		}
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = "hybrid"
+		if ix.emb == nil {
+			mode = "lexical"
+		}
+	}
+
+	t := time.Now()
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	lap("refresh", t)
+
+	// Query embedding first: a model that is not ready is an answer of its own.
+	var qv []float32
+	if mode != "lexical" {
+		if ix.emb == nil {
+			return nil, vault.Errorf(vault.CodeInvalid, "mode %s needs an embedding model; lore.yaml has none", mode)
+		}
+		t = time.Now()
+		vs, err := ix.emb.Embed(ctx, []string{q})
+		if err != nil {
+			return nil, notReady(err)
+		}
+		qv = vs[0]
+		lap("embed_query", t)
+	}
+
+	cands := map[int64]*candidate{}
+	get := func(h Hit) *candidate {
+		if c, ok := cands[h.UID]; ok {
+			return c
+		}
+		c := &candidate{Hit: h}
+		cands[h.UID] = c
+		return c
+	}
+	if mode != "vector" {
+		t = time.Now()
+		exact, err := ix.exact(ctx, q, req.Project)
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range exact {
+			get(h).ExactRank = i + 1
+		}
+		lap("exact", t)
+		t = time.Now()
+		if ts := queryTerms(q); len(ts) > 0 {
+			lex, err := ix.bm25(ctx, matchExpr(ts), req.Project, DefaultWeights, stageDepth)
+			if err != nil {
+				return nil, err
+			}
+			for i, h := range lex {
+				c := get(h)
+				c.BM25Rank, c.BM25Score = i+1, h.Score
+			}
+		}
+		lap("bm25", t)
+	}
+	if qv != nil {
+		t = time.Now()
+		vh, err := ix.vectorSearch(ctx, qv, req.Project, stageDepth)
+		if err != nil {
+			return nil, err
+		}
+		if err := ix.addVectorHits(ctx, vh, cands); err != nil {
+			return nil, err
+		}
+		lap("vector", t)
+	}
+
+	t = time.Now()
+	ranked := fuse(cands)
+	if err := ix.boostLinks(ctx, ranked); err != nil {
+		return nil, err
+	}
+	lap("fuse", t)
+	if ix.reranker != nil && len(ranked) > 0 {
+		t = time.Now()
+		if err := ix.rerank(ctx, q, ranked); err != nil {
+			return nil, err
+		}
+		lap("rerank", t)
+	}
+	t = time.Now()
+	ix.applyStatus(ctx, ranked)
+	act, err := ix.assemble(ctx, ranked, held, req, key)
+	if err != nil {
+		return nil, err
+	}
+	lap("assemble", t)
+	total := time.Since(start).Microseconds()
+	runID, err := ix.recordRun(ctx, runRecord{
+		Query: q, Project: req.Project, Mode: mode, IndexRevision: act.IndexRevision,
+		StateUnits: len(held), Candidates: ranked, Fragments: act.Fragments,
+		Removed: act.Removed, TimingsUS: timings, TotalUS: total, Limits: req.Limits,
+	}, start)
+	if err != nil {
+		return nil, err
+	}
+	act.RunID = runID
+	return act, nil
+}
+
+// addVectorHits loads the units the vector stage found into the candidates.
+func (ix *Index) addVectorHits(ctx context.Context, vh []vectorHit, cands map[int64]*candidate) error {
+	if len(vh) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(vh))
+	for _, h := range vh {
+		if _, ok := cands[h.uid]; !ok {
+			ids = append(ids, fmt.Sprint(h.uid))
+		}
+	}
+	if len(ids) > 0 {
+		rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM units u JOIN resources r ON r.rid = u.rid
+			WHERE u.uid IN (`+strings.Join(ids, ",")+`)`)
+		if err != nil {
+			return translate(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			h, err := scanHit(rows)
+			if err != nil {
+				return err
+			}
+			cands[h.UID] = &candidate{Hit: h}
+		}
+		if err := rows.Err(); err != nil {
+			return translate(err)
+		}
+	}
+	rank, last := 0, -1.0
+	for _, h := range vh {
+		if h.similarity <= 0 {
+			break // orthogonal or opposite: no evidence at all
+		}
+		if h.similarity != last { // units sharing a text share its rank
+			rank++
+			last = h.similarity
+		}
+		if c := cands[h.uid]; c != nil && c.VectorRank == 0 {
+			c.VectorRank, c.VectorScore = rank, h.similarity
+		}
+	}
+	return nil
+}
+
+// fuse scores candidates by reciprocal-rank fusion and returns the best
+// stageDepth, exact matches first.
+func fuse(cands map[int64]*candidate) []*candidate {
+	out := make([]*candidate, 0, len(cands))
+	for _, c := range cands {
+		for _, r := range []int{c.BM25Rank, c.VectorRank} {
+			if r > 0 {
+				c.Fused += 1 / float64(rrfK+r)
+			}
+		}
+		if c.ExactRank > 0 {
+			c.Fused += 1 / float64(rrfK+c.ExactRank)
+		}
+		c.Final = c.Fused
+		out = append(out, c)
+	}
+	sortCandidates(out)
+	if len(out) > stageDepth {
+		out = out[:stageDepth]
+	}
+	return out
+}
+
+// sortCandidates orders exact matches first, then by final score, then by
+// unit key (so equal scores give the same order every time).
+func sortCandidates(cs []*candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if (a.ExactRank > 0) != (b.ExactRank > 0) {
+			return a.ExactRank > 0
+		}
+		if a.ExactRank > 0 && a.ExactRank != b.ExactRank {
+			return a.ExactRank < b.ExactRank
+		}
+		if a.Final != b.Final {
+			return a.Final > b.Final
+		}
+		if (a.BM25Rank > 0) != (b.BM25Rank > 0) { // on a tie, term matches win
+			return a.BM25Rank > 0
+		}
+		return a.UnitKey < b.UnitKey
+	})
+}
+
+// boostLinks adds a one-hop bonus to candidates whose resource links to, or is
+// linked from, another candidate's resource (wikilinks by title, id or path,
+// Markdown links, supersedes).
+func (ix *Index) boostLinks(ctx context.Context, cs []*candidate) error {
+	if len(cs) < 2 {
+		return nil
+	}
+	byRID := map[int64]bool{}
+	var rids []string
+	for _, c := range cs {
+		if !byRID[c.RID] {
+			byRID[c.RID] = true
+			rids = append(rids, fmt.Sprint(c.RID))
+		}
+	}
+	in := strings.Join(rids, ",")
+	rows, err := ix.db.QueryContext(ctx, `SELECT l.rid, t.rid FROM links l JOIN resources t
+		ON t.rid IN (`+in+`) AND t.rid != l.rid AND (
+			t.resource_id = l.target OR t.path = l.target OR t.path = l.target || '.md' OR t.title_key = lower(l.target))
+		WHERE l.rid IN (`+in+`)`)
+	if err != nil {
+		return translate(err)
+	}
+	defer rows.Close()
+	linked := map[int64]bool{}
+	for rows.Next() {
+		var a, b int64
+		if err := rows.Scan(&a, &b); err != nil {
+			return err
+		}
+		linked[a], linked[b] = true, true
+	}
+	if err := rows.Err(); err != nil {
+		return translate(err)
+	}
+	top := 0.0
+	for _, c := range cs {
+		top = math.Max(top, c.Fused)
+	}
+	for _, c := range cs {
+		if linked[c.RID] {
+			c.LinkBonus = linkBonus * top
+			c.Final = c.Fused + c.LinkBonus
+		}
+	}
+	sortCandidates(cs)
+	return nil
+}
+
+// rerank orders the top rerankDepth candidates by the reranker's scores; the
+// rest keep their fused order below them.
+func (ix *Index) rerank(ctx context.Context, q string, cs []*candidate) error {
+	n := min(rerankDepth, len(cs))
+	docs := make([]string, n)
+	for i := 0; i < n; i++ {
+		docs[i] = cs[i].Content
+	}
+	scores, err := ix.reranker.Rerank(ctx, q, docs)
+	if err != nil {
+		return err
+	}
+	floor := math.Inf(1)
+	for i := 0; i < n; i++ {
+		cs[i].Rerank = scores[i]
+		floor = math.Min(floor, scores[i])
+	}
+	// Rerank scores replace fused ones for the top n; the rest stay below.
+	for i, c := range cs {
+		if i < n {
+			c.Final = 1000 + c.Rerank
+		} else {
+			c.Final = 1000 + floor - 1 - float64(i)
+		}
+	}
+	sortCandidates(cs)
+	return nil
+}
+
+// applyStatus ranks superseded and deprecated resources below what replaced
+// them: their score is halved, and kept below their successor's best unit when
+// the successor is among the candidates.
+func (ix *Index) applyStatus(ctx context.Context, cs []*candidate) {
+	best := map[string]float64{}
+	for _, c := range cs {
+		best[c.ResourceID] = math.Max(best[c.ResourceID], c.Final)
+	}
+	for _, c := range cs {
+		if c.Status != "superseded" && c.Status != "deprecated" {
+			continue
+		}
+		c.Final *= statusPenalty
+		for _, s := range ix.successors(ctx, c.RID, c.ResourceID) {
+			if b, ok := best[s]; ok && c.Final >= b {
+				c.Final = b * 0.99
+			}
+		}
+	}
+	sortCandidates(cs)
+}
+
+// successors returns the ids of resources that supersede this one: those
+// whose supersedes names it, and those its superseded_by names.
+func (ix *Index) successors(ctx context.Context, rid int64, id string) []string {
+	rows, err := ix.db.QueryContext(ctx, `SELECT r.resource_id FROM links l JOIN resources r ON r.rid = l.rid
+		WHERE l.kind = 'supersedes' AND l.target = ?
+		UNION SELECT target FROM links WHERE rid = ? AND kind = 'superseded_by'`, id, rid)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if rows.Scan(&s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,336 @@
+package fts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/vault"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+func activateVault(t *testing.T, files map[string]string) (*testVault, *embed.HashEmbedder) {
+	t.Helper()
+	tv := newTestVault(t, files)
+	e := &embed.HashEmbedder{Dims: 64}
+	if err := tv.ix.UseEmbedder(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tv.ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tv.ix.EmbedPending(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return tv, e
+}
+
+func (tv *testVault) activate(q, state string) *Activation {
+	tv.t.Helper()
+	act, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: q, State: state})
+	if err != nil {
+		tv.t.Fatalf("Activate(%q): %v", q, err)
+	}
+	return act
+}
+
+func actions(act *Activation) map[string]string {
+	out := map[string]string{}
+	for _, f := range act.Fragments {
+		out[f.UnitKey] = f.Action
+		if (f.Action == "reuse") != (f.Content == "") {
+			panic("reuse must carry no content, add and replace must")
+		}
+	}
+	return out
+}
+
+var deltaNotes = map[string]string{
+	"a.md": "---\nid: mem_a\n---\n# Alpha\n\n## Sync\n\nsync retries back off exponentially\n\n## Other\n\nunrelated words here\n",
+	"b.md": "---\nid: mem_b\n---\n# Beta\n\n## Sync\n\nsync pushes draft branches\n",
+	"c.md": "---\nid: mem_c\n---\n# Gamma\n\n## Cache\n\ncache invalidation after writes\n",
+}
+
+func TestActivate_Deltas(t *testing.T) {
+	tv, _ := activateVault(t, deltaNotes)
+	first := tv.activate("sync retries", "")
+	got := actions(first)
+	if got["mem_a/sync/0/0"] != "add" || got["mem_b/sync/0/0"] != "add" {
+		t.Fatalf("first call: %v, want adds", got)
+	}
+	if first.Profile != Profile || !strings.HasPrefix(first.IndexRevision, "search_") || first.RunID == "" {
+		t.Errorf("response header: %+v", first)
+	}
+
+	// The same query with the state: everything held is reused, no bodies.
+	second := tv.activate("sync retries", first.NextState)
+	for k, a := range actions(second) {
+		if a != "reuse" {
+			t.Errorf("second call: %s is %s, want reuse", k, a)
+		}
+	}
+
+	// A person edits one delivered section: it comes back as replace.
+	tv.write("a.md", strings.Replace(deltaNotes["a.md"], "exponentially", "exponentially up to five minutes", 1))
+	third := tv.activate("sync retries", second.NextState)
+	if a := actions(third)["mem_a/sync/0/0"]; a != "replace" {
+		t.Errorf("edited unit: %s, want replace", a)
+	}
+	if a := actions(third)["mem_b/sync/0/0"]; a != "reuse" {
+		t.Errorf("untouched unit: %s, want reuse", a)
+	}
+
+	// Another query: held units that were not selected are not removed.
+	other := tv.activate("cache invalidation", third.NextState)
+	if len(other.Removed) != 0 {
+		t.Errorf("unselected units were removed: %v", other.Removed)
+	}
+
+	// A delivered note is deleted: its units are removed, and only they.
+	os.Remove(filepath.Join(tv.root, "b.md"))
+	after := tv.activate("cache invalidation", other.NextState)
+	if strings.Join(after.Removed, ",") != "mem_b/sync/0/0" {
+		t.Errorf("removed = %v, want exactly mem_b's unit", after.Removed)
+	}
+	// …and are forgotten by the next state.
+	if again := tv.activate("cache invalidation", after.NextState); len(again.Removed) != 0 {
+		t.Errorf("removed units reported twice: %v", again.Removed)
+	}
+}
+
+func TestActivate_InvalidStates(t *testing.T) {
+	tv, _ := activateVault(t, deltaNotes)
+	good := tv.activate("sync", "").NextState
+	otherVault, _ := activateVault(t, deltaNotes)
+	foreign := otherVault.activate("sync", "").NextState
+	flip := []byte(good)
+	flip[len(flip)/2] ^= 1
+	for name, state := range map[string]string{
+		"garbage":       "hello",
+		"truncated":     good[:len(good)-5],
+		"no signature":  strings.SplitN(good, ".", 3)[0] + "." + strings.SplitN(good, ".", 3)[1],
+		"hand-edited":   string(flip),
+		"another vault": foreign,
+		"too long":      statePrefix + strings.Repeat("A", MaxStateBytes),
+	} {
+		_, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "sync", State: state})
+		if vault.ErrorCode(err) != vault.CodeInvalidState {
+			t.Errorf("%s: err = %v, want invalid_activation_state", name, err)
+		}
+	}
+	if _, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: " \n "}); vault.ErrorCode(err) != vault.CodeInvalid {
+		t.Errorf("empty query: err = %v, want invalid_input", err)
+	}
+}
+
+func TestActivate_StateStaysBounded(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 150; i++ {
+		files[filepath.Join("n", string(rune('a'+i%26))+strings.Repeat("x", i/26)+".md")] = "# N\n\n## One\n\nshared topic words\n\n## Two\n\nshared topic more\n"
+	}
+	tv, _ := activateVault(t, files)
+	state := ""
+	for i := 0; i < 40; i++ {
+		act, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "shared topic", State: state,
+			Limits: Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 100000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Different resources get picked as held ones are reused; the state
+		// must stay within its bounds anyway.
+		state = act.NextState
+		if len(state) > MaxStateBytes {
+			t.Fatalf("state grew to %d bytes", len(state))
+		}
+	}
+	entries, err := decodeState(mustKey(t, tv.ix), state)
+	if err != nil || len(entries) > MaxStateUnits {
+		t.Errorf("state holds %d entries, %v", len(entries), err)
+	}
+}
+
+func mustKey(t *testing.T, ix *Index) []byte {
+	k, err := ix.stateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestActivate_AssemblyLimits(t *testing.T) {
+	long := "# Long\n\n"
+	for i := 0; i < 6; i++ {
+		long += fmt.Sprintf("## Part %d\n\nbudget words %s\n\n", i, strings.Repeat("filler ", 60))
+	}
+	tv, _ := activateVault(t, map[string]string{"long.md": long, "short.md": "# Short\n\nbudget words\n", "x.md": "# X\n\nbudget words too\n"})
+	act, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "budget words", Limits: Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 120}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	tokens := 0
+	for _, f := range act.Fragments {
+		per[f.ResourceID]++
+		tokens += vault.EstimateTokens(f.Content)
+	}
+	for id, n := range per {
+		if n > 2 {
+			t.Errorf("%s has %d fragments, over the per-resource cap", id, n)
+		}
+	}
+	if tokens > 120 {
+		t.Errorf("delivered %d tokens, over the 120 budget", tokens)
+	}
+	if len(act.Fragments) < 2 {
+		t.Errorf("budget left too little: %d fragments", len(act.Fragments))
+	}
+	rec := tv.run(act.RunID)
+	cuts := map[string]bool{}
+	for _, c := range rec.Ranked {
+		cuts[c.Outcome] = true
+	}
+	if !cuts["cut:budget"] && !cuts["cut:per_resource"] {
+		t.Errorf("run records no cuts: %+v", rec.Ranked)
+	}
+	act, _ = tv.ix.Activate(context.Background(), ActivateRequest{Query: "budget words", Limits: Limits{MaxFragments: 1, PerResource: 2, TokenBudget: 9999}})
+	if len(act.Fragments) != 1 {
+		t.Errorf("max fragments 1: got %d", len(act.Fragments))
+	}
+}
+
+func TestActivate_SupersededRanksBelowSuccessor(t *testing.T) {
+	tv, _ := activateVault(t, map[string]string{
+		"old.md": "---\nid: mem_old\nstatus: superseded\nsuperseded_by: mem_new\n---\n# Sync policy\n\nsync polls the remote every thirty seconds sync sync\n",
+		"new.md": "---\nid: mem_new\nsupersedes: mem_old\n---\n# Sync on demand\n\nsync runs on demand\n",
+	})
+	act := tv.activate("sync polls remote", "")
+	if len(act.Fragments) < 2 || act.Fragments[0].ResourceID != "mem_new" {
+		t.Errorf("fragments %v: want the successor first", keys(act))
+	}
+}
+
+func TestActivate_ModelNotReadyIsAnAnswer(t *testing.T) {
+	tv, e := activateVault(t, deltaNotes)
+	e.NotReady = true
+	_, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "sync"})
+	if vault.ErrorCode(err) != vault.CodeModelPreparing || !strings.Contains(err.Error(), "50%") {
+		t.Errorf("err = %v, want search_model_preparing with progress", err)
+	}
+}
+
+func TestActivate_UnembeddedUnitsStillCompeteLexically(t *testing.T) {
+	tv, e := activateVault(t, deltaNotes)
+	tv.write("d.md", "# Delta\n\nzebra crossing\n")
+	before := e.Calls
+	act := tv.activate("zebra", "")
+	if len(act.Fragments) == 0 || act.Fragments[0].Path != "d.md" {
+		t.Errorf("new, unembedded note not found lexically: %v", keys(act))
+	}
+	if e.Calls != before+1 {
+		t.Errorf("activate embedded %d texts; it must embed only the query", e.Calls-before)
+	}
+	n, err := tv.ix.EmbedPending(context.Background(), nil)
+	if err != nil || n != 1 {
+		t.Errorf("EmbedPending embedded %d, %v; want the one new unit", n, err)
+	}
+	if n, _ := tv.ix.EmbedPending(context.Background(), nil); n != 0 {
+		t.Errorf("unchanged units embedded again: %d", n)
+	}
+}
+
+func TestActivate_ChangingModelReembeds(t *testing.T) {
+	tv, _ := activateVault(t, deltaNotes)
+	if err := tv.ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 32}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := tv.ix.PendingEmbeddings(context.Background())
+	if err != nil || n == 0 {
+		t.Errorf("after a model change %d texts are pending, %v; want all", n, err)
+	}
+}
+
+func TestActivate_RunRecordsEverything(t *testing.T) {
+	tv, _ := activateVault(t, deltaNotes)
+	act := tv.activate("  sync retries  ", "")
+	rec := tv.run(act.RunID)
+	if rec.Query != "sync retries" || rec.TotalUS <= 0 || len(rec.Delivered) != len(act.Fragments) {
+		t.Fatalf("run record: %+v", rec)
+	}
+	for _, stage := range []string{"refresh", "bm25", "embed_query", "vector", "assemble"} {
+		if _, ok := rec.TimingsUS[stage]; !ok {
+			t.Errorf("no timing for %s", stage)
+		}
+	}
+	d := rec.Delivered[0]
+	if d.Content == "" || d.End <= d.Start {
+		t.Errorf("delivered record lacks its text or range: %+v", d)
+	}
+	// The note changes; the run still shows what was delivered.
+	tv.write("a.md", "# Rewritten\n")
+	tv.write("b.md", "# Rewritten\n")
+	if again := tv.run(act.RunID); again.Delivered[0].Content != d.Content {
+		t.Errorf("run changed after the note did")
+	}
+	runs, err := tv.ix.Runs(context.Background(), 10)
+	if err != nil || len(runs) != 1 || runs[0].RunID != act.RunID {
+		t.Errorf("Runs = %+v, %v", runs, err)
+	}
+	if _, err := tv.ix.Run(context.Background(), "run_missing"); vault.ErrorCode(err) != vault.CodeNotFound {
+		t.Errorf("missing run: %v", err)
+	}
+}
+
+// TestActivate_Golden pins the whole response for the demo vault (the
+// next_state and run_id, which are signed and random, are blanked).
+func TestActivate_Golden(t *testing.T) {
+	tv, _ := activateVault(t, readFixture(t, "../testdata/demo-vault"))
+	for name, q := range map[string]string{
+		"release": "how do we ship a new release",
+		"cjk":     "并发控制",
+	} {
+		act := tv.activate(q, "")
+		act.NextState, act.RunID = "(signed)", "(random)"
+		got, _ := json.MarshalIndent(act, "", "  ")
+		p := filepath.Join("testdata", "activate-"+name+".json")
+		if *update {
+			os.MkdirAll("testdata", 0o755)
+			os.WriteFile(p, append(got, '\n'), 0o644)
+			continue
+		}
+		want, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if string(want) != string(got)+"\n" {
+			t.Errorf("%s: activation differs from %s (run with -update after checking):\n%s", name, p, got)
+		}
+	}
+}
+
+func (tv *testVault) run(id string) runRecord {
+	tv.t.Helper()
+	raw, err := tv.ix.Run(context.Background(), id)
+	if err != nil {
+		tv.t.Fatal(err)
+	}
+	var rec runRecord
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		tv.t.Fatal(err)
+	}
+	return rec
+}
+
+func keys(act *Activation) []string {
+	var out []string
+	for _, f := range act.Fragments {
+		out = append(out, f.UnitKey)
+	}
+	return out
+}

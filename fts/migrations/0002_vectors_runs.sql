@@ -1,0 +1,20 @@
+-- Vectors: one per distinct unit text (content_hash), so a unit whose text did
+-- not change is never embedded again. The vec0 table itself (unit_vec) is
+-- created at run time with the model's dimension; see vectors.go.
+CREATE TABLE embeddings (
+  content_hash TEXT PRIMARY KEY,
+  vec_rowid    INTEGER NOT NULL UNIQUE
+);
+
+-- Retrieval runs: the local record of every activate. Kept across
+-- `lore index --rebuild`; never pushed anywhere.
+CREATE TABLE runs (
+  run_id         TEXT PRIMARY KEY,
+  created_at     TEXT NOT NULL,
+  project        TEXT NOT NULL,
+  query          TEXT NOT NULL,
+  index_revision TEXT NOT NULL,
+  total_us       INTEGER NOT NULL,
+  record         TEXT NOT NULL   -- JSON: stages, candidates, delivered, cuts, timings
+);
+CREATE INDEX runs_created_at ON runs(created_at);

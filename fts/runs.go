@@ -1,0 +1,147 @@
+package fts
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// runRecord is what a retrieval run keeps: enough to explain every candidate's
+// fate and to show later the exact text delivered, even after notes change.
+type runRecord struct {
+	RunID         string           `json:"run_id"`
+	CreatedAt     string           `json:"created_at"`
+	Query         string           `json:"query"`
+	Project       string           `json:"project"`
+	Mode          string           `json:"mode"`
+	IndexRevision string           `json:"index_revision"`
+	StateUnits    int              `json:"state_units"`
+	Limits        Limits           `json:"limits"`
+	Candidates    []*candidate     `json:"-"`
+	Ranked        []runCandidate   `json:"candidates"`
+	Fragments     []Fragment       `json:"-"`
+	Delivered     []runDelivered   `json:"delivered"`
+	Removed       []string         `json:"removed"`
+	TimingsUS     map[string]int64 `json:"timings_us"`
+	TotalUS       int64            `json:"total_us"`
+}
+
+type runCandidate struct {
+	Rank        int      `json:"rank"`
+	UnitKey     string   `json:"unit_key"`
+	Path        string   `json:"path"`
+	HeadingPath []string `json:"heading_path"`
+	Status      string   `json:"status"`
+	ExactRank   int      `json:"exact_rank,omitempty"`
+	BM25Rank    int      `json:"bm25_rank,omitempty"`
+	BM25Score   float64  `json:"bm25_score,omitempty"`
+	VectorRank  int      `json:"vector_rank,omitempty"`
+	VectorScore float64  `json:"vector_score,omitempty"`
+	Fused       float64  `json:"fused"`
+	LinkBonus   float64  `json:"link_bonus,omitempty"`
+	Rerank      float64  `json:"rerank_score,omitempty"`
+	Final       float64  `json:"final"`
+	Tokens      int      `json:"tokens"`
+	Outcome     string   `json:"outcome"`
+}
+
+type runDelivered struct {
+	Action      string `json:"action"`
+	UnitKey     string `json:"unit_key"`
+	ContentHash string `json:"content_hash"`
+	Path        string `json:"path"`
+	Start       int    `json:"start_byte"`
+	End         int    `json:"end_byte"`
+	Content     string `json:"content"` // the text as delivered (a stored copy)
+}
+
+func newRunID(t time.Time) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("run_%012x%s", t.UnixMilli(), hex.EncodeToString(b[:]))
+}
+
+func (ix *Index) recordRun(ctx context.Context, rec runRecord, at time.Time) (string, error) {
+	rec.RunID = newRunID(at)
+	rec.CreatedAt = at.UTC().Format(time.RFC3339Nano)
+	byKey := map[string]*candidate{}
+	for i, c := range rec.Candidates {
+		byKey[c.UnitKey] = c
+		rec.Ranked = append(rec.Ranked, runCandidate{
+			Rank: i + 1, UnitKey: c.UnitKey, Path: c.Path, HeadingPath: c.HeadingPath, Status: c.Status,
+			ExactRank: c.ExactRank, BM25Rank: c.BM25Rank, BM25Score: c.BM25Score, VectorRank: c.VectorRank,
+			VectorScore: round4(c.VectorScore), Fused: round6(c.Fused), LinkBonus: round6(c.LinkBonus),
+			Rerank: c.Rerank, Final: round6(c.Final), Tokens: c.Tokens, Outcome: c.Outcome,
+		})
+	}
+	for _, f := range rec.Fragments {
+		c := byKey[f.UnitKey]
+		rec.Delivered = append(rec.Delivered, runDelivered{
+			Action: f.Action, UnitKey: f.UnitKey, ContentHash: f.ContentHash, Path: f.Path,
+			Start: c.Start, End: c.End, Content: c.Content,
+		})
+	}
+	if rec.Removed == nil {
+		rec.Removed = []string{}
+	}
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return "", err
+	}
+	_, err = ix.db.ExecContext(ctx, `INSERT INTO runs(run_id, created_at, project, query, index_revision, total_us, record)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, rec.RunID, rec.CreatedAt, rec.Project, rec.Query, rec.IndexRevision, rec.TotalUS, string(body))
+	if err != nil {
+		return "", translate(fmt.Errorf("record retrieval run: %w", err))
+	}
+	return rec.RunID, nil
+}
+
+// RunSummary is one line of `lore runs list`.
+type RunSummary struct {
+	RunID     string `json:"run_id"`
+	CreatedAt string `json:"created_at"`
+	Project   string `json:"project"`
+	Query     string `json:"query"`
+	TotalUS   int64  `json:"total_us"`
+}
+
+// Runs lists the most recent retrieval runs, newest first.
+func (ix *Index) Runs(ctx context.Context, limit int) ([]RunSummary, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT run_id, created_at, project, query, total_us FROM runs
+		ORDER BY created_at DESC, run_id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []RunSummary
+	for rows.Next() {
+		var r RunSummary
+		if err := rows.Scan(&r.RunID, &r.CreatedAt, &r.Project, &r.Query, &r.TotalUS); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, translate(rows.Err())
+}
+
+// Run returns one retrieval run's full record as JSON; a missing id is
+// CodeNotFound.
+func (ix *Index) Run(ctx context.Context, id string) (json.RawMessage, error) {
+	var rec string
+	err := ix.db.QueryRowContext(ctx, "SELECT record FROM runs WHERE run_id = ?", id).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, vault.Errorf(vault.CodeNotFound, "no retrieval run %s", id)
+	}
+	return json.RawMessage(rec), translate(err)
+}
+
+func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }

@@ -1,0 +1,214 @@
+package fts
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/vault"
+)
+
+func init() { vec.Auto() } // every SQLite connection gets sqlite-vec
+
+// UseEmbedder attaches the model that embeds units and queries. The index
+// records the model's name and dimension; when they differ from what it holds,
+// every stored vector is dropped (they are re-made by EmbedPending). A nil
+// embedder means lexical search only.
+func (ix *Index) UseEmbedder(ctx context.Context, e embed.Embedder) error {
+	ix.emb = e
+	if e == nil {
+		return nil
+	}
+	var name, dim string
+	ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='embed_model'").Scan(&name)
+	ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='embed_dim'").Scan(&dim)
+	want := strconv.Itoa(e.Dim())
+	if name == e.Name() && dim == want {
+		return nil
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		"DROP TABLE IF EXISTS unit_vec",
+		"DELETE FROM embeddings",
+		fmt.Sprintf("CREATE VIRTUAL TABLE unit_vec USING vec0(embedding float[%d] distance_metric=cosine)", e.Dim()),
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return translate(fmt.Errorf("prepare vectors for %s: %w", e.Name(), err))
+		}
+	}
+	for k, v := range map[string]string{"embed_model": e.Name(), "embed_dim": want} {
+		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", k, v); err != nil {
+			return translate(err)
+		}
+	}
+	return translate(tx.Commit())
+}
+
+// Embedder returns the attached model, or nil.
+func (ix *Index) Embedder() embed.Embedder { return ix.emb }
+
+// UseReranker attaches a reranker for activate (nil: none).
+func (ix *Index) UseReranker(r embed.Reranker) { ix.reranker = r }
+
+// PendingEmbeddings counts distinct unit texts without a vector.
+func (ix *Index) PendingEmbeddings(ctx context.Context) (int, error) {
+	var n int
+	err := ix.db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT content_hash) FROM units
+		WHERE content_hash NOT IN (SELECT content_hash FROM embeddings)`).Scan(&n)
+	return n, translate(err)
+}
+
+// embedBatch is how many unit texts go to the model at once.
+const embedBatch = 64
+
+// EmbedPending embeds every unit text that has no vector yet, in batches, and
+// drops vectors no unit uses any more. It is the slow path: `lore index` and
+// long-running servers call it, never a query. A model failure stops it with
+// the error (naming the model or endpoint); what was stored so far stays
+// consistent. progress, if not nil, is called after each batch.
+func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int)) (int, error) {
+	if ix.emb == nil {
+		return 0, nil
+	}
+	if _, err := ix.db.ExecContext(ctx, `DELETE FROM unit_vec WHERE rowid IN
+		(SELECT vec_rowid FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM units))`); err != nil {
+		return 0, translate(err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM units)`); err != nil {
+		return 0, translate(err)
+	}
+	total, err := ix.PendingEmbeddings(ctx)
+	if err != nil || total == 0 {
+		return 0, err
+	}
+	done := 0
+	for {
+		hashes, texts, err := ix.pendingBatch(ctx)
+		if err != nil {
+			return done, err
+		}
+		if len(hashes) == 0 {
+			return done, nil
+		}
+		vecs, err := ix.emb.Embed(ctx, texts)
+		if err != nil {
+			return done, err
+		}
+		if err := ix.storeVectors(ctx, hashes, vecs); err != nil {
+			return done, err
+		}
+		done += len(hashes)
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+}
+
+func (ix *Index) pendingBatch(ctx context.Context) ([]string, []string, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT content_hash, MIN(content) FROM units
+		WHERE content_hash NOT IN (SELECT content_hash FROM embeddings)
+		GROUP BY content_hash LIMIT ?`, embedBatch)
+	if err != nil {
+		return nil, nil, translate(err)
+	}
+	defer rows.Close()
+	var hashes, texts []string
+	for rows.Next() {
+		var h, t string
+		if err := rows.Scan(&h, &t); err != nil {
+			return nil, nil, err
+		}
+		hashes, texts = append(hashes, h), append(texts, t)
+	}
+	return hashes, texts, translate(rows.Err())
+}
+
+func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]float32) error {
+	if len(vecs) != len(hashes) {
+		return fmt.Errorf("embedding model %s returned %d vectors for %d texts", ix.emb.Name(), len(vecs), len(hashes))
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err)
+	}
+	defer tx.Rollback()
+	var next int64
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(vec_rowid), 0) + 1 FROM embeddings").Scan(&next); err != nil {
+		return translate(err)
+	}
+	for i, h := range hashes {
+		if len(vecs[i]) != ix.emb.Dim() {
+			return fmt.Errorf("embedding model %s returned dimension %d, want %d", ix.emb.Name(), len(vecs[i]), ix.emb.Dim())
+		}
+		var one int
+		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM embeddings WHERE content_hash = ?", h).Scan(&one); err == nil {
+			continue // another process stored it meanwhile
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return translate(err)
+		}
+		blob, err := vec.SerializeFloat32(vecs[i])
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO unit_vec(rowid, embedding) VALUES (?, ?)", next, blob); err != nil {
+			return translate(fmt.Errorf("store vector: %w", err))
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO embeddings(content_hash, vec_rowid) VALUES (?, ?)", h, next); err != nil {
+			return translate(err)
+		}
+		next++
+	}
+	return translate(tx.Commit())
+}
+
+// vectorHit is one unit found by the vector stage.
+type vectorHit struct {
+	uid        int64
+	similarity float64 // cosine similarity, 1 - distance
+}
+
+// vectorSearch returns the units nearest to the query vector, best first,
+// visible to project. Units sharing a text share its rank.
+func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string, k int) ([]vectorHit, error) {
+	blob, err := vec.SerializeFloat32(qv)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - v.distance FROM
+		(SELECT rowid, distance FROM unit_vec WHERE embedding MATCH ? AND k = ?) v
+		JOIN embeddings e ON e.vec_rowid = v.rowid
+		JOIN units u ON u.content_hash = e.content_hash
+		JOIN resources r ON r.rid = u.rid
+		WHERE `+visible+` ORDER BY v.distance, u.unit_key`, blob, k, project, project)
+	if err != nil {
+		return nil, translate(fmt.Errorf("vector search: %w", err))
+	}
+	defer rows.Close()
+	var out []vectorHit
+	for rows.Next() {
+		var h vectorHit
+		if err := rows.Scan(&h.uid, &h.similarity); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, translate(rows.Err())
+}
+
+// notReady maps an embedder's not-ready error to search_model_preparing.
+func notReady(err error) error {
+	var nr *embed.NotReadyError
+	if errors.As(err, &nr) {
+		return vault.Errorf(vault.CodeModelPreparing, "%s (progress %.0f%%)", nr.Error(), 100*nr.Progress)
+	}
+	return err
+}
