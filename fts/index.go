@@ -80,7 +80,7 @@ func (ix *Index) Vault() *vault.Vault { return ix.v }
 func (ix *Index) checkTokenizer(ctx context.Context) error {
 	var have string
 	err := ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='tokenizer'").Scan(&have)
-	if err == nil && have == TokenizerVersion {
+	if err == nil && have == IndexFormat {
 		return nil
 	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -99,7 +99,7 @@ func (ix *Index) clear(ctx context.Context) error {
 	for _, q := range []string{
 		"DELETE FROM resources",
 		"INSERT INTO units_fts(units_fts) VALUES('delete-all')",
-		"INSERT OR REPLACE INTO meta(key, value) VALUES('tokenizer', '" + TokenizerVersion + "')",
+		"INSERT OR REPLACE INTO meta(key, value) VALUES('tokenizer', '" + IndexFormat + "')",
 		"INSERT OR REPLACE INTO meta(key, value) VALUES('generation', COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'), 0) + 1)",
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -205,7 +205,7 @@ type change struct {
 }
 
 type preparedUnit struct {
-	headingJSON                        string
+	headingJSON, embedHash             string
 	ftsPath, ftsTitle, ftsMeta, ftsHdr string
 	ftsBody                            string
 }
@@ -358,6 +358,7 @@ func (ix *Index) prepareOne(c *change) {
 		hp, _ := json.Marshal(u.HeadingPath)
 		c.prepared[i] = preparedUnit{
 			headingJSON: string(hp),
+			embedHash:   vault.HashBytes([]byte(embedInput(r.Title, u.HeadingPath, u.Content))),
 			ftsPath:     pathTerms, ftsTitle: titleTerms, ftsMeta: metaTerms,
 			ftsHdr:  indexText(strings.Join(u.HeadingPath, " ")),
 			ftsBody: indexText(u.Content),
@@ -464,8 +465,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
 			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem)
 			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, tokens, content)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, embed_hash, tokens, content)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
 		{&w.insLink, "INSERT INTO links(rid, kind, target, heading) VALUES (?, ?, ?, ?)"},
 	} {
@@ -528,7 +529,7 @@ func (w *writer) upsert(c *change) error {
 	rid, _ := res.LastInsertId()
 	for i, u := range r.Units {
 		p := c.prepared[i]
-		res, err := w.run(w.insUnit, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.ContentHash, u.Tokens, u.Content)
+		res, err := w.run(w.insUnit, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.ContentHash, p.embedHash, u.Tokens, u.Content)
 		if err != nil {
 			return fmt.Errorf("index %s unit %s: %w", r.Path, u.Key, err)
 		}

@@ -8,9 +8,10 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// TokenizerVersion names the term-making rules below. The index records it and
-// rebuilds itself when it changes, so old and new terms never mix.
-const TokenizerVersion = "lore-terms-1"
+// IndexFormat names the term-making rules below and what the index derives
+// from a note. The index records it and rebuilds itself from the vault when it
+// changes, so old and new terms never mix.
+const IndexFormat = "lore-2"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the

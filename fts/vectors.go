@@ -3,6 +3,7 @@ package fts
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -59,11 +60,25 @@ func (ix *Index) Embedder() embed.Embedder { return ix.emb }
 // UseReranker attaches a reranker for activate (nil: none).
 func (ix *Index) UseReranker(r embed.Reranker) { ix.reranker = r }
 
-// PendingEmbeddings counts distinct unit texts without a vector.
+// embedInput is the text the model embeds for a unit: the note's title and
+// the unit's heading path on the first line, then the unit's text, so a
+// section is understood in its note's context (and a chunk without its
+// heading line still carries it).
+func embedInput(title string, headingPath []string, content string) string {
+	head := title
+	for _, h := range headingPath {
+		if h != title {
+			head += " › " + h
+		}
+	}
+	return head + "\n" + content
+}
+
+// PendingEmbeddings counts distinct embedding inputs without a vector.
 func (ix *Index) PendingEmbeddings(ctx context.Context) (int, error) {
 	var n int
-	err := ix.db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT content_hash) FROM units
-		WHERE content_hash NOT IN (SELECT content_hash FROM embeddings)`).Scan(&n)
+	err := ix.db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT embed_hash) FROM units
+		WHERE embed_hash NOT IN (SELECT embed_hash FROM embeddings)`).Scan(&n)
 	return n, translate(err)
 }
 
@@ -80,10 +95,10 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 		return 0, nil
 	}
 	if _, err := ix.db.ExecContext(ctx, `DELETE FROM unit_vec WHERE rowid IN
-		(SELECT vec_rowid FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM units))`); err != nil {
+		(SELECT vec_rowid FROM embeddings WHERE embed_hash NOT IN (SELECT embed_hash FROM units))`); err != nil {
 		return 0, translate(err)
 	}
-	if _, err := ix.db.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash NOT IN (SELECT content_hash FROM units)`); err != nil {
+	if _, err := ix.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embed_hash NOT IN (SELECT embed_hash FROM units)`); err != nil {
 		return 0, translate(err)
 	}
 	total, err := ix.PendingEmbeddings(ctx)
@@ -114,20 +129,23 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 }
 
 func (ix *Index) pendingBatch(ctx context.Context) ([]string, []string, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT content_hash, MIN(content) FROM units
-		WHERE content_hash NOT IN (SELECT content_hash FROM embeddings)
-		GROUP BY content_hash LIMIT ?`, embedBatch)
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.embed_hash, r.title, u.heading_path, u.content
+		FROM units u JOIN resources r ON r.rid = u.rid
+		WHERE u.uid IN (SELECT MIN(uid) FROM units WHERE embed_hash NOT IN (SELECT embed_hash FROM embeddings)
+			GROUP BY embed_hash LIMIT ?)`, embedBatch)
 	if err != nil {
 		return nil, nil, translate(err)
 	}
 	defer rows.Close()
 	var hashes, texts []string
 	for rows.Next() {
-		var h, t string
-		if err := rows.Scan(&h, &t); err != nil {
+		var h, title, hp, content string
+		if err := rows.Scan(&h, &title, &hp, &content); err != nil {
 			return nil, nil, err
 		}
-		hashes, texts = append(hashes, h), append(texts, t)
+		var path []string
+		json.Unmarshal([]byte(hp), &path)
+		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, content))
 	}
 	return hashes, texts, translate(rows.Err())
 }
@@ -150,7 +168,7 @@ func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]flo
 			return fmt.Errorf("embedding model %s returned dimension %d, want %d", ix.emb.Name(), len(vecs[i]), ix.emb.Dim())
 		}
 		var one int
-		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM embeddings WHERE content_hash = ?", h).Scan(&one); err == nil {
+		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM embeddings WHERE embed_hash = ?", h).Scan(&one); err == nil {
 			continue // another process stored it meanwhile
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return translate(err)
@@ -162,7 +180,7 @@ func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]flo
 		if _, err := tx.ExecContext(ctx, "INSERT INTO unit_vec(rowid, embedding) VALUES (?, ?)", next, blob); err != nil {
 			return translate(fmt.Errorf("store vector: %w", err))
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO embeddings(content_hash, vec_rowid) VALUES (?, ?)", h, next); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO embeddings(embed_hash, vec_rowid) VALUES (?, ?)", h, next); err != nil {
 			return translate(err)
 		}
 		next++
@@ -186,7 +204,7 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - v.distance FROM
 		(SELECT rowid, distance FROM unit_vec WHERE embedding MATCH ? AND k = ?) v
 		JOIN embeddings e ON e.vec_rowid = v.rowid
-		JOIN units u ON u.content_hash = e.content_hash
+		JOIN units u ON u.embed_hash = e.embed_hash
 		JOIN resources r ON r.rid = u.rid
 		WHERE `+visible+` ORDER BY v.distance, u.unit_key`, blob, k, project, project)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 
+	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
@@ -20,7 +22,7 @@ corpus, runs every judged query, and prints nDCG@10, Recall@100 and MRR@10
 as BEIR computes them.
 
 Example: lore eval ../shared/data/scifact`)
-	mode := fs.String("mode", "lexical", "retrieval mode: lexical")
+	mode := fs.String("mode", "lexical", "retrieval mode: lexical, vector or hybrid (the last two use the built-in model)")
 	keep := fs.String("keep", "", "build the vault in DIR and keep it (default: a temporary folder, removed)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -30,8 +32,8 @@ Example: lore eval ../shared/data/scifact`)
 		fs.Usage()
 		return usageError{"eval needs one data set folder"}
 	}
-	if *mode != "lexical" {
-		return usageError{fmt.Sprintf("--mode %s: only lexical is available until vectors land", *mode)}
+	if *mode != "lexical" && *mode != "vector" && *mode != "hybrid" {
+		return usageError{fmt.Sprintf("--mode %s: want lexical, vector or hybrid", *mode)}
 	}
 	ds, err := fts.LoadBEIR(pos[0])
 	if err != nil {
@@ -67,18 +69,39 @@ Example: lore eval ../shared/data/scifact`)
 		return err
 	}
 	indexTime := time.Since(start)
+	if *mode != "lexical" {
+		dir, err := embed.DefaultModelDir()
+		if err != nil {
+			return err
+		}
+		if err := ix.UseEmbedder(ctx, &embed.Builtin{Dir: dir}); err != nil {
+			return err
+		}
+		t := time.Now()
+		n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "embedding"))
+		if err != nil {
+			return notReadyAsSetup(err)
+		}
+		if n > 0 {
+			fmt.Fprintf(e.stderr, "embedded %d unit texts in %s (%.1f/s)\n", n, time.Since(t).Round(time.Second), float64(n)/time.Since(t).Seconds())
+		}
+	}
 	byPath := map[string]string{}
 	for _, d := range ds.Docs {
 		byPath[fts.DocPath(d.ID)] = d.ID
 	}
 	m, err := ds.Evaluate(ctx, func(ctx context.Context, q string) ([]string, error) {
-		hits, err := ix.SearchFresh(ctx, q, fts.SearchOptions{Limit: 300})
+		units, err := ix.Rank(ctx, q, *mode, "", 300)
 		if err != nil {
 			return nil, err
 		}
 		var ids []string
-		for _, h := range fts.ResourceHits(hits) {
-			ids = append(ids, byPath[h.Path])
+		seen := map[string]bool{}
+		for _, u := range units {
+			if !seen[u.Path] {
+				seen[u.Path] = true
+				ids = append(ids, byPath[u.Path])
+			}
 		}
 		return ids, nil
 	})
@@ -93,4 +116,12 @@ Example: lore eval ../shared/data/scifact`)
 	fmt.Fprintf(e.stdout, "index      %s; queries %s (%.1f ms each)\n", indexTime.Round(time.Millisecond), m.QueryTime.Round(time.Millisecond),
 		float64(m.QueryTime.Microseconds())/1000/float64(max(m.Queries, 1)))
 	return nil
+}
+
+// notReadyAsSetup turns a missing model into a setup error that says what to run.
+func notReadyAsSetup(err error) error {
+	if errors.Is(err, embed.ErrNotReady) {
+		return vault.Errorf(vault.CodeModelPreparing, "%v", err)
+	}
+	return err
 }

@@ -40,11 +40,13 @@ CREATE TABLE units (
   start_byte   INTEGER NOT NULL,
   end_byte     INTEGER NOT NULL,
   content_hash TEXT NOT NULL,
+  embed_hash   TEXT NOT NULL,   -- sha256 of the text the model embeds (see embedInput)
   tokens       INTEGER NOT NULL,
   content      TEXT NOT NULL
 );
 CREATE INDEX units_rid ON units(rid);
 CREATE INDEX units_content_hash ON units(content_hash);
+CREATE INDEX units_embed_hash ON units(embed_hash);
 
 CREATE TABLE links (
   rid     INTEGER NOT NULL REFERENCES resources(rid) ON DELETE CASCADE,

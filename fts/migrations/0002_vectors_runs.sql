@@ -1,9 +1,10 @@
--- Vectors: one per distinct unit text (content_hash), so a unit whose text did
--- not change is never embedded again. The vec0 table itself (unit_vec) is
--- created at run time with the model's dimension; see vectors.go.
+-- Vectors: one per distinct embedding input (units.embed_hash), so a unit
+-- whose text, title and headings did not change is never embedded again. The
+-- vec0 table itself (unit_vec) is created at run time with the model's
+-- dimension; see vectors.go.
 CREATE TABLE embeddings (
-  content_hash TEXT PRIMARY KEY,
-  vec_rowid    INTEGER NOT NULL UNIQUE
+  embed_hash TEXT PRIMARY KEY,
+  vec_rowid  INTEGER NOT NULL UNIQUE
 );
 
 -- Retrieval runs: the local record of every activate. Kept across
