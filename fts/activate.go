@@ -2,7 +2,9 @@ package fts
 
 import (
 	"context"
+
 	"fmt"
+	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"math"
 	"sort"
 	"strings"
@@ -13,7 +15,8 @@ import (
 
 // Pipeline constants (see the package doc for how they were chosen).
 const (
-	rrfK          = 60   // reciprocal-rank fusion constant
+	rrfK          = 60   // reciprocal-rank fusion constant (fusion: rrf)
+	vectorBeta    = 0.3  // weight of cosine similarity in score fusion
 	stageDepth    = 40   // candidates taken from each stage and kept after fusion
 	rerankDepth   = 24   // fused candidates a reranker sees
 	linkBonus     = 0.05 // one-hop link bonus, as a fraction of the top fused score
@@ -193,9 +196,9 @@ func (ix *Index) addVectorHits(ctx context.Context, vh []vectorHit, cands map[in
 	return nil
 }
 
-// fuse scores candidates by reciprocal-rank fusion and returns the best
-// stageDepth, exact matches first.
-func fuse(cands map[int64]*candidate, depth int) []*candidate {
+// fuseRRF scores candidates by reciprocal-rank fusion (k = 60) and returns
+// the best depth, exact matches first.
+func fuseRRF(cands map[int64]*candidate, depth int) []*candidate {
 	out := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
 		for _, r := range []int{c.BM25Rank, c.VectorRank} {
@@ -214,6 +217,74 @@ func fuse(cands map[int64]*candidate, depth int) []*candidate {
 		out = out[:depth]
 	}
 	return out
+}
+
+// fuseScores scores each candidate by its BM25 score over the best BM25 score
+// among the candidates plus vectorBeta × its cosine similarity to the query
+// (lexical or vector mode use one term), and returns the best depth, exact
+// matches first. Unlike RRF it keeps how far apart BM25 scores are, so a
+// weak vector stage nudges the order instead of overturning it (see the
+// package doc for the measurements).
+func fuseScores(cands map[int64]*candidate, depth int, mode string) []*candidate {
+	top := 0.0
+	for _, c := range cands {
+		top = math.Max(top, c.BM25Score)
+	}
+	out := make([]*candidate, 0, len(cands))
+	for _, c := range cands {
+		if top > 0 && mode != "vector" {
+			c.Fused += c.BM25Score / top
+		}
+		if mode != "lexical" {
+			w := vectorBeta
+			if mode == "vector" {
+				w = 1
+			}
+			c.Fused += w * c.VectorScore
+		}
+		c.Final = c.Fused
+		out = append(out, c)
+	}
+	sortCandidates(out)
+	if len(out) > depth {
+		out = out[:depth]
+	}
+	return out
+}
+
+// similarities fills in the cosine similarity to the query of every
+// candidate that has a vector (lexical candidates the vector stage did not
+// reach included). Units not embedded yet keep 0.
+func (ix *Index) similarities(ctx context.Context, qv []float32, cands map[int64]*candidate) error {
+	var ids []string
+	for uid, c := range cands {
+		if c.VectorRank == 0 {
+			ids = append(ids, fmt.Sprint(uid))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	blob, err := vec.SerializeFloat32(qv)
+	if err != nil {
+		return err
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - vec_distance_cosine(v.embedding, ?) FROM units u
+		JOIN embeddings e ON e.embed_hash = u.embed_hash JOIN unit_vec v ON v.rowid = e.vec_rowid
+		WHERE u.uid IN (`+strings.Join(ids, ",")+`)`, blob)
+	if err != nil {
+		return translate(fmt.Errorf("similarities: %w", err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var uid int64
+		var sim float64
+		if err := rows.Scan(&uid, &sim); err != nil {
+			return err
+		}
+		cands[uid].VectorScore = sim
+	}
+	return translate(rows.Err())
 }
 
 // sortCandidates orders exact matches first, then by final score, then by
@@ -428,7 +499,17 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 	}
 
 	t = time.Now()
-	ranked := fuse(cands, depth)
+	var ranked []*candidate
+	if ix.fusion == "rrf" {
+		ranked = fuseRRF(cands, depth)
+	} else {
+		if qv != nil {
+			if err := ix.similarities(ctx, qv, cands); err != nil {
+				return nil, err
+			}
+		}
+		ranked = fuseScores(cands, depth, mode)
+	}
 	if err := ix.boostLinks(ctx, ranked); err != nil {
 		return nil, err
 	}

@@ -334,3 +334,19 @@ func keys(act *Activation) []string {
 	}
 	return out
 }
+
+func TestActivate_FusionChoices(t *testing.T) {
+	tv, _ := activateVault(t, deltaNotes)
+	for _, f := range []string{"score", "rrf"} {
+		if err := tv.ix.UseFusion(f); err != nil {
+			t.Fatal(err)
+		}
+		act := tv.activate("sync retries", "")
+		if len(act.Fragments) == 0 || act.Fragments[0].UnitKey != "mem_a/sync/0/0" {
+			t.Errorf("%s fusion: %v, want mem_a's sync section first", f, keys(act))
+		}
+	}
+	if err := tv.ix.UseFusion("magic"); vault.ErrorCode(err) != vault.CodeConfig {
+		t.Errorf("unknown fusion: %v", err)
+	}
+}

@@ -43,15 +43,24 @@
 //
 //   - Stages: freshness check → exact id/path/title → BM25 (top 40) → query
 //     embedding and sqlite-vec k-NN over vec0 with cosine distance (top 40;
-//     hits with similarity ≤ 0 are no evidence and dropped) → reciprocal-rank
-//     fusion, k = 60, exact matches pinned first, top 40 kept → one-hop link
-//     bonus: a candidate whose resource links to or from another candidate's
-//     (wikilink by title/id/path, Markdown link, supersedes, superseded_by)
-//     gains 0.05 × the top fused score → optional HTTP rerank of the top 24
-//     (its scores replace fused ones there) → status: superseded and deprecated
-//     resources' scores are halved and kept below their successor's → assembly.
-//     Ties go to units with a term match, then by unit key, so ranking is
-//     deterministic for a given vault, index and model.
+//     hits with similarity ≤ 0 are no evidence and dropped) → fusion, exact
+//     matches pinned first, top 40 kept → one-hop link bonus: a candidate whose
+//     resource links to or from another candidate's (wikilink by
+//     title/id/path, Markdown link, supersedes, superseded_by) gains 0.05 × the
+//     top fused score → optional HTTP rerank of the top 24 (its scores replace
+//     fused ones there) → status: superseded and deprecated resources' scores
+//     are halved and kept below their successor's → assembly. Ties go to units
+//     with a term match, then by unit key, so ranking is deterministic for a
+//     given vault, index and model.
+//   - Fusion departs from DESIGN.md's reciprocal-rank fusion by default, on
+//     measurement. The default ("score") is BM25 over the best BM25 among the
+//     candidates plus 0.3 × cosine similarity, the similarity computed for
+//     every candidate that has a vector. On SciFact with the built-in model
+//     (vector alone: nDCG@10 0.218) RRF with k = 60 gave 0.444 — rank fusion
+//     lets a weak list overturn a strong one — and weighted RRF never beat
+//     lexical (0.699); score fusion gives 0.707 (β 0.2–0.6 all 0.700–0.707).
+//     lore.yaml `retrieval: {fusion: rrf}` selects RRF (k = 60), which suits a
+//     strong embedding endpoint.
 //   - Vectors are stored per distinct unit text (content_hash), so an unchanged
 //     unit is never embedded again and copies share one vector. The index
 //     records the model's name and dimension and drops every vector when they

@@ -33,6 +33,7 @@ type Index struct {
 
 	emb      embed.Embedder // nil: lexical only
 	reranker embed.Reranker // nil: no rerank
+	fusion   string         // "score" (default) or "rrf"
 	clock    func() time.Time
 }
 

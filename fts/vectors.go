@@ -60,6 +60,17 @@ func (ix *Index) Embedder() embed.Embedder { return ix.emb }
 // UseReranker attaches a reranker for activate (nil: none).
 func (ix *Index) UseReranker(r embed.Reranker) { ix.reranker = r }
 
+// UseFusion chooses how the lexical and vector stages combine: "score"
+// (default) or "rrf". Anything else is an invalid_config error.
+func (ix *Index) UseFusion(f string) error {
+	switch f {
+	case "", "score", "rrf":
+		ix.fusion = f
+		return nil
+	}
+	return vault.Errorf(vault.CodeConfig, "retrieval.fusion %q: want score or rrf", f)
+}
+
 // embedInput is the text the model embeds for a unit: the note's title and
 // the unit's heading path on the first line, then the unit's text, so a
 // section is understood in its note's context (and a chunk without its

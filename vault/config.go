@@ -60,9 +60,10 @@ type RerankConfig struct {
 
 // RetrievalConfig holds the assembly limits of activate. Zero means the default.
 type RetrievalConfig struct {
-	MaxFragments int `yaml:"max_fragments"`
-	PerResource  int `yaml:"per_resource"`
-	TokenBudget  int `yaml:"token_budget"`
+	MaxFragments int    `yaml:"max_fragments"`
+	PerResource  int    `yaml:"per_resource"`
+	TokenBudget  int    `yaml:"token_budget"`
+	Fusion       string `yaml:"fusion"` // "score" (default) or "rrf"
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+): `)
@@ -117,6 +118,11 @@ func ParseConfig(data []byte) (Config, error) {
 		if !ValidProjectName(name) {
 			return Config{}, Errorf(CodeConfig, "%s: projects: %q is not a valid project name (letters, digits, '.', '_', '-')", ConfigFile, name)
 		}
+	}
+	switch cfg.Retrieval.Fusion {
+	case "", "score", "rrf":
+	default:
+		return Config{}, Errorf(CodeConfig, "%s: retrieval.fusion: %q is not one of score, rrf", ConfigFile, cfg.Retrieval.Fusion)
 	}
 	switch cfg.Embedding.Provider {
 	case "", "builtin", "none", "openai", "ollama":

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5"
 
+	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
@@ -25,6 +27,7 @@ Example: lore bench -n 10000`)
 	n := fs.Int("n", 10000, "notes to generate")
 	nq := fs.Int("queries", 300, "search queries to time")
 	dir := fs.String("dir", "", "build the vault in DIR and keep it (default: temporary)")
+	vectors := fs.Bool("vectors", true, "also time activate with a vector for every unit")
 	if pos, err := parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -111,6 +114,67 @@ Example: lore bench -n 10000`)
 		return err
 	}
 	fmt.Fprintf(out, "search + freshness     p50 %s  p95 %s\n", pct(withCheck, 50), pct(withCheck, 95))
+	if *vectors {
+		return benchActivate(ctx, e, ix, queries)
+	}
+	return nil
+}
+
+// benchActivate times activate with a vector for every unit. Embedding 60,000
+// units with the built-in model takes about 25 minutes on 2 cores, so the
+// units get vectors of the same dimension (512) from the deterministic hash
+// model — the k-NN costs the same — and the built-in model's query embedding
+// is timed on its own and added.
+func benchActivate(ctx context.Context, e *env, ix *fts.Index, queries []string) error {
+	out := e.stdout
+	if err := ix.UseEmbedder(ctx, &embed.HashEmbedder{Dims: 512}); err != nil {
+		return err
+	}
+	start := time.Now()
+	n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "vectors"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "vectors (hash model)   %d unit texts stored in %s\n", n, time.Since(start).Round(time.Millisecond))
+	noEmbed, err := timeN(len(queries), func(i int) error {
+		_, err := ix.Activate(ctx, fts.ActivateRequest{Query: queries[i]})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "activate, no query embedding  p50 %s  p95 %s\n", pct(noEmbed, 50), pct(noEmbed, 95))
+	dir, err := embed.DefaultModelDir()
+	if err != nil {
+		return err
+	}
+	m, err := embed.LoadUSELite(dir)
+	if err != nil {
+		fmt.Fprintf(out, "built-in model: %v\n", err)
+		return nil
+	}
+	qe, err := timeN(len(queries), func(i int) error {
+		_, err := m.Embed(ctx, []string{queries[i]})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "query embedding (built-in)    p50 %s  p95 %s\n", pct(qe, 50), pct(qe, 95))
+	both := make([]time.Duration, len(noEmbed))
+	for i := range both {
+		both[i] = noEmbed[i] + qe[i]
+	}
+	fmt.Fprintf(out, "activate with query embedding p50 %s  (sum of the two medians)\n", pct(both, 50))
+	passages := make([]string, 64)
+	for i := range passages {
+		passages[i] = strings.Repeat(queries[i%len(queries)]+" ", 12)
+	}
+	t := time.Now()
+	if _, err := m.Embed(ctx, passages); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "built-in embedding     %.1f passages/s (64 passages of 128 tokens)\n", 64/time.Since(t).Seconds())
 	return nil
 }
 

@@ -115,6 +115,10 @@ func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Bindin
 		return nil, b, vault.Errorf(vault.CodeConfig, "lore.yaml rerank: %v", err)
 	}
 	ix.UseReranker(rr)
+	if err := ix.UseFusion(cfg.Retrieval.Fusion); err != nil {
+		closeIndex(ix)
+		return nil, b, err
+	}
 	return ix, b, nil
 }
 
