@@ -270,7 +270,7 @@ func (ix *Index) similarities(ctx context.Context, qv []float32, cands map[int64
 		return err
 	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - vec_distance_cosine(v.embedding, ?) FROM units u
-		JOIN embeddings e ON e.embed_hash = u.embed_hash JOIN unit_vec v ON v.rowid = e.vec_rowid
+		JOIN embeddings e ON e.embed_hash = u.embed_hash JOIN unit_vectors v ON v.rowid = e.vec_rowid
 		WHERE u.uid IN (`+strings.Join(ids, ",")+`)`, blob)
 	if err != nil {
 		return translate(fmt.Errorf("similarities: %w", err))

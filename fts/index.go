@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -34,6 +35,8 @@ type Index struct {
 	emb      embed.Embedder // nil: lexical only
 	reranker embed.Reranker // nil: no rerank
 	fusion   string         // "score" (default) or "rrf"
+	binary   bool           // unit_vec holds sign bits; unit_vectors the floats
+	watch    *watcher       // set by Watch; guarded by mu
 	clock    func() time.Time
 }
 
@@ -52,23 +55,49 @@ func Open(ctx context.Context, v *vault.Vault) (*Index, error) {
 	return OpenFile(ctx, v, v.IndexPath())
 }
 
-// OpenFile is Open with an explicit database path.
+// OpenFile is Open with an explicit database path. An index written by
+// another index format (or one whose schema does not migrate) is derived data:
+// it is deleted and created anew, and the next Refresh rebuilds it.
 func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error) {
+	ix, err := openFile(ctx, v, dbPath)
+	if err == nil || !errors.Is(err, errStaleFormat) {
+		return ix, err
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(dbPath + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove stale index %s: %w", dbPath, err)
+		}
+	}
+	return openFile(ctx, v, dbPath)
+}
+
+var errStaleFormat = errors.New("index of another format")
+
+func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error) {
 	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate&_cache_size=-65536"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dbPath, err)
 	}
+	var have string
+	db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='format'").Scan(&have)
+	var tables int
+	db.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master").Scan(&tables)
+	if tables > 0 && have != IndexFormat {
+		db.Close()
+		return nil, errStaleFormat
+	}
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, translate(fmt.Errorf("index %s: %w", dbPath, err))
 	}
-	ix := &Index{v: v, db: db, clock: time.Now}
-	if err := ix.checkTokenizer(ctx); err != nil {
-		db.Close()
-		return nil, err
+	if have == "" {
+		if _, err := db.ExecContext(ctx, "INSERT OR IGNORE INTO meta(key, value) VALUES('format', ?)", IndexFormat); err != nil {
+			db.Close()
+			return nil, translate(err)
+		}
 	}
-	return ix, nil
+	return &Index{v: v, db: db, clock: time.Now}, nil
 }
 
 // Close closes the database.
@@ -76,19 +105,6 @@ func (ix *Index) Close() error { return ix.db.Close() }
 
 // Vault returns the vault the index follows.
 func (ix *Index) Vault() *vault.Vault { return ix.v }
-
-// checkTokenizer clears the index when it was built with other term rules.
-func (ix *Index) checkTokenizer(ctx context.Context) error {
-	var have string
-	err := ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='tokenizer'").Scan(&have)
-	if err == nil && have == IndexFormat {
-		return nil
-	}
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return translate(err)
-	}
-	return ix.clear(ctx)
-}
 
 // clear empties the index (the next Refresh rebuilds it from the vault).
 func (ix *Index) clear(ctx context.Context) error {
@@ -100,7 +116,6 @@ func (ix *Index) clear(ctx context.Context) error {
 	for _, q := range []string{
 		"DELETE FROM resources",
 		"INSERT INTO units_fts(units_fts) VALUES('delete-all')",
-		"INSERT OR REPLACE INTO meta(key, value) VALUES('tokenizer', '" + IndexFormat + "')",
 		"INSERT OR REPLACE INTO meta(key, value) VALUES('generation', COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'), 0) + 1)",
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -233,14 +248,18 @@ func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (R
 }
 
 func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int), st *RefreshStats) (bool, error) {
-	files, problems, err := ix.v.Scan()
-	if err != nil {
-		return false, err
-	}
-	st.Files, st.Problems = len(files), problems
 	snap, err := ix.snapshot(ctx)
 	if err != nil {
 		return false, err
+	}
+	files, problems, checked, err := ix.changedFiles()
+	if err != nil {
+		return false, err
+	}
+	if checked == nil {
+		st.Files, st.Problems = len(files), problems
+	} else {
+		st.Files = len(snap)
 	}
 	var todo []*change
 	present := make(map[string]bool, len(files))
@@ -259,7 +278,7 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 	}
 	var removed []string
 	for p := range snap {
-		if !present[p] {
+		if !present[p] && (checked == nil || checked(p)) {
 			removed = append(removed, p)
 		}
 	}
@@ -308,6 +327,52 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		return false, nil // only removals and updates can free an id
 	}
 	return ix.requeueFreedIDs(ctx)
+}
+
+// changedFiles returns the files to compare with the snapshot. Without a
+// watcher (or when it asks for one) that is a walk of the whole vault and
+// checked is nil; with one, only the paths its events named, and checked
+// tells which snapshot paths those cover (a file not among the returned ones
+// but covered is gone).
+func (ix *Index) changedFiles() ([]vault.FileStat, []vault.Problem, func(string) bool, error) {
+	if ix.watch == nil {
+		files, problems, err := ix.v.Scan()
+		return files, problems, nil, err
+	}
+	dirty, full := ix.watch.take()
+	if full {
+		files, problems, err := ix.v.Scan()
+		return files, problems, nil, err
+	}
+	var files []vault.FileStat
+	var problems []vault.Problem
+	var dirs []string
+	for rel := range dirty {
+		if st, err := os.Stat(filepath.Join(ix.v.Root, rel)); err == nil && st.IsDir() {
+			fs, ps, err := ix.v.ScanFrom(rel)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			files, problems = append(files, fs...), append(problems, ps...)
+			dirs = append(dirs, vault.NormalizePath(rel)+"/")
+			continue
+		}
+		if f, ok := ix.v.StatFile(rel); ok {
+			files = append(files, f)
+		}
+	}
+	checked := func(p string) bool {
+		if dirty[filepath.FromSlash(p)] {
+			return true
+		}
+		for _, d := range dirs {
+			if strings.HasPrefix(p, d) {
+				return true
+			}
+		}
+		return false
+	}
+	return files, problems, checked, nil
 }
 
 // prepare reads, hashes, parses and tokenizes a batch in parallel.

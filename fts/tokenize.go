@@ -8,10 +8,10 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// IndexFormat names the term-making rules below and what the index derives
-// from a note. The index records it and rebuilds itself from the vault when it
-// changes, so old and new terms never mix.
-const IndexFormat = "lore-2"
+// IndexFormat names the term-making rules below, the schema, and what the
+// index derives from a note. An index file of another format is deleted and
+// rebuilt from the vault (see OpenFile), so old and new terms never mix.
+const IndexFormat = "lore-3"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the

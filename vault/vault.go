@@ -121,7 +121,16 @@ type Problem struct {
 // are read in parallel and files are stat'ed relative to their folder, because
 // this runs before every query.
 func (v *Vault) Scan() ([]FileStat, []Problem, error) {
-	if _, err := os.ReadDir(v.Root); err != nil {
+	return v.ScanFrom("")
+}
+
+// ScanFrom is Scan of the folder rel (an OS-relative path, "" for the root)
+// and everything under it.
+func (v *Vault) ScanFrom(rel string) ([]FileStat, []Problem, error) {
+	if _, err := os.ReadDir(filepath.Join(v.Root, rel)); err != nil {
+		if rel != "" && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
 		return nil, nil, fmt.Errorf("scan vault %s: %w", v.Root, err)
 	}
 	var (
@@ -147,7 +156,7 @@ func (v *Vault) Scan() ([]FileStat, []Problem, error) {
 		}
 	}
 	wg.Add(1)
-	walk("")
+	walk(rel)
 	wg.Wait()
 	sort.Slice(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
 	return files, problems, nil
@@ -206,6 +215,21 @@ func (v *Vault) scanDir(rel string) (files []FileStat, problems []Problem, dirs 
 		files = append(files, FileStat{Path: p, FSPath: childRel, Size: size, ModNs: mod})
 	}
 	return files, problems, dirs
+}
+
+// StatFile returns the FileStat of one file by its OS-relative path, with ok
+// false when it is gone, is not a regular .md file outside dot-folders, or is
+// a symlink out of the vault.
+func (v *Vault) StatFile(rel string) (FileStat, bool) {
+	p := NormalizePath(rel)
+	if !IsMemoryPath(p) {
+		return FileStat{}, false
+	}
+	info, err := v.root.Stat(rel) // follows symlinks, refusing escapes
+	if err != nil || !info.Mode().IsRegular() {
+		return FileStat{}, false
+	}
+	return FileStat{Path: p, FSPath: rel, Size: info.Size(), ModNs: info.ModTime().UnixNano()}, true
 }
 
 // ReadFile reads a file by its file-system relative path through the vault's

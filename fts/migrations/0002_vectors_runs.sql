@@ -7,6 +7,13 @@ CREATE TABLE embeddings (
   vec_rowid  INTEGER NOT NULL UNIQUE
 );
 
+-- The full float32 vectors, by vec_rowid. unit_vec holds their sign bits
+-- (binary quantization) for a fast first pass; these rescore its candidates.
+CREATE TABLE unit_vectors (
+  rowid     INTEGER PRIMARY KEY,
+  embedding BLOB NOT NULL
+);
+
 -- Retrieval runs: the local record of every activate. Kept across
 -- `lore index --rebuild`; never pushed anywhere.
 CREATE TABLE runs (

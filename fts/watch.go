@@ -1,0 +1,137 @@
+package fts
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// watcher keeps, for a long-running process, the set of vault paths that
+// changed since the last Refresh, so Refresh need not walk the whole vault.
+type watcher struct {
+	w     *fsnotify.Watcher
+	root  string
+	mu    sync.Mutex
+	dirty map[string]bool // OS-relative paths of files or folders that changed
+	full  bool            // something was missed: the next Refresh walks everything
+	last  time.Time       // the last full walk
+}
+
+// fullEvery is how often a watched index still walks the whole vault, as a
+// safety net for events a file system did not deliver.
+const fullEvery = 60 * time.Second
+
+// Watch makes the freshness check incremental for a long-running process (the
+// MCP server, the web UI): every folder of the vault is watched with fsnotify,
+// and each Refresh then reads only the files and folders events named. Any
+// doubt — a watcher error or overflow, a folder renamed or removed — makes the
+// next Refresh walk the whole vault again, as it does without Watch, and it
+// walks anyway once a minute. Events arrive asynchronously (well under a
+// millisecond after a write on Linux), so an edit is seen by the first Refresh
+// after its event. The watch ends with ctx.
+func (ix *Index) Watch(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	wt := &watcher{w: w, root: ix.v.Root, dirty: map[string]bool{}, full: true}
+	if err := wt.addTree(""); err != nil {
+		w.Close()
+		return err
+	}
+	ix.mu.Lock()
+	ix.watch = wt
+	ix.mu.Unlock()
+	go func() {
+		defer w.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				ix.mu.Lock()
+				ix.watch = nil
+				ix.mu.Unlock()
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				wt.event(ev)
+			case _, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				wt.mu.Lock()
+				wt.full = true
+				wt.mu.Unlock()
+			}
+		}
+	}()
+	return nil
+}
+
+// addTree watches rel and every folder under it, skipping dot-folders.
+func (wt *watcher) addTree(rel string) error {
+	return filepath.WalkDir(filepath.Join(wt.root, rel), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // gone meanwhile; its events (or a full scan) cover it
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != wt.root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		return wt.w.Add(p)
+	})
+}
+
+func (wt *watcher) event(ev fsnotify.Event) {
+	rel, err := filepath.Rel(wt.root, ev.Name)
+	if err != nil || rel == "." {
+		wt.mu.Lock()
+		wt.full = true
+		wt.mu.Unlock()
+		return
+	}
+	for _, seg := range strings.Split(rel, string(filepath.Separator)) {
+		if strings.HasPrefix(seg, ".") {
+			return // inside a dot-folder (.git): not memory
+		}
+	}
+	st, statErr := os.Lstat(ev.Name)
+	isDir := statErr == nil && st.IsDir()
+	if isDir && ev.Has(fsnotify.Create) {
+		if err := wt.addTree(rel); err != nil {
+			wt.mu.Lock()
+			wt.full = true
+			wt.mu.Unlock()
+			return
+		}
+	}
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	if statErr != nil && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && !strings.EqualFold(filepath.Ext(rel), ".md") {
+		wt.full = true // a folder (or something else) went away: walk again
+		return
+	}
+	wt.dirty[rel] = true
+}
+
+// take returns the changed paths and whether a full walk is needed, and
+// starts a new set.
+func (wt *watcher) take() (map[string]bool, bool) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	d, full := wt.dirty, wt.full || time.Since(wt.last) > fullEvery
+	wt.dirty, wt.full = map[string]bool{}, false
+	if full {
+		wt.last = time.Now()
+	}
+	return d, full
+}

@@ -1,0 +1,51 @@
+package fts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// eventually retries f until it holds or a second passes (fsnotify events are
+// asynchronous).
+func eventually(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if f() {
+			return
+		}
+	}
+	t.Errorf("%s: not seen within 2 s", what)
+}
+
+func TestWatch_IncrementalFreshness(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "sub/b.md": "# B\n\nbravo\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := tv.ix.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tv.topPath("alpha") != "a.md" {
+		t.Fatal("first refresh (a full walk) missed a.md")
+	}
+	tv.write("a.md", "# A\n\nzebra\n")
+	eventually(t, "edit", func() bool { return tv.topPath("zebra") == "a.md" })
+	tv.write("new/dir/c.md", "# C\n\nyak\n")
+	eventually(t, "file in a new folder", func() bool { return tv.topPath("yak") == "new/dir/c.md" })
+	os.Remove(filepath.Join(tv.root, "sub", "b.md"))
+	eventually(t, "deletion", func() bool { return tv.topPath("bravo") == "" })
+	os.Rename(filepath.Join(tv.root, "new"), filepath.Join(tv.root, "moved"))
+	eventually(t, "folder rename", func() bool { return tv.topPath("yak") == "moved/dir/c.md" })
+	tv.git("add", "-A")
+	tv.git("commit", "-qm", "x")
+	tv.git("rm", "-q", "a.md")
+	eventually(t, "git rm", func() bool { return tv.topPath("zebra") == "" })
+	// With nothing changed, the watched refresh reads nothing.
+	tv.ix.Refresh(context.Background(), nil)
+	st, err := tv.ix.Refresh(context.Background(), nil)
+	if err != nil || !st.Unchanged {
+		t.Errorf("idle refresh: %+v, %v", st, err)
+	}
+}
