@@ -97,3 +97,16 @@ func BenchmarkColdIndex(b *testing.B) {
 		ix.Close()
 	}
 }
+
+// TestGenerateVault_AllNotesIndex guards the benchmarks: every generated note
+// must be valid memory (an earlier generator cut runes in half).
+func TestGenerateVault_AllNotesIndex(t *testing.T) {
+	tv := newTestVault(t, nil)
+	if _, err := GenerateVault(tv.root, 300, 1); err != nil {
+		t.Fatal(err)
+	}
+	st, err := tv.ix.Stats(context.Background())
+	if err != nil || st.Resources != 300 || st.Skipped != 0 || len(st.Problems) != 0 {
+		t.Errorf("stats %+v, %v: want 300 clean notes", st, err)
+	}
+}

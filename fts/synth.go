@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Synthetic vaults for `lore bench` and the Go benchmarks: deterministic for a
@@ -77,7 +79,8 @@ func (s *synth) sentence(n int) string {
 		}
 	}
 	out := strings.Join(ws, " ")
-	return strings.ToUpper(out[:1]) + out[1:] + "."
+	r, n := utf8.DecodeRuneInString(out)
+	return string(unicode.ToUpper(r)) + out[n:] + "."
 }
 
 func synthTitle(s *synth, i int) string {
