@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// weakFraction: with score fusion, a candidate scoring under this fraction of
+// the best one is not worth the agent's tokens (cut:weak).
+const weakFraction = 0.3
+
 // assemble picks the fragments to deliver from the ranked candidates — at most
 // PerResource per resource and MaxFragments in all, no two overlapping, within
 // the token budget — and computes the deltas against what the caller holds.
@@ -20,7 +24,15 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 	ranges := map[int64][][2]int{}
 	texts := map[string]bool{}
 	used := 0
+	floor := 0.0
+	if len(ranked) > 0 && ix.fusion != "rrf" && ranked[0].ExactRank == 0 {
+		floor = weakFraction * ranked[0].Final
+	}
 	for _, c := range ranked {
+		if c.ExactRank == 0 && c.Final < floor {
+			c.Outcome = "cut:weak"
+			continue
+		}
 		if len(act.Fragments) >= lim.MaxFragments {
 			c.Outcome = "cut:total"
 			continue
