@@ -60,7 +60,7 @@ var deltaNotes = map[string]string{
 
 func TestActivate_Deltas(t *testing.T) {
 	tv, _ := activateVault(t, deltaNotes)
-	first := tv.activate("sync retries", "")
+	first := tv.activate("sync", "")
 	got := actions(first)
 	if got["mem_a/sync/0/0"] != "add" || got["mem_b/sync/0/0"] != "add" {
 		t.Fatalf("first call: %v, want adds", got)
@@ -70,7 +70,7 @@ func TestActivate_Deltas(t *testing.T) {
 	}
 
 	// The same query with the state: everything held is reused, no bodies.
-	second := tv.activate("sync retries", first.NextState)
+	second := tv.activate("sync", first.NextState)
 	for k, a := range actions(second) {
 		if a != "reuse" {
 			t.Errorf("second call: %s is %s, want reuse", k, a)
@@ -79,7 +79,7 @@ func TestActivate_Deltas(t *testing.T) {
 
 	// A person edits one delivered section: it comes back as replace.
 	tv.write("a.md", strings.Replace(deltaNotes["a.md"], "exponentially", "exponentially up to five minutes", 1))
-	third := tv.activate("sync retries", second.NextState)
+	third := tv.activate("sync", second.NextState)
 	if a := actions(third)["mem_a/sync/0/0"]; a != "replace" {
 		t.Errorf("edited unit: %s, want replace", a)
 	}

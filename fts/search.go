@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -183,7 +182,7 @@ func (ix *Index) bm25(ctx context.Context, match, project string, w Weights, lim
 		if err != nil {
 			return nil, err
 		}
-		h.Stage, h.Score = "bm25", math.Round(-s*1e4)/1e4
+		h.Stage, h.Score = "bm25", -s
 		out = append(out, h)
 	}
 	return out, translate(rows.Err())

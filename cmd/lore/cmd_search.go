@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/lore-memory/lore/fts"
@@ -37,6 +38,9 @@ Example: lore search "how do we release" -n 5`)
 	if *asJSON {
 		if hits == nil {
 			hits = []fts.Hit{}
+		}
+		for i := range hits {
+			hits[i].Score = math.Round(hits[i].Score*1e4) / 1e4
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
