@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -348,5 +350,44 @@ func TestActivate_FusionChoices(t *testing.T) {
 	}
 	if err := tv.ix.UseFusion("magic"); vault.ErrorCode(err) != vault.CodeConfig {
 		t.Errorf("unknown fusion: %v", err)
+	}
+}
+
+// TestActivate_RerankOrdersTheTop runs activate with an HTTP reranker served
+// on loopback that prefers the cache note: its order wins over fusion's.
+func TestActivate_RerankOrdersTheTop(t *testing.T) {
+	tv, _ := activateVault(t, deltaNotes)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Documents []string `json:"documents"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		var res []map[string]any
+		for i, d := range req.Documents {
+			score := 0.1
+			if strings.Contains(d, "pushes") {
+				score = 0.9
+			}
+			res = append(res, map[string]any{"index": i, "relevance_score": score})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"results": res})
+	}))
+	defer srv.Close()
+	rr, err := embed.NewHTTPReranker(embed.HTTPConfig{Endpoint: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv.ix.UseReranker(rr)
+	act := tv.activate("sync", "")
+	if len(act.Fragments) == 0 || act.Fragments[0].UnitKey != "mem_b/sync/0/0" {
+		t.Errorf("fragments %v: want the reranker's favourite first", keys(act))
+	}
+	rec := tv.run(act.RunID)
+	if _, ok := rec.TimingsUS["rerank"]; !ok || rec.Ranked[0].Rerank != 0.9 {
+		t.Errorf("run does not record the rerank stage: %+v", rec.Ranked[0])
+	}
+	srv.Close()
+	if _, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "sync"}); err == nil || !strings.Contains(err.Error(), srv.URL) {
+		t.Errorf("reranker down: err = %v, want an error naming the endpoint", err)
 	}
 }
