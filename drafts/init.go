@@ -24,6 +24,24 @@ type InitResult struct {
 	Notes       int      // memory files found
 }
 
+// InitRepo makes dir (created if needed) a git repository on branch main
+// unless it already is one, and reports whether it created it.
+func InitRepo(dir string) (bool, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("create %s: %w", dir, err)
+	}
+	if _, err := vault.FindGitDir(dir); err == nil {
+		return false, nil
+	}
+	_, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	})
+	if err != nil {
+		return false, fmt.Errorf("git init %s: %w", dir, err)
+	}
+	return true, nil
+}
+
 // Init makes dir a vault: it creates the folder and a git repository when
 // there is none (branch orgRef), writes lore.yaml and LORE.md only when they are
 // missing, and — only when it created the repository — commits what is there so
@@ -33,19 +51,9 @@ func Init(dir string, now func() time.Time) (InitResult, error) {
 	if err != nil {
 		return InitResult{}, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return InitResult{}, fmt.Errorf("create %s: %w", abs, err)
-	}
 	res := InitResult{Root: abs}
-	var repo *git.Repository
-	if _, err := vault.FindGitDir(abs); err != nil {
-		repo, err = git.PlainInitWithOptions(abs, &git.PlainInitOptions{
-			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
-		})
-		if err != nil {
-			return res, fmt.Errorf("git init %s: %w", abs, err)
-		}
-		res.CreatedRepo = true
+	if res.CreatedRepo, err = InitRepo(abs); err != nil {
+		return res, err
 	}
 	for _, f := range []struct{ name, body string }{
 		{vault.ConfigFile, vault.ConfigTemplate},
@@ -72,7 +80,11 @@ func Init(dir string, now func() time.Time) (InitResult, error) {
 		return res, err
 	}
 	res.Notes = len(files)
-	if repo != nil {
+	if res.CreatedRepo {
+		repo, err := git.PlainOpen(abs)
+		if err != nil {
+			return res, err
+		}
 		n, err := commitAll(repo, now())
 		if err != nil {
 			return res, err

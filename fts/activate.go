@@ -212,11 +212,7 @@ func fuseRRF(cands map[int64]*candidate, depth int) []*candidate {
 		c.Final = c.Fused
 		out = append(out, c)
 	}
-	sortCandidates(out)
-	if len(out) > depth {
-		out = out[:depth]
-	}
-	return out
+	return best(out, depth)
 }
 
 // fuseScores scores each candidate by its BM25 score over the best BM25 score
@@ -245,11 +241,7 @@ func fuseScores(cands map[int64]*candidate, depth int, mode string) []*candidate
 		c.Final = c.Fused
 		out = append(out, c)
 	}
-	sortCandidates(out)
-	if len(out) > depth {
-		out = out[:depth]
-	}
-	return out
+	return best(out, depth)
 }
 
 // similarities fills in the cosine similarity to the query of every
@@ -285,6 +277,15 @@ func (ix *Index) similarities(ctx context.Context, qv []float32, cands map[int64
 		cands[uid].VectorScore = sim
 	}
 	return translate(rows.Err())
+}
+
+// best sorts candidates and keeps the first depth.
+func best(cs []*candidate, depth int) []*candidate {
+	sortCandidates(cs)
+	if len(cs) > depth {
+		cs = cs[:depth]
+	}
+	return cs
 }
 
 // sortCandidates orders exact matches first, then by final score, then by

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
@@ -33,17 +31,11 @@ Example: lore bench -n 10000`)
 	} else if len(pos) > 0 {
 		return usageError{"bench takes no arguments"}
 	}
-	root := *dir
-	if root == "" {
-		var err error
-		if root, err = os.MkdirTemp("", "lore-bench-*"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(root)
-	}
-	if _, err := git.PlainInit(root, false); err != nil && err != git.ErrRepositoryAlreadyExists {
+	root, cleanup, err := scratchVault(*dir, "lore-bench-*")
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	paths, err := fts.GenerateVault(root, *n, 1)
 	if err != nil {
 		return err

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5"
 
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
@@ -39,18 +36,11 @@ Example: lore eval ../shared/data/scifact`)
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "read data set %s: %v", pos[0], err)
 	}
-	dir := *keep
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "lore-eval-*"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := scratchVault(*keep, "lore-eval-*")
+	if err != nil {
 		return err
 	}
-	if _, err := git.PlainInit(dir, false); err != nil && err != git.ErrRepositoryAlreadyExists {
-		return fmt.Errorf("git init %s: %w", dir, err)
-	}
+	defer cleanup()
 	if err := ds.WriteVault(dir); err != nil {
 		return err
 	}

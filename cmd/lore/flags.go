@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
@@ -150,4 +151,21 @@ func progressPrinter(w io.Writer, what string) func(done, total int) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// scratchVault returns a vault folder for eval and bench: keep if given
+// (created and kept), else a temporary one that cleanup removes.
+func scratchVault(keep, prefix string) (dir string, cleanup func(), err error) {
+	dir, cleanup = keep, func() {}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", prefix); err != nil {
+			return "", nil, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+	}
+	if _, err := drafts.InitRepo(dir); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return dir, cleanup, nil
 }
