@@ -35,10 +35,9 @@ func RerankerFromConfig(c vault.RerankConfig) (Reranker, error) {
 // dimension are known before loading, so the index can be prepared without
 // the weights.
 type Builtin struct {
-	Dir  string
-	once sync.Once
-	m    *USELite
-	err  error
+	Dir string
+	mu  sync.Mutex
+	m   *USELite
 }
 
 // Name implements Embedder.
@@ -47,10 +46,21 @@ func (b *Builtin) Name() string { return USELiteName }
 // Dim implements Embedder.
 func (b *Builtin) Dim() int { return 512 }
 
-// Ready loads the model if needed and reports why it cannot run, if so.
+// Ready loads the model if needed and reports why it cannot run, if so. A
+// failed load is tried again on the next call, so a long-running process picks
+// up weights that `lore model fetch` installed after it started.
 func (b *Builtin) Ready() error {
-	b.once.Do(func() { b.m, b.err = LoadUSELite(b.Dir) })
-	return b.err
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m != nil {
+		return nil
+	}
+	m, err := LoadUSELite(b.Dir)
+	if err != nil {
+		return err
+	}
+	b.m = m
+	return nil
 }
 
 // Embed implements Embedder; with the weights missing it returns a
@@ -59,5 +69,8 @@ func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error
 	if err := b.Ready(); err != nil {
 		return nil, err
 	}
-	return b.m.Embed(ctx, texts)
+	b.mu.Lock()
+	m := b.m
+	b.mu.Unlock()
+	return m.Embed(ctx, texts)
 }

@@ -3,6 +3,7 @@ package embed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -117,3 +118,28 @@ func TestFetch_RefusesWrongChecksum(t *testing.T) {
 }
 
 func writeFile(p, s string) error { return os.WriteFile(p, []byte(s), 0o644) }
+
+func TestBuiltin_RetriesAfterWeightsArrive(t *testing.T) {
+	dir := t.TempDir()
+	b := &Builtin{Dir: dir}
+	_, err := b.Embed(context.Background(), []string{"x"})
+	var nr *NotReadyError
+	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "lore model fetch") {
+		t.Fatalf("err = %v, want a NotReadyError saying to run lore model fetch", err)
+	}
+	src, err := DefaultModelDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	files, _ := os.ReadDir(src)
+	if len(files) == 0 {
+		t.Skip("no installed model to copy")
+	}
+	for _, f := range files {
+		data, _ := os.ReadFile(src + "/" + f.Name())
+		os.WriteFile(dir+"/"+f.Name(), data, 0o644)
+	}
+	if _, err := b.Embed(context.Background(), []string{"x"}); err != nil {
+		t.Errorf("after the weights arrived: %v", err)
+	}
+}

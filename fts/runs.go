@@ -101,8 +101,16 @@ func (ix *Index) recordRun(ctx context.Context, rec runRecord, at time.Time) (st
 	if err != nil {
 		return "", translate(fmt.Errorf("record retrieval run: %w", err))
 	}
+	// Keep the newest MaxRuns; trimming now and then keeps inserts cheap.
+	if rec.RunID[len(rec.RunID)-2:] == "00" {
+		ix.db.ExecContext(ctx, `DELETE FROM runs WHERE created_at <
+			(SELECT created_at FROM runs ORDER BY created_at DESC LIMIT 1 OFFSET ?)`, MaxRuns)
+	}
 	return rec.RunID, nil
 }
+
+// MaxRuns is how many retrieval runs the index keeps (newest first).
+const MaxRuns = 20000
 
 // RunSummary is one line of `lore runs list`.
 type RunSummary struct {
