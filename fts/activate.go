@@ -80,9 +80,9 @@ type Activation struct {
 	RunID         string     `json:"run_id,omitempty"`
 }
 
-// candidate is one unit as it moves through the stages.
-type candidate struct {
-	Hit
+// stages are a candidate's ranks and scores at every stage, and its fate;
+// retrieval runs record them as they are.
+type stages struct {
 	ExactRank   int     `json:"exact_rank,omitempty"`
 	BM25Rank    int     `json:"bm25_rank,omitempty"`
 	BM25Score   float64 `json:"bm25_score,omitempty"`
@@ -92,7 +92,13 @@ type candidate struct {
 	LinkBonus   float64 `json:"link_bonus,omitempty"`
 	Rerank      float64 `json:"rerank_score,omitempty"`
 	Final       float64 `json:"final"`
-	Outcome     string  `json:"outcome"` // delivered:add|replace|reuse, cut:budget|per_resource|total|overlap
+	Outcome     string  `json:"outcome"` // delivered:add|replace|reuse, cut:weak|budget|per_resource|total|overlap
+}
+
+// candidate is one unit as it moves through the stages.
+type candidate struct {
+	Hit
+	stages
 }
 
 // Activate runs the whole retrieval pipeline for an agent's task description

@@ -40,17 +40,8 @@ type runCandidate struct {
 	Path        string   `json:"path"`
 	HeadingPath []string `json:"heading_path"`
 	Status      string   `json:"status"`
-	ExactRank   int      `json:"exact_rank,omitempty"`
-	BM25Rank    int      `json:"bm25_rank,omitempty"`
-	BM25Score   float64  `json:"bm25_score,omitempty"`
-	VectorRank  int      `json:"vector_rank,omitempty"`
-	VectorScore float64  `json:"vector_score,omitempty"`
-	Fused       float64  `json:"fused"`
-	LinkBonus   float64  `json:"link_bonus,omitempty"`
-	Rerank      float64  `json:"rerank_score,omitempty"`
-	Final       float64  `json:"final"`
 	Tokens      int      `json:"tokens"`
-	Outcome     string   `json:"outcome"`
+	stages
 }
 
 type runDelivered struct {
@@ -75,11 +66,11 @@ func (ix *Index) recordRun(ctx context.Context, rec runRecord, at time.Time) (st
 	byKey := map[string]*candidate{}
 	for i, c := range rec.Candidates {
 		byKey[c.UnitKey] = c
+		s := c.stages
+		s.VectorScore, s.Fused, s.LinkBonus, s.Final = round4(s.VectorScore), round6(s.Fused), round6(s.LinkBonus), round6(s.Final)
 		rec.Ranked = append(rec.Ranked, runCandidate{
 			Rank: i + 1, UnitKey: c.UnitKey, Path: c.Path, HeadingPath: c.HeadingPath, Status: c.Status,
-			ExactRank: c.ExactRank, BM25Rank: c.BM25Rank, BM25Score: c.BM25Score, VectorRank: c.VectorRank,
-			VectorScore: round4(c.VectorScore), Fused: round6(c.Fused), LinkBonus: round6(c.LinkBonus),
-			Rerank: c.Rerank, Final: round6(c.Final), Tokens: c.Tokens, Outcome: c.Outcome,
+			Tokens: c.Tokens, stages: s,
 		})
 	}
 	for _, f := range rec.Fragments {
