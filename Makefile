@@ -52,6 +52,7 @@ eval: build model
 fuzz:
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParse -fuzztime 60s ./vault
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerms -fuzztime 30s ./fts
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./fts
 
 clean:
 	rm -rf bin .demo .eval

@@ -103,7 +103,7 @@ Example: lore eval ../shared/data/scifact`)
 	fmt.Fprintf(e.stdout, "data set   %s: %d documents, %d judged queries\n", strings.TrimRight(name, "/"), len(ds.Docs), m.Queries)
 	fmt.Fprintf(e.stdout, "mode       %s\n", *mode)
 	fmt.Fprintf(e.stdout, "nDCG@10    %.4f\nRecall@100 %.4f\nMRR@10     %.4f\n", m.NDCG10, m.Recall100, m.MRR10)
-	fmt.Fprintf(e.stdout, "index      %s; queries %s (%.1f ms each)\n", indexTime.Round(time.Millisecond), m.QueryTime.Round(time.Millisecond),
+	fmt.Fprintf(e.stderr, "index      %s; queries %s (%.1f ms each)\n", indexTime.Round(time.Millisecond), m.QueryTime.Round(time.Millisecond),
 		float64(m.QueryTime.Microseconds())/1000/float64(max(m.Queries, 1)))
 	return nil
 }
