@@ -26,7 +26,7 @@ model: build
 # Builds, indexes a copy of the bundled demo vault, searches it and activates.
 demo: build model
 	rm -rf $(DEMO) && mkdir -p $(dir $(DEMO)) && cp -R testdata/demo-vault $(DEMO)
-	$(BIN) init $(DEMO)
+	$(BIN) init --git $(DEMO)
 	$(BIN) --vault $(DEMO) index
 	@echo; echo '$$ lore search "how do we ship a new release" -n 3'
 	@$(BIN) --vault $(DEMO) search "how do we ship a new release" -n 3

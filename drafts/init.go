@@ -25,12 +25,18 @@ type InitResult struct {
 }
 
 // InitRepo makes dir (created if needed) a git repository on branch main
-// unless it already is one, and reports whether it created it.
-func InitRepo(dir string) (bool, error) {
+// unless it is inside one already — or, with own, unless it is the top of one
+// itself (a repository nested in another is then created) — and reports
+// whether it created it.
+func InitRepo(dir string, own bool) (bool, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("create %s: %w", dir, err)
 	}
-	if _, err := vault.FindGitDir(dir); err == nil {
+	if own {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return false, nil
+		}
+	} else if _, err := vault.FindGitDir(dir); err == nil {
 		return false, nil
 	}
 	_, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
@@ -43,16 +49,17 @@ func InitRepo(dir string) (bool, error) {
 }
 
 // Init makes dir a vault: it creates the folder and a git repository when
-// there is none (branch orgRef), writes lore.yaml and LORE.md only when they are
+// there is none (branch main; with ownRepo, also when dir is only inside
+// another repository), writes lore.yaml and LORE.md only when they are
 // missing, and — only when it created the repository — commits what is there so
 // the org ref holds it. It never rewrites an existing file.
-func Init(dir string, now func() time.Time) (InitResult, error) {
+func Init(dir string, ownRepo bool, now func() time.Time) (InitResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return InitResult{}, err
 	}
 	res := InitResult{Root: abs}
-	if res.CreatedRepo, err = InitRepo(abs); err != nil {
+	if res.CreatedRepo, err = InitRepo(abs, ownRepo); err != nil {
 		return res, err
 	}
 	for _, f := range []struct{ name, body string }{

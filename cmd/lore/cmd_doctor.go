@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/lore-memory/lore/embed"
 )
 
 func runDoctor(ctx context.Context, e *env, args []string) error {
@@ -17,7 +19,7 @@ Example: lore doctor`)
 	} else if len(pos) > 0 {
 		return usageError{"doctor takes no arguments"}
 	}
-	ix, b, err := e.openIndex(ctx)
+	ix, b, err := e.openIndexWithModels(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,6 +42,21 @@ Example: lore doctor`)
 	}
 	fmt.Fprintf(e.stdout, "index:      %s (%.1f MB)\n", v.IndexPath(), float64(st.DBBytes)/1e6)
 	fmt.Fprintf(e.stdout, "            %d resources, %d units, %d links, %d files skipped\n", st.Resources, st.Units, st.Links, st.Skipped)
+	if em := ix.Embedder(); em == nil {
+		fmt.Fprintln(e.stdout, "vectors:    none (embedding provider none: lexical search only)")
+	} else {
+		pending, err := ix.PendingEmbeddings(ctx)
+		if err != nil {
+			return err
+		}
+		ready := "ready"
+		if b, ok := em.(*embed.Builtin); ok {
+			if err := b.Ready(); err != nil {
+				ready = err.Error()
+			}
+		}
+		fmt.Fprintf(e.stdout, "vectors:    %s (%s), %d unit texts waiting for `lore index`\n", em.Name(), ready, pending)
+	}
 	if len(st.Problems) == 0 {
 		fmt.Fprintln(e.stdout, "problems:   none")
 		return nil

@@ -163,7 +163,7 @@ func scratchVault(keep, prefix string) (dir string, cleanup func(), err error) {
 		}
 		cleanup = func() { os.RemoveAll(dir) }
 	}
-	if _, err := drafts.InitRepo(dir); err != nil {
+	if _, err := drafts.InitRepo(dir, true); err != nil {
 		cleanup()
 		return "", nil, err
 	}
