@@ -309,3 +309,22 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+func TestRefresh_FileDeletedWhileBeingIndexed(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbravo\n"})
+	tv.topPath("alpha")
+	// The file is seen by the walk, then gone when it is read.
+	c := &change{stat: vault.FileStat{Path: "a.md", FSPath: "a.md", Size: 1, ModNs: 1}, old: &fileRow{}}
+	os.Remove(filepath.Join(tv.root, "a.md"))
+	tv.ix.prepareOne(c)
+	if !c.gone {
+		t.Fatalf("a file deleted before it was read is not marked gone: %+v", c)
+	}
+	var st RefreshStats
+	if err := tv.ix.apply(context.Background(), []*change{c}, nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Removed != 1 || tv.topPath("alpha") != "" || tv.topPath("bravo") != "b.md" {
+		t.Errorf("after the vanished file: %+v", st)
+	}
+}
