@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lore-memory/lore/vault"
@@ -446,21 +447,64 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 	}
 	lap("refresh", t)
 
-	// Query embedding first: a model that is not ready is an answer of its own.
-	var qv []float32
-	if mode != "lexical" {
-		if ix.emb == nil {
-			return nil, vault.Errorf(vault.CodeInvalid, "mode %s needs an embedding model; lore.yaml has none", mode)
-		}
-		t = time.Now()
-		vs, err := ix.emb.Embed(ctx, []string{q})
-		if err != nil {
-			return nil, notReady(err)
-		}
-		qv = vs[0]
-		lap("embed_query", t)
+	if mode != "lexical" && ix.emb == nil {
+		return nil, vault.Errorf(vault.CodeInvalid, "mode %s needs an embedding model; lore.yaml has none", mode)
 	}
-
+	// The lexical stages and the vector stages (query embedding, k-NN) are
+	// independent: they run at once, on separate connections.
+	var (
+		lexical, exact []Hit
+		vh             []vectorHit
+		qv             []float32
+		lexErr, vecErr error
+		tm             sync.Mutex
+		wg             sync.WaitGroup
+	)
+	record := func(name string, from time.Time) {
+		tm.Lock()
+		lap(name, from)
+		tm.Unlock()
+	}
+	if mode != "vector" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.Now()
+			if exact, lexErr = ix.exact(ctx, q, project); lexErr != nil {
+				return
+			}
+			record("exact", t)
+			t = time.Now()
+			if ts := queryTerms(q); len(ts) > 0 {
+				lexical, lexErr = ix.bm25(ctx, matchExpr(ts), project, DefaultWeights, depth)
+			}
+			record("bm25", t)
+		}()
+	}
+	if mode != "lexical" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.Now()
+			vs, err := ix.emb.Embed(ctx, []string{q})
+			if err != nil {
+				vecErr = notReady(err) // a model that is not ready is an answer of its own
+				return
+			}
+			qv = vs[0]
+			record("embed_query", t)
+			t = time.Now()
+			vh, vecErr = ix.vectorSearch(ctx, qv, project, depth)
+			record("vector", t)
+		}()
+	}
+	wg.Wait()
+	if vecErr != nil {
+		return nil, vecErr
+	}
+	if lexErr != nil {
+		return nil, lexErr
+	}
 	cands := map[int64]*candidate{}
 	get := func(h Hit) *candidate {
 		if c, ok := cands[h.UID]; ok {
@@ -470,39 +514,15 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 		cands[h.UID] = c
 		return c
 	}
-	if mode != "vector" {
-		t = time.Now()
-		exact, err := ix.exact(ctx, q, project)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range exact {
-			get(h).ExactRank = i + 1
-		}
-		lap("exact", t)
-		t = time.Now()
-		if ts := queryTerms(q); len(ts) > 0 {
-			lex, err := ix.bm25(ctx, matchExpr(ts), project, DefaultWeights, depth)
-			if err != nil {
-				return nil, err
-			}
-			for i, h := range lex {
-				c := get(h)
-				c.BM25Rank, c.BM25Score = i+1, h.Score
-			}
-		}
-		lap("bm25", t)
+	for i, h := range exact {
+		get(h).ExactRank = i + 1
 	}
-	if qv != nil {
-		t = time.Now()
-		vh, err := ix.vectorSearch(ctx, qv, project, depth)
-		if err != nil {
-			return nil, err
-		}
-		if err := ix.addVectorHits(ctx, vh, cands); err != nil {
-			return nil, err
-		}
-		lap("vector", t)
+	for i, h := range lexical {
+		c := get(h)
+		c.BM25Rank, c.BM25Score = i+1, h.Score
+	}
+	if err := ix.addVectorHits(ctx, vh, cands); err != nil {
+		return nil, err
 	}
 
 	t = time.Now()
