@@ -37,7 +37,11 @@ type Index struct {
 	fusion   string         // "score" (default) or "rrf"
 	binary   bool           // unit_vec holds sign bits; unit_vectors the floats
 	watch    *watcher       // set by Watch; guarded by mu
-	clock    func() time.Time
+
+	keyOnce sync.Once // the activation-state signing key, read once
+	key     []byte
+	keyErr  error
+	clock   func() time.Time
 }
 
 // fileRow is what the freshness check remembers of an indexed file.

@@ -45,8 +45,14 @@ func hashPrefix(h string) (out [8]byte) {
 	return out
 }
 
-// stateKey returns the vault's signing key, creating it on first use.
+// stateKey returns the vault's signing key, creating it on first use, and
+// keeps it for the life of the Index.
 func (ix *Index) stateKey() ([]byte, error) {
+	ix.keyOnce.Do(func() { ix.key, ix.keyErr = ix.loadStateKey() })
+	return ix.key, ix.keyErr
+}
+
+func (ix *Index) loadStateKey() ([]byte, error) {
 	p := filepath.Join(ix.v.DataDir(), "state.key")
 	if b, err := os.ReadFile(p); err == nil && len(b) == 32 {
 		return b, nil

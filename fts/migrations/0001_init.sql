@@ -45,7 +45,6 @@ CREATE TABLE units (
   content      TEXT NOT NULL
 );
 CREATE INDEX units_rid ON units(rid);
-CREATE INDEX units_content_hash ON units(content_hash);
 CREATE INDEX units_embed_hash ON units(embed_hash);
 
 CREATE TABLE links (
