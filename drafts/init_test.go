@@ -1,0 +1,77 @@
+package drafts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func TestInit_NewFolderGetsARepositoryAndAFirstCommit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "notes")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "mine.md"), []byte("# Mine\n"), 0o644)
+	res, err := Init(dir, false, func() time.Time { return time.Unix(1700000000, 0) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.CreatedRepo || res.Committed != 3 || res.Notes != 2 || strings.Join(res.Wrote, ",") != "lore.yaml,LORE.md" {
+		t.Errorf("result %+v", res)
+	}
+	// The git CLI sees what go-git wrote: branch main, one commit, clean tree.
+	if b := strings.TrimSpace(gitOut(t, dir, "rev-parse", "--abbrev-ref", "HEAD")); b != "main" {
+		t.Errorf("branch %q, want main", b)
+	}
+	if files := gitOut(t, dir, "ls-files"); !strings.Contains(files, "mine.md") || !strings.Contains(files, "LORE.md") {
+		t.Errorf("committed files: %s", files)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("tree not clean after init: %s", st)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "mine.md"))
+	if string(data) != "# Mine\n" {
+		t.Errorf("init rewrote a person's file")
+	}
+}
+
+func TestInit_AdoptsWithoutWritingOverAnything(t *testing.T) {
+	dir := t.TempDir()
+	gitOut(t, dir, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, "lore.yaml"), []byte("org_ref: trunk\n"), 0o644)
+	res, err := Init(dir, false, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CreatedRepo || res.Committed != 0 || strings.Join(res.Wrote, ",") != "LORE.md" {
+		t.Errorf("result %+v", res)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "lore.yaml")); string(data) != "org_ref: trunk\n" {
+		t.Errorf("existing lore.yaml was changed: %q", data)
+	}
+}
+
+func TestInitRepo_NestedOnlyWhenAsked(t *testing.T) {
+	top := t.TempDir()
+	gitOut(t, top, "init", "-q")
+	sub := filepath.Join(top, "sub")
+	if created, err := InitRepo(sub, false); err != nil || created {
+		t.Errorf("inside a repository: created %v, %v; want it to join", created, err)
+	}
+	if created, err := InitRepo(sub, true); err != nil || !created {
+		t.Errorf("own repository: created %v, %v", created, err)
+	}
+	if created, _ := InitRepo(sub, true); created {
+		t.Errorf("a second call created another repository")
+	}
+}
