@@ -97,6 +97,17 @@ func chunk(data []byte, start, end, max int) [][2]int {
 		// Pieces end at a separator, so their estimates add up to the
 		// estimate of their concatenation; summing keeps this linear.
 		var out [][2]int
+		// emit splits a group further. The estimate is not exactly additive
+		// (runs of spaces, tabs), so a group may come out as the whole range
+		// again: then it is cut by runes, which always makes progress.
+		emit := func(a, b int) {
+			b = trimEnd(data, a, b)
+			if a == start && b >= trimEnd(data, start, end) {
+				out = append(out, hardSplit(data, a, b, max)...)
+				return
+			}
+			out = append(out, chunk(data, a, b, max)...)
+		}
 		cur := pieces[0]
 		curTokens := EstimateTokens(string(data[cur[0]:cur[1]]))
 		for _, p := range pieces[1:] {
@@ -106,10 +117,11 @@ func chunk(data []byte, start, end, max int) [][2]int {
 				curTokens += t
 				continue
 			}
-			out = append(out, chunk(data, cur[0], trimEnd(data, cur[0], cur[1]), max)...)
+			emit(cur[0], cur[1])
 			cur, curTokens = p, t
 		}
-		return append(out, chunk(data, cur[0], trimEnd(data, cur[0], cur[1]), max)...)
+		emit(cur[0], cur[1])
+		return out
 	}
 	return hardSplit(data, start, end, max)
 }
