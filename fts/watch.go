@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // watcher keeps, for a long-running process, the set of vault paths that
@@ -135,3 +137,50 @@ func (wt *watcher) take() (map[string]bool, bool) {
 	}
 	return d, full
 }
+
+// changedFiles returns the files to compare with the snapshot. Without a
+// watcher (or when it asks for one) that is a walk of the whole vault and
+// checked is nil; with one, only the paths its events named, and checked
+// tells which snapshot paths those cover (a file not among the returned ones
+// but covered is gone).
+func (ix *Index) changedFiles() ([]vault.FileStat, []vault.Problem, func(string) bool, error) {
+	if ix.watch == nil {
+		files, problems, err := ix.v.Scan()
+		return files, problems, nil, err
+	}
+	dirty, full := ix.watch.take()
+	if full {
+		files, problems, err := ix.v.Scan()
+		return files, problems, nil, err
+	}
+	var files []vault.FileStat
+	var problems []vault.Problem
+	var dirs []string
+	for rel := range dirty {
+		if st, err := os.Stat(filepath.Join(ix.v.Root, rel)); err == nil && st.IsDir() {
+			fs, ps, err := ix.v.ScanFrom(rel)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			files, problems = append(files, fs...), append(problems, ps...)
+			dirs = append(dirs, vault.NormalizePath(rel)+"/")
+			continue
+		}
+		if f, ok := ix.v.StatFile(rel); ok {
+			files = append(files, f)
+		}
+	}
+	checked := func(p string) bool {
+		if dirty[filepath.FromSlash(p)] {
+			return true
+		}
+		for _, d := range dirs {
+			if strings.HasPrefix(p, d) {
+				return true
+			}
+		}
+		return false
+	}
+	return files, problems, checked, nil
+}
+

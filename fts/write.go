@@ -1,0 +1,157 @@
+package fts
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// writer holds one transaction and its prepared statements.
+type writer struct {
+	tx                                  *sql.Tx
+	ctx                                 context.Context
+	delRes, insSkipped, insRes, insUnit *sql.Stmt
+	insFTS, insLink                     *sql.Stmt
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{tx: tx, ctx: ctx}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&w.delRes, "DELETE FROM resources WHERE path = ?"},
+		{&w.insSkipped, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem) VALUES (?, ?, ?, ?, ?, 0, ?)`},
+		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
+			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem)
+			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, embed_hash, tokens, content)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
+		{&w.insLink, "INSERT INTO links(rid, kind, target, heading) VALUES (?, ?, ?, ?)"},
+	} {
+		st, err := tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			w.close()
+			return nil, translate(fmt.Errorf("prepare index write: %w", err))
+		}
+		*p.dst = st
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, st := range []*sql.Stmt{w.delRes, w.insSkipped, w.insRes, w.insUnit, w.insFTS, w.insLink} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (w *writer) exec(q string, args ...any) error {
+	if _, err := w.tx.ExecContext(w.ctx, q, args...); err != nil {
+		return translate(fmt.Errorf("index write: %w", err))
+	}
+	return nil
+}
+
+func (w *writer) run(st *sql.Stmt, args ...any) (sql.Result, error) {
+	res, err := st.ExecContext(w.ctx, args...)
+	if err != nil {
+		return nil, translate(fmt.Errorf("index write: %w", err))
+	}
+	return res, nil
+}
+
+// upsert replaces the row of one file (and its units, links and terms).
+func (w *writer) upsert(c *change) error {
+	if _, err := w.run(w.delRes, c.stat.Path); err != nil {
+		return err
+	}
+	if c.skip != "" {
+		_, err := w.run(w.insSkipped, c.stat.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, c.hash, c.skip)
+		return err
+	}
+	r := c.res
+	claimed := ""
+	if !r.IDDerived {
+		claimed = r.ID
+		if err := w.resolveIDClash(r); err != nil {
+			return err
+		}
+	}
+	tags, _ := json.Marshal(r.Front.Tags)
+	res, err := w.run(w.insRes, r.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, r.ContentHash,
+		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, r.Status(), r.Front.Tier, string(tags), r.Problem)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", r.Path, err)
+	}
+	rid, _ := res.LastInsertId()
+	for i, u := range r.Units {
+		p := c.prepared[i]
+		res, err := w.run(w.insUnit, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.ContentHash, p.embedHash, u.Tokens, u.Content)
+		if err != nil {
+			return fmt.Errorf("index %s unit %s: %w", r.Path, u.Key, err)
+		}
+		uid, _ := res.LastInsertId()
+		if _, err := w.run(w.insFTS, uid, p.ftsPath, p.ftsTitle, p.ftsMeta, p.ftsHdr, p.ftsBody); err != nil {
+			return err
+		}
+	}
+	for _, l := range r.Links {
+		if _, err := w.run(w.insLink, rid, l.Kind, l.Target, l.Heading); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolveIDClash applies the rule of the vault package doc: when two files
+// claim one id, the lexically smaller path keeps it.
+func (w *writer) resolveIDClash(r *vault.Resource) error {
+	var orid int64
+	var opath string
+	err := w.tx.QueryRowContext(w.ctx, "SELECT rid, path FROM resources WHERE resource_id = ?", r.ID).Scan(&orid, &opath)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return translate(err)
+	}
+	if opath < r.Path {
+		claimed := r.ID
+		r.Reidentify(vault.DerivedID(r.Path), true)
+		r.Problem = joinProblem(r.Problem, fmt.Sprintf("id %q is also used by %s, which keeps it; this file is indexed as %s", claimed, opath, r.ID))
+		return nil
+	}
+	newID := vault.DerivedID(opath)
+	msg := fmt.Sprintf("id %q is also used by %s, which keeps it; this file is indexed as %s", r.ID, r.Path, newID)
+	if err := w.exec("UPDATE resources SET resource_id = ?, id_derived = 1, problem = ? WHERE rid = ?", newID, msg, orid); err != nil {
+		return err
+	}
+	return w.exec("UPDATE units SET unit_key = ? || substr(unit_key, ?) WHERE rid = ?", newID, len(r.ID)+1, orid)
+}
+
+// requeueFreedIDs marks files whose claimed id is free again (its holder was
+// deleted or changed) for re-indexing, and reports whether there were any.
+func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
+	res, err := ix.db.ExecContext(ctx, `UPDATE resources SET mod_ns = -1, content_hash = ''
+		WHERE claimed_id != '' AND resource_id IS NOT claimed_id
+		AND NOT EXISTS (SELECT 1 FROM resources r2 WHERE r2.resource_id = resources.claimed_id)`)
+	if err != nil {
+		return false, translate(err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		if _, err := ix.db.ExecContext(ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"); err != nil {
+			return false, translate(err)
+		}
+		ix.snap = nil
+	}
+	return n > 0, nil
+}
+
