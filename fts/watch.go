@@ -183,4 +183,3 @@ func (ix *Index) changedFiles() ([]vault.FileStat, []vault.Problem, func(string)
 	}
 	return files, problems, checked, nil
 }
-

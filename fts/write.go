@@ -154,4 +154,3 @@ func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
 	}
 	return n > 0, nil
 }
-
