@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Embedder turns texts into vectors of a fixed dimension.
@@ -45,7 +46,7 @@ func Normalize(v []float32) {
 	if s == 0 {
 		return
 	}
-	inv := float32(1 / sqrt(s))
+	inv := float32(1 / math.Sqrt(s))
 	for i := range v {
 		v[i] *= inv
 	}

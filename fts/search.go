@@ -28,7 +28,6 @@ type SearchOptions struct {
 	// Project limits results to shared resources and that project's own; ""
 	// searches every resource of the vault.
 	Project string
-	Weights *Weights // nil: DefaultWeights
 }
 
 // Hit is one unit found by a search.
@@ -71,10 +70,6 @@ func (ix *Index) SearchFresh(ctx context.Context, query string, opt SearchOption
 	if opt.Limit <= 0 {
 		opt.Limit = 10
 	}
-	w := DefaultWeights
-	if opt.Weights != nil {
-		w = *opt.Weights
-	}
 	exact, err := ix.exact(ctx, q, opt.Project)
 	if err != nil {
 		return nil, err
@@ -87,7 +82,7 @@ func (ix *Index) SearchFresh(ctx context.Context, query string, opt SearchOption
 		hits = append(hits, h)
 	}
 	if len(ts) > 0 {
-		lex, err := ix.bm25(ctx, matchExpr(ts), opt.Project, w, opt.Limit+len(exact))
+		lex, err := ix.bm25(ctx, matchExpr(ts), opt.Project, DefaultWeights, opt.Limit+len(exact))
 		if err != nil {
 			return nil, err
 		}
@@ -120,10 +115,7 @@ func scanHit(rows *sql.Rows, extra ...any) (Hit, error) {
 	if h.HeadingPath == nil {
 		h.HeadingPath = []string{}
 	}
-	h.Scope = "org"
-	if project != "" {
-		h.Scope = "project"
-	}
+	h.Scope = vault.ScopeOf(project)
 	return h, nil
 }
 
@@ -186,20 +178,6 @@ func (ix *Index) bm25(ctx context.Context, match, project string, w Weights, lim
 		out = append(out, h)
 	}
 	return out, translate(rows.Err())
-}
-
-// ResourceHits groups hits by resource, keeping each resource's best score,
-// in rank order (used by eval, which judges documents, not units).
-func ResourceHits(hits []Hit) []Hit {
-	seen := map[string]bool{}
-	var out []Hit
-	for _, h := range hits {
-		if !seen[h.ResourceID] {
-			seen[h.ResourceID] = true
-			out = append(out, h)
-		}
-	}
-	return out
 }
 
 // snippetTerms are the query words a snippet looks for, longest first.
@@ -317,10 +295,7 @@ func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource,
 	if err != nil {
 		return Resource{}, fmt.Errorf("load %s: %w", target, err)
 	}
-	r.ResourceID, r.Kind, r.Scope = rid.String, "memory", "org"
-	if proj != "" {
-		r.Scope = "project"
-	}
+	r.ResourceID, r.Kind, r.Scope = rid.String, "memory", vault.ScopeOf(proj)
 	r.ContentHash, r.Content = vault.HashBytes(data), string(data)
 	return r, nil
 }

@@ -30,9 +30,10 @@ type Resource struct {
 	Problem string
 }
 
-// Scope is "project" for resources under projects/<name>/ and "org" otherwise.
-func (r *Resource) Scope() string {
-	if r.Project != "" {
+// ScopeOf is a resource's scope on the wire: "project" for resources of a
+// project (under projects/<name>/), "org" for shared ones.
+func ScopeOf(project string) string {
+	if project != "" {
 		return "project"
 	}
 	return "org"
