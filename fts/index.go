@@ -116,14 +116,11 @@ func (ix *Index) clear(ctx context.Context) error {
 		return translate(err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{
-		"DELETE FROM resources",
-		"INSERT INTO units_fts(units_fts) VALUES('delete-all')",
-		"INSERT OR REPLACE INTO meta(key, value) VALUES('generation', COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'), 0) + 1)",
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return translate(fmt.Errorf("clear index: %w", err))
-		}
+	if err := execAll(ctx, tx, "DELETE FROM resources", "INSERT INTO units_fts(units_fts) VALUES('delete-all')"); err != nil {
+		return fmt.Errorf("clear index: %w", err)
+	}
+	if _, err := bumpGeneration(ctx, tx); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return translate(err)
@@ -157,6 +154,25 @@ func translate(err error) error {
 		}
 	}
 	return err
+}
+
+// bumpGeneration advances the index's change counter inside tx and returns
+// its new value. Every committed change to resources calls it once.
+func bumpGeneration(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var gen int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING CAST(value AS INTEGER)`).Scan(&gen)
+	return gen, translate(err)
+}
+
+// execAll runs statements in order inside tx, stopping at the first error.
+func execAll(ctx context.Context, tx *sql.Tx, qs ...string) error {
+	for _, q := range qs {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return translate(err)
+		}
+	}
+	return nil
 }
 
 // generation reads the index's change counter, which every committed change bumps.
@@ -435,12 +451,8 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 			}
 		}
 	}
-	var gen int64
-	if err := tx.QueryRowContext(ctx, "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'), 0)").Scan(&gen); err != nil {
-		return translate(err)
-	}
-	gen++
-	if err := w.exec("INSERT OR REPLACE INTO meta(key, value) VALUES('generation', ?)", strconv.FormatInt(gen, 10)); err != nil {
+	gen, err := bumpGeneration(ctx, tx)
+	if err != nil {
 		return err
 	}
 	if err := translate(tx.Commit()); err != nil {

@@ -42,15 +42,9 @@ func (ix *Index) UseEmbedder(ctx context.Context, e embed.Embedder) error {
 		return translate(err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{
-		"DROP TABLE IF EXISTS unit_vec",
-		"DELETE FROM embeddings",
-		"DELETE FROM unit_vectors",
-		"CREATE VIRTUAL TABLE unit_vec USING vec0(embedding " + column + ")",
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return translate(fmt.Errorf("prepare vectors for %s: %w", e.Name(), err))
-		}
+	if err := execAll(ctx, tx, "DROP TABLE IF EXISTS unit_vec", "DELETE FROM embeddings", "DELETE FROM unit_vectors",
+		"CREATE VIRTUAL TABLE unit_vec USING vec0(embedding "+column+")"); err != nil {
+		return fmt.Errorf("prepare vectors for %s: %w", e.Name(), err)
 	}
 	for k, v := range map[string]string{"embed_model": e.Name(), "embed_dim": want} {
 		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", k, v); err != nil {

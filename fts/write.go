@@ -139,18 +139,23 @@ func (w *writer) resolveIDClash(r *vault.Resource) error {
 // requeueFreedIDs marks files whose claimed id is free again (its holder was
 // deleted or changed) for re-indexing, and reports whether there were any.
 func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
-	res, err := ix.db.ExecContext(ctx, `UPDATE resources SET mod_ns = -1, content_hash = ''
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, translate(err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE resources SET mod_ns = -1, content_hash = ''
 		WHERE claimed_id != '' AND resource_id IS NOT claimed_id
 		AND NOT EXISTS (SELECT 1 FROM resources r2 WHERE r2.resource_id = resources.claimed_id)`)
 	if err != nil {
 		return false, translate(err)
 	}
-	n, _ := res.RowsAffected()
-	if n > 0 {
-		if _, err := ix.db.ExecContext(ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"); err != nil {
-			return false, translate(err)
-		}
-		ix.snap = nil
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
 	}
-	return n > 0, nil
+	if _, err := bumpGeneration(ctx, tx); err != nil {
+		return false, err
+	}
+	ix.snap = nil
+	return true, translate(tx.Commit())
 }
