@@ -391,3 +391,26 @@ func TestActivate_RerankOrdersTheTop(t *testing.T) {
 		t.Errorf("reranker down: err = %v, want an error naming the endpoint", err)
 	}
 }
+
+func TestStateKey_ConcurrentFirstUseAgrees(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n"})
+	keys := make(chan []byte, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			ix, err := Open(context.Background(), tv.v)
+			if err != nil {
+				keys <- nil
+				return
+			}
+			defer ix.Close()
+			k, _ := ix.stateKey()
+			keys <- k
+		}()
+	}
+	first := <-keys
+	for i := 1; i < 8; i++ {
+		if k := <-keys; len(k) != 32 || string(k) != string(first) {
+			t.Fatalf("handles disagree on the state key (or got none)")
+		}
+	}
+}

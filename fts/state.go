@@ -61,23 +61,31 @@ func (ix *Index) loadStateKey() ([]byte, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if errors.Is(err, os.ErrExist) { // another process made it first
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) != 32 {
-			return nil, fmt.Errorf("activation state key %s is unreadable or damaged; delete it to start over", p)
-		}
-		return b, nil
-	}
+	// Written whole to a temporary file, then linked into place: link never
+	// replaces an existing file, so a racing process either wins or reads the
+	// winner's complete key — never a half-written one.
+	tmp, err := os.CreateTemp(ix.v.DataDir(), ".state.key-*")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(key); err != nil {
-		f.Close()
-		os.Remove(p)
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(key); err != nil {
+		tmp.Close()
 		return nil, err
 	}
-	return key, f.Close()
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	if err := os.Link(tmp.Name(), p); err == nil {
+		return key, nil
+	} else if !errors.Is(err, os.ErrExist) {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) != 32 {
+		return nil, fmt.Errorf("activation state key %s is unreadable or damaged; delete it to start over (existing states become invalid)", p)
+	}
+	return b, nil
 }
 
 func vaultTag(key []byte) []byte {
