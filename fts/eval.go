@@ -129,7 +129,8 @@ func DocPath(id string) string {
 }
 
 // WriteVault writes each document as a note: the title in frontmatter, the
-// text as the body.
+// text as the body. Files that already hold the same text are left alone, so
+// a kept vault (lore eval --keep) is not re-read.
 func (b *BEIR) WriteVault(root string) error {
 	if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
 		return err
@@ -140,7 +141,11 @@ func (b *BEIR) WriteVault(root string) error {
 			return err
 		}
 		body := "---\n" + string(fm) + "---\n" + d.Text + "\n"
-		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(DocPath(d.ID))), []byte(body), 0o644); err != nil {
+		p := filepath.Join(root, filepath.FromSlash(DocPath(d.ID)))
+		if old, err := os.ReadFile(p); err == nil && string(old) == body {
+			continue // a kept vault: leave it as indexed
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			return err
 		}
 	}
