@@ -69,6 +69,9 @@ type Fragment struct {
 	Path        string   `json:"path"`
 	HeadingPath []string `json:"heading_path"`
 	Content     string   `json:"content,omitempty"`
+	// DraftID names the project's open Draft the text comes from; omitted
+	// for the vault's working tree.
+	DraftID string `json:"draft_id,omitempty"`
 }
 
 // Activation is the response of activate, shaped as the spec shows it.

@@ -67,7 +67,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 		c.Outcome = "delivered:" + action
 		f := Fragment{
 			Action: action, UnitKey: c.UnitKey, ContentHash: c.ContentHash, ResourceID: c.ResourceID,
-			Scope: c.Scope, Kind: "memory", Path: c.Path, HeadingPath: c.HeadingPath,
+			Scope: c.Scope, Kind: "memory", Path: c.Path, HeadingPath: c.HeadingPath, DraftID: c.DraftID,
 		}
 		if action != "reuse" {
 			f.Content = c.Content
@@ -127,14 +127,14 @@ func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project st
 	out := map[string]bool{}
 	for lo := 0; lo < len(held); lo += 200 {
 		batch := held[lo:min(lo+200, len(held))]
-		args := []any{project, project}
+		vis, qargs := visibleTo(project)
 		marks := make([]string, len(batch))
 		for i, e := range batch {
 			marks[i] = "?"
-			args = append(args, e.key)
+			qargs = append(qargs, e.key)
 		}
 		rows, err := ix.db.QueryContext(ctx, `SELECT u.unit_key FROM units u JOIN resources r ON r.rid = u.rid
-			WHERE `+visible+` AND u.unit_key IN (`+strings.Join(marks, ",")+`)`, args...)
+			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(marks, ",")+`)`, qargs...)
 		if err != nil {
 			return nil, translate(err)
 		}

@@ -36,6 +36,7 @@ type Index struct {
 	fusion   string         // "score" (default) or "rrf"
 	binary   bool           // unit_vec holds sign bits; unit_vectors the floats
 	watch    *watcher       // set by Watch; guarded by mu
+	overlay  OverlaySource  // the open Drafts; nil: none. Guarded by mu
 
 	keyOnce sync.Once // the activation-state signing key, read once
 	key     []byte
@@ -116,7 +117,7 @@ func (ix *Index) clear(ctx context.Context) error {
 		return translate(err)
 	}
 	defer tx.Rollback()
-	if err := execAll(ctx, tx, "DELETE FROM resources", "INSERT INTO units_fts(units_fts) VALUES('delete-all')"); err != nil {
+	if err := execAll(ctx, tx, "DELETE FROM resources", "DELETE FROM shadows", "DELETE FROM meta WHERE key = 'overlay'", "INSERT INTO units_fts(units_fts) VALUES('delete-all')"); err != nil {
 		return fmt.Errorf("clear index: %w", err)
 	}
 	if _, err := bumpGeneration(ctx, tx); err != nil {
@@ -195,7 +196,7 @@ func (ix *Index) snapshot(ctx context.Context) (map[string]fileRow, error) {
 	if ix.snap != nil && g == ix.gen {
 		return ix.snap, nil
 	}
-	rows, err := ix.db.QueryContext(ctx, "SELECT path, size, mod_ns, content_hash FROM resources")
+	rows, err := ix.db.QueryContext(ctx, "SELECT path, size, mod_ns, content_hash FROM resources WHERE draft = ''")
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -259,11 +260,14 @@ func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (R
 	var st RefreshStats
 	for pass := 0; pass < 2; pass++ {
 		more, err := ix.refreshPass(ctx, progress, &st)
-		if err != nil || !more {
+		if err != nil {
 			return st, err
 		}
+		if !more {
+			break
+		}
 	}
-	return st, nil
+	return st, ix.refreshOverlay(ctx)
 }
 
 func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int), st *RefreshStats) (bool, error) {
@@ -384,6 +388,11 @@ func (ix *Index) prepareOne(c *change) {
 	if c.old != nil && c.old.hash == c.hash {
 		return // touched only
 	}
+	prepareData(c, data)
+}
+
+// prepareData parses and tokenizes one file's bytes into c.
+func prepareData(c *change, data []byte) {
 	r, err := vault.Parse(c.stat.Path, data)
 	if err != nil {
 		c.skip = vault.Message(err)
@@ -433,7 +442,7 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 				st.Removed++
 			}
 		case c.res == nil && c.skip == "":
-			if err := w.exec("UPDATE resources SET size = ?, mod_ns = ? WHERE path = ?", c.stat.Size, c.stat.ModNs, c.stat.Path); err != nil {
+			if err := w.exec("UPDATE resources SET size = ?, mod_ns = ? WHERE path = ? AND draft = ''", c.stat.Size, c.stat.ModNs, c.stat.Path); err != nil {
 				return err
 			}
 			st.Touched++

@@ -43,6 +43,7 @@ type Hit struct {
 	Stage       string   `json:"stage"` // "exact" or "bm25"
 	Snippet     string   `json:"snippet"`
 	ContentHash string   `json:"content_hash"`
+	DraftID     string   `json:"draft_id,omitempty"` // the Draft this text comes from
 	Content     string   `json:"-"`
 	Tokens      int      `json:"-"`
 	UID         int64    `json:"-"`
@@ -102,12 +103,12 @@ func (ix *Index) SearchFresh(ctx context.Context, query string, opt SearchOption
 	return hits, nil
 }
 
-const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens, u.uid, u.start_byte, u.end_byte, r.rid`
+const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens, u.uid, u.start_byte, u.end_byte, r.rid, r.draft`
 
 func scanHit(rows *sql.Rows, extra ...any) (Hit, error) {
 	var h Hit
 	var hp, project string
-	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens, &h.UID, &h.Start, &h.End, &h.RID}, extra...)
+	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens, &h.UID, &h.Start, &h.End, &h.RID, &h.DraftID}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return h, err
 	}
@@ -119,17 +120,38 @@ func scanHit(rows *sql.Rows, extra ...any) (Hit, error) {
 	return h, nil
 }
 
-// visible is the SQL condition for the Effective Memory of a project.
-const visible = `(? = '' OR r.project = '' OR r.project = ?)`
+// visibleTo returns the SQL condition (on resources aliased r) for the
+// Effective Memory of a project, and its arguments: shared and the project's
+// own working-tree resources, less the paths its open Drafts shadow, plus the
+// Draft versions it carries. With no project: every working-tree resource and
+// no Draft.
+func visibleTo(project string) (string, []any) {
+	if project == "" {
+		return "(r.draft = '')", nil
+	}
+	return `((r.draft = '' AND (r.project = '' OR r.project = ?)
+		AND NOT EXISTS (SELECT 1 FROM shadows s WHERE s.project = ? AND s.path = r.path))
+		OR r.dproject = ?)`, []any{project, project, project}
+}
+
+// args joins query arguments.
+func args(parts ...[]any) []any {
+	var out []any
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
 
 // exact returns the first unit of a resource whose id, path or title is the
 // query itself.
 func (ix *Index) exact(ctx context.Context, q, project string) ([]Hit, error) {
+	vis, vargs := visibleTo(project)
 	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM resources r JOIN units u ON u.rid = r.rid
-		WHERE r.indexed = 1 AND (r.resource_id = ? OR r.path = ? OR r.title_key = ?) AND `+visible+`
+		WHERE r.indexed = 1 AND (r.resource_id = ? OR r.path = ? OR r.title_key = ?) AND `+vis+`
 		AND u.ord = (SELECT MIN(ord) FROM units WHERE rid = r.rid)
 		ORDER BY (r.resource_id = ?) DESC, (r.path = ?) DESC, r.path LIMIT 3`,
-		q, vault.NormalizePath(q), titleKey(q), project, project, q, q)
+		args([]any{q, vault.NormalizePath(q), titleKey(q)}, vargs, []any{q, q})...)
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -151,18 +173,20 @@ func (ix *Index) bm25(ctx context.Context, match, project string, w Weights, lim
 	rank := fmt.Sprintf("bm25(units_fts, %g, %g, %g, %g, %g)", w.Path, w.Title, w.Meta, w.Heading, w.Body)
 	// The inner query ranks and cuts on (rowid, score) alone, so the sorter
 	// never carries unit text; the outer one fetches the few winners. Without
-	// a project every unit is visible and the inner query needs no join.
+	// a project and with no Draft in the index every unit is visible and the
+	// inner query needs no join.
 	inner := `SELECT rowid AS uid, ` + rank + ` AS s FROM units_fts WHERE units_fts MATCH ? ORDER BY s, rowid LIMIT ?`
-	args := []any{match, limit}
-	if project != "" {
+	qargs := []any{match, limit}
+	if project != "" || ix.hasDrafts(ctx) {
+		vis, vargs := visibleTo(project)
 		inner = `SELECT f.rowid AS uid, ` + rank + ` AS s FROM units_fts f
 			JOIN units u ON u.uid = f.rowid JOIN resources r ON r.rid = u.rid
-			WHERE units_fts MATCH ? AND ` + visible + ` ORDER BY s, f.rowid LIMIT ?`
-		args = []any{match, project, project, limit}
+			WHERE units_fts MATCH ? AND ` + vis + ` ORDER BY s, f.rowid LIMIT ?`
+		qargs = args([]any{match}, vargs, []any{limit})
 	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+`, m.s FROM (`+inner+`) m
 		JOIN units u ON u.uid = m.uid JOIN resources r ON r.rid = u.rid
-		ORDER BY m.s, u.unit_key`, args...)
+		ORDER BY m.s, u.unit_key`, qargs...)
 	if err != nil {
 		return nil, translate(fmt.Errorf("search %q: %w", match, err))
 	}
@@ -232,6 +256,9 @@ type Resource struct {
 	Description string `json:"description"`
 	ContentHash string `json:"content_hash"`
 	Content     string `json:"content"`
+	// DraftID names the project's open Draft this version comes from; empty
+	// for the vault's working tree.
+	DraftID string `json:"draft_id,omitempty"`
 }
 
 // Load refreshes the index and returns the named resources (by id or exact
@@ -279,9 +306,11 @@ func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource,
 	var fspath, proj, problem string
 	var indexed bool
 	var rid sql.NullString
-	err := ix.db.QueryRowContext(ctx, `SELECT resource_id, path, fspath, project, title, description, indexed, problem
-		FROM resources r WHERE (r.resource_id = ? OR r.path = ?) AND `+visible+` LIMIT 1`,
-		target, p, project, project).Scan(&rid, &r.Path, &fspath, &proj, &r.Title, &r.Description, &indexed, &problem)
+	var body []byte
+	vis, vargs := visibleTo(project)
+	err := ix.db.QueryRowContext(ctx, `SELECT resource_id, path, fspath, project, title, description, indexed, problem, draft, body
+		FROM resources r WHERE (r.resource_id = ? OR r.path = ?) AND `+vis+` ORDER BY r.draft = '' LIMIT 1`,
+		args([]any{target, p}, vargs)...).Scan(&rid, &r.Path, &fspath, &proj, &r.Title, &r.Description, &indexed, &problem, &r.DraftID, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Resource{}, vault.Errorf(vault.CodeNotFound, "%s", target)
 	}
@@ -291,9 +320,11 @@ func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource,
 	if !indexed {
 		return Resource{}, vault.Errorf(vault.CodeInvalid, "%s cannot be loaded: %s", target, problem)
 	}
-	data, err := ix.v.ReadFile(fspath)
-	if err != nil {
-		return Resource{}, fmt.Errorf("load %s: %w", target, err)
+	data := body
+	if r.DraftID == "" {
+		if data, err = ix.v.ReadFile(fspath); err != nil {
+			return Resource{}, fmt.Errorf("load %s: %w", target, err)
+		}
 	}
 	r.ResourceID, r.Kind, r.Scope = rid.String, "memory", vault.ScopeOf(proj)
 	r.ContentHash, r.Content = vault.HashBytes(data), string(data)

@@ -25,12 +25,12 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	}
 	var st Stats
 	if err := ix.db.QueryRowContext(ctx, `SELECT
-		(SELECT COUNT(*) FROM resources WHERE indexed = 1),
-		(SELECT COUNT(*) FROM resources WHERE indexed = 0),
-		(SELECT COUNT(*) FROM units), (SELECT COUNT(*) FROM links)`).Scan(&st.Resources, &st.Skipped, &st.Units, &st.Links); err != nil {
+		(SELECT COUNT(*) FROM resources WHERE indexed = 1 AND draft = ''),
+		(SELECT COUNT(*) FROM resources WHERE indexed = 0 AND draft = ''),
+		(SELECT COUNT(*) FROM units u JOIN resources r ON r.rid = u.rid WHERE r.draft = ''), (SELECT COUNT(*) FROM links)`).Scan(&st.Resources, &st.Skipped, &st.Units, &st.Links); err != nil {
 		return st, translate(err)
 	}
-	rows, err := ix.db.QueryContext(ctx, "SELECT path, problem FROM resources WHERE problem != '' ORDER BY path")
+	rows, err := ix.db.QueryContext(ctx, "SELECT path, problem FROM resources WHERE problem != '' AND draft = '' ORDER BY path")
 	if err != nil {
 		return st, translate(err)
 	}

@@ -246,11 +246,12 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 			JOIN unit_vectors f ON f.rowid = c.rowid`
 		kk = k * coarseFactor
 	}
+	vis, vargs := visibleTo(project)
 	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - v.distance FROM (`+first+`) v
 		JOIN embeddings e ON e.vec_rowid = v.rowid
 		JOIN units u ON u.embed_hash = e.embed_hash
 		JOIN resources r ON r.rid = u.rid
-		WHERE `+visible+` ORDER BY v.distance, u.unit_key LIMIT ?`, blob, kk, project, project, 2*k)
+		WHERE `+vis+` ORDER BY v.distance, u.unit_key LIMIT ?`, args([]any{blob, kk}, vargs, []any{2 * k})...)
 	if err != nil {
 		return nil, translate(fmt.Errorf("vector search: %w", err))
 	}

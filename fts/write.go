@@ -16,6 +16,8 @@ type writer struct {
 	ctx                                 context.Context
 	delRes, insSkipped, insRes, insUnit *sql.Stmt
 	insFTS, insLink                     *sql.Stmt
+	draft, dproject                     string // set while writing a Draft's rows
+	body                                []byte
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -24,7 +26,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		dst **sql.Stmt
 		q   string
 	}{
-		{&w.delRes, "DELETE FROM resources WHERE path = ?"},
+		{&w.delRes, "DELETE FROM resources WHERE path = ? AND draft = ''"},
 		{&w.insSkipped, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem) VALUES (?, ?, ?, ?, ?, 0, ?)`},
 		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
 			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem)
@@ -69,6 +71,9 @@ func (w *writer) run(st *sql.Stmt, args ...any) (sql.Result, error) {
 
 // upsert replaces the row of one file (and its units, links and terms).
 func (w *writer) upsert(c *change) error {
+	if w.draft != "" {
+		return w.insertDraft(c)
+	}
 	if _, err := w.run(w.delRes, c.stat.Path); err != nil {
 		return err
 	}
@@ -91,6 +96,12 @@ func (w *writer) upsert(c *change) error {
 		return fmt.Errorf("index %s: %w", r.Path, err)
 	}
 	rid, _ := res.LastInsertId()
+	return w.insertParts(c, rid)
+}
+
+// insertParts writes a resource row's units, terms and links.
+func (w *writer) insertParts(c *change, rid int64) error {
+	r := c.res
 	for i, u := range r.Units {
 		p := c.prepared[i]
 		res, err := w.run(w.insUnit, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.ContentHash, p.embedHash, u.Tokens, u.Content)
@@ -115,7 +126,7 @@ func (w *writer) upsert(c *change) error {
 func (w *writer) resolveIDClash(r *vault.Resource) error {
 	var orid int64
 	var opath string
-	err := w.tx.QueryRowContext(w.ctx, "SELECT rid, path FROM resources WHERE resource_id = ?", r.ID).Scan(&orid, &opath)
+	err := w.tx.QueryRowContext(w.ctx, "SELECT rid, path FROM resources WHERE resource_id = ? AND draft = ''", r.ID).Scan(&orid, &opath)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -145,8 +156,8 @@ func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `UPDATE resources SET mod_ns = -1, content_hash = ''
-		WHERE claimed_id != '' AND resource_id IS NOT claimed_id
-		AND NOT EXISTS (SELECT 1 FROM resources r2 WHERE r2.resource_id = resources.claimed_id)`)
+		WHERE draft = '' AND claimed_id != '' AND resource_id IS NOT claimed_id
+		AND NOT EXISTS (SELECT 1 FROM resources r2 WHERE r2.draft = '' AND r2.resource_id = resources.claimed_id)`)
 	if err != nil {
 		return false, translate(err)
 	}
@@ -158,4 +169,33 @@ func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
 	}
 	ix.snap = nil
 	return true, translate(tx.Commit())
+}
+
+// insertDraft writes one file of a Draft (w.draft) as an overlay row that only
+// the Draft's project sees. A Draft holding one id twice keeps it on the
+// first path only, as the working tree does.
+func (w *writer) insertDraft(c *change) error {
+	if c.skip != "" {
+		return w.exec(`INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem, draft, dproject)
+			VALUES (?, '', ?, 0, ?, 0, ?, ?, ?)`, c.stat.Path, c.stat.Size, c.hash, c.skip, w.draft, w.dproject)
+	}
+	r := c.res
+	var taken int
+	if err := w.tx.QueryRowContext(w.ctx, "SELECT COUNT(*) FROM resources WHERE draft = ? AND resource_id = ?", w.draft, r.ID).Scan(&taken); err != nil {
+		return translate(err)
+	}
+	if taken > 0 {
+		r.Reidentify(vault.DerivedID(r.Path), true)
+	}
+	tags, _ := json.Marshal(r.Front.Tags)
+	res, err := w.tx.ExecContext(w.ctx, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
+		resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem, draft, dproject, body)
+		VALUES (?, '', ?, 0, ?, 1, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Path, c.stat.Size, r.ContentHash, r.ID, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description,
+		r.Status(), r.Front.Tier, string(tags), r.Problem, w.draft, w.dproject, w.body)
+	if err != nil {
+		return translate(fmt.Errorf("index draft %s %s: %w", w.draft, r.Path, err))
+	}
+	rid, _ := res.LastInsertId()
+	return w.insertParts(c, rid)
 }

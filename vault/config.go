@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -35,6 +36,8 @@ type Config struct {
 	Rerank RerankConfig `yaml:"rerank"`
 	// AutoPublish lists path globs whose Drafts merge as soon as they are made.
 	AutoPublish []string `yaml:"auto_publish"`
+	// Remote is the git remote `lore sync` pushes Drafts to. Default "origin".
+	Remote string `yaml:"remote"`
 }
 
 // ProjectConfig describes one project.
@@ -93,7 +96,7 @@ func ValidProjectName(name string) bool { return projectName.MatchString(name) }
 
 // DefaultConfig returns the configuration a vault without lore.yaml has.
 func DefaultConfig() Config {
-	return Config{OrgRef: "main", Guidelines: "LORE.md"}
+	return Config{OrgRef: "main", Guidelines: "LORE.md", Remote: "origin"}
 }
 
 // ParseConfig decodes lore.yaml strictly. The error names the file, the line and
@@ -110,6 +113,14 @@ func ParseConfig(data []byte) (Config, error) {
 	}
 	if cfg.Guidelines == "" {
 		cfg.Guidelines = "LORE.md"
+	}
+	if cfg.Remote == "" {
+		cfg.Remote = "origin"
+	}
+	for _, g := range cfg.AutoPublish {
+		if _, err := path.Match(g, "x"); err != nil {
+			return Config{}, Errorf(CodeConfig, "%s: auto_publish: %q is not a valid glob: %v", ConfigFile, g, err)
+		}
 	}
 	if _, err := CleanPath(cfg.Guidelines); err != nil {
 		return Config{}, Errorf(CodeConfig, "%s: guidelines: %v", ConfigFile, err)

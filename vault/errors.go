@@ -22,6 +22,16 @@ const (
 	CodeInvalidState = "invalid_activation_state"
 	// CodeModelPreparing: the configured embedding model is not ready yet.
 	CodeModelPreparing = "search_model_preparing"
+	// CodeContentChanged: store.update's expected_hash is not the resource's current hash.
+	CodeContentChanged = "memory_content_changed"
+	// CodeReplacementNotFound: an old_text does not occur in the resource.
+	CodeReplacementNotFound = "text_replacement_not_found"
+	// CodeReplacementAmbiguous: an old_text occurs more than once.
+	CodeReplacementAmbiguous = "text_replacement_ambiguous"
+	// CodeReplacementOverlap: two replacements of one update overlap.
+	CodeReplacementOverlap = "text_replacement_overlap"
+	// CodeConflict: a merge whose Drafts change paths the org ref also changed.
+	CodeConflict = "merge_conflict"
 	// CodeInternal: anything else; a bug or an I/O failure.
 	CodeInternal = "internal"
 )

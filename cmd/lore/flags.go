@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
@@ -86,7 +87,23 @@ func (e *env) openIndex(ctx context.Context) (*fts.Index, vault.Binding, error) 
 		v.Close()
 		return nil, b, err
 	}
+	st, err := drafts.Open(ctx, ix)
+	if err != nil {
+		ix.Close()
+		v.Close()
+		return nil, b, err
+	}
+	stores.Store(ix, st)
 	return ix, b, nil
+}
+
+// stores holds the Draft store opened with each index (see openIndex).
+var stores sync.Map
+
+// storeOf returns the Draft store opened with ix.
+func storeOf(ix *fts.Index) *drafts.Store {
+	st, _ := stores.Load(ix)
+	return st.(*drafts.Store)
 }
 
 // openIndexWithModels is openIndex with the embedding model and reranker that
@@ -124,6 +141,9 @@ func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Bindin
 }
 
 func closeIndex(ix *fts.Index) {
+	if st, ok := stores.LoadAndDelete(ix); ok {
+		st.(*drafts.Store).Close()
+	}
 	v := ix.Vault()
 	ix.Close()
 	v.Close()

@@ -7,7 +7,7 @@ CREATE TABLE meta (
 
 CREATE TABLE resources (
   rid          INTEGER PRIMARY KEY,
-  path         TEXT NOT NULL UNIQUE,
+  path         TEXT NOT NULL,
   fspath       TEXT NOT NULL,
   size         INTEGER NOT NULL,
   mod_ns       INTEGER NOT NULL,
@@ -23,9 +23,15 @@ CREATE TABLE resources (
   status       TEXT NOT NULL DEFAULT 'active',
   tier         TEXT NOT NULL DEFAULT '',
   tags         TEXT NOT NULL DEFAULT '[]',
-  problem      TEXT NOT NULL DEFAULT ''
+  problem      TEXT NOT NULL DEFAULT '',
+  -- Draft overlay rows (see overlay.go): the Draft that carries this version,
+  -- the project that sees it, and its bytes (working-tree rows read the file).
+  draft        TEXT NOT NULL DEFAULT '',
+  dproject     TEXT NOT NULL DEFAULT '',
+  body         BLOB
 );
-CREATE UNIQUE INDEX resources_resource_id ON resources(resource_id) WHERE resource_id IS NOT NULL;
+CREATE UNIQUE INDEX resources_path ON resources(draft, path);
+CREATE UNIQUE INDEX resources_resource_id ON resources(draft, resource_id) WHERE resource_id IS NOT NULL;
 CREATE INDEX resources_title_key ON resources(title_key);
 -- Files whose frontmatter id is held by another file (rare): see requeueFreedIDs.
 CREATE INDEX resources_displaced ON resources(claimed_id)
@@ -34,7 +40,7 @@ CREATE INDEX resources_displaced ON resources(claimed_id)
 CREATE TABLE units (
   uid          INTEGER PRIMARY KEY,
   rid          INTEGER NOT NULL REFERENCES resources(rid) ON DELETE CASCADE,
-  unit_key     TEXT NOT NULL UNIQUE,
+  unit_key     TEXT NOT NULL,        -- unique among working-tree units
   ord          INTEGER NOT NULL,
   heading_path TEXT NOT NULL,   -- JSON array of strings
   start_byte   INTEGER NOT NULL,
@@ -45,6 +51,7 @@ CREATE TABLE units (
   content      TEXT NOT NULL
 );
 CREATE INDEX units_rid ON units(rid);
+CREATE INDEX units_unit_key ON units(unit_key);
 CREATE INDEX units_embed_hash ON units(embed_hash);
 
 CREATE TABLE links (
@@ -55,6 +62,15 @@ CREATE TABLE links (
 );
 CREATE INDEX links_rid ON links(rid);
 CREATE INDEX links_target ON links(target);
+
+-- Working-tree paths a project's open Drafts replace, rename away or delete:
+-- that project does not see the working-tree row at such a path.
+CREATE TABLE shadows (
+  project TEXT NOT NULL,
+  path    TEXT NOT NULL,
+  draft   TEXT NOT NULL,
+  PRIMARY KEY (project, path, draft)
+) WITHOUT ROWID;
 
 CREATE VIRTUAL TABLE units_fts USING fts5(
   path, title, meta, heading, body,

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// pairs collects repeated --old/--new flags.
+type pairs []string
+
+func (p *pairs) String() string     { return strings.Join(*p, ",") }
+func (p *pairs) Set(v string) error { *p = append(*p, v); return nil }
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func runStore(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "store", "create|update|rename|delete|discard [flags] | --json JSON|-", `Propose a change to memory as a Draft (a commit on the branch
+drafts/<project>/<draft_id>); the vault's files are not touched. Prints the
+result as JSON: local_operation_id, draft_id, queued, sync_status.
+
+Examples:
+  lore store create --path howto/release.md --body-file notes.md --description "How to release"
+  lore store update --id mem_… --expected-hash sha256:… --old "old text" --new "new text"
+  lore store rename --id mem_… --new-path howto/releasing.md
+  lore store delete --id mem_…
+  lore store discard --id drf_…
+  lore store --json '{"update":{"id":"mem_…","expected_hash":"sha256:…","replacements":[{"old_text":"a","new_text":"b"}]}}'`)
+	jsonArg := fs.String("json", "", "the operation as the store object of the memory tool (\"-\" reads stdin)")
+	p := fs.String("path", "", "create: the new resource's path")
+	body := fs.String("body", "", "create: the Markdown body")
+	bodyFile := fs.String("body-file", "", "create: read the body from this file (\"-\": stdin)")
+	desc := fs.String("description", "", "a one-line description of the resource")
+	id := fs.String("id", "", "update, rename, delete, discard: the resource id or path (discard: or the draft id)")
+	hash := fs.String("expected-hash", "", "update: the content_hash load returned")
+	var olds, news pairs
+	fs.Var(&olds, "old", "update: exact text to replace (repeat with --new)")
+	fs.Var(&news, "new", "update: its replacement (repeat with --old)")
+	newPath := fs.String("new-path", "", "rename: the new path")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	var op drafts.Op
+	descSet := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "description" {
+			descSet = true
+		}
+	})
+	var d *string
+	if descSet {
+		d = desc
+	}
+	switch {
+	case *jsonArg != "":
+		data := []byte(*jsonArg)
+		if *jsonArg == "-" {
+			if data, err = io.ReadAll(io.LimitReader(e.stdin, 4*drafts.MaxBody)); err != nil {
+				return err
+			}
+		}
+		if err := vault.DecodeStrict(data, &op); err != nil {
+			return err
+		}
+	case len(pos) != 1:
+		fs.Usage()
+		return usageError{"store needs one operation: create, update, rename, delete or discard (or --json)"}
+	default:
+		switch pos[0] {
+		case "create":
+			b := *body
+			if *bodyFile != "" {
+				var data []byte
+				if *bodyFile == "-" {
+					data, err = io.ReadAll(io.LimitReader(e.stdin, 4*drafts.MaxBody))
+				} else {
+					data, err = os.ReadFile(*bodyFile)
+				}
+				if err != nil {
+					return err
+				}
+				b = string(data)
+			}
+			op.Create = &drafts.CreateOp{Path: *p, Body: b, Description: d}
+		case "update":
+			if len(olds) != len(news) {
+				return usageError{"give --old and --new in pairs"}
+			}
+			u := &drafts.UpdateOp{ID: *id, ExpectedHash: *hash, Description: d, Replacements: []drafts.Replacement{}}
+			for i := range olds {
+				u.Replacements = append(u.Replacements, drafts.Replacement{OldText: olds[i], NewText: news[i]})
+			}
+			op.Update = u
+		case "rename":
+			op.Rename = &drafts.RenameOp{ID: *id, NewPath: *newPath, Description: d}
+		case "delete":
+			op.Delete = &drafts.DeleteOp{ID: *id, Description: d}
+		case "discard":
+			op.Discard = &drafts.DiscardOp{ID: *id}
+		default:
+			return usageError{fmt.Sprintf("unknown store operation %q", pos[0])}
+		}
+	}
+	ix, b, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	res, err := storeOf(ix).Apply(ctx, b.Project, op)
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, res)
+}
+
+func runDrafts(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "drafts", "list|show|diff|merge|discard [ID...] [--all] [--json]", `Review Drafts: list them (this project's with a binding's project, or
+--project; every project's otherwise), show one, diff it against the org
+ref, merge (advances the org ref; all or nothing) or discard.
+
+Examples:
+  lore drafts list
+  lore drafts diff drf_01J…
+  lore drafts merge drf_01J… drf_01K…`)
+	all := fs.Bool("all", false, "list: include Drafts already merged by git")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return usageError{"drafts needs a subcommand: list, show, diff, merge or discard"}
+	}
+	ix, b, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	st := storeOf(ix)
+	ids := pos[1:]
+	needIDs := func() error {
+		if len(ids) == 0 {
+			return usageError{fmt.Sprintf("drafts %s needs at least one draft id", pos[0])}
+		}
+		return nil
+	}
+	switch pos[0] {
+	case "list":
+		ds, err := st.List(ctx, b.Project, *all)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			if ds == nil {
+				ds = []*drafts.Draft{}
+			}
+			return printJSON(e.stdout, map[string]any{"drafts": ds})
+		}
+		if len(ds) == 0 {
+			fmt.Fprintln(e.stdout, "no open Drafts")
+			return nil
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "DRAFT\tPROJECT\tLAST OP\tPATH\tOPS\tSYNC\tUPDATED")
+		for _, d := range ds {
+			last := ""
+			if n := len(d.Operations); n > 0 {
+				last = d.Operations[n-1].Op
+			}
+			p := d.Path
+			if p == "" && len(d.Paths) > 0 {
+				p = d.Paths[0]
+			}
+			status := st.SyncStatus(ctx, d.ID)
+			if d.Merged {
+				status = "merged"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Project, last, p, len(d.Operations), status, d.Updated.Format("2006-01-02 15:04"))
+		}
+		return tw.Flush()
+	case "show":
+		if err := needIDs(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			d, err := st.Find(ctx, id)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				if err := printJSON(e.stdout, d); err != nil {
+					return err
+				}
+				continue
+			}
+			fmt.Fprintf(e.stdout, "draft_id: %s\nproject: %s\nbranch: %s\nresource_id: %s\npath: %s\nchanged: %s\nsync_status: %s\n",
+				d.ID, d.Project, strings.TrimPrefix(d.Branch, "refs/heads/"), d.ResourceID, d.Path, strings.Join(d.Paths, ", "), st.SyncStatus(ctx, d.ID))
+			for _, o := range d.Operations {
+				fmt.Fprintf(e.stdout, "  %s  %-7s %s  %s\n", o.At.Format("2006-01-02 15:04:05"), o.Op, o.Path, o.LocalOperationID)
+			}
+		}
+		return nil
+	case "diff":
+		if err := needIDs(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			out, err := st.Diff(ctx, id)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(e.stdout, out)
+		}
+		return nil
+	case "merge":
+		if err := needIDs(); err != nil {
+			return err
+		}
+		res, err := st.Merge(ctx, ids)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, res)
+		}
+		fmt.Fprintf(e.stdout, "merged %d Draft(s) into %s (now %s); work tree: %s\n", len(res.Merged), strings.TrimPrefix(res.OrgRef, "refs/heads/"), shortHash(res.Commit), res.WorkTree)
+		for _, id := range res.Skipped {
+			fmt.Fprintf(e.stdout, "%s was already merged\n", id)
+		}
+		return nil
+	case "discard":
+		if err := needIDs(); err != nil {
+			return err
+		}
+		done, err := st.Discard(ctx, ids)
+		for _, id := range done {
+			fmt.Fprintf(e.stdout, "discarded %s\n", id)
+		}
+		return err
+	}
+	return usageError{fmt.Sprintf("unknown drafts subcommand %q", pos[0])}
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func runSync(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "sync", "[--status] [--json]", `Push Draft branches to the vault's git remote (origin, or remote: in
+lore.yaml) and fetch its org ref, with your own git credentials. Drafts
+that cannot be pushed stay in the outbox, retrying with backoff; --status
+prints the outbox without syncing.`)
+	status := fs.Bool("status", false, "print each Draft's sync status and last error; do not sync")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	ix, _, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	st := storeOf(ix)
+	var rep drafts.SyncReport
+	if *status {
+		rep.Outbox, err = st.Outbox(ctx)
+	} else {
+		rep, err = st.Sync(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e.stdout, rep)
+	}
+	if !*status {
+		fmt.Fprintf(e.stdout, "remote %s: pushed %d, deleted %d, failed %d; org ref: %s\n", rep.Remote, len(rep.Pushed), len(rep.Deleted), len(rep.Failed), rep.Org)
+		if rep.Error != "" {
+			fmt.Fprintf(e.stdout, "will retry: %s\n", rep.Error)
+		}
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DRAFT\tPROJECT\tSTATUS\tATTEMPTS\tLAST ERROR")
+	for _, o := range rep.Outbox {
+		s := o.Status
+		if o.DeleteOnly {
+			s += " (delete)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", o.DraftID, o.Project, s, o.Attempts, o.LastError)
+	}
+	return tw.Flush()
+}

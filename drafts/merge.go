@@ -1,0 +1,278 @@
+package drafts
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// MergeResult says what a merge did.
+type MergeResult struct {
+	Merged  []string `json:"merged"`            // draft ids now in the org ref
+	Skipped []string `json:"skipped,omitempty"` // already merged (e.g. by a person's git merge)
+	OrgRef  string   `json:"org_ref"`
+	Commit  string   `json:"commit"` // the org ref's new head
+	// WorkTree: "updated" (it was on the org branch and clean), or why it was
+	// left alone ("not on <branch>").
+	WorkTree string `json:"work_tree"`
+}
+
+// Merge folds Drafts (by id, any project) into the org ref, for a person. It
+// is all or nothing: if any Draft changes a path the org ref also changed
+// since the Draft forked, nothing merges and the error names every such
+// path. When the vault's work tree is on the org branch it is brought up to
+// date — and when it has uncommitted changes to an affected file, merge
+// refuses and names them.
+func (s *Store) Merge(ctx context.Context, ids []string) (MergeResult, error) {
+	if len(ids) == 0 {
+		return MergeResult{}, vault.Errorf(vault.CodeInvalid, "name at least one Draft to merge")
+	}
+	unlock, err := lockFile(s.lock)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	defer unlock()
+	repo, err := s.repo()
+	if err != nil {
+		return MergeResult{}, err
+	}
+	return s.mergeLocked(ctx, repo, ids, s.clock())
+}
+
+func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []string, now time.Time) (MergeResult, error) {
+	res := MergeResult{OrgRef: s.org, Merged: []string{}}
+	all, org, err := s.list(repo)
+	if err != nil {
+		return res, err
+	}
+	byID := map[string]*Draft{}
+	for _, d := range all {
+		byID[d.ID] = d
+	}
+	if org.IsZero() {
+		return res, vault.Errorf(vault.CodeNotVault, "the org ref %s does not exist", s.org)
+	}
+	orgCommit, err := repo.CommitObject(org)
+	if err != nil {
+		return res, err
+	}
+	cur, curTree := org, orgCommit.TreeHash
+	var conflicts, merged []string
+	var mergedDrafts []*Draft
+	for _, id := range ids {
+		d := byID[id]
+		if d == nil {
+			return res, vault.Errorf(vault.CodeNotFound, "no Draft %s", id)
+		}
+		if d.Merged {
+			res.Skipped = append(res.Skipped, id)
+			continue
+		}
+		baseTree, headTree, err := s.trees(repo, d.Base, d.Head)
+		if err != nil {
+			return res, err
+		}
+		var clash []string
+		for _, p := range d.Paths {
+			b, _, err := blobAt(repo.Storer, baseTree, p)
+			if err != nil {
+				return res, err
+			}
+			h, _, _ := blobAt(repo.Storer, headTree, p)
+			c, _, _ := blobAt(repo.Storer, curTree, p)
+			if c != b && c != h {
+				clash = append(clash, p)
+			}
+		}
+		if len(clash) > 0 {
+			conflicts = append(conflicts, fmt.Sprintf("%s: %s", id, strings.Join(clash, ", ")))
+			continue
+		}
+		if cur == d.Base {
+			cur, curTree = d.Head, headTree // fast-forward
+		} else {
+			for _, p := range d.Paths {
+				h, _, _ := blobAt(repo.Storer, headTree, p)
+				if curTree, err = setPath(repo.Storer, curTree, p, h); err != nil {
+					return res, err
+				}
+			}
+			sig := Signature(repo, now)
+			subject := fmt.Sprintf("Merge Draft %s (project %s)", d.ID, d.Project)
+			if n := len(d.Operations); n > 0 {
+				subject += fmt.Sprintf(": %s %s", d.Operations[n-1].Op, d.Operations[n-1].Path)
+			}
+			if cur, err = writeCommit(repo, &object.Commit{
+				Author: *sig, Committer: *sig, Message: subject + "\n", TreeHash: curTree,
+				ParentHashes: []plumbing.Hash{cur, d.Head},
+			}); err != nil {
+				return res, err
+			}
+		}
+		merged = append(merged, id)
+		mergedDrafts = append(mergedDrafts, d)
+	}
+	if len(conflicts) > 0 {
+		return res, vault.Errorf(vault.CodeConflict, "nothing was merged: the org ref changed these paths since the Draft forked — %s. Update the Draft (or discard it) and merge again", strings.Join(conflicts, "; "))
+	}
+	res.Commit = cur.String()
+	if cur == org {
+		res.WorkTree = "unchanged"
+		return res, nil
+	}
+	updated := false
+	if headBranch(s.gitDir) == s.org {
+		if err := s.checkClean(repo, orgCommit.TreeHash, curTree); err != nil {
+			return res, err
+		}
+		if _, err := runGit(ctx, s.top, "read-tree", "-m", "-u", org.String(), cur.String()); err != nil {
+			return res, fmt.Errorf("update the work tree: %w (nothing was merged)", err)
+		}
+		updated = true
+		res.WorkTree = "updated"
+	} else {
+		res.WorkTree = "not on " + strings.TrimPrefix(s.org, "refs/heads/") + ": only the branch moved"
+	}
+	if err := s.refs.cas(s.org, org, cur); err != nil {
+		if updated {
+			runGit(ctx, s.top, "read-tree", "-m", "-u", cur.String(), org.String())
+		}
+		return res, fmt.Errorf("%s moved while merging (run merge again): %w", s.org, err)
+	}
+	for _, d := range mergedDrafts {
+		if err := s.refs.cas(d.Branch, d.Head, plumbing.ZeroHash); err == nil {
+			s.outboxDiscarded(ctx, d.ID)
+		}
+	}
+	s.setMeta(ctx, "org_pending", cur.String())
+	res.Merged = merged
+	return res, nil
+}
+
+// checkClean refuses a work-tree update when a file the merge changes has
+// uncommitted changes (its bytes on disk are not the org ref's).
+func (s *Store) checkClean(repo *git.Repository, from, to plumbing.Hash) error {
+	paths, err := changedPaths(repo.Storer, from, to, "")
+	if err != nil {
+		return err
+	}
+	var dirty []string
+	for _, p := range paths {
+		want, inTree, err := readBlob(repo.Storer, from, p)
+		if err != nil {
+			return err
+		}
+		have, err := os.ReadFile(filepath.Join(s.top, filepath.FromSlash(p)))
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		if exists := err == nil; exists != inTree || (exists && !bytes.Equal(have, want)) {
+			dirty = append(dirty, p)
+		}
+	}
+	if len(dirty) > 0 {
+		return vault.Errorf(vault.CodeConflict, "nothing was merged: uncommitted changes to %s; commit or stash them, then merge again", strings.Join(dirty, ", "))
+	}
+	return nil
+}
+
+// Discard deletes Drafts (by id, any project), for a person.
+func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
+	unlock, err := lockFile(s.lock)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var done []string
+	for _, id := range ids {
+		d, err := s.Find(ctx, id)
+		if err != nil {
+			return done, err
+		}
+		if err := s.refs.cas(d.Branch, d.Head, plumbing.ZeroHash); err != nil {
+			return done, fmt.Errorf("discard %s: %w", id, err)
+		}
+		s.outboxDiscarded(ctx, id)
+		done = append(done, id)
+	}
+	return done, nil
+}
+
+// Diff returns a unified diff of a Draft against the org ref: for each path
+// the Draft changes, the org ref's current version against the Draft's.
+func (s *Store) Diff(ctx context.Context, id string) (string, error) {
+	d, err := s.Find(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	repo, err := s.repo()
+	if err != nil {
+		return "", err
+	}
+	org, err := s.refs.read(s.org)
+	if err != nil {
+		return "", err
+	}
+	orgTree, headTree, err := s.trees(repo, org, d.Head)
+	if err != nil {
+		return "", err
+	}
+	ta, err := object.GetTree(repo.Storer, orgTree)
+	if err != nil {
+		return "", err
+	}
+	tb, err := object.GetTree(repo.Storer, headTree)
+	if err != nil {
+		return "", err
+	}
+	chs, err := object.DiffTree(ta, tb)
+	if err != nil {
+		return "", err
+	}
+	want := map[string]bool{}
+	for _, p := range d.Paths {
+		want[p] = true
+	}
+	var keep object.Changes
+	for _, ch := range chs {
+		if want[ch.From.Name] || want[ch.To.Name] {
+			keep = append(keep, ch)
+		}
+	}
+	if len(keep) == 0 {
+		return "", nil
+	}
+	patch, err := keep.PatchContext(ctx)
+	if err != nil {
+		return "", err
+	}
+	return patch.String(), nil
+}
+
+// runGit runs the git CLI in dir, never prompting for credentials.
+func runGit(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_ASKPASS=", "SSH_ASKPASS=")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.String(), fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,672 @@
+package drafts
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"gopkg.in/yaml.v3"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// Op is one store call: exactly one operation, and optionally the resource
+// kind beside it ("memory", the only one). Field names are the spec's.
+type Op struct {
+	Resource *string    `json:"resource,omitempty"`
+	Create   *CreateOp  `json:"create,omitempty"`
+	Update   *UpdateOp  `json:"update,omitempty"`
+	Rename   *RenameOp  `json:"rename,omitempty"`
+	Delete   *DeleteOp  `json:"delete,omitempty"`
+	Discard  *DiscardOp `json:"discard,omitempty"`
+}
+
+// CreateOp adds a new resource at Path with a new mem_ id.
+type CreateOp struct {
+	Path        string  `json:"path"`
+	Body        string  `json:"body"`
+	Description *string `json:"description,omitempty"`
+}
+
+// UpdateOp applies exact-text replacements to the resource whose full hash is
+// ExpectedHash.
+type UpdateOp struct {
+	ID           string        `json:"id"`
+	ExpectedHash string        `json:"expected_hash"`
+	Replacements []Replacement `json:"replacements"`
+	Description  *string       `json:"description,omitempty"`
+}
+
+// Replacement replaces the one occurrence of OldText with NewText.
+type Replacement struct {
+	OldText string `json:"old_text"`
+	NewText string `json:"new_text"`
+}
+
+// RenameOp moves a resource to NewPath.
+type RenameOp struct {
+	ID          string  `json:"id"`
+	NewPath     string  `json:"new_path"`
+	Description *string `json:"description,omitempty"`
+}
+
+// DeleteOp proposes deleting a resource.
+type DeleteOp struct {
+	ID          string  `json:"id"`
+	Description *string `json:"description,omitempty"`
+}
+
+// DiscardOp drops a Draft: ID is the draft id or the id/path of the resource
+// it carries.
+type DiscardOp struct {
+	ID string `json:"id"`
+}
+
+// Result is what store returns (the spec's four fields, plus the resource it
+// concerns and whether an auto-publish path merged it at once).
+type Result struct {
+	LocalOperationID string `json:"local_operation_id"`
+	DraftID          string `json:"draft_id"`
+	Queued           bool   `json:"queued"`
+	SyncStatus       string `json:"sync_status"`
+	ResourceID       string `json:"resource_id,omitempty"`
+	Path             string `json:"path,omitempty"`
+	Operation        string `json:"operation"`
+	Published        bool   `json:"published,omitempty"`
+}
+
+// Name returns the operation's name, and an error unless exactly one is set.
+func (op Op) Name() (string, error) {
+	var names []string
+	for _, o := range []struct {
+		name string
+		set  bool
+	}{{"create", op.Create != nil}, {"update", op.Update != nil}, {"rename", op.Rename != nil}, {"delete", op.Delete != nil}, {"discard", op.Discard != nil}} {
+		if o.set {
+			names = append(names, o.name)
+		}
+	}
+	if op.Resource != nil && *op.Resource != "memory" {
+		return "", vault.Errorf(vault.CodeInvalid, "resource: %q is not allowed; the only resource is \"memory\"", *op.Resource)
+	}
+	switch len(names) {
+	case 1:
+		return names[0], nil
+	case 0:
+		return "", vault.Errorf(vault.CodeInvalid, "store needs exactly one operation: create, update, rename, delete or discard")
+	}
+	return "", vault.Errorf(vault.CodeInvalid, "store holds %d operations (%s); send exactly one", len(names), strings.Join(names, ", "))
+}
+
+// storePath checks a path an operation writes: inside the vault, a .md file
+// outside dot-folders, and shared or under this project's own folder.
+func storePath(field, p, project string) (string, error) {
+	if p == "" {
+		return "", vault.Errorf(vault.CodeInvalid, "%s is required", field)
+	}
+	if len(p) > 1024 {
+		return "", vault.Errorf(vault.CodeInvalid, "%s is longer than 1024 bytes", field)
+	}
+	clean, err := vault.CleanPath(p)
+	if err != nil {
+		return "", vault.Errorf(vault.CodeInvalid, "%s: %s", field, vault.Message(err))
+	}
+	if !vault.IsMemoryPath(clean) {
+		return "", vault.Errorf(vault.CodeInvalid, "%s %q is not a memory path: it must end in .md and not be inside a dot-folder", field, p)
+	}
+	if owner := vault.ProjectOf(clean); owner != "" && owner != project {
+		return "", vault.Errorf(vault.CodeInvalid, "%s %q is inside projects/%s/, which belongs to project %s, not %s", field, p, owner, owner, project)
+	}
+	return clean, nil
+}
+
+// checkBody applies the content rules to a resource an operation produces.
+func checkBody(field, p string, data []byte) error {
+	if len(data) > MaxBody {
+		return vault.Errorf(vault.CodeInvalid, "%s: the resource would be %d bytes; the limit is %d (1 MiB)", field, len(data), MaxBody)
+	}
+	if err := vault.CheckContent(p, data); err != nil {
+		return vault.Errorf(vault.CodeInvalid, "%s: %s", field, vault.Message(err))
+	}
+	return nil
+}
+
+// Apply performs one store operation for project: it checks the input
+// against the project's Effective Memory, writes one commit on the Draft
+// branch (or deletes the branch, for discard) and queues the Draft for sync.
+// Operations are serialized across processes by a lock file; refs change by
+// compare-and-swap. Nothing is written unless every check passed.
+func (s *Store) Apply(ctx context.Context, project string, op Op) (Result, error) {
+	name, err := op.Name()
+	if err != nil {
+		return Result{}, err
+	}
+	if project == "" || !vault.ValidProjectName(project) {
+		return Result{}, vault.Errorf(vault.CodeUnbound, "store needs a project: Drafts are carried by one (bind this workspace with `lore bind --vault DIR --project NAME`)")
+	}
+	if err := s.validate(name, op, project); err != nil {
+		return Result{}, err
+	}
+	unlock, err := lockFile(s.lock)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	repo, err := s.repo()
+	if err != nil {
+		return Result{}, err
+	}
+	w := &write{s: s, repo: repo, project: project, op: name, lop: newID("lop_", s.clock())}
+	switch name {
+	case "create":
+		err = w.create(ctx, op.Create)
+	case "update":
+		err = w.update(ctx, op.Update)
+	case "rename":
+		err = w.rename(ctx, op.Rename)
+	case "delete":
+		err = w.delete(ctx, op.Delete)
+	case "discard":
+		err = w.discard(ctx, op.Discard.ID)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return w.finish(ctx)
+}
+
+// validate checks what needs no repository.
+func (s *Store) validate(name string, op Op, project string) error {
+	switch name {
+	case "create":
+		c := op.Create
+		if _, err := storePath("create.path", c.Path, project); err != nil {
+			return err
+		}
+		if strings.TrimSpace(c.Body) == "" {
+			return vault.Errorf(vault.CodeInvalid, "create.body is required: the full Markdown of the new resource")
+		}
+		return checkBody("create.body", c.Path, []byte(c.Body))
+	case "update":
+		u := op.Update
+		if u.ID == "" {
+			return vault.Errorf(vault.CodeInvalid, "update.id is required")
+		}
+		if !strings.HasPrefix(u.ExpectedHash, "sha256:") {
+			return vault.Errorf(vault.CodeInvalid, "update.expected_hash is required: the content_hash that load returned (sha256:…)")
+		}
+		if len(u.Replacements) == 0 {
+			return vault.Errorf(vault.CodeInvalid, "update.replacements is empty: give at least one {old_text, new_text}")
+		}
+		for i, r := range u.Replacements {
+			if r.OldText == "" {
+				return vault.Errorf(vault.CodeInvalid, "update.replacements[%d].old_text is empty: it must be exact text that occurs once", i)
+			}
+		}
+	case "rename":
+		if op.Rename.ID == "" {
+			return vault.Errorf(vault.CodeInvalid, "rename.id is required")
+		}
+		if _, err := storePath("rename.new_path", op.Rename.NewPath, project); err != nil {
+			return err
+		}
+	case "delete":
+		if op.Delete.ID == "" {
+			return vault.Errorf(vault.CodeInvalid, "delete.id is required")
+		}
+	case "discard":
+		if op.Discard.ID == "" {
+			return vault.Errorf(vault.CodeInvalid, "discard.id is required")
+		}
+	}
+	return nil
+}
+
+// write is one store operation in progress.
+type write struct {
+	s       *Store
+	repo    *git.Repository
+	project string
+	op      string // the operation performed (delete may become discard)
+	lop     string
+
+	draft       *Draft        // the Draft extended; nil for a new one
+	draftID     string        // set once known
+	parent      plumbing.Hash // the commit the new one goes on
+	tree        plumbing.Hash // the new commit's tree, as edited
+	resourceID  string
+	path        string
+	description string
+	published   bool
+	discarded   bool
+}
+
+// current loads a resource from the project's Effective Memory.
+func (w *write) current(ctx context.Context, field, id string) (fts.Resource, error) {
+	rs, err := w.s.ix.Load(ctx, []string{id}, w.project)
+	if vault.ErrorCode(err) == vault.CodeNotFound {
+		return fts.Resource{}, vault.Errorf(vault.CodeNotFound, "%s %q is not in project %s's memory", field, id, w.project)
+	}
+	if err != nil {
+		return fts.Resource{}, err
+	}
+	return rs[0], nil
+}
+
+// exists reports whether a path is taken in the project's Effective Memory.
+func (w *write) exists(ctx context.Context, p string) (bool, error) {
+	_, err := w.s.ix.Load(ctx, []string{p}, w.project)
+	switch vault.ErrorCode(err) {
+	case "":
+		return true, nil
+	case vault.CodeNotFound:
+		return false, nil
+	}
+	return false, err
+}
+
+// start picks the Draft to extend (the one carrying the resource, if any)
+// or a new one forked from the org ref, and loads the tree to edit.
+func (w *write) start(draftID string) error {
+	if draftID != "" {
+		d, err := w.s.draftOf(w.repo, w.project, draftID)
+		if err != nil {
+			return err
+		}
+		w.draft, w.draftID, w.parent = d, d.ID, d.Head
+	} else {
+		org, err := w.s.refs.read(w.s.org)
+		if err != nil {
+			return err
+		}
+		if org.IsZero() {
+			return vault.Errorf(vault.CodeNotVault, "the org ref %s does not exist yet: commit the vault once (git commit) before storing", w.s.org)
+		}
+		w.draftID, w.parent = newID("drf_", w.s.clock()), org
+	}
+	c, err := w.repo.CommitObject(w.parent)
+	if err != nil {
+		return err
+	}
+	w.tree = c.TreeHash
+	return nil
+}
+
+// draftOf reads one project's Draft by id.
+func (s *Store) draftOf(repo *git.Repository, project, id string) (*Draft, error) {
+	name := BranchPrefix + project + "/" + id
+	head, err := s.refs.read(name)
+	if err != nil {
+		return nil, err
+	}
+	if head.IsZero() {
+		return nil, vault.Errorf(vault.CodeNotFound, "project %s has no open Draft %s", project, id)
+	}
+	org, err := s.refs.read(s.org)
+	if err != nil {
+		return nil, err
+	}
+	return s.draftAt(repo, name, project, id, head, org)
+}
+
+// put sets (data non-nil) or removes (nil) a vault path in the edited tree.
+func (w *write) put(p string, data []byte) error {
+	blob := plumbing.ZeroHash
+	if data != nil {
+		h, err := writeBlob(w.repo.Storer, data)
+		if err != nil {
+			return err
+		}
+		blob = h
+	}
+	t, err := setPath(w.repo.Storer, w.tree, w.s.prefix+p, blob)
+	if err != nil {
+		return vault.Errorf(vault.CodeInvalid, "path %s: %v", p, err)
+	}
+	w.tree = t
+	return nil
+}
+
+func (w *write) create(ctx context.Context, c *CreateOp) error {
+	p, _ := storePath("create.path", c.Path, w.project)
+	if taken, err := w.exists(ctx, p); err != nil || taken {
+		if err == nil {
+			err = vault.Errorf(vault.CodeInvalid, "create.path %s already exists in project %s's memory; update it instead", p, w.project)
+		}
+		return err
+	}
+	w.resourceID = newID("mem_", w.s.clock())
+	data, err := newResource(c.Body, w.resourceID, c.Description)
+	if err != nil {
+		return err
+	}
+	if err := checkBody("create.body", p, data); err != nil {
+		return err
+	}
+	if err := w.start(""); err != nil {
+		return err
+	}
+	w.path, w.description = p, deref(c.Description)
+	return w.put(p, data)
+}
+
+func (w *write) update(ctx context.Context, u *UpdateOp) error {
+	cur, err := w.current(ctx, "update.id", u.ID)
+	if err != nil {
+		return err
+	}
+	if cur.ContentHash != u.ExpectedHash {
+		return vault.Errorf(vault.CodeContentChanged, "%s changed: its content_hash is now %s, not the expected_hash %s; load it again and redo the replacements", cur.Path, cur.ContentHash, u.ExpectedHash)
+	}
+	out, err := Replace(cur.Content, u.Replacements)
+	if err != nil {
+		return err
+	}
+	if u.Description != nil {
+		if out, err = setFrontmatter(out, "description", *u.Description); err != nil {
+			return err
+		}
+	}
+	if err := checkBody("update", cur.Path, []byte(out)); err != nil {
+		return err
+	}
+	if err := w.start(cur.DraftID); err != nil {
+		return err
+	}
+	w.resourceID, w.path, w.description = cur.ResourceID, cur.Path, deref(u.Description)
+	return w.put(cur.Path, []byte(out))
+}
+
+func (w *write) rename(ctx context.Context, r *RenameOp) error {
+	cur, err := w.current(ctx, "rename.id", r.ID)
+	if err != nil {
+		return err
+	}
+	np, _ := storePath("rename.new_path", r.NewPath, w.project)
+	if np == cur.Path {
+		return vault.Errorf(vault.CodeInvalid, "rename.new_path is the resource's current path %s", np)
+	}
+	if taken, err := w.exists(ctx, np); err != nil || taken {
+		if err == nil {
+			err = vault.Errorf(vault.CodeInvalid, "rename.new_path %s already exists in project %s's memory", np, w.project)
+		}
+		return err
+	}
+	content := cur.Content
+	if r.Description != nil {
+		if content, err = setFrontmatter(content, "description", *r.Description); err != nil {
+			return err
+		}
+	}
+	if err := w.start(cur.DraftID); err != nil {
+		return err
+	}
+	w.resourceID, w.path, w.description = cur.ResourceID, np, deref(r.Description)
+	if err := w.put(cur.Path, nil); err != nil {
+		return err
+	}
+	return w.put(np, []byte(content))
+}
+
+func (w *write) delete(ctx context.Context, d *DeleteOp) error {
+	cur, err := w.current(ctx, "delete.id", d.ID)
+	if err != nil {
+		return err
+	}
+	if cur.DraftID != "" {
+		dr, err := w.s.draftOf(w.repo, w.project, cur.DraftID)
+		if err != nil {
+			return err
+		}
+		baseTree, _, err := w.s.trees(w.repo, dr.Base, plumbing.ZeroHash)
+		if err != nil {
+			return err
+		}
+		published := false
+		for _, p := range dr.Paths {
+			if _, ok, err := blobAt(w.repo.Storer, baseTree, p); err != nil {
+				return err
+			} else if ok {
+				published = true
+			}
+		}
+		if !published { // only this project's unpublished create: drop it
+			w.op, w.resourceID, w.path = "discard", cur.ResourceID, cur.Path
+			return w.drop(dr)
+		}
+	}
+	if err := w.start(cur.DraftID); err != nil {
+		return err
+	}
+	if _, ok, err := blobAt(w.repo.Storer, w.tree, w.s.prefix+cur.Path); err != nil {
+		return err
+	} else if !ok {
+		return vault.Errorf(vault.CodeInvalid, "%s is not published (it is only in the working tree, not on %s), so a Draft cannot delete it; delete the file yourself", cur.Path, w.s.org)
+	}
+	w.resourceID, w.path, w.description = cur.ResourceID, cur.Path, deref(d.Description)
+	return w.put(cur.Path, nil)
+}
+
+func (w *write) discard(ctx context.Context, id string) error {
+	var d *Draft
+	var err error
+	if strings.HasPrefix(id, "drf_") {
+		d, err = w.s.draftOf(w.repo, w.project, id)
+	} else {
+		var cur fts.Resource
+		if cur, err = w.current(ctx, "discard.id", id); err == nil {
+			if cur.DraftID == "" {
+				return vault.Errorf(vault.CodeNotFound, "%s has no open Draft in project %s", id, w.project)
+			}
+			d, err = w.s.draftOf(w.repo, w.project, cur.DraftID)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	w.resourceID, w.path = d.ResourceID, d.Path
+	return w.drop(d)
+}
+
+// drop deletes a Draft branch.
+func (w *write) drop(d *Draft) error {
+	if err := w.s.refs.cas(d.Branch, d.Head, plumbing.ZeroHash); err != nil {
+		return fmt.Errorf("discard %s: %w", d.ID, err)
+	}
+	w.draftID, w.discarded = d.ID, true
+	return nil
+}
+
+// finish commits the edited tree on the Draft branch (unless the operation
+// dropped the Draft), queues it for sync and, on an auto-publish path, merges it.
+func (w *write) finish(ctx context.Context) (Result, error) {
+	s := w.s
+	res := Result{LocalOperationID: w.lop, DraftID: w.draftID, ResourceID: w.resourceID, Path: w.path, Operation: w.op}
+	if w.discarded {
+		status := s.outboxDiscarded(ctx, w.draftID)
+		s.recordOp(ctx, w.lop, w.draftID, w.project, w.op, w.resourceID, w.path, "")
+		res.Queued, res.SyncStatus = status != "synced", status
+		return res, nil
+	}
+	msg := fmt.Sprintf("lore %s %s\n\n", w.op, w.path)
+	if w.description != "" {
+		msg += w.description + "\n\n"
+	}
+	msg += fmt.Sprintf("Lore-Draft: %s\nLore-Operation: %s\nLore-Operation-Id: %s\nLore-Resource: %s\nLore-Path: %s\nLore-Project: %s\n",
+		w.draftID, w.op, w.lop, w.resourceID, w.path, w.project)
+	now := s.clock()
+	sig := Signature(w.repo, now)
+	head, err := writeCommit(w.repo, &object.Commit{
+		Author: *sig, Committer: *sig, Message: msg, TreeHash: w.tree, ParentHashes: []plumbing.Hash{w.parent},
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	branch := BranchPrefix + w.project + "/" + w.draftID
+	old := plumbing.ZeroHash
+	if w.draft != nil {
+		old = w.draft.Head
+	}
+	if err := s.refs.cas(branch, old, head); err != nil {
+		return Result{}, fmt.Errorf("store: %w", err)
+	}
+	s.enqueue(ctx, w.draftID, w.project, branch, head.String())
+	s.recordOp(ctx, w.lop, w.draftID, w.project, w.op, w.resourceID, w.path, head.String())
+	res.Queued, res.SyncStatus = true, "queued"
+	if s.autoPublish(w.path) {
+		if _, err := s.mergeLocked(ctx, w.repo, []string{w.draftID}, now); err == nil {
+			res.Published = true
+		}
+	}
+	return res, nil
+}
+
+// autoPublish reports whether lore.yaml marks p as merged on store.
+func (s *Store) autoPublish(p string) bool {
+	for _, g := range s.v.Config.AutoPublish {
+		if dir, ok := strings.CutSuffix(g, "/**"); ok && strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+		if ok, _ := path.Match(g, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// Replace applies exact-text replacements to content, all against the same
+// original: each old_text must occur exactly once, and no two may overlap.
+// Any failure rejects the whole set with the spec's error code.
+func Replace(content string, rs []Replacement) (string, error) {
+	type span struct{ start, end, i int }
+	spans := make([]span, 0, len(rs))
+	for i, r := range rs {
+		at := strings.Index(content, r.OldText)
+		if at < 0 {
+			return "", vault.Errorf(vault.CodeReplacementNotFound, "replacements[%d].old_text does not occur in the resource: %s", i, quote(r.OldText))
+		}
+		if strings.Contains(content[at+1:], r.OldText) {
+			return "", vault.Errorf(vault.CodeReplacementAmbiguous, "replacements[%d].old_text occurs more than once; include more surrounding text so it is unique: %s", i, quote(r.OldText))
+		}
+		spans = append(spans, span{at, at + len(r.OldText), i})
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
+	for k := 1; k < len(spans); k++ {
+		if spans[k].start < spans[k-1].end {
+			return "", vault.Errorf(vault.CodeReplacementOverlap, "replacements[%d] and replacements[%d] overlap in the resource", spans[k-1].i, spans[k].i)
+		}
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(content[last:sp.start])
+		b.WriteString(rs[sp.i].NewText)
+		last = sp.end
+	}
+	b.WriteString(content[last:])
+	return b.String(), nil
+}
+
+func quote(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:80]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// newResource returns a created resource's bytes: body with id (and the
+// description, if given) in its frontmatter, which is added when the body
+// has none. A body whose frontmatter already sets id is refused: lore
+// assigns new ids.
+func newResource(body, id string, desc *string) ([]byte, error) {
+	if fm, _, ok := splitFrontmatter(body); ok {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(fm), &m); err != nil {
+			return nil, vault.Errorf(vault.CodeInvalid, "create.body: its frontmatter is not valid YAML: %v", err)
+		}
+		if _, has := m["id"]; has {
+			return nil, vault.Errorf(vault.CodeInvalid, "create.body: its frontmatter sets id; leave it out, lore assigns the id of a new resource")
+		}
+	}
+	out, err := setFrontmatter(body, "id", id)
+	if err == nil && desc != nil {
+		out, err = setFrontmatter(out, "description", *desc)
+	}
+	return []byte(out), err
+}
+
+// splitFrontmatter returns the YAML between the leading "---" lines, the rest,
+// and whether there is a frontmatter block.
+func splitFrontmatter(s string) (fm, rest string, ok bool) {
+	first, after, found := strings.Cut(s, "\n")
+	if !found || strings.TrimRight(first, "\r") != "---" {
+		return "", s, false
+	}
+	for off := 0; off < len(after); {
+		line, _, _ := strings.Cut(after[off:], "\n")
+		if t := strings.TrimRight(line, "\r"); t == "---" || t == "..." {
+			end := off + len(line)
+			if end < len(after) {
+				end++
+			}
+			return after[:off], after[end:], true
+		}
+		off += len(line) + 1
+	}
+	return "", s, false
+}
+
+// setFrontmatter sets a top-level frontmatter key to a string, editing only
+// that key's lines (a person's formatting of the others stays as it is).
+func setFrontmatter(s, key, value string) (string, error) {
+	enc, err := yaml.Marshal(map[string]string{key: value})
+	if err != nil {
+		return "", err
+	}
+	line := strings.TrimSuffix(string(enc), "\n")
+	fm, rest, ok := splitFrontmatter(s)
+	if !ok {
+		return "---\n" + line + "\n---\n" + s, nil
+	}
+	lines := strings.SplitAfter(fm, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	var out []string
+	replaced := false
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, key+":") {
+			for i+1 < len(lines) && (strings.HasPrefix(lines[i+1], " ") || strings.HasPrefix(lines[i+1], "\t")) {
+				i++ // the old value's continuation lines
+			}
+			if !replaced {
+				out = append(out, line+"\n")
+				replaced = true
+			}
+			continue
+		}
+		out = append(out, l)
+	}
+	if !replaced {
+		out = append(out, line+"\n")
+	}
+	body := strings.Join(out, "")
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	return "---\n" + body + "---\n" + rest, nil
+}

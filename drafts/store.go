@@ -1,0 +1,418 @@
+package drafts
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// BranchPrefix is where Draft branches live: refs/heads/drafts/<project>/<draft_id>.
+const BranchPrefix = "refs/heads/drafts/"
+
+// MaxBody is the largest resource a store operation may produce (1 MiB).
+const MaxBody = 1 << 20
+
+// Store writes Drafts for one vault and lays them over its index.
+type Store struct {
+	v      *vault.Vault
+	ix     *fts.Index
+	gitDir string // the worktree's git directory (its HEAD)
+	refs   refs   // the common git directory (refs, objects)
+	top    string // the repository's work tree
+	prefix string // the vault folder inside the repository: "" or "notes/"
+	org    string // the org ref, e.g. refs/heads/main
+	remote string
+	db     *sql.DB
+	clock  func() time.Time
+	lock   string
+
+	mu    sync.Mutex
+	infos map[string]*Draft // by head + org, see draftAt
+}
+
+// Open opens the Draft store of the vault ix follows and makes ix show each
+// project its open Drafts (UseOverlay).
+func Open(ctx context.Context, ix *fts.Index) (*Store, error) {
+	v := ix.Vault()
+	s := &Store{v: v, ix: ix, gitDir: v.GitDir, clock: time.Now, infos: map[string]*Draft{}}
+	common := v.GitDir
+	if data, err := os.ReadFile(filepath.Join(v.GitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(v.GitDir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	s.refs = refs{dir: common}
+	switch {
+	case filepath.Base(v.GitDir) == ".git":
+		s.top = filepath.Dir(v.GitDir)
+	default:
+		data, err := os.ReadFile(filepath.Join(v.GitDir, "gitdir"))
+		if err != nil {
+			return nil, vault.Errorf(vault.CodeNotVault, "cannot find the work tree of git directory %s", v.GitDir)
+		}
+		s.top = filepath.Dir(strings.TrimSpace(string(data)))
+	}
+	if real, err := filepath.EvalSymlinks(s.top); err == nil {
+		s.top = real
+	}
+	rel, err := filepath.Rel(s.top, v.Root)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return nil, vault.Errorf(vault.CodeNotVault, "vault %s is not inside its repository %s", v.Root, s.top)
+	}
+	if rel != "." {
+		s.prefix = filepath.ToSlash(rel) + "/"
+	}
+	s.org = "refs/heads/" + v.Config.OrgRef
+	s.remote = v.Config.Remote
+	if err := os.MkdirAll(v.DataDir(), 0o755); err != nil {
+		return nil, err
+	}
+	s.lock = filepath.Join(v.DataDir(), "drafts.lock")
+	if s.db, err = openOutbox(ctx, filepath.Join(v.DataDir(), "outbox.db")); err != nil {
+		return nil, err
+	}
+	ix.UseOverlay(s)
+	return s, nil
+}
+
+// Close closes the outbox.
+func (s *Store) Close() error { return s.db.Close() }
+
+// SetClock replaces the clock (tests).
+func (s *Store) SetClock(now func() time.Time) { s.clock = now }
+
+// OrgRef is the full name of the org ref.
+func (s *Store) OrgRef() string { return s.org }
+
+func (s *Store) repo() (*git.Repository, error) {
+	r, err := git.PlainOpenWithOptions(s.top, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", s.top, err)
+	}
+	return r, nil
+}
+
+// Draft is one Draft branch as lore reads it.
+type Draft struct {
+	ID         string        `json:"draft_id"`
+	Project    string        `json:"project"`
+	Branch     string        `json:"branch"`
+	Head       plumbing.Hash `json:"-"`
+	Base       plumbing.Hash `json:"-"` // the org commit it forked from
+	ResourceID string        `json:"resource_id"`
+	Path       string        `json:"path"` // the resource's path in the Draft ("" when deleted)
+	Operations []Operation   `json:"operations"`
+	Merged     bool          `json:"merged"` // its head is in the org ref's history
+	Paths      []string      `json:"changed_paths"`
+	Updated    time.Time     `json:"updated_at"`
+	// HeadHash is Head as text, for JSON.
+	HeadHash string `json:"head"`
+}
+
+// Operation is one store call recorded on a Draft (one commit).
+type Operation struct {
+	LocalOperationID string    `json:"local_operation_id"`
+	Op               string    `json:"op"`
+	Path             string    `json:"path"`
+	Description      string    `json:"description,omitempty"`
+	At               time.Time `json:"at"`
+	Commit           string    `json:"commit"`
+}
+
+// trailers reads "Lore-…: value" lines of a commit message.
+func trailers(msg string) map[string]string {
+	out := map[string]string{}
+	for _, l := range strings.Split(msg, "\n") {
+		if k, v, ok := strings.Cut(l, ": "); ok && strings.HasPrefix(k, "Lore-") {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// splitBranch parses refs/heads/drafts/<project>/<id>.
+func splitBranch(name string) (project, id string, ok bool) {
+	rest, ok := strings.CutPrefix(name, BranchPrefix)
+	if !ok {
+		return "", "", false
+	}
+	project, id, ok = strings.Cut(rest, "/")
+	if !ok || strings.Contains(id, "/") || project == "" || id == "" {
+		return "", "", false
+	}
+	return project, id, true
+}
+
+// list returns every Draft branch (merged ones included), sorted by branch.
+func (s *Store) list(repo *git.Repository) ([]*Draft, plumbing.Hash, error) {
+	heads, err := s.refs.list(BranchPrefix)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	org, err := s.refs.read(s.org)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	var out []*Draft
+	for _, name := range sortedNames(heads) {
+		project, id, ok := splitBranch(name)
+		if !ok {
+			continue
+		}
+		d, err := s.draftAt(repo, name, project, id, heads[name], org)
+		if err != nil {
+			return nil, org, fmt.Errorf("read draft %s: %w", name, err)
+		}
+		out = append(out, d)
+	}
+	return out, org, nil
+}
+
+// draftAt reads a Draft from its branch: the lore commits on top of the org
+// commit it forked from (walking first parents), the paths it changes, and
+// whether the org ref already contains it. Results are cached by head and org.
+func (s *Store) draftAt(repo *git.Repository, name, project, id string, head, org plumbing.Hash) (*Draft, error) {
+	key := head.String() + org.String() + name
+	s.mu.Lock()
+	d := s.infos[key]
+	s.mu.Unlock()
+	if d != nil {
+		return d, nil
+	}
+	d = &Draft{ID: id, Project: project, Branch: name, Head: head, HeadHash: head.String()}
+	c, err := repo.CommitObject(head)
+	if err != nil {
+		return nil, err
+	}
+	d.Updated = c.Committer.When
+	d.Base = head
+	for cur := c; ; {
+		t := trailers(cur.Message)
+		if t["Lore-Draft"] != id {
+			d.Base = cur.Hash
+			break
+		}
+		if d.ResourceID == "" {
+			d.ResourceID = t["Lore-Resource"]
+		}
+		d.Operations = append(d.Operations, Operation{
+			LocalOperationID: t["Lore-Operation-Id"], Op: t["Lore-Operation"], Path: t["Lore-Path"],
+			Description: t["Lore-Description"], At: cur.Committer.When, Commit: cur.Hash.String(),
+		})
+		if len(cur.ParentHashes) == 0 {
+			d.Base = plumbing.ZeroHash
+			break
+		}
+		if cur, err = repo.CommitObject(cur.ParentHashes[0]); err != nil {
+			return nil, err
+		}
+	}
+	for i, j := 0, len(d.Operations)-1; i < j; i, j = i+1, j-1 {
+		d.Operations[i], d.Operations[j] = d.Operations[j], d.Operations[i]
+	}
+	if n := len(d.Operations); n > 0 {
+		d.Path = d.Operations[n-1].Path
+		if d.Operations[n-1].Op == "delete" {
+			d.Path = ""
+		}
+	}
+	baseTree, headTree, err := s.trees(repo, d.Base, head)
+	if err != nil {
+		return nil, err
+	}
+	if d.Paths, err = changedPaths(repo.Storer, baseTree, headTree, s.prefix); err != nil {
+		return nil, err
+	}
+	if d.Merged, err = isAncestor(repo, head, org); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.infos) > 4096 {
+		s.infos = map[string]*Draft{}
+	}
+	s.infos[key] = d
+	s.mu.Unlock()
+	return d, nil
+}
+
+// trees returns the root trees of two commits (zero for a zero commit).
+func (s *Store) trees(repo *git.Repository, a, b plumbing.Hash) (plumbing.Hash, plumbing.Hash, error) {
+	var out [2]plumbing.Hash
+	for i, h := range []plumbing.Hash{a, b} {
+		if h.IsZero() {
+			continue
+		}
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			return out[0], out[1], err
+		}
+		out[i] = c.TreeHash
+	}
+	return out[0], out[1], nil
+}
+
+// isAncestor reports whether commit a is in the history of b. It walks back
+// from b only through commits no older than a day before a, so an unmerged
+// Draft costs a walk over the org commits made since it, not all history.
+func isAncestor(repo *git.Repository, a, b plumbing.Hash) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	if b.IsZero() {
+		return false, nil
+	}
+	ca, err := repo.CommitObject(a)
+	if err != nil {
+		return false, err
+	}
+	cutoff := ca.Committer.When.Add(-24 * time.Hour)
+	seen := map[plumbing.Hash]bool{b: true}
+	queue := []plumbing.Hash{b}
+	for len(queue) > 0 && len(seen) < 100000 {
+		h := queue[0]
+		queue = queue[1:]
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			return false, err
+		}
+		if c.Committer.When.Before(cutoff) {
+			continue
+		}
+		for _, p := range c.ParentHashes {
+			if p == a {
+				return true, nil
+			}
+			if !seen[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return false, nil
+}
+
+// OverlaySignature changes whenever a Draft branch or the org ref moves.
+func (s *Store) OverlaySignature(ctx context.Context) (string, error) {
+	heads, err := s.refs.list(BranchPrefix)
+	if err != nil {
+		return "", err
+	}
+	org, err := s.refs.read(s.org)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", s.org, org)
+	for _, n := range sortedNames(heads) {
+		fmt.Fprintf(h, "%s %s\n", n, heads[n])
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Overlay returns every open (unmerged) Draft with its versions of the
+// memory files it changes.
+func (s *Store) Overlay(ctx context.Context) ([]fts.OverlayDraft, error) {
+	repo, err := s.repo()
+	if err != nil {
+		return nil, err
+	}
+	ds, _, err := s.list(repo)
+	if err != nil {
+		return nil, err
+	}
+	var out []fts.OverlayDraft
+	for _, d := range ds {
+		if d.Merged {
+			continue
+		}
+		_, headTree, err := s.trees(repo, d.Base, d.Head)
+		if err != nil {
+			return nil, err
+		}
+		od := fts.OverlayDraft{ID: d.ID, Project: d.Project}
+		for _, p := range d.Paths {
+			rel := strings.TrimPrefix(p, s.prefix)
+			if !vault.IsMemoryPath(rel) {
+				continue
+			}
+			data, ok, err := readBlob(repo.Storer, headTree, p)
+			if err != nil {
+				return nil, err
+			}
+			f := fts.OverlayFile{Path: rel}
+			if ok {
+				f.Data = data
+				if f.Data == nil {
+					f.Data = []byte{}
+				}
+			}
+			od.Files = append(od.Files, f)
+		}
+		out = append(out, od)
+	}
+	return out, nil
+}
+
+// List returns the Drafts of project ("" for all); merged ones only with all.
+func (s *Store) List(ctx context.Context, project string, all bool) ([]*Draft, error) {
+	repo, err := s.repo()
+	if err != nil {
+		return nil, err
+	}
+	ds, _, err := s.list(repo)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Draft
+	for _, d := range ds {
+		if (project == "" || d.Project == project) && (all || !d.Merged) {
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+// Find returns the Draft with the given id (any project).
+func (s *Store) Find(ctx context.Context, id string) (*Draft, error) {
+	ds, err := s.List(ctx, "", true)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		if d.ID == id {
+			return d, nil
+		}
+	}
+	return nil, vault.Errorf(vault.CodeNotFound, "no Draft %s", id)
+}
+
+// errorsIsMoved reports a lost compare-and-swap.
+func errorsIsMoved(err error) bool { return errors.Is(err, errRefMoved) }
+
+// commit writes a commit object and returns its hash.
+func writeCommit(repo *git.Repository, c *object.Commit) (plumbing.Hash, error) {
+	obj := repo.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return repo.Storer.SetEncodedObject(obj)
+}

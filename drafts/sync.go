@@ -1,0 +1,254 @@
+package drafts
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Sync is plain git against the vault's remote, through the git CLI so the
+// user's own credentials (SSH agent, credential helpers, insteadOf rules)
+// work exactly as for their other pushes; go-git supports only part of
+// them. Draft branches are pushed (never forced), discarded and merged ones
+// deleted there, and the org ref fetched into refs/remotes/<remote>/<org>;
+// the org ref is pushed only when the remote's is an ancestor of it, so a
+// sync can never overwrite published history.
+
+// maxAttempts is how many transport failures in a row a Draft's sync
+// survives (retrying with backoff) before it is marked failed.
+const maxAttempts = 10
+
+// backoff is the wait before the n-th retry: 5 s doubling, at most 10 min.
+func backoff(n int) time.Duration {
+	d := 5 * time.Second << min(n, 7)
+	return min(d, 10*time.Minute)
+}
+
+// SyncReport says what one sync did.
+type SyncReport struct {
+	Remote  string        `json:"remote"`
+	Pushed  []string      `json:"pushed"`
+	Deleted []string      `json:"deleted"`
+	Failed  []string      `json:"failed"`
+	Org     string        `json:"org"` // the org ref against the remote's
+	Outbox  []OutboxEntry `json:"outbox"`
+	Error   string        `json:"error,omitempty"` // a transport failure, if any
+}
+
+func (s *Store) setMeta(ctx context.Context, k, v string) {
+	s.db.ExecContext(ctx, "INSERT INTO sync_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", k, v)
+}
+
+// Sync pushes due Drafts to the remote and fetches its org ref. A remote
+// that cannot be reached leaves the Drafts retrying with the reason (and
+// returns no error: the outbox has it); a refused push marks the Draft failed.
+func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
+	rep := SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{}}
+	unlock, err := lockFile(filepath.Join(s.v.DataDir(), "sync.lock"))
+	if err != nil {
+		return rep, err
+	}
+	defer unlock()
+	if _, err := runGit(ctx, s.top, "remote", "get-url", s.remote); err != nil {
+		return rep, vault.Errorf(vault.CodeConfig, "the vault has no git remote %q: add one with `git remote add %s URL`, or name another with remote: in lore.yaml", s.remote, s.remote)
+	}
+	if err := s.reconcile(ctx); err != nil {
+		return rep, err
+	}
+	now := s.clock()
+	rows, err := s.db.QueryContext(ctx, `SELECT draft_id, branch, head, attempts FROM outbox
+		WHERE status IN ('queued', 'retrying', 'syncing') AND next_at <= ? ORDER BY draft_id`, now.UnixMilli())
+	if err != nil {
+		return rep, err
+	}
+	type due struct {
+		id, branch, head string
+		attempts         int
+	}
+	var dues []due
+	for rows.Next() {
+		var d due
+		if err := rows.Scan(&d.id, &d.branch, &d.head, &d.attempts); err != nil {
+			rows.Close()
+			return rep, err
+		}
+		dues = append(dues, d)
+	}
+	rows.Close()
+	for _, d := range dues {
+		s.db.ExecContext(ctx, "UPDATE outbox SET status = 'syncing', updated_at = ? WHERE draft_id = ?", now.UnixMilli(), d.id)
+	}
+	fail := func(reason string) {
+		for _, d := range dues {
+			st := "retrying"
+			if d.attempts+1 >= maxAttempts {
+				st = "failed"
+			}
+			s.db.ExecContext(ctx, `UPDATE outbox SET status = ?, attempts = attempts + 1, last_error = ?, next_at = ?, updated_at = ? WHERE draft_id = ?`,
+				st, reason, now.Add(backoff(d.attempts)).UnixMilli(), now.UnixMilli(), d.id)
+		}
+		rep.Error = reason
+	}
+	// Fetch the org ref first: it tells whether ours may be pushed.
+	org := strings.TrimPrefix(s.org, "refs/heads/")
+	tracking := "refs/remotes/" + s.remote + "/" + org
+	before, _ := s.refs.read(tracking)
+	if _, err := runGit(ctx, s.top, "fetch", "--no-tags", "--quiet", s.remote, "+"+s.org+":"+tracking); err != nil && !strings.Contains(err.Error(), "couldn't find remote ref") {
+		fail(err.Error())
+		return s.finishReport(ctx, rep)
+	}
+	specs := []string{}
+	byRef := map[string]due{}
+	for _, d := range dues {
+		if d.head == "" {
+			specs = append(specs, ":"+d.branch)
+		} else {
+			specs = append(specs, d.head+":"+d.branch)
+		}
+		byRef[d.branch] = d
+	}
+	pushOrg, orgState, err := s.orgState(before, tracking)
+	if err != nil {
+		return rep, err
+	}
+	rep.Org = orgState
+	if pushOrg {
+		specs = append(specs, s.org+":"+s.org)
+	}
+	if len(specs) == 0 {
+		return s.finishReport(ctx, rep)
+	}
+	out, pushErr := runGit(ctx, s.top, append([]string{"push", "--porcelain", s.remote}, specs...)...)
+	seen := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		parts := strings.SplitN(line, "\t", 3)
+		if len(parts) < 3 || len(parts[0]) != 1 {
+			continue
+		}
+		flag, summary := parts[0], parts[2]
+		_, to, _ := strings.Cut(parts[1], ":")
+		seen[to] = true
+		if to == s.org {
+			if flag == "!" {
+				rep.Org = "push refused: " + summary
+			} else {
+				rep.Org = "pushed"
+			}
+			continue
+		}
+		d, ok := byRef[to]
+		if !ok {
+			continue
+		}
+		if flag == "!" && !strings.Contains(summary, "remote ref does not exist") {
+			s.db.ExecContext(ctx, `UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ?, updated_at = ? WHERE draft_id = ?`,
+				"the remote refused the push: "+summary, now.UnixMilli(), d.id)
+			rep.Failed = append(rep.Failed, d.id)
+			continue
+		}
+		if d.head == "" {
+			s.db.ExecContext(ctx, "DELETE FROM outbox WHERE draft_id = ?", d.id)
+			rep.Deleted = append(rep.Deleted, d.id)
+			continue
+		}
+		s.db.ExecContext(ctx, `UPDATE outbox SET status = 'synced', attempts = 0, last_error = '', pushed = ?, updated_at = ? WHERE draft_id = ? AND head = ?`,
+			d.head, now.UnixMilli(), d.id, d.head)
+		rep.Pushed = append(rep.Pushed, d.id)
+	}
+	if pushErr != nil {
+		var left []due
+		for _, d := range dues {
+			if !seen[d.branch] {
+				left = append(left, d)
+			}
+		}
+		dues = left
+		fail(pushErr.Error())
+	}
+	return s.finishReport(ctx, rep)
+}
+
+func (s *Store) finishReport(ctx context.Context, rep SyncReport) (SyncReport, error) {
+	var err error
+	rep.Outbox, err = s.Outbox(ctx)
+	return rep, err
+}
+
+// orgState compares the org ref with the remote's (as just fetched) and says
+// whether a fast-forward push is due.
+func (s *Store) orgState(before plumbing.Hash, tracking string) (bool, string, error) {
+	local, err := s.refs.read(s.org)
+	if err != nil {
+		return false, "", err
+	}
+	remote, err := s.refs.read(tracking)
+	if err != nil {
+		return false, "", err
+	}
+	rewritten := ""
+	repo, err := s.repo()
+	if err != nil {
+		return false, "", err
+	}
+	if !before.IsZero() && before != remote {
+		if ok, _ := isAncestor(repo, before, remote); !ok {
+			rewritten = " (the remote's org ref was rewritten since the last sync)"
+		}
+	}
+	switch {
+	case local.IsZero():
+		return false, "no local org ref", nil
+	case remote.IsZero():
+		return true, "pushed (new on the remote)", nil
+	case local == remote:
+		return false, "up to date" + rewritten, nil
+	}
+	if ok, _ := isAncestor(repo, remote, local); ok {
+		return true, "pushed", nil
+	}
+	if ok, _ := isAncestor(repo, local, remote); ok {
+		return false, fmt.Sprintf("behind %s/%s: run git pull to bring the published memory here%s", s.remote, strings.TrimPrefix(s.org, "refs/heads/"), rewritten), nil
+	}
+	return false, fmt.Sprintf("diverged from %s/%s: merge them with git (lore never force-pushes the org ref)%s", s.remote, strings.TrimPrefix(s.org, "refs/heads/"), rewritten), nil
+}
+
+// reconcile makes the outbox follow the Draft branches: a Draft whose head
+// the outbox does not have is queued; a row whose Draft is gone is turned
+// into a remote delete (if the remote has it) or dropped.
+func (s *Store) reconcile(ctx context.Context) error {
+	ds, err := s.List(ctx, "", false)
+	if err != nil {
+		return err
+	}
+	open := map[string]bool{}
+	for _, d := range ds {
+		open[d.ID] = true
+		var head string
+		s.db.QueryRowContext(ctx, "SELECT head FROM outbox WHERE draft_id = ?", d.ID).Scan(&head)
+		if head != d.HeadHash {
+			s.enqueue(ctx, d.ID, d.Project, d.Branch, d.HeadHash)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT draft_id FROM outbox WHERE head != ''")
+	if err != nil {
+		return err
+	}
+	var gone []string
+	for rows.Next() {
+		var id string
+		if rows.Scan(&id) == nil && !open[id] {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		s.outboxDiscarded(ctx, id)
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+package vault
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// DecodeStrict decodes one JSON value into v (a pointer to a struct) the way
+// lore's contracts want input read: object keys must name a field exactly
+// (case-sensitive; json tags), unknown and repeated keys are refused, null is
+// refused anywhere (optional fields are omitted instead), values must have
+// the field's type, and nothing may follow the value. Every failure is a
+// CodeInvalid error that names the field by its path, e.g.
+// "op.store.update.replacements[1].old_text".
+func DecodeStrict(data []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("DecodeStrict needs a non-nil pointer, got %T", v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := checkValue(dec, rv.Type().Elem(), ""); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Errorf(CodeInvalid, "unexpected data after the JSON value")
+	}
+	dec = json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Errorf(CodeInvalid, "%s: expected %s, got JSON %s", orTop(te.Field), typeName(te.Type), te.Value)
+		}
+		return Errorf(CodeInvalid, "invalid JSON: %v", err)
+	}
+	return nil
+}
+
+func orTop(p string) string {
+	if p == "" {
+		return "the input"
+	}
+	return p
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return typeName(t.Elem())
+	}
+	return t.String()
+}
+
+// checkValue reads one value from dec and checks its keys and nulls against t.
+func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+	}
+	switch tok := tok.(type) {
+	case nil:
+		return Errorf(CodeInvalid, "%s is null: omit optional fields instead of sending null", orTop(path))
+	case json.Delim:
+		switch tok {
+		case '{':
+			return checkObject(dec, t, path)
+		case '[':
+			var elem reflect.Type
+			switch t.Kind() {
+			case reflect.Slice, reflect.Array:
+				elem = t.Elem()
+			case reflect.Interface:
+				elem = t
+			default:
+				return Errorf(CodeInvalid, "%s: expected %s, got an array", orTop(path), typeName(t))
+			}
+			for i := 0; dec.More(); i++ {
+				if err := checkValue(dec, elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+			_, err := dec.Token()
+			return err
+		}
+	}
+	return nil // scalars: their types are checked by the decoder
+}
+
+func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
+	fields := map[string]reflect.Type{}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields[name] = f.Type
+		}
+	case reflect.Map, reflect.Interface:
+	default:
+		return Errorf(CodeInvalid, "%s: expected %s, got an object", orTop(path), typeName(t))
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+		}
+		key := kt.(string)
+		sub := key
+		if path != "" {
+			sub = path + "." + key
+		}
+		if seen[key] {
+			return Errorf(CodeInvalid, "%s is given twice", sub)
+		}
+		seen[key] = true
+		var ft reflect.Type
+		switch t.Kind() {
+		case reflect.Struct:
+			var ok bool
+			if ft, ok = fields[key]; !ok {
+				return Errorf(CodeInvalid, "unknown field %s (field names are case-sensitive)", sub)
+			}
+		case reflect.Map:
+			ft = t.Elem()
+		default:
+			ft = t
+		}
+		if err := checkValue(dec, ft, sub); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
+}
+
+func syntaxMessage(err error) string {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return "the JSON ends too early"
+	}
+	return err.Error()
+}
