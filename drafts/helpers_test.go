@@ -15,7 +15,7 @@ import (
 // tvault is a real git repository holding a vault, with its index and Draft
 // store, and the git CLI working on the same repository.
 type tvault struct {
-	t    *testing.T
+	t    testing.TB
 	root string // repository top
 	dir  string // the vault folder (root, or a folder inside it)
 	v    *vault.Vault
@@ -40,7 +40,7 @@ func gitIn(t testing.TB, dir string, args ...string) string {
 
 // newVault makes a repository whose vault (at sub inside it, "" for the top)
 // holds files, commits it on main, and opens its index and store.
-func newVault(t *testing.T, sub string, files map[string]string) *tvault {
+func newVault(t testing.TB, sub string, files map[string]string) *tvault {
 	t.Helper()
 	root := t.TempDir()
 	if r, err := filepath.EvalSymlinks(root); err == nil {
@@ -142,4 +142,6 @@ var baseFiles = map[string]string{
 	"projects/api/api.md": "---\nid: mem_api\n---\n# API notes\n\nThe API uses JSON.\n",
 }
 
-func searchOpt(project string) fts.SearchOptions { return fts.SearchOptions{Project: project, Limit: 10} }
+func searchOpt(project string) fts.SearchOptions {
+	return fts.SearchOptions{Project: project, Limit: 10}
+}

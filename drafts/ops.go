@@ -308,11 +308,7 @@ func (s *Store) draftOf(repo *git.Repository, project, id string) (*Draft, error
 	if head.IsZero() {
 		return nil, vault.Errorf(vault.CodeNotFound, "project %s has no open Draft %s", project, id)
 	}
-	org, err := s.refs.read(s.org)
-	if err != nil {
-		return nil, err
-	}
-	return s.draftAt(repo, name, project, id, head, org)
+	return s.draftAt(repo, name, project, id, head)
 }
 
 // put sets (data non-nil) or removes (nil) a vault path in the edited tree.

@@ -42,8 +42,11 @@ type Store struct {
 	clock  func() time.Time
 	lock   string
 
-	mu    sync.Mutex
-	infos map[string]*Draft // by head + org, see draftAt
+	mu         sync.Mutex
+	infos      map[string]*Draft // by branch and head, see draftAt
+	reach      map[plumbing.Hash]bool
+	reachOrg   plumbing.Hash
+	reachSince time.Time
 }
 
 // Open opens the Draft store of the vault ix follows and makes ix show each
@@ -125,6 +128,7 @@ type Draft struct {
 	Updated    time.Time     `json:"updated_at"`
 	// HeadHash is Head as text, for JSON.
 	HeadHash string `json:"head"`
+	forked   time.Time // when its first commit was made
 }
 
 // Operation is one store call recorded on a Draft (one commit).
@@ -172,25 +176,83 @@ func (s *Store) list(repo *git.Repository) ([]*Draft, plumbing.Hash, error) {
 		return nil, plumbing.ZeroHash, err
 	}
 	var out []*Draft
+	oldest := time.Time{}
 	for _, name := range sortedNames(heads) {
 		project, id, ok := splitBranch(name)
 		if !ok {
 			continue
 		}
-		d, err := s.draftAt(repo, name, project, id, heads[name], org)
+		d, err := s.draftAt(repo, name, project, id, heads[name])
 		if err != nil {
 			return nil, org, fmt.Errorf("read draft %s: %w", name, err)
 		}
+		if oldest.IsZero() || d.forked.Before(oldest) {
+			oldest = d.forked
+		}
 		out = append(out, d)
+	}
+	if len(out) > 0 {
+		reach, err := s.reachable(repo, org, oldest)
+		if err != nil {
+			return nil, org, err
+		}
+		for i, d := range out {
+			if reach[d.Head] {
+				dd := *d
+				dd.Merged = true
+				out[i] = &dd
+			}
+		}
 	}
 	return out, org, nil
 }
 
+// reachable returns the commits in org's history made since a day before
+// since: where the heads of Drafts forked after since are, if a person merged
+// them with git. One walk serves every Draft; the last one is cached.
+func (s *Store) reachable(repo *git.Repository, org plumbing.Hash, since time.Time) (map[plumbing.Hash]bool, error) {
+	s.mu.Lock()
+	if s.reach != nil && s.reachOrg == org && !since.Before(s.reachSince) {
+		r := s.reach
+		s.mu.Unlock()
+		return r, nil
+	}
+	s.mu.Unlock()
+	cutoff := since.Add(-24 * time.Hour)
+	seen := map[plumbing.Hash]bool{}
+	if !org.IsZero() {
+		seen[org] = true
+		queue := []plumbing.Hash{org}
+		for len(queue) > 0 {
+			h := queue[0]
+			queue = queue[1:]
+			c, err := repo.CommitObject(h)
+			if err != nil {
+				return nil, err
+			}
+			if c.Committer.When.Before(cutoff) {
+				continue
+			}
+			for _, p := range c.ParentHashes {
+				if !seen[p] {
+					seen[p] = true
+					queue = append(queue, p)
+				}
+			}
+		}
+	}
+	s.mu.Lock()
+	s.reach, s.reachOrg, s.reachSince = seen, org, since
+	s.mu.Unlock()
+	return seen, nil
+}
+
 // draftAt reads a Draft from its branch: the lore commits on top of the org
-// commit it forked from (walking first parents), the paths it changes, and
-// whether the org ref already contains it. Results are cached by head and org.
-func (s *Store) draftAt(repo *git.Repository, name, project, id string, head, org plumbing.Hash) (*Draft, error) {
-	key := head.String() + org.String() + name
+// commit it forked from (walking first parents) and the paths it changes.
+// (Whether the org ref contains it is list's business.) Results are cached
+// by branch and head.
+func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plumbing.Hash) (*Draft, error) {
+	key := head.String() + name
 	s.mu.Lock()
 	d := s.infos[key]
 	s.mu.Unlock()
@@ -202,9 +264,18 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head, or
 	if err != nil {
 		return nil, err
 	}
-	d.Updated = c.Committer.When
+	d.Updated, d.forked = c.Committer.When, c.Committer.When
 	d.Base = head
+	var earlier *Draft // the same branch read before, at an older head
 	for cur := c; ; {
+		if cur != c {
+			s.mu.Lock()
+			earlier = s.infos[cur.Hash.String()+name]
+			s.mu.Unlock()
+			if earlier != nil {
+				break
+			}
+		}
 		t := trailers(cur.Message)
 		if t["Lore-Draft"] != id {
 			d.Base = cur.Hash
@@ -213,6 +284,7 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head, or
 		if d.ResourceID == "" {
 			d.ResourceID = t["Lore-Resource"]
 		}
+		d.forked = cur.Committer.When
 		d.Operations = append(d.Operations, Operation{
 			LocalOperationID: t["Lore-Operation-Id"], Op: t["Lore-Operation"], Path: t["Lore-Path"],
 			Description: t["Lore-Description"], At: cur.Committer.When, Commit: cur.Hash.String(),
@@ -228,6 +300,10 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head, or
 	for i, j := 0, len(d.Operations)-1; i < j; i, j = i+1, j-1 {
 		d.Operations[i], d.Operations[j] = d.Operations[j], d.Operations[i]
 	}
+	if earlier != nil {
+		d.Base, d.forked, d.ResourceID = earlier.Base, earlier.forked, earlier.ResourceID
+		d.Operations = append(append([]Operation{}, earlier.Operations...), d.Operations...)
+	}
 	if n := len(d.Operations); n > 0 {
 		d.Path = d.Operations[n-1].Path
 		if d.Operations[n-1].Op == "delete" {
@@ -239,9 +315,6 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head, or
 		return nil, err
 	}
 	if d.Paths, err = changedPaths(repo.Storer, baseTree, headTree, s.prefix); err != nil {
-		return nil, err
-	}
-	if d.Merged, err = isAncestor(repo, head, org); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -328,8 +401,8 @@ func (s *Store) OverlaySignature(ctx context.Context) (string, error) {
 }
 
 // Overlay returns every open (unmerged) Draft with its versions of the
-// memory files it changes.
-func (s *Store) Overlay(ctx context.Context) ([]fts.OverlayDraft, error) {
+// memory files it changes — without them for Drafts whose head is in have.
+func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]fts.OverlayDraft, error) {
 	repo, err := s.repo()
 	if err != nil {
 		return nil, err
@@ -343,11 +416,15 @@ func (s *Store) Overlay(ctx context.Context) ([]fts.OverlayDraft, error) {
 		if d.Merged {
 			continue
 		}
+		if have[d.ID] == d.HeadHash {
+			out = append(out, fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: d.HeadHash, Unchanged: true})
+			continue
+		}
 		_, headTree, err := s.trees(repo, d.Base, d.Head)
 		if err != nil {
 			return nil, err
 		}
-		od := fts.OverlayDraft{ID: d.ID, Project: d.Project}
+		od := fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: d.HeadHash}
 		for _, p := range d.Paths {
 			rel := strings.TrimPrefix(p, s.prefix)
 			if !vault.IsMemoryPath(rel) {

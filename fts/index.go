@@ -117,7 +117,7 @@ func (ix *Index) clear(ctx context.Context) error {
 		return translate(err)
 	}
 	defer tx.Rollback()
-	if err := execAll(ctx, tx, "DELETE FROM resources", "DELETE FROM shadows", "DELETE FROM meta WHERE key = 'overlay'", "INSERT INTO units_fts(units_fts) VALUES('delete-all')"); err != nil {
+	if err := execAll(ctx, tx, "DELETE FROM resources", "DELETE FROM shadows", "DELETE FROM overlays", "DELETE FROM meta WHERE key = 'overlay'", "INSERT INTO units_fts(units_fts) VALUES('delete-all')"); err != nil {
 		return fmt.Errorf("clear index: %w", err)
 	}
 	if _, err := bumpGeneration(ctx, tx); err != nil {

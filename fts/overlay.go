@@ -13,6 +13,9 @@ import (
 type OverlayDraft struct {
 	ID      string
 	Project string
+	Head    string // the commit the Files come from
+	// Unchanged: the index already holds this Draft at Head (Files is empty).
+	Unchanged bool
 	// Files are the Draft's versions of every path it changes. Data nil means
 	// the path is gone in the Draft (deleted or renamed away).
 	Files []OverlayFile
@@ -25,10 +28,12 @@ type OverlayFile struct {
 }
 
 // OverlaySource supplies the open Drafts (package drafts implements it).
-// OverlaySignature must be cheap and change whenever the Drafts do.
+// OverlaySignature must be cheap and change whenever the Drafts do. Overlay
+// returns every open Draft; those whose head is the one in have (draft id →
+// head) come back Unchanged, without their files.
 type OverlaySource interface {
 	OverlaySignature(ctx context.Context) (string, error)
-	Overlay(ctx context.Context) ([]OverlayDraft, error)
+	Overlay(ctx context.Context, have map[string]string) ([]OverlayDraft, error)
 }
 
 // UseOverlay makes every freshness check also follow src's Drafts, so each
@@ -49,21 +54,24 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var have string
-	err = ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'overlay'").Scan(&have)
+	var cur string
+	err = ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'overlay'").Scan(&cur)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return translate(err)
 	}
-	if have == sig {
+	if cur == sig {
 		return nil
 	}
-	drafts, err := ix.overlay.Overlay(ctx)
+	have, err := ix.overlayHeads(ctx)
 	if err != nil {
 		return err
 	}
-	var changes [][]*change
-	for _, d := range drafts {
-		var cs []*change
+	drafts, err := ix.overlay.Overlay(ctx, have)
+	if err != nil {
+		return err
+	}
+	changes := make([][]*change, len(drafts))
+	for i, d := range drafts {
 		for _, f := range d.Files {
 			if f.Data == nil {
 				continue
@@ -74,43 +82,77 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 			} else {
 				prepareData(c, f.Data)
 			}
-			cs = append(cs, c)
+			changes[i] = append(changes[i], c)
 		}
-		changes = append(changes, cs)
 	}
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(err)
 	}
 	defer tx.Rollback()
-	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'overlay'").Scan(&have); err == nil && have == sig {
+	var now string
+	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'overlay'").Scan(&now); err == nil && now == sig {
 		return nil // another process wrote the same overlay meanwhile
-	}
-	if err := execAll(ctx, tx, "DELETE FROM resources WHERE draft != ''", "DELETE FROM shadows"); err != nil {
-		return err
 	}
 	w, err := newWriter(ctx, tx)
 	if err != nil {
 		return err
 	}
 	defer w.close()
+	drop := func(id string) error {
+		for _, q := range []string{"DELETE FROM resources WHERE draft = ?", "DELETE FROM shadows WHERE draft = ?", "DELETE FROM overlays WHERE draft = ?"} {
+			if err := w.exec(q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	open := map[string]bool{}
 	for i, d := range drafts {
+		open[d.ID] = true
+		if d.Unchanged && have[d.ID] == d.Head {
+			continue
+		}
+		if err := drop(d.ID); err != nil {
+			return err
+		}
+		if err := w.exec("INSERT INTO overlays(draft, project, head) VALUES (?, ?, ?)", d.ID, d.Project, d.Head); err != nil {
+			return err
+		}
 		w.draft, w.dproject = d.ID, d.Project
 		for _, f := range d.Files {
 			if err := w.exec("INSERT OR IGNORE INTO shadows(project, path, draft) VALUES (?, ?, ?)", d.Project, f.Path, d.ID); err != nil {
 				return err
 			}
 		}
-		j := 0
-		for _, f := range d.Files {
-			if f.Data == nil {
-				continue
+		for _, c := range changes[i] {
+			w.body = nil
+			for _, f := range d.Files {
+				if f.Path == c.stat.Path {
+					w.body = f.Data
+				}
 			}
-			w.body = f.Data
-			if err := w.upsert(changes[i][j]); err != nil {
+			if err := w.upsert(c); err != nil {
 				return err
 			}
-			j++
+		}
+	}
+	// Drafts the index holds that are no longer open (merged, discarded).
+	rows, err := tx.QueryContext(ctx, "SELECT draft FROM overlays")
+	if err != nil {
+		return translate(err)
+	}
+	var gone []string
+	for rows.Next() {
+		var id string
+		if rows.Scan(&id) == nil && !open[id] {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		if err := drop(id); err != nil {
+			return err
 		}
 	}
 	if err := w.exec("INSERT INTO meta(key, value) VALUES('overlay', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", sig); err != nil {
@@ -124,6 +166,24 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 	}
 	ix.snap = nil
 	return nil
+}
+
+// overlayHeads returns the Draft heads the index holds rows for.
+func (ix *Index) overlayHeads(ctx context.Context) (map[string]string, error) {
+	rows, err := ix.db.QueryContext(ctx, "SELECT draft, head FROM overlays")
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var d, h string
+		if err := rows.Scan(&d, &h); err != nil {
+			return nil, err
+		}
+		out[d] = h
+	}
+	return out, translate(rows.Err())
 }
 
 // hasDrafts reports whether any Draft rows are in the index.

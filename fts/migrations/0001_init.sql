@@ -65,6 +65,11 @@ CREATE INDEX links_target ON links(target);
 
 -- Working-tree paths a project's open Drafts replace, rename away or delete:
 -- that project does not see the working-tree row at such a path.
+CREATE TABLE overlays (
+  draft   TEXT PRIMARY KEY,
+  project TEXT NOT NULL,
+  head    TEXT NOT NULL   -- the Draft head its rows were made from
+);
 CREATE TABLE shadows (
   project TEXT NOT NULL,
   path    TEXT NOT NULL,

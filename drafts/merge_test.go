@@ -1,0 +1,173 @@
+package drafts
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+func TestMergeFastForwardUpdatesCleanWorkTree(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	cur := tv.load("api", "mem_release")
+	r := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	res, err := tv.s.Merge(context.Background(), []string{r.DraftID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Merged) != 1 || res.WorkTree != "updated" {
+		t.Fatalf("%+v", res)
+	}
+	if !strings.Contains(tv.read("howto/release.md"), "then tag") {
+		t.Fatal("work tree not updated")
+	}
+	if out := tv.git("status", "--porcelain"); out != "" {
+		t.Fatalf("git status after merge:\n%s", out)
+	}
+	if head := strings.TrimSpace(tv.git("rev-parse", "main")); head != res.Commit {
+		t.Fatalf("main at %s, merge says %s", head, res.Commit)
+	}
+	if out := tv.git("branch", "--list", "drafts/*"); out != "" {
+		t.Fatalf("merged branch left:\n%s", out)
+	}
+	// Everyone sees it now, from the working tree.
+	if got := tv.load("web", "mem_release"); !strings.Contains(got.Content, "then tag") || got.DraftID != "" {
+		t.Fatalf("web after merge: %+v", got)
+	}
+	tv.git("fsck", "--strict")
+}
+
+func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	ctx := context.Background()
+	a := tv.apply("api", Op{Create: &CreateOp{Path: "notes/a.md", Body: "# A\n\nalpha\n"}})
+	cur := tv.load("web", "mem_adr1")
+	b := tv.apply("web", update("mem_adr1", cur.ContentHash, "One file, no server.", "One file."))
+	// A person commits to main meanwhile (another file).
+	tv.write("howto/other.md", "# Other\n")
+	tv.git("add", "-A")
+	tv.git("commit", "-qm", "person")
+	res, err := tv.s.Merge(ctx, []string{a.DraftID, b.DraftID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Merged) != 2 {
+		t.Fatalf("%+v", res)
+	}
+	parents := strings.Fields(tv.git("log", "-1", "--format=%P", "main"))
+	if len(parents) != 2 {
+		t.Fatalf("want a merge commit, parents %v", parents)
+	}
+	if !strings.Contains(tv.read("decisions/0001.md"), "One file.\n") || !strings.Contains(tv.read("notes/a.md"), "alpha") {
+		t.Fatal("merge did not reach the work tree")
+	}
+	// Conflict: a Draft forked before a person changed the same file.
+	cur = tv.load("api", "mem_api")
+	c := tv.apply("api", update("mem_api", cur.ContentHash, "JSON", "protobuf"))
+	tv.write("projects/api/api.md", strings.Replace(tv.read("projects/api/api.md"), "JSON", "XML", 1))
+	tv.git("commit", "-qam", "person edits api.md")
+	before := strings.TrimSpace(tv.git("rev-parse", "main"))
+	_, err = tv.s.Merge(ctx, []string{c.DraftID})
+	if vault.ErrorCode(err) != vault.CodeConflict || !strings.Contains(err.Error(), "projects/api/api.md") {
+		t.Fatalf("conflict: %v", err)
+	}
+	if after := strings.TrimSpace(tv.git("rev-parse", "main")); after != before {
+		t.Fatal("a conflicting merge moved main")
+	}
+	// Uncommitted changes to an affected file: refused, nothing changes.
+	cur = tv.load("api", "mem_release")
+	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Tests first."))
+	tv.write("howto/release.md", tv.read("howto/release.md")+"\nmy unsaved note\n")
+	_, err = tv.s.Merge(ctx, []string{d.DraftID})
+	if vault.ErrorCode(err) != vault.CodeConflict || !strings.Contains(err.Error(), "howto/release.md") {
+		t.Fatalf("dirty tree: %v", err)
+	}
+	if !strings.Contains(tv.read("howto/release.md"), "my unsaved note") {
+		t.Fatal("merge clobbered an uncommitted edit")
+	}
+	if after := strings.TrimSpace(tv.git("rev-parse", "main")); after != before {
+		t.Fatal("a refused merge moved main")
+	}
+	tv.git("fsck", "--strict")
+}
+
+func TestPersonsGitMergeIsUnderstood(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	ctx := context.Background()
+	r := tv.apply("api", Op{Create: &CreateOp{Path: "notes/by-git.md", Body: "# By git\n\nmerged by hand\n"}})
+	tv.git("merge", "-q", "--no-edit", "drafts/api/"+r.DraftID)
+	ds, err := tv.s.List(ctx, "api", false)
+	if err != nil || len(ds) != 0 {
+		t.Fatalf("open drafts after git merge: %+v %v", ds, err)
+	}
+	all, _ := tv.s.List(ctx, "api", true)
+	if len(all) != 1 || !all[0].Merged {
+		t.Fatalf("with --all: %+v", all)
+	}
+	// Web sees it from the work tree now; api sees exactly one copy.
+	if got := tv.load("web", "notes/by-git.md"); got.DraftID != "" || got.ResourceID != r.ResourceID {
+		t.Fatalf("web: %+v", got)
+	}
+	if got := tv.load("api", r.ResourceID); got.DraftID != "" {
+		t.Fatalf("api still reads the Draft: %+v", got)
+	}
+	res, err := tv.s.Merge(ctx, []string{r.DraftID})
+	if err != nil || len(res.Skipped) != 1 {
+		t.Fatalf("merge of a merged Draft: %+v %v", res, err)
+	}
+}
+
+func TestVaultInsideALargerRepository(t *testing.T) {
+	files := map[string]string{"README.md": "# code\n"}
+	for p, s := range baseFiles {
+		files["memory/"+p] = s
+	}
+	root := newVault(t, "", files) // commit everything
+	tv := &tvault{t: t, root: root.root, dir: root.root + "/memory"}
+	tv.open()
+	cur := tv.load("api", "mem_release")
+	r := tv.apply("api", update("mem_release", cur.ContentHash, "first", "second"))
+	if out := tv.git("diff", "--stat", "main", "drafts/api/"+r.DraftID); !strings.Contains(out, "memory/howto/release.md") {
+		t.Fatalf("draft changes the wrong path:\n%s", out)
+	}
+	if _, err := tv.s.Merge(context.Background(), []string{r.DraftID}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tv.read("howto/release.md"), "Run the tests second.") {
+		t.Fatal(tv.read("howto/release.md"))
+	}
+}
+
+func TestAutoPublish(t *testing.T) {
+	files := map[string]string{}
+	for p, s := range baseFiles {
+		files[p] = s
+	}
+	files["lore.yaml"] = "projects:\n  api: {}\nauto_publish:\n  - journal/**\n"
+	tv := newVault(t, "", files)
+	r := tv.apply("api", Op{Create: &CreateOp{Path: "journal/2026-11-30.md", Body: "# Today\n\nshipped drafts\n"}})
+	if !r.Published {
+		t.Fatalf("%+v", r)
+	}
+	if !strings.Contains(tv.read("journal/2026-11-30.md"), "shipped drafts") {
+		t.Fatal("auto-published note not in the work tree")
+	}
+	r = tv.apply("api", Op{Create: &CreateOp{Path: "notes/x.md", Body: "# X\n\nnot published\n"}})
+	if r.Published {
+		t.Fatal("a path outside auto_publish was published")
+	}
+}
+
+func TestDiffAgainstOrgRef(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	cur := tv.load("api", "mem_release")
+	r := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	out, err := tv.s.Diff(context.Background(), r.DraftID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "-Run the tests first.") || !strings.Contains(out, "+Run the tests, then tag.") || !strings.Contains(out, "howto/release.md") {
+		t.Fatalf("diff:\n%s", out)
+	}
+}

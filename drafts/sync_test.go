@@ -1,0 +1,226 @@
+package drafts
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// daemon is `git daemon` serving a folder of bare repositories on loopback.
+type daemon struct {
+	t    *testing.T
+	base string
+	port int
+	cmd  *exec.Cmd
+}
+
+func startDaemon(t *testing.T, base string, port int) *daemon {
+	t.Helper()
+	if port == 0 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
+	d := &daemon{t: t, base: base, port: port}
+	// Run git-daemon itself: "git daemon" would be a wrapper process, and
+	// killing it would leave the daemon serving.
+	execPath := strings.TrimSpace(gitIn(t, base, "--exec-path"))
+	d.cmd = exec.Command(filepath.Join(execPath, "git-daemon"), "--reuseaddr", "--export-all", "--enable=receive-pack",
+		"--base-path="+base, "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), base)
+	d.cmd.Env = append(os.Environ(), gitEnv...)
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(base, "daemon.pid"), []byte(fmt.Sprint(d.cmd.Process.Pid)), 0o644)
+	t.Cleanup(d.stop)
+	for i := 0; i < 200; i++ {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			return d
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("git daemon did not start")
+	return nil
+}
+
+func (d *daemon) stop() {
+	if d.cmd.Process != nil {
+		d.cmd.Process.Kill()
+		d.cmd.Wait()
+	}
+}
+
+func (d *daemon) url(name string) string { return fmt.Sprintf("git://127.0.0.1:%d/%s", d.port, name) }
+
+// withRemote makes a bare repository served by git daemon and sets it as
+// the vault's origin, holding main.
+func withRemote(t *testing.T, tv *tvault) (*daemon, string) {
+	base := t.TempDir()
+	bare := filepath.Join(base, "vault.git")
+	gitIn(t, base, "init", "-q", "--bare", "-b", "main", bare)
+	d := startDaemon(t, base, 0)
+	tv.git("remote", "add", "origin", d.url("vault.git"))
+	tv.git("push", "-q", "origin", "main")
+	return d, bare
+}
+
+func outboxOf(t *testing.T, s *Store, id string) OutboxEntry {
+	t.Helper()
+	es, err := s.Outbox(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if e.DraftID == id {
+			return e
+		}
+	}
+	return OutboxEntry{}
+}
+
+func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	ctx := context.Background()
+	d, bare := withRemote(t, tv)
+	now := time.Now()
+	tv.s.SetClock(func() time.Time { return now })
+
+	r := tv.apply("api", Op{Create: &CreateOp{Path: "notes/sync.md", Body: "# Sync\n\nfirst\n"}})
+	rep, err := tv.s.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pushed) != 1 || rep.Pushed[0] != r.DraftID || rep.Error != "" {
+		t.Fatalf("first sync: %+v", rep)
+	}
+	branch := "drafts/api/" + r.DraftID
+	if got, want := strings.TrimSpace(gitIn(t, bare, "rev-parse", branch)), strings.TrimSpace(tv.git("rev-parse", branch)); got != want {
+		t.Fatalf("remote has %s, local %s", got, want)
+	}
+	if e := outboxOf(t, tv.s, r.DraftID); e.Status != "synced" {
+		t.Fatalf("outbox %+v", e)
+	}
+	if st := tv.s.SyncStatus(ctx, r.DraftID); st != "synced" {
+		t.Fatalf("status %s", st)
+	}
+
+	// The remote goes away: the Draft retries, with the reason, and keeps its commit.
+	d.stop()
+	cur := tv.load("api", r.ResourceID)
+	u := tv.apply("api", update(r.ResourceID, cur.ContentHash, "first", "second"))
+	rep, err = tv.s.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := outboxOf(t, tv.s, r.DraftID)
+	if e.Status != "retrying" || e.LastError == "" || e.Attempts != 1 || rep.Error == "" {
+		t.Fatalf("remote down: %+v %+v", e, rep)
+	}
+	if !strings.Contains(tv.load("api", r.ResourceID).Content, "second") {
+		t.Fatal("the local Draft lost the update")
+	}
+	// Not due before its backoff; due after it, and the remote is back.
+	d = startDaemon(t, d.base, d.port)
+	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 0 {
+		t.Fatalf("pushed before the backoff: %+v", rep)
+	}
+	now = now.Add(time.Minute)
+	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 1 {
+		t.Fatalf("after backoff: %+v", rep)
+	}
+	if got := strings.TrimSpace(gitIn(t, bare, "log", "-1", "--format=%B", branch)); !strings.Contains(got, u.LocalOperationID) {
+		t.Fatalf("remote branch head:\n%s", got)
+	}
+
+	// Merge locally; sync pushes main as a fast-forward and deletes the remote Draft branch.
+	if _, err := tv.s.Merge(ctx, []string{r.DraftID}); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ = tv.s.Sync(ctx)
+	if rep.Org != "pushed" || len(rep.Deleted) != 1 {
+		t.Fatalf("after merge: %+v", rep)
+	}
+	if out := gitIn(t, bare, "branch", "--list", "drafts/*"); out != "" {
+		t.Fatalf("remote draft branch left:\n%s", out)
+	}
+
+	// Someone rewrites the remote's main: lore reports it and never force-pushes.
+	other := filepath.Join(t.TempDir(), "other")
+	gitIn(t, filepath.Dir(other), "clone", "-q", d.url("vault.git"), other)
+	gitIn(t, other, "reset", "-q", "--hard", "HEAD~1")
+	os.WriteFile(filepath.Join(other, "rewrite.md"), []byte("# rewritten\n"), 0o644)
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "commit", "-qm", "rewrite")
+	gitIn(t, other, "push", "-q", "-f", "origin", "main")
+	rewritten := strings.TrimSpace(gitIn(t, bare, "rev-parse", "main"))
+	c2 := tv.apply("api", Op{Create: &CreateOp{Path: "notes/after.md", Body: "# After\n\nx\n"}})
+	if _, err := tv.s.Merge(ctx, []string{c2.DraftID}); err != nil {
+		t.Fatal(err)
+	}
+	localMain := strings.TrimSpace(tv.git("rev-parse", "main"))
+	rep, _ = tv.s.Sync(ctx)
+	if !strings.Contains(rep.Org, "diverged") || !strings.Contains(rep.Org, "rewritten") {
+		t.Fatalf("rewritten org: %+v", rep)
+	}
+	if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "main")); got != rewritten {
+		t.Fatal("sync overwrote the remote's main")
+	}
+	if got := strings.TrimSpace(tv.git("rev-parse", "main")); got != localMain {
+		t.Fatal("sync moved the local main")
+	}
+
+	// A remote that refuses the push: the Draft fails, with the reason.
+	os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte("#!/bin/sh\necho 'drafts are closed' >&2\nexit 1\n"), 0o755)
+	c3 := tv.apply("api", Op{Create: &CreateOp{Path: "notes/refused.md", Body: "# Refused\n\nx\n"}})
+	rep, _ = tv.s.Sync(ctx)
+	if e := outboxOf(t, tv.s, c3.DraftID); e.Status != "failed" || !strings.Contains(e.LastError, "refused") {
+		t.Fatalf("refused push: %+v %+v", e, rep)
+	}
+	tv.git("fsck", "--strict")
+	gitIn(t, bare, "fsck", "--strict")
+}
+
+func TestSyncRemoteDiesMidPush(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	ctx := context.Background()
+	d, bare := withRemote(t, tv)
+	// The remote's receive-pack is killed with its daemon while the push is under way.
+	hook := fmt.Sprintf("#!/bin/sh\nkill -9 $(cat %s/daemon.pid)\nkill -9 $PPID\nsleep 1\n", d.base)
+	os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755)
+	r := tv.apply("web", Op{Create: &CreateOp{Path: "notes/mid.md", Body: "# Mid\n\nx\n"}})
+	rep, err := tv.s.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := outboxOf(t, tv.s, r.DraftID); e.Status != "retrying" || e.LastError == "" {
+		t.Fatalf("mid-push death: %+v %+v", e, rep)
+	}
+	if out := gitIn(t, bare, "branch", "--list", "drafts/*"); out != "" {
+		t.Fatalf("a half push left a branch:\n%s", out)
+	}
+	os.Remove(filepath.Join(bare, "hooks", "pre-receive"))
+	startDaemon(t, d.base, d.port)
+	tv.s.SetClock(func() time.Time { return time.Now().Add(time.Hour) })
+	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 1 {
+		t.Fatalf("retry: %+v", rep)
+	}
+	gitIn(t, bare, "fsck", "--strict")
+}
+
+func TestSyncWithoutRemoteSaysHowToAddOne(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	_, err := tv.s.Sync(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "git remote add origin") {
+		t.Fatalf("%v", err)
+	}
+}
