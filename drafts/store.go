@@ -127,7 +127,7 @@ type Draft struct {
 	Paths      []string      `json:"changed_paths"`
 	Updated    time.Time     `json:"updated_at"`
 	// HeadHash is Head as text, for JSON.
-	HeadHash string `json:"head"`
+	HeadHash string    `json:"head"`
 	forked   time.Time // when its first commit was made
 }
 
