@@ -225,6 +225,9 @@ Examples:
 				return err
 			}
 			fmt.Fprint(e.stdout, out)
+			if out != "" && !strings.HasSuffix(out, "\n") {
+				fmt.Fprintln(e.stdout)
+			}
 		}
 		return nil
 	case "merge":
