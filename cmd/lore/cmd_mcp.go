@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/mcp"
+)
+
+// version is lore's version, set at link time (-ldflags "-X main.version=…").
+var version = "0.4.0-dev"
+
+func runMCP(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "config" {
+		return runMCPConfig(e, args[1:])
+	}
+	fs := newFlags(e, "mcp", "[--profile memory] | config --client claude|codex|cursor", `Serve MCP over stdin/stdout for the vault and project this working directory
+is bound to (see lore bind). Profile memory (the default) is the single tool
+"memory" with the operations activate, load and store. Logs go to stderr.
+
+Register it with your agent: lore mcp config --client claude`)
+	profile := fs.String("profile", "memory", "the tool profile: "+strings.Join(mcp.Profiles, ", "))
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	known := false
+	for _, p := range mcp.Profiles {
+		known = known || p == *profile
+	}
+	if !known {
+		return usageError{fmt.Sprintf("unknown profile %q; profiles: %s", *profile, strings.Join(mcp.Profiles, ", "))}
+	}
+	ix, b, err := e.openIndexWithModels(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	srv, err := mcp.New(ix, storeOf(ix), b.Project, *profile, version)
+	if err != nil {
+		return err
+	}
+	bg, stop := context.WithCancel(ctx)
+	defer stop()
+	go background(bg, e, ix)
+	return srv.Serve(ctx, e.stdin, e.stdout, e.stderr)
+}
+
+// background keeps the index warm off the query path: a first refresh, a
+// watcher on the vault, and embedding of new units every little while.
+func background(ctx context.Context, e *env, ix indexLike) {
+	if _, err := ix.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(e.stderr, "lore mcp: refresh:", err)
+	}
+	if err := ix.Watch(ctx); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(e.stderr, "lore mcp: watching the vault:", err, "(every call still checks freshness)")
+	}
+	if e.getenv("LORE_MCP_NO_EMBED") != "" {
+		return
+	}
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if ix.Embedder() != nil {
+			if _, err := ix.EmbedPending(ctx, nil); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(e.stderr, "lore mcp: embedding:", err)
+			}
+		}
+		t.Reset(20 * time.Second)
+	}
+}
+
+func runMCPConfig(e *env, args []string) error {
+	fs := newFlags(e, "mcp config", "--client claude|codex|cursor", `Print what registers lore with an agent. Run it in the workspace you bound
+with lore bind (the server binds from its working directory).`)
+	client := fs.String("client", "claude", "claude, codex or cursor")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	bin := "lore"
+	if self, err := os.Executable(); err == nil {
+		if onPath, err := exec.LookPath("lore"); err != nil || !sameFile(onPath, self) {
+			bin = self
+		}
+	}
+	switch *client {
+	case "claude":
+		fmt.Fprintf(e.stdout, "claude mcp add lore -- %s mcp\n\n# or, in .mcp.json:\n{\n  \"mcpServers\": {\n    \"lore\": {\"command\": %q, \"args\": [\"mcp\"]}\n  }\n}\n", bin, bin)
+	case "codex":
+		fmt.Fprintf(e.stdout, "codex mcp add lore -- %s mcp\n\n# or, in ~/.codex/config.toml:\n[mcp_servers.lore]\ncommand = %q\nargs = [\"mcp\"]\n", bin, bin)
+	case "cursor":
+		fmt.Fprintf(e.stdout, "# .cursor/mcp.json in the workspace (or ~/.cursor/mcp.json):\n{\n  \"mcpServers\": {\n    \"lore\": {\"command\": %q, \"args\": [\"mcp\"]}\n  }\n}\n", bin)
+	default:
+		return usageError{fmt.Sprintf("unknown client %q: claude, codex or cursor", *client)}
+	}
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// indexLike is what background needs of the index.
+type indexLike interface {
+	Refresh(ctx context.Context, progress func(done, total int)) (fts.RefreshStats, error)
+	Watch(ctx context.Context) error
+	Embedder() embed.Embedder
+	EmbedPending(ctx context.Context, progress func(done, total int)) (int, error)
+}

@@ -1,0 +1,58 @@
+// MCP speed over stdio, with the official TypeScript SDK client on a copy of
+// the demo vault: process spawn to initialize answered, and activate round
+// trips (tools/call to result). Run by `make bench`.
+import { performance } from "node:perf_hooks";
+import { makeVault, connect, memory } from "./lib.mjs";
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const fmt = (x) => x.toFixed(1).padStart(7);
+
+const v = makeVault("api");
+try {
+  // Warm the index once (the first server builds it).
+  const warm = await connect(v.workspace);
+  await memory(warm.client, { op: { activate: { query: "warm up" } } });
+  await warm.close();
+
+  const spawnMs = [];
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.now();
+    const c = await connect(v.workspace);
+    spawnMs.push(performance.now() - t0);
+    await c.close();
+  }
+  const c = await connect(v.workspace);
+  const queries = [
+    "how do we ship a new release",
+    "why did we choose SQLite for the index",
+    "what happens when sync fails",
+    "并发控制",
+    "how to add a database migration",
+    "error codes returned to agents",
+  ];
+  await memory(c.client, { op: { activate: { query: queries[0] } } }); // loads the model
+  const actMs = [];
+  for (let i = 0; i < 60; i++) {
+    const t0 = performance.now();
+    const r = await memory(c.client, { op: { activate: { query: queries[i % queries.length] } } });
+    actMs.push(performance.now() - t0);
+    if (r.isError) throw new Error(JSON.stringify(r.data));
+  }
+  const loadMs = [];
+  for (let i = 0; i < 60; i++) {
+    const t0 = performance.now();
+    await memory(c.client, { op: { load: { ids: ["LORE.md"] } } });
+    loadMs.push(performance.now() - t0);
+  }
+  await c.close();
+  console.log("lore mcp over stdio (TypeScript SDK client, demo vault), ms:");
+  console.log("                                   p50     p95");
+  console.log(`spawn → initialize answered    ${fmt(pct(spawnMs, 50))} ${fmt(pct(spawnMs, 95))}`);
+  console.log(`activate round trip            ${fmt(pct(actMs, 50))} ${fmt(pct(actMs, 95))}`);
+  console.log(`load round trip                ${fmt(pct(loadMs, 50))} ${fmt(pct(loadMs, 95))}`);
+} finally {
+  v.cleanup();
+}

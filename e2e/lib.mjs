@@ -1,0 +1,119 @@
+// Helpers for the end-to-end tests: a copy of the demo vault in a temporary
+// git repository, a workspace bound to it, and `lore mcp` driven by the
+// official MCP TypeScript SDK client over stdio.
+import { execFileSync, spawn } from "node:child_process";
+import { cpSync, mkdtempSync, mkdirSync, writeFileSync, rmSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const LORE = process.env.LORE_BIN || resolve(here, "../bin/lore");
+const DEMO = resolve(here, "../testdata/demo-vault");
+
+const gitEnv = {
+  GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@localhost",
+  GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@localhost",
+};
+
+// modelInstalled reports whether the built-in embedding model is installed.
+export function modelInstalled() {
+  try {
+    execFileSync(LORE, ["model", "status"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// makeVault copies the demo vault into a new git repository and returns
+// { root, vault, workspace } where workspace/.lore.yaml binds project.
+export function makeVault(project = "api") {
+  const root = mkdtempSync(join(tmpdir(), "lore-e2e-"));
+  const vault = join(root, "vault");
+  cpSync(DEMO, vault, { recursive: true });
+  if (!modelInstalled()) {
+    if (process.env.LORE_REQUIRE_MODEL) {
+      throw new Error("the built-in model is not installed (run make model)");
+    }
+    // Without the model, lexical retrieval only; CI installs the model.
+    const cfg = readFileSync(join(vault, "lore.yaml"), "utf8");
+    writeFileSync(join(vault, "lore.yaml"), cfg + "embedding:\n  provider: none\n");
+  }
+  const git = (...args) => execFileSync("git", args, { cwd: vault, env: { ...process.env, ...gitEnv }, stdio: "pipe" });
+  git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git("commit", "-qm", "demo vault");
+  const workspace = join(root, "code");
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, ".lore.yaml"), `vault: ${vault}\nproject: ${project}\n`);
+  return { root, vault, workspace, git, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+// connect starts `lore mcp` in cwd and connects the SDK client to it.
+export async function connect(cwd, extraEnv = {}) {
+  const transport = new StdioClientTransport({
+    command: LORE,
+    args: ["mcp"],
+    cwd,
+    env: { ...process.env, ...gitEnv, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_EMBED: "1", ...extraEnv },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "lore-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport, close: () => client.close() };
+}
+
+// memory calls the memory tool and returns { isError, data } where data is
+// the structured content (checked to equal the text content).
+export async function memory(client, args) {
+  const res = await client.callTool({ name: "memory", arguments: args });
+  const text = res.content?.[0]?.text;
+  const parsed = JSON.parse(text);
+  return { isError: res.isError === true, rawIsError: res.isError, data: res.structuredContent, text: parsed };
+}
+
+// raw starts `lore mcp` and exchanges raw JSON-RPC lines with it.
+export function raw(cwd, extraEnv = {}) {
+  const p = spawn(LORE, ["mcp"], { cwd, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_EMBED: "1", ...extraEnv } });
+  let buf = "";
+  const lines = [];
+  const waiters = [];
+  p.stdout.setEncoding("utf8");
+  p.stdout.on("data", (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      lines.push(line);
+      waiters.splice(0).forEach((w) => w());
+    }
+  });
+  let stderr = "";
+  p.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise((r) => p.on("exit", (code) => r(code)));
+  return {
+    proc: p,
+    lines,
+    exited,
+    stderr: () => stderr,
+    send(obj) {
+      p.stdin.write((typeof obj === "string" ? obj : JSON.stringify(obj)) + "\n");
+    },
+    // next waits for the response with the given id.
+    async reply(id, timeout = 10000) {
+      const deadline = Date.now() + timeout;
+      for (;;) {
+        for (const l of lines) {
+          const m = JSON.parse(l);
+          if (m.id === id) return m;
+        }
+        if (Date.now() > deadline) throw new Error(`no reply to ${JSON.stringify(id)}; got ${lines.join("\n")}`);
+        await new Promise((r) => { waiters.push(r); setTimeout(r, 50); });
+      }
+    },
+  };
+}

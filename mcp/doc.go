@@ -1,0 +1,32 @@
+// Package mcp is lore's MCP server (mark3labs/mcp-go over stdio). A profile
+// chooses the tools an agent sees; "memory", the default, is the single
+// `memory` tool of the spec (specs/000): tagged operations activate, load
+// and store over the Effective Memory of the project the server was bound to
+// at start-up. The vault and journal profiles (specs/003, 002) join later
+// as further profiles of the same Server.
+//
+// Decisions:
+//
+//   - Input is decoded strictly into typed structs (vault.DecodeStrict):
+//     exact, case-sensitive field names, no unknown or repeated fields, no
+//     null anywhere, and required fields checked with errors that name them.
+//     Input mistakes are tool results with isError: true and the code
+//     invalid_input, like every domain failure; only malformed protocol
+//     messages are JSON-RPC errors.
+//   - Every tool result carries the domain object in structuredContent and
+//     the same JSON as its text content, and always says isError (false on
+//     success: mcp-go omits a false isError, so the stdout writer adds it).
+//     A failure's object is {"error": {"code", "message"}}.
+//   - The server speaks the initialize handshake and answers it with the
+//     version the client asked for when that is one it knows (2025-11-25,
+//     2025-06-18, 2025-03-26, 2024-11-05), else 2025-11-25. A
+//     `server/discover` probe (the stateless protocol of 2026-07-28, which
+//     lore does not serve over stdio yet) gets a JSON-RPC "method not found"
+//     error, so newer clients fall back to initialize.
+//   - Nothing but protocol goes to stdout; logs go to stderr. The server
+//     exits when stdin closes.
+//   - Freshness: the index follows the vault on every call (as everywhere);
+//     the server also watches the vault with fsnotify so that check costs a
+//     look at the changed paths only, and embeds new units in the
+//     background, off the query path.
+package mcp

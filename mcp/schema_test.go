@@ -1,0 +1,64 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata")
+
+// TestToolSchemaSnapshot keeps each profile's tools/list entry in testdata,
+// so any change to what agents see is a reviewed diff (go test -update).
+func TestToolSchemaSnapshot(t *testing.T) {
+	for name, tools := range map[string][]mcpgo.Tool{"memory": {memoryTool("LORE.md")}} {
+		got, err := json.MarshalIndent(map[string]any{"tools": tools}, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		p := filepath.Join("testdata", "tools-"+name+".json")
+		if *update {
+			if err := os.WriteFile(p, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("%v (run go test ./mcp -update to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("the %s profile's tools changed; review and run go test ./mcp -update:\n%s", name, got)
+		}
+	}
+}
+
+// TestSchemaIsValidJSON keeps the hand-written input schema parseable and
+// in step with the decoder's field names.
+func TestSchemaIsValidJSON(t *testing.T) {
+	var s map[string]any
+	if err := json.Unmarshal([]byte(memorySchema), &s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWithIsError(t *testing.T) {
+	in := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{}"}],"structuredContent":{}}}`)
+	out := withIsError(in)
+	var m struct {
+		Result map[string]json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(out, &m); err != nil || string(m.Result["isError"]) != "false" {
+		t.Fatalf("%s %v", out, err)
+	}
+	already := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{},"isError":true}}`)
+	if !bytes.Equal(withIsError(already), already) {
+		t.Fatal("rewrote a result that has isError")
+	}
+}

@@ -1,0 +1,247 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// Profiles names the tool profiles; only memory is served yet.
+var Profiles = []string{"memory"}
+
+// Server is lore's MCP server for one vault and project.
+type Server struct {
+	ix      *fts.Index
+	store   *drafts.Store
+	project string
+	profile string
+	srv     *server.MCPServer
+	tools   []mcpgo.Tool
+}
+
+// New makes the server of a profile for the project the workspace is bound
+// to (the caller cannot change it in arguments).
+func New(ix *fts.Index, st *drafts.Store, project, profile, version string) (*Server, error) {
+	if profile == "" {
+		profile = "memory"
+	}
+	if profile != "memory" {
+		return nil, vault.Errorf(vault.CodeInvalid, "profile %q is not served yet; profiles: %s", profile, strings.Join(Profiles, ", "))
+	}
+	s := &Server{ix: ix, store: st, project: project, profile: profile}
+	guide := ix.Vault().Config.Guidelines
+	s.srv = server.NewMCPServer("lore", version,
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithInstructions(instructions(guide)),
+	)
+	t := memoryTool(guide)
+	s.tools = append(s.tools, t)
+	s.srv.AddTool(t, s.handle(s.memory))
+	return s, nil
+}
+
+// Tools returns the tools the profile serves (for the schema snapshot).
+func (s *Server) Tools() []mcpgo.Tool { return s.tools }
+
+// handle wraps a domain call as an MCP tool handler: the domain object as
+// structuredContent and as text, or an isError result with the error code.
+func (s *Server) handle(call func(context.Context, []byte) (any, error)) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		raw := []byte(req.Params.RawArguments)
+		if len(raw) == 0 && req.Params.Arguments != nil {
+			raw, _ = json.Marshal(req.Params.Arguments)
+		}
+		out, err := call(ctx, raw)
+		isErr := false
+		if err != nil {
+			out, isErr = toErrorObject(err), true
+		}
+		text, merr := marshal(out)
+		if merr != nil {
+			return nil, merr
+		}
+		return &mcpgo.CallToolResult{
+			Content:           []mcpgo.Content{mcpgo.NewTextContent(text)},
+			StructuredContent: json.RawMessage(text),
+			IsError:           isErr,
+		}, nil
+	}
+}
+
+func marshal(v any) (string, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// Serve speaks MCP over stdin/stdout until stdin closes; logs go to logw.
+func (s *Server) Serve(ctx context.Context, stdin io.Reader, stdout, logw io.Writer) error {
+	out := &lineWriter{w: stdout}
+	pr, pw := io.Pipe()
+	go filterInput(stdin, pw, out)
+	ss := server.NewStdioServer(s.srv)
+	ss.SetErrorLogger(log.New(logw, "lore mcp: ", log.LstdFlags))
+	err := ss.Listen(ctx, pr, out)
+	if err == nil || err == io.EOF || err == context.Canceled || strings.Contains(err.Error(), "EOF") {
+		return nil
+	}
+	return fmt.Errorf("mcp: %w", err)
+}
+
+func instructions(guide string) string {
+	return fmt.Sprintf("lore holds this project's memory: Markdown notes in a git vault that the team reviews. "+
+		"Call the memory tool's activate once at the start of each substantive task; load whole resources before editing them; "+
+		"store only when the user asks to maintain memory, after loading the guideline file %s.", guide)
+}
+
+// memoryTool is the single tool of the memory profile, as the spec gives it.
+func memoryTool(guide string) mcpgo.Tool {
+	desc := strings.ReplaceAll(memoryDescription, "GUIDE", guide)
+	return mcpgo.Tool{
+		Name:           "memory",
+		Description:    desc,
+		RawInputSchema: json.RawMessage(memorySchema),
+		Annotations: mcpgo.ToolAnnotation{
+			Title:           "Project memory",
+			ReadOnlyHint:    mcpgo.ToBoolPtr(false),
+			DestructiveHint: mcpgo.ToBoolPtr(false),
+			IdempotentHint:  mcpgo.ToBoolPtr(false),
+			OpenWorldHint:   mcpgo.ToBoolPtr(false),
+		},
+	}
+}
+
+const memoryDescription = `This project's memory (lore): Markdown notes in a git vault that people review like code. It is kept alongside your host's own memory: query it on substantive project tasks even if you already checked that. Send exactly one operation in "op".
+
+activate — call once at the start of each substantive task, when you do not yet know which notes matter:
+  {"op": {"activate": {"query": "<the task, in natural language>"}}}
+Returns ranked fragments (resource_id, path, heading_path, content) within a token budget, and next_state. Pass "state" (the previous next_state) only while the fragments it delivered are still complete in your context; after context compaction, when older tool output was dropped, or for a new task, omit it. Fragments with action "reuse" are ones you already have (no content); "removed" lists units that no longer exist.
+
+load — whole resources by id or exact path, when a fragment is not enough and always before editing:
+  {"op": {"load": {"ids": ["mem_…", "GUIDE"], "knownHashes": {"mem_…": "sha256:…"}}}}
+A current known hash returns changed: false without content. content_hash is the full-resource hash an update needs (fragment hashes are not).
+
+store — only when the user explicitly asks to create, update, rename, delete or discard memory. Before maintaining memory, load the guideline file GUIDE and follow it (if it is not found, this project has none: go on with the user's instructions, do not create one). One operation per call:
+  {"op": {"store": {"create": {"path": "howto/release.md", "body": "# Release\n…", "description": "…"}}}}
+  {"op": {"store": {"update": {"id": "mem_…", "expected_hash": "sha256:…", "replacements": [{"old_text": "exact text that occurs once", "new_text": "…"}]}}}}
+  {"op": {"store": {"rename": {"id": "mem_…", "new_path": "…"}}}}, {"op": {"store": {"delete": {"id": "mem_…"}}}}, {"op": {"store": {"discard": {"id": "drf_… or mem_…"}}}}
+A store becomes a Draft that people review and merge; it never publishes anything itself. The result has local_operation_id, draft_id, queued and sync_status.
+
+Rules: no null values (omit optional fields); field names are case-sensitive and unknown fields are rejected; knownHashes is camelCase, expected_hash is snake_case. Errors carry a code: memory_content_changed or text_replacement_not_found / _ambiguous / _overlap → load the resource again and redo the exact replacements (never rewrite the whole body); invalid_activation_state → drop state and activate again; memory_resource_not_found → check the id or path; search_model_preparing → wait and retry. A failed activate does not mean there is no relevant memory.`
+
+const memorySchema = `{
+  "type": "object",
+  "properties": {
+    "op": {
+      "type": "object",
+      "description": "Exactly one operation: activate, load or store.",
+      "properties": {
+        "activate": {
+          "type": "object",
+          "properties": {
+            "query": {"type": "string", "minLength": 1, "description": "The task or what to find, in natural language."},
+            "state": {"type": "string", "minLength": 1, "description": "next_state of the previous activate; only while its fragments are still in context."}
+          },
+          "required": ["query"],
+          "additionalProperties": false
+        },
+        "load": {
+          "type": "object",
+          "properties": {
+            "ids": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "uniqueItems": true, "description": "Resource ids or exact vault paths."},
+            "knownHashes": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Full-resource hashes you already have, keyed by the requested id or path."}
+          },
+          "required": ["ids"],
+          "additionalProperties": false
+        },
+        "store": {
+          "type": "object",
+          "description": "Exactly one change operation; resource, if given, must be \"memory\".",
+          "properties": {
+            "resource": {"type": "string", "enum": ["memory"]},
+            "create": {
+              "type": "object",
+              "properties": {
+                "path": {"type": "string", "minLength": 1},
+                "body": {"type": "string", "minLength": 1, "description": "The full Markdown of the new resource."},
+                "description": {"type": "string"}
+              },
+              "required": ["path", "body"],
+              "additionalProperties": false
+            },
+            "update": {
+              "type": "object",
+              "properties": {
+                "id": {"type": "string", "minLength": 1},
+                "expected_hash": {"type": "string", "minLength": 1, "description": "content_hash from load."},
+                "replacements": {
+                  "type": "array",
+                  "minItems": 1,
+                  "items": {
+                    "type": "object",
+                    "properties": {
+                      "old_text": {"type": "string", "minLength": 1, "description": "Exact text that occurs once in the resource."},
+                      "new_text": {"type": "string", "description": "Its replacement; may be empty."}
+                    },
+                    "required": ["old_text", "new_text"],
+                    "additionalProperties": false
+                  }
+                },
+                "description": {"type": "string"}
+              },
+              "required": ["id", "expected_hash", "replacements"],
+              "additionalProperties": false
+            },
+            "rename": {
+              "type": "object",
+              "properties": {
+                "id": {"type": "string", "minLength": 1},
+                "new_path": {"type": "string", "minLength": 1},
+                "description": {"type": "string"}
+              },
+              "required": ["id", "new_path"],
+              "additionalProperties": false
+            },
+            "delete": {
+              "type": "object",
+              "properties": {
+                "id": {"type": "string", "minLength": 1},
+                "description": {"type": "string"}
+              },
+              "required": ["id"],
+              "additionalProperties": false
+            },
+            "discard": {
+              "type": "object",
+              "properties": {"id": {"type": "string", "minLength": 1, "description": "The draft id, or the resource the Draft carries."}},
+              "required": ["id"],
+              "additionalProperties": false
+            }
+          },
+          "additionalProperties": false,
+          "minProperties": 1
+        }
+      },
+      "additionalProperties": false,
+      "minProperties": 1,
+      "maxProperties": 1
+    }
+  },
+  "required": ["op"],
+  "additionalProperties": false
+}`

@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+)
+
+// maxMessage bounds one JSON-RPC message read from stdin (16 MiB).
+const maxMessage = 16 << 20
+
+// filterInput copies newline-delimited JSON-RPC messages from in to w,
+// answering a server/discover request itself with a JSON-RPC error (see the
+// package doc). It closes w at the end of in.
+func filterInput(in io.Reader, w *io.PipeWriter, out *lineWriter) {
+	r := bufio.NewReaderSize(in, 64*1024)
+	for {
+		line, err := readLine(r)
+		if len(bytes.TrimSpace(line)) > 0 {
+			if id, ok := discoverID(line); ok {
+				out.writeMessage(map[string]any{
+					"jsonrpc": "2.0", "id": id,
+					"error": map[string]any{"code": -32601, "message": "method not found: server/discover; this server speaks the initialize handshake (protocol 2025-11-25)"},
+				})
+			} else if _, werr := w.Write(append(line, '\n')); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			w.Close()
+			return
+		}
+	}
+}
+
+// readLine reads one line without its newline; a line longer than
+// maxMessage is cut (the server then answers it with a parse error).
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if len(line) < maxMessage {
+			line = append(line, chunk...)
+		}
+		if err != nil || !isPrefix {
+			return line, err
+		}
+	}
+}
+
+// discoverID returns the id of a server/discover request.
+func discoverID(line []byte) (json.RawMessage, bool) {
+	if !bytes.Contains(line, []byte("server/discover")) {
+		return nil, false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "server/discover" || len(m.ID) == 0 {
+		return nil, false
+	}
+	return m.ID, true
+}
+
+// lineWriter serializes whole messages to stdout and makes every tool
+// result say isError explicitly.
+type lineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+func (lw *lineWriter) Write(p []byte) (int, error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.buf = append(lw.buf, p...)
+	for {
+		i := bytes.IndexByte(lw.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		msg := withIsError(lw.buf[:i])
+		if _, err := lw.w.Write(append(msg, '\n')); err != nil {
+			return 0, err
+		}
+		lw.buf = lw.buf[i+1:]
+	}
+}
+
+func (lw *lineWriter) writeMessage(v any) {
+	data, _ := json.Marshal(v)
+	lw.Write(append(data, '\n'))
+}
+
+// withIsError adds "isError": false to a tool result that lacks it.
+func withIsError(msg []byte) []byte {
+	if !bytes.Contains(msg, []byte(`"structuredContent"`)) || bytes.Contains(msg, []byte(`"isError"`)) {
+		return msg
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil {
+		return msg
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(m["result"], &res) != nil || res["content"] == nil {
+		return msg
+	}
+	res["isError"] = json.RawMessage("false")
+	data, err := json.Marshal(res)
+	if err != nil {
+		return msg
+	}
+	m["result"] = data
+	out, err := json.Marshal(m)
+	if err != nil {
+		return msg
+	}
+	return out
+}
