@@ -47,12 +47,32 @@ try {
     await memory(c.client, { op: { load: { ids: ["LORE.md"] } } });
     loadMs.push(performance.now() - t0);
   }
+  // store update round trips, each on the Draft of one note (load included
+  // in the loop for the hash, timed separately).
+  const storeMs = [];
+  for (let i = 0; i < 40; i++) {
+    const cur = (await memory(c.client, { op: { load: { ids: ["howto/release.md"] } } })).data.resources[0];
+    const last = cur.content.trimEnd().split("\n").pop();
+    const t0 = performance.now();
+    const r = await memory(c.client, { op: { store: { update: { id: cur.resource_id, expected_hash: cur.content_hash, replacements: [{ old_text: last, new_text: `${last}\nline ${i}` }] } } } });
+    storeMs.push(performance.now() - t0);
+    if (r.isError) throw new Error(JSON.stringify(r.data));
+  }
+  const createMs = [];
+  for (let i = 0; i < 40; i++) {
+    const t0 = performance.now();
+    const r = await memory(c.client, { op: { store: { create: { path: `notes/bench-${i}.md`, body: `# Bench ${i}\n\ntext\n` } } } });
+    createMs.push(performance.now() - t0);
+    if (r.isError) throw new Error(JSON.stringify(r.data));
+  }
   await c.close();
   console.log("lore mcp over stdio (TypeScript SDK client, demo vault), ms:");
   console.log("                                   p50     p95");
   console.log(`spawn → initialize answered    ${fmt(pct(spawnMs, 50))} ${fmt(pct(spawnMs, 95))}`);
   console.log(`activate round trip            ${fmt(pct(actMs, 50))} ${fmt(pct(actMs, 95))}`);
   console.log(`load round trip                ${fmt(pct(loadMs, 50))} ${fmt(pct(loadMs, 95))}`);
+  console.log(`store update round trip        ${fmt(pct(storeMs, 50))} ${fmt(pct(storeMs, 95))}`);
+  console.log(`store create round trip        ${fmt(pct(createMs, 50))} ${fmt(pct(createMs, 95))}  (each a new Draft; up to 40 open)`);
 } finally {
   v.cleanup();
 }
