@@ -1,5 +1,82 @@
-// Package drafts owns every write lore makes to git (with go-git v5): creating
-// a vault's repository, and — with the Drafts issue — Draft branches, the
-// Effective Memory overlay, merge, discard and sync. It never writes a person's
-// files except through a merged Draft.
+// Package drafts owns every write lore makes to git: creating a vault's
+// repository, Draft branches, the Effective Memory overlay, merge, discard
+// and sync. Agents propose, people decide: nothing an agent can call (Apply)
+// merges, approves or moves the org ref; Merge and Discard are for people
+// (the CLI), and an auto_publish path in lore.yaml is a person's standing
+// decision to merge on store.
+//
+// # Drafts
+//
+// A Draft is the branch refs/heads/drafts/<project>/<draft_id>, forked from
+// the org ref, carrying one project's pending change to one resource. Each
+// store call is one commit whose message ends in trailers (Lore-Draft,
+// Lore-Operation, Lore-Operation-Id, Lore-Resource, Lore-Path,
+// Lore-Project); a Draft is read back by walking first parents while the
+// trailer names it, and the commit under that is the fork point. The paths
+// a Draft changes are the tree diff from the fork point to its head, so a
+// person's own commit on a Draft branch is understood as part of it.
+// Objects are written with go-git; the vault's working tree and the git index
+// are never touched by store.
+//
+// Operations follow the spec: create (a new mem_ ULID written into the
+// frontmatter, with the description; a body that sets id is refused),
+// update (expected_hash against the full resource as the project sees it,
+// all replacements against the same original, all or none, the spec's
+// codes), rename, delete (a Draft that is only an unpublished create is
+// discarded instead), discard (by draft id, or by the resource it
+// carries). A resource that already has an open Draft in the project gets
+// the new commit on that Draft. Paths must be vault-relative .md files
+// outside dot-folders, shared or under the project's own projects/<name>/;
+// bodies at most MaxBody (1 MiB), valid UTF-8, no NUL. A description on
+// update or rename sets the frontmatter description, editing only that key's
+// lines.
+//
+// Update applies to the version the project sees (the working tree with its
+// Drafts), and the Draft carries the result on top of the org ref. If a
+// person has uncommitted edits to that file, they are in the loaded text and
+// so in the Draft; merge then refuses until the person commits or stashes
+// them, so nothing of theirs is published behind their back.
+//
+// # Concurrency and crashes
+//
+// Every store, merge and discard holds an exclusive lock file
+// (<gitdir>/lore/drafts.lock, flock: released by the kernel if the process
+// dies), so lore processes serialize their read-check-write. Refs are changed
+// the way the git CLI changes them, so a person's git and lore interoperate:
+// create "<ref>.lock" exclusively, compare the ref with the expected value,
+// write, fsync, rename over the ref (refs.go). go-git's own ref writer
+// rewrites the file in place under flock, which git does not honour, and can
+// leave half a ref after a crash. A crash leaves either the old or the new
+// ref; objects written before it are unreferenced and harmless.
+//
+// # Merge
+//
+// Merge (for people) takes several Drafts, all or nothing: for each path a
+// Draft changes, the org ref must still hold the fork point's version or
+// already hold the Draft's; otherwise the merge stops and names the paths
+// (merge_conflict) — lore does no line-level merging, so a person's text is
+// never combined with an agent's without review. The first Draft whose fork
+// point is the org head fast-forwards; the others become merge commits. When
+// the vault's work tree is on the org branch, affected files must match the
+// org ref byte for byte (else the merge refuses and names them) and the
+// work tree and index are updated with `git read-tree -m -u OLD NEW`, the
+// git CLI's own two-tree fast-forward, before the org ref moves. A Draft
+// already in the org ref's history (a person's `git merge`) counts as merged:
+// it leaves the overlay and `lore drafts list`.
+//
+// # Sync
+//
+// Sync shells out to the git CLI for transport, so the user's SSH agent,
+// credential helpers and url.insteadOf rules work exactly as for their own
+// pushes (go-git implements only part of them); it never prompts. Draft
+// branches are pushed without force; discarded and merged ones are deleted
+// on the remote; the org ref is fetched into refs/remotes/<remote>/<org> and
+// pushed only as a fast-forward, so a sync can never overwrite published
+// history. A remote whose org ref was rewritten is reported, not fought.
+// The outbox (a SQLite file beside the index) keeps each Draft's status
+// (queued, syncing, retrying, synced, failed), attempts and last error
+// across restarts: transport failures retry with backoff (5 s doubling to
+// 10 min, failed after 10), a refused push is failed at once with the
+// remote's reason. The Draft branches are the truth; the outbox is
+// reconciled with them at every sync.
 package drafts
