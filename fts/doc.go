@@ -37,7 +37,15 @@
 //     (WAL) are never blocked for long; Go parses the next batch while SQLite
 //     writes the current one.
 //   - Effective Memory: with a project set, resources under projects/<other>/
-//     are invisible to Search and Load; without one, everything is visible.
+//     are invisible to Search, Load and Activate; without one, every
+//     working-tree resource is visible. A project's open Drafts (supplied by
+//     an OverlaySource, package drafts) are indexed as extra rows tagged with
+//     the Draft and its project, and the working-tree paths they change are
+//     listed in shadows; a project sees its Draft rows instead of the rows
+//     they shadow, no other project (nor the project-less view) sees them.
+//     The freshness check compares a cheap signature of the Draft refs and
+//     re-indexes only Drafts whose head moved. Results from a Draft carry
+//     its draft_id.
 //
 // Activate (activate.go, assemble.go, state.go, runs.go):
 //
