@@ -23,7 +23,8 @@ e2e/node_modules: e2e/package.json e2e/package-lock.json
 
 # Go benchmarks of the hot paths, then whole-system figures on a generated vault.
 bench: build model e2e/node_modules
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./embed ./drafts
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./embed ./drafts ./guard
+	$(GO) test -tags $(TAGS) -run '^$$' -bench GuardStagedProcess -benchtime 40x ./cmd/lore
 	$(BIN) bench
 	cd e2e && node bench.mjs
 
@@ -62,6 +63,7 @@ fuzz:
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParse -fuzztime 60s ./vault
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerms -fuzztime 30s ./fts
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./fts
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseDiff -fuzztime 60s ./guard
 
 clean:
 	rm -rf bin .demo .eval e2e/node_modules

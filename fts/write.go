@@ -29,8 +29,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.delRes, "DELETE FROM resources WHERE path = ? AND draft = ''"},
 		{&w.insSkipped, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem) VALUES (?, ?, ?, ?, ?, 0, ?)`},
 		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
-			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem)
-			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem, guard)
+			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, embed_hash, tokens, content)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
@@ -91,7 +91,7 @@ func (w *writer) upsert(c *change) error {
 	}
 	tags, _ := json.Marshal(r.Front.Tags)
 	res, err := w.run(w.insRes, r.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, r.ContentHash,
-		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, r.Status(), r.Front.Tier, string(tags), r.Problem)
+		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r))
 	if err != nil {
 		return fmt.Errorf("index %s: %w", r.Path, err)
 	}
@@ -189,10 +189,10 @@ func (w *writer) insertDraft(c *change) error {
 	}
 	tags, _ := json.Marshal(r.Front.Tags)
 	res, err := w.tx.ExecContext(w.ctx, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
-		resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem, draft, dproject, body)
-		VALUES (?, '', ?, 0, ?, 1, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem, guard, draft, dproject, body)
+		VALUES (?, '', ?, 0, ?, 1, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Path, c.stat.Size, r.ContentHash, r.ID, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description,
-		r.Status(), r.Front.Tier, string(tags), r.Problem, w.draft, w.dproject, w.body)
+		r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r), w.draft, w.dproject, w.body)
 	if err != nil {
 		return translate(fmt.Errorf("index draft %s %s: %w", w.draft, r.Path, err))
 	}

@@ -25,6 +25,9 @@ type Resource struct {
 	Front       Frontmatter
 	Links       []Link
 	Units       []Unit
+	// Rules are the guard rules the resource writes (frontmatter guard: list
+	// and body-form bullets under a rules heading).
+	Rules []RuleSpec
 	// Problem is a non-fatal parse problem (bad frontmatter); the file is still
 	// indexed as text.
 	Problem string
@@ -148,6 +151,7 @@ func Parse(p string, data []byte) (*Resource, error) {
 		r.Links = append(r.Links, Link{Kind: "superseded_by", Target: s})
 	}
 	r.Units = makeUnits(r.ID, data, doc.sections)
+	r.Rules = append(rulesFromFrontmatter(r.Front.Guard), rulesFromBody(r.ID, data, doc.sections)...)
 	return r, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/vault"
 )
 
 func runDoctor(ctx context.Context, e *env, args []string) error {
@@ -56,6 +57,14 @@ Example: lore doctor`)
 			}
 		}
 		fmt.Fprintf(e.stdout, "vectors:    %s (%s), %d unit texts waiting for `lore index`\n", em.Name(), ready, pending)
+	}
+	rs, err := ruleSet(ctx, ix, b.Project)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "guard:      %d rules, %d broken\n", len(rs.Rules), len(rs.Broken))
+	for _, br := range rs.Broken {
+		st.Problems = append(st.Problems, vault.Problem{Path: br.ResourcePath, Message: fmt.Sprintf("guard rule %s is broken (not checked): %s", br.Rule, br.Problem)})
 	}
 	if len(st.Problems) == 0 {
 		fmt.Fprintln(e.stdout, "problems:   none")

@@ -58,6 +58,8 @@ func commands() []command {
 		{"drafts", "review Drafts: list, show, diff, merge, discard", runDrafts},
 		{"sync", "push Drafts to the vault's remote; --status shows the outbox", runSync},
 		{"mcp", "serve agents over MCP (stdio); mcp config prints the set-up", runMCP},
+		{"guard", "check code changes against the rules in memory; install the hook", runGuard},
+		{"loadout", "the project's vision, stack and invariants in 300 tokens", runLoadout},
 		{"model", "install or check the built-in embedding model", runModel},
 		{"doctor", "check the binding, the index and every file", runDoctor},
 		{"eval", "measure ranking quality on a BEIR-format data set", runEval},

@@ -24,6 +24,7 @@ CREATE TABLE resources (
   tier         TEXT NOT NULL DEFAULT '',
   tags         TEXT NOT NULL DEFAULT '[]',
   problem      TEXT NOT NULL DEFAULT '',
+  guard        TEXT NOT NULL DEFAULT '',  -- JSON: the guard rules it writes (vault.RuleSpec)
   -- Draft overlay rows (see overlay.go): the Draft that carries this version,
   -- the project that sees it, and its bytes (working-tree rows read the file).
   draft        TEXT NOT NULL DEFAULT '',

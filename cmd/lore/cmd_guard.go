@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/guard"
+)
+
+// sources reads the rule-bearing resources of project's Effective Memory.
+func sources(ctx context.Context, ix *fts.Index, project string) ([]guard.Source, error) {
+	rows, err := ix.RuleSources(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]guard.Source, len(rows))
+	for i, r := range rows {
+		out[i] = guard.Source{ResourceID: r.ResourceID, Path: r.Path, Title: r.Title, Status: r.Status, DraftID: r.DraftID,
+			Rules: r.Rules, Description: r.Description, Tier: r.Tier, Tags: r.Tags}
+	}
+	return out, nil
+}
+
+func ruleSet(ctx context.Context, ix *fts.Index, project string) (*guard.RuleSet, error) {
+	src, err := sources(ctx, ix, project)
+	if err != nil {
+		return nil, err
+	}
+	return guard.Compile(src, project), nil
+}
+
+func runGuard(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
+		return runGuardHook(ctx, e, args[0], args[1:])
+	}
+	fs := newFlags(e, "guard", "[--staged | --diff FILE|- | --branch BASE | --files F…] [--strict] [--json] | install | uninstall", `Check code changes against the rules written in memory (guard: lists in
+frontmatter, "- deny:"/"- require:" bullets under a rules heading). deny
+patterns are checked on added lines, require patterns on the whole of each
+touched file their globs cover. Exit status 1 when an error rule is violated
+(with --strict, also a warning or a broken rule).
+
+Examples:
+  lore guard                      # the staged changes (what the pre-commit hook runs)
+  lore guard --branch main        # everything this branch changed since main
+  git diff | lore guard --diff -
+  lore guard --files cmd/main.go
+  lore guard install              # pre-commit hook, chained with any hook already there`)
+	staged := fs.Bool("staged", false, "check the staged changes (the default)")
+	diffFile := fs.String("diff", "", "check a unified diff from FILE (\"-\": stdin)")
+	branch := fs.String("branch", "", "check the changes of HEAD since it forked from BASE")
+	files := fs.Bool("files", false, "check the whole files named as arguments")
+	strict := fs.Bool("strict", false, "warnings and broken rules block too")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	repoDir := fs.String("repo", ".", "the code repository")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	modes := 0
+	for _, on := range []bool{*staged, *diffFile != "", *branch != "", *files} {
+		if on {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return usageError{"choose one of --staged, --diff, --branch, --files"}
+	}
+	if len(pos) > 0 && !*files {
+		return usageError{"file arguments need --files"}
+	}
+	ix, b, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	rs, err := ruleSet(ctx, ix, b.Project)
+	if err != nil {
+		return err
+	}
+	var diffs []guard.FileDiff
+	var content guard.Content
+	var root string
+	switch {
+	case *diffFile != "":
+		var data []byte
+		if *diffFile == "-" {
+			data, err = io.ReadAll(io.LimitReader(e.stdin, 256<<20))
+		} else {
+			data, err = os.ReadFile(*diffFile)
+		}
+		if err != nil {
+			return err
+		}
+		if diffs, err = guard.ParseDiff(data); err != nil {
+			return usageError{"the diff: " + err.Error()}
+		}
+		if repo, err := guard.OpenRepo(ctx, *repoDir); err == nil {
+			root = repo.Root
+		} else {
+			root = *repoDir
+		}
+		content = guard.Files(root)
+	case *files:
+		if len(pos) == 0 {
+			return usageError{"--files needs file arguments"}
+		}
+		if repo, err := guard.OpenRepo(ctx, *repoDir); err == nil {
+			root = repo.Root
+		} else if root, err = os.Getwd(); err != nil {
+			return err
+		}
+		if diffs, err = guard.WholeFiles(root, pos); err != nil {
+			return err
+		}
+		content = guard.Files(root)
+	default:
+		repo, err := guard.OpenRepo(ctx, *repoDir)
+		if err != nil {
+			return err
+		}
+		var data []byte
+		rev := ""
+		if *branch != "" {
+			data, err = repo.Branch(ctx, *branch)
+			rev = "HEAD"
+		} else {
+			data, err = repo.Staged(ctx)
+		}
+		if err != nil {
+			return err
+		}
+		if diffs, err = guard.ParseDiff(data); err != nil {
+			return err
+		}
+		blobs, done := repo.Blobs(ctx, rev)
+		defer done()
+		content = blobs
+	}
+	rep := rs.Check(diffs, content, *strict)
+	if *asJSON {
+		if err := printJSON(e.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		out := e.stdout
+		if !rep.OK {
+			out = e.stderr
+		}
+		fmt.Fprint(out, rep.Format())
+	}
+	if !rep.OK {
+		return problemsFound{len(rep.Violations)}
+	}
+	return nil
+}
+
+func runGuardHook(ctx context.Context, e *env, which string, args []string) error {
+	fs := newFlags(e, "guard "+which, "[--repo DIR]", `Install or remove the pre-commit hook that runs lore guard --staged. An
+existing hook is kept and runs first; uninstall puts it back.`)
+	repoDir := fs.String("repo", ".", "the code repository")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	repo, err := guard.OpenRepo(ctx, *repoDir)
+	if err != nil {
+		return err
+	}
+	var did string
+	if which == "install" {
+		bin, _ := os.Executable()
+		if bin == "" {
+			bin = "lore"
+		}
+		did, err = repo.Install(ctx, bin)
+	} else {
+		did, err = repo.Uninstall(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, did)
+	return nil
+}
+
+func runLoadout(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "loadout", "[--diff] [--branch BASE]", `Print the project's loadout: vision (tier L1), stack (notes tagged stack)
+and invariants (tier L3, and notes with guard rules) in at most 300 tokens.
+With --diff (the work tree's changes) or --branch BASE, the notes whose rules
+cover the changed files come first.`)
+	withDiff := fs.Bool("diff", false, "put the notes whose rules cover the uncommitted changes first")
+	branch := fs.String("branch", "", "put the notes whose rules cover the changes since BASE first")
+	repoDir := fs.String("repo", ".", "the code repository")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	ix, b, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	src, err := sources(ctx, ix, b.Project)
+	if err != nil {
+		return err
+	}
+	var changed []string
+	if *withDiff || *branch != "" {
+		repo, err := guard.OpenRepo(ctx, *repoDir)
+		if err != nil {
+			return err
+		}
+		var data []byte
+		if *branch != "" {
+			data, err = repo.Branch(ctx, *branch)
+		} else {
+			data, err = repo.WorkTree(ctx)
+		}
+		if err != nil {
+			return err
+		}
+		diffs, err := guard.ParseDiff(data)
+		if err != nil {
+			return err
+		}
+		for _, d := range diffs {
+			changed = append(changed, d.Path())
+		}
+	}
+	fmt.Fprint(e.stdout, guard.Loadout(src, b.Project, changed))
+	return nil
+}

@@ -1,0 +1,176 @@
+package guard
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Repo is the code repository a check runs in, through the git CLI (the
+// hook runs inside git anyway, and the CLI knows every index and config
+// format the user's git writes).
+type Repo struct {
+	Root string
+}
+
+// OpenRepo finds the repository holding dir.
+func OpenRepo(ctx context.Context, dir string) (*Repo, error) {
+	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not inside a git repository: %w", dir, err)
+	}
+	return &Repo{Root: strings.TrimSpace(string(out))}, nil
+}
+
+// diffArgs are the options every diff lore reads is made with: no colour,
+// no external diff drivers, fixed prefixes, renames found, no context.
+var diffArgs = []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-U0", "--src-prefix=a/", "--dst-prefix=b/"}
+
+// Staged returns the staged changes as a unified diff.
+func (r *Repo) Staged(ctx context.Context) ([]byte, error) {
+	return git(ctx, r.Root, nil, append(diffArgs, "--cached")...)
+}
+
+// Branch returns the changes of HEAD since it forked from base.
+func (r *Repo) Branch(ctx context.Context, base string) ([]byte, error) {
+	if strings.HasPrefix(base, "-") {
+		return nil, fmt.Errorf("base %q is not a revision", base)
+	}
+	return git(ctx, r.Root, nil, append(diffArgs, base+"...HEAD", "--")...)
+}
+
+// WorkTree returns the uncommitted changes (staged and not) against HEAD.
+func (r *Repo) WorkTree(ctx context.Context) ([]byte, error) {
+	return git(ctx, r.Root, nil, append(diffArgs, "HEAD", "--")...)
+}
+
+// Blobs returns a Content that reads files from a git revision ("" for the
+// index, i.e. the staged version), all through one `git cat-file --batch`
+// started on first use.
+func (r *Repo) Blobs(ctx context.Context, rev string) (Content, func()) {
+	var cmd *exec.Cmd
+	var in io.WriteCloser
+	var out *bufio.Reader
+	started := false
+	start := func() bool {
+		started = true
+		cmd = exec.CommandContext(ctx, "git", "cat-file", "--batch")
+		cmd.Dir = r.Root
+		var err error
+		if in, err = cmd.StdinPipe(); err != nil {
+			return false
+		}
+		pipe, err := cmd.StdoutPipe()
+		if err != nil {
+			return false
+		}
+		out = bufio.NewReader(pipe)
+		return cmd.Start() == nil
+	}
+	ok := true
+	content := func(p string) ([]byte, bool) {
+		if !started {
+			ok = start()
+		}
+		if !ok || strings.ContainsAny(p, "\n") {
+			return nil, false
+		}
+		fmt.Fprintf(in, "%s:%s\n", rev, p)
+		header, err := out.ReadString('\n')
+		if err != nil {
+			ok = false
+			return nil, false
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 || f[1] != "blob" {
+			return nil, false // missing
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			ok = false
+			return nil, false
+		}
+		data := make([]byte, n+1)
+		if _, err := io.ReadFull(out, data); err != nil {
+			ok = false
+			return nil, false
+		}
+		return data[:n], !bytes.Contains(data[:min(n, 8000)], []byte{0})
+	}
+	return content, func() {
+		if started && in != nil {
+			in.Close()
+			cmd.Wait()
+		}
+	}
+}
+
+// Files returns a Content that reads files of the work tree under root.
+func Files(root string) Content {
+	return func(p string) ([]byte, bool) {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		rel, err := filepath.Rel(root, full)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, false
+		}
+		data, err := os.ReadFile(full)
+		if err != nil || bytes.Contains(data[:min(len(data), 8000)], []byte{0}) {
+			return nil, false
+		}
+		return data, true
+	}
+}
+
+// WholeFiles makes a diff of whole files: every line is "added", so deny
+// rules see all of them.
+func WholeFiles(root string, paths []string) ([]FileDiff, error) {
+	var out []FileDiff
+	for _, p := range paths {
+		full := p
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(root, p)
+		}
+		data, err := os.ReadFile(full)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := filepath.Rel(root, full)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = p
+		}
+		f := FileDiff{NewPath: filepath.ToSlash(rel), Status: "added"}
+		if bytes.Contains(data[:min(len(data), 8000)], []byte{0}) {
+			f.Binary = true
+		} else {
+			for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+				f.Added = append(f.Added, Line{N: i + 1, Text: strings.TrimSuffix(l, "\r")})
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out.Bytes(), nil
+}
