@@ -523,8 +523,12 @@ func (w *write) finish(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// autoPublish reports whether lore.yaml marks p as merged on store.
+// autoPublish reports whether lore.yaml marks p as merged on store
+// (journal notes are, unless journal.auto_publish is false).
 func (s *Store) autoPublish(p string) bool {
+	if strings.HasPrefix(p, "journal/") && s.v.Config.JournalAutoPublish() {
+		return true
+	}
 	for _, g := range s.v.Config.AutoPublish {
 		if dir, ok := strings.CutSuffix(g, "/**"); ok && strings.HasPrefix(p, dir+"/") {
 			return true
@@ -665,4 +669,54 @@ func setFrontmatter(s, key, value string) (string, error) {
 		body += "\n"
 	}
 	return "---\n" + body + "---\n" + rest, nil
+}
+
+// CreateSuperseding creates a resource and, in the same Draft (one commit),
+// marks each resource in supersede (ids or paths of the project's Effective
+// Memory) status: superseded with superseded_by naming the new one. The
+// caller's body should say supersedes: itself. It is flush_session's write.
+func (s *Store) CreateSuperseding(ctx context.Context, project string, c CreateOp, supersede []string) (Result, error) {
+	op := Op{Create: &c}
+	if project == "" || !vault.ValidProjectName(project) {
+		return Result{}, vault.Errorf(vault.CodeUnbound, "store needs a project: Drafts are carried by one (bind this workspace with `lore bind --vault DIR --project NAME`)")
+	}
+	if err := s.validate("create", op, project); err != nil {
+		return Result{}, err
+	}
+	unlock, err := lockFile(s.lock)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	repo, err := s.repo()
+	if err != nil {
+		return Result{}, err
+	}
+	w := &write{s: s, repo: repo, project: project, op: "create", lop: newID("lop_", s.clock())}
+	// Read the old notes before the new one exists, then write all in one tree.
+	type old struct{ path, content string }
+	var olds []old
+	for i, id := range supersede {
+		cur, err := w.current(ctx, fmt.Sprintf("supersedes[%d]", i), id)
+		if err != nil {
+			return Result{}, err
+		}
+		olds = append(olds, old{cur.Path, cur.Content})
+	}
+	if err := w.create(ctx, &c); err != nil {
+		return Result{}, err
+	}
+	for _, o := range olds {
+		out, err := setFrontmatter(o.content, "status", "superseded")
+		if err == nil {
+			out, err = setFrontmatter(out, "superseded_by", w.resourceID)
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		if err := w.put(o.path, []byte(out)); err != nil {
+			return Result{}, err
+		}
+	}
+	return w.finish(ctx)
 }

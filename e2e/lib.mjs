@@ -52,11 +52,11 @@ export function makeVault(project = "api") {
   return { root, vault, workspace, git, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-// connect starts `lore mcp` in cwd and connects the SDK client to it.
-export async function connect(cwd, extraEnv = {}) {
+// connect starts `lore mcp` (with args) in cwd and connects the SDK client to it.
+export async function connect(cwd, extraEnv = {}, args = ["mcp"]) {
   const transport = new StdioClientTransport({
     command: LORE,
-    args: ["mcp"],
+    args,
     cwd,
     env: { ...process.env, ...gitEnv, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_EMBED: "1", ...extraEnv },
     stderr: "pipe",
@@ -64,6 +64,12 @@ export async function connect(cwd, extraEnv = {}) {
   const client = new Client({ name: "lore-e2e", version: "1.0.0" });
   await client.connect(transport);
   return { client, transport, close: () => client.close() };
+}
+
+// call calls a tool and returns { isError, data, text }.
+export async function call(client, name, args) {
+  const res = await client.callTool({ name, arguments: args });
+  return { isError: res.isError === true, rawIsError: res.isError, data: res.structuredContent, text: res.content?.[0]?.text };
 }
 
 // memory calls the memory tool and returns { isError, data } where data is

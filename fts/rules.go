@@ -2,7 +2,9 @@ package fts
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"strings"
 
 	"github.com/lore-memory/lore/vault"
 )
@@ -60,4 +62,52 @@ func (ix *Index) RuleSources(ctx context.Context, project string) ([]RuleSource,
 		out = append(out, s)
 	}
 	return out, translate(rows.Err())
+}
+
+// Under refreshes the index and returns every resource of project's
+// Effective Memory whose path starts with prefix (a folder, ending in "/"),
+// with its bytes, by path.
+func (ix *Index) Under(ctx context.Context, prefix, project string) ([]Resource, error) {
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	vis, vargs := visibleTo(project)
+	esc := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix)
+	rows, err := ix.db.QueryContext(ctx, `SELECT resource_id, path, fspath, project, title, description, draft, body
+		FROM resources r WHERE r.indexed = 1 AND r.path LIKE ? ESCAPE '\' AND `+vis+` ORDER BY r.path`,
+		append([]any{esc + "%"}, vargs...)...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	type row struct {
+		r      Resource
+		fspath string
+		body   []byte
+	}
+	var list []row
+	for rows.Next() {
+		var x row
+		var proj string
+		var rid sql.NullString
+		if err := rows.Scan(&rid, &x.r.Path, &x.fspath, &proj, &x.r.Title, &x.r.Description, &x.r.DraftID, &x.body); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		x.r.ResourceID, x.r.Kind, x.r.Scope = rid.String, "memory", vault.ScopeOf(proj)
+		list = append(list, x)
+	}
+	rows.Close()
+	out := make([]Resource, 0, len(list))
+	for _, x := range list {
+		data := x.body
+		if x.r.DraftID == "" {
+			var err error
+			if data, err = ix.v.ReadFile(x.fspath); err != nil {
+				continue // gone since the refresh
+			}
+		}
+		x.r.Content, x.r.ContentHash = string(data), vault.HashBytes(data)
+		out = append(out, x.r)
+	}
+	return out, nil
 }

@@ -16,7 +16,20 @@ var update = flag.Bool("update", false, "rewrite the tool schema snapshots in te
 // TestToolSchemaSnapshot keeps each profile's tools/list entry in testdata,
 // so any change to what agents see is a reviewed diff (go test -update).
 func TestToolSchemaSnapshot(t *testing.T) {
-	for name, tools := range map[string][]mcpgo.Tool{"memory": {memoryTool("LORE.md")}} {
+	defs := func(ts []tool) []mcpgo.Tool {
+		var out []mcpgo.Tool
+		for _, t := range ts {
+			out = append(out, t.def)
+		}
+		return out
+	}
+	s := &Server{}
+	for name, tools := range map[string][]mcpgo.Tool{
+		"memory":  {memoryTool("LORE.md")},
+		"vault":   defs(s.vaultTools(false)),
+		"sidecar": defs(s.vaultTools(true)),
+		"journal": defs(s.journalTools()),
+	} {
 		got, err := json.MarshalIndent(map[string]any{"tools": tools}, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -42,9 +55,11 @@ func TestToolSchemaSnapshot(t *testing.T) {
 // TestSchemaIsValidJSON keeps the hand-written input schema parseable and
 // in step with the decoder's field names.
 func TestSchemaIsValidJSON(t *testing.T) {
-	var s map[string]any
-	if err := json.Unmarshal([]byte(memorySchema), &s); err != nil {
-		t.Fatal(err)
+	for _, schema := range []string{memorySchema, loadoutSchema, recallSchema, guardSchema, flushSchema, distillSchema, offloadSchema, inspectSchema, gcSchema, kwListSchema, rememberSchema, recallJSchema} {
+		var s map[string]any
+		if err := json.Unmarshal([]byte(schema), &s); err != nil {
+			t.Fatalf("%v\n%s", err, schema)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"path/filepath"
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -13,11 +14,13 @@ import (
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/journal"
+	"github.com/lore-memory/lore/offload"
 	"github.com/lore-memory/lore/vault"
 )
 
-// Profiles names the tool profiles; only memory is served yet.
-var Profiles = []string{"memory"}
+// Profiles names the tool profiles.
+var Profiles = []string{"memory", "vault", "sidecar", "journal"}
 
 // Server is lore's MCP server for one vault and project.
 type Server struct {
@@ -27,28 +30,92 @@ type Server struct {
 	profile string
 	srv     *server.MCPServer
 	tools   []mcpgo.Tool
+	opt     Options
+	off     *offload.Store
+	journal *journal.Journal
+}
+
+// Options are what a server needs of its surroundings.
+type Options struct {
+	WorkDir string              // the code repository's folder (guard, loadout); default "."
+	Getenv  func(string) string // for the skill folders of distill_session_skill
 }
 
 // New makes the server of a profile for the project the workspace is bound
 // to (the caller cannot change it in arguments).
-func New(ix *fts.Index, st *drafts.Store, project, profile, version string) (*Server, error) {
+func New(ix *fts.Index, st *drafts.Store, project, profile, version string, opt ...Options) (*Server, error) {
 	if profile == "" {
 		profile = "memory"
 	}
-	if profile != "memory" {
-		return nil, vault.Errorf(vault.CodeInvalid, "profile %q is not served yet; profiles: %s", profile, strings.Join(Profiles, ", "))
-	}
 	s := &Server{ix: ix, store: st, project: project, profile: profile}
+	if len(opt) > 0 {
+		s.opt = opt[0]
+	}
+	if s.opt.WorkDir == "" {
+		s.opt.WorkDir = "."
+	}
+	if s.opt.Getenv == nil {
+		s.opt.Getenv = func(string) string { return "" }
+	}
+	s.off = offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"))
+	s.journal = journal.New(ix, st, project)
 	guide := ix.Vault().Config.Guidelines
+	var tools []tool
+	switch profile {
+	case "memory":
+		tools = []tool{{memoryTool(guide), s.memory}}
+	case "vault", "sidecar":
+		tools = s.vaultTools(profile == "sidecar")
+	case "journal":
+		tools = s.journalTools()
+	default:
+		return nil, vault.Errorf(vault.CodeInvalid, "unknown profile %q; profiles: %s", profile, strings.Join(Profiles, ", "))
+	}
 	s.srv = server.NewMCPServer("lore", version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
-		server.WithInstructions(instructions(guide)),
+		server.WithInstructions(instructionsFor(profile, guide)),
 	)
-	t := memoryTool(guide)
-	s.tools = append(s.tools, t)
-	s.srv.AddTool(t, s.handle(s.memory))
+	for _, t := range tools {
+		s.tools = append(s.tools, t.def)
+		s.srv.AddTool(t.def, s.handle(t.call))
+	}
 	return s, nil
+}
+
+// tool is one tool of a profile and its domain call.
+type tool struct {
+	def  mcpgo.Tool
+	call func(context.Context, []byte) (any, error)
+}
+
+// agentText is implemented by results whose text content is a format the
+// contract gives (Markdown, compact lines) rather than their JSON.
+type agentText interface{ AgentText() string }
+
+func instructionsFor(profile, guide string) string {
+	switch profile {
+	case "vault", "sidecar":
+		return "lore serves this project's vault: call get_project_loadout at the start of a session, recall_memory for past decisions and notes, guard_check before committing. Notes you write (flush_session, distill_session_skill) become Drafts that people review."
+	case "journal":
+		return "lore's journal: long-term memory by keywords and time in namespaces {userId}/{projectId}. Call keywords_list before remember/recall when unsure of keywords; recall before answering about past events; remember lasting facts, decisions and plans."
+	}
+	return instructions(guide)
+}
+
+func newTool(name, title, desc, schema string, readOnly bool) mcpgo.Tool {
+	return mcpgo.Tool{
+		Name:           name,
+		Description:    desc,
+		RawInputSchema: json.RawMessage(schema),
+		Annotations: mcpgo.ToolAnnotation{
+			Title:           title,
+			ReadOnlyHint:    mcpgo.ToBoolPtr(readOnly),
+			DestructiveHint: mcpgo.ToBoolPtr(false),
+			IdempotentHint:  mcpgo.ToBoolPtr(readOnly),
+			OpenWorldHint:   mcpgo.ToBoolPtr(false),
+		},
+	}
 }
 
 // Tools returns the tools the profile serves (for the schema snapshot).
@@ -67,13 +134,17 @@ func (s *Server) handle(call func(context.Context, []byte) (any, error)) server.
 		if err != nil {
 			out, isErr = toErrorObject(err), true
 		}
-		text, merr := marshal(out)
+		data, merr := marshal(out)
 		if merr != nil {
 			return nil, merr
 		}
+		text := data
+		if at, ok := out.(agentText); ok {
+			text = at.AgentText()
+		}
 		return &mcpgo.CallToolResult{
 			Content:           []mcpgo.Content{mcpgo.NewTextContent(text)},
-			StructuredContent: json.RawMessage(text),
+			StructuredContent: json.RawMessage(data),
 			IsError:           isErr,
 		}, nil
 	}

@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"regexp"
 	"sync"
 )
 
-// maxMessage bounds one JSON-RPC message read from stdin (16 MiB).
-const maxMessage = 16 << 20
+// maxMessage bounds one JSON-RPC message read from stdin (128 MiB): tools
+// refuse oversized arguments themselves, with a tool error that says the
+// limit; a longer message is answered with a JSON-RPC error.
+const maxMessage = 128 << 20
 
 // filterInput copies newline-delimited JSON-RPC messages from in to w,
 // answering a server/discover request itself with a JSON-RPC error (see the
@@ -17,7 +21,14 @@ const maxMessage = 16 << 20
 func filterInput(in io.Reader, w *io.PipeWriter, out *lineWriter) {
 	r := bufio.NewReaderSize(in, 64*1024)
 	for {
-		line, err := readLine(r)
+		line, cut, err := readLine(r)
+		if cut {
+			out.writeMessage(map[string]any{
+				"jsonrpc": "2.0", "id": leadingID(line),
+				"error": map[string]any{"code": -32600, "message": fmt.Sprintf("message larger than %d MiB", maxMessage>>20)},
+			})
+			line = nil
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			if id, ok := discoverID(line); ok {
 				out.writeMessage(map[string]any{
@@ -35,19 +46,31 @@ func filterInput(in io.Reader, w *io.PipeWriter, out *lineWriter) {
 	}
 }
 
-// readLine reads one line without its newline; a line longer than
-// maxMessage is cut (the server then answers it with a parse error).
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
+// readLine reads one line without its newline; of a line longer than
+// maxMessage only the start is kept, and cut is true.
+func readLine(r *bufio.Reader) (line []byte, cut bool, err error) {
 	for {
 		chunk, isPrefix, err := r.ReadLine()
-		if len(line) < maxMessage {
+		if len(line)+len(chunk) <= maxMessage {
 			line = append(line, chunk...)
+		} else if !cut {
+			cut = true
+			line = append(line, chunk[:min(len(chunk), 4096)]...)
 		}
 		if err != nil || !isPrefix {
-			return line, err
+			return line, cut, err
 		}
 	}
+}
+
+var idField = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
+
+// leadingID finds a request id near the start of a cut message.
+func leadingID(line []byte) json.RawMessage {
+	if m := idField.FindSubmatch(line[:min(len(line), 4096)]); m != nil {
+		return json.RawMessage(m[1])
+	}
+	return json.RawMessage("null")
 }
 
 // discoverID returns the id of a server/discover request.

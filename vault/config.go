@@ -38,6 +38,44 @@ type Config struct {
 	AutoPublish []string `yaml:"auto_publish"`
 	// Remote is the git remote `lore sync` pushes Drafts to. Default "origin".
 	Remote string `yaml:"remote"`
+	// Journal configures the journal tools' notes (journal/<user>/<project>/).
+	Journal JournalConfig `yaml:"journal"`
+	// Folders maps flush_session categories to vault folders (defaults:
+	// decision → decisions, log → logs, concept and card → concepts, skill →
+	// skills; any other category is its own folder name).
+	Folders map[string]string `yaml:"folders"`
+}
+
+// JournalConfig configures the journal profile.
+type JournalConfig struct {
+	// AutoPublish merges journal notes as soon as they are stored (default true).
+	AutoPublish *bool `yaml:"auto_publish"`
+}
+
+// JournalAutoPublish reports whether journal notes merge on store.
+func (c Config) JournalAutoPublish() bool {
+	return c.Journal.AutoPublish == nil || *c.Journal.AutoPublish
+}
+
+// Folder returns the vault folder of a flush_session category.
+func (c Config) Folder(category string) string {
+	category = strings.ToLower(strings.TrimSpace(category))
+	if f, ok := c.Folders[category]; ok && f != "" {
+		return strings.Trim(f, "/")
+	}
+	switch category {
+	case "", "log":
+		return "logs"
+	case "decision", "adr":
+		return "decisions"
+	case "concept", "card":
+		return "concepts"
+	case "skill":
+		return "skills"
+	case "incident":
+		return "incidents"
+	}
+	return category
 }
 
 // ProjectConfig describes one project.

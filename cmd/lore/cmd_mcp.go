@@ -21,14 +21,21 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "config" {
 		return runMCPConfig(e, args[1:])
 	}
-	fs := newFlags(e, "mcp", "[--profile memory] | config --client claude|codex|cursor", `Serve MCP over stdin/stdout for the vault and project this working directory
-is bound to (see lore bind). Profile memory (the default) is the single tool
-"memory" with the operations activate, load and store. Logs go to stderr.
+	fs := newFlags(e, "mcp", "[--profile memory|vault|sidecar|journal] | config --client claude|codex|cursor", `Serve MCP over stdin/stdout for the vault and project this working directory
+is bound to (see lore bind). Profiles: memory (the default) is the single tool
+"memory" with the operations activate, load and store; vault is the eight
+tools of the vault contract (loadout, recall, guard, flush, distill, offload,
+inspect, gc) and sidecar its first five; journal is now, keywords_list,
+keywords_list_global, remember and recall. Logs go to stderr.
 
 Register it with your agent: lore mcp config --client claude`)
 	profile := fs.String("profile", "memory", "the tool profile: "+strings.Join(mcp.Profiles, ", "))
+	sidecar := fs.Bool("sidecar", false, "the same as --profile sidecar")
 	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if *sidecar {
+		*profile = "sidecar"
 	}
 	known := false
 	for _, p := range mcp.Profiles {
@@ -42,7 +49,8 @@ Register it with your agent: lore mcp config --client claude`)
 		return err
 	}
 	defer closeIndex(ix)
-	srv, err := mcp.New(ix, storeOf(ix), b.Project, *profile, version)
+	wd, _ := os.Getwd()
+	srv, err := mcp.New(ix, storeOf(ix), b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
 	if err != nil {
 		return err
 	}

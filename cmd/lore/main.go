@@ -60,6 +60,7 @@ func commands() []command {
 		{"mcp", "serve agents over MCP (stdio); mcp config prints the set-up", runMCP},
 		{"guard", "check code changes against the rules in memory; install the hook", runGuard},
 		{"loadout", "the project's vision, stack and invariants in 300 tokens", runLoadout},
+		{"journal", "the journal contract's one-shot mode: now, keywords, remember, recall", runJournal},
 		{"model", "install or check the built-in embedding model", runModel},
 		{"doctor", "check the binding, the index and every file", runDoctor},
 		{"eval", "measure ranking quality on a BEIR-format data set", runEval},

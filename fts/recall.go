@@ -1,0 +1,78 @@
+package fts
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// RecallHit is one resource as recall_memory returns it: its best unit's
+// score and a snippet, its tier and its link counts.
+type RecallHit struct {
+	ResourceID string  `json:"resource_id"`
+	Path       string  `json:"path"`
+	Title      string  `json:"title"`
+	Tier       string  `json:"tier"`
+	Score      float64 `json:"score"`
+	LinksIn    int     `json:"links_in"`
+	LinksOut   int     `json:"links_out"`
+	Snippet    string  `json:"snippet"`
+	DraftID    string  `json:"draft_id,omitempty"`
+}
+
+// Recall runs activate's ranking (mode hybrid, lexical or vector) and
+// returns the best limit resources, each once, best first.
+func (ix *Index) Recall(ctx context.Context, q, mode, project string, limit int) ([]RecallHit, error) {
+	q = CutQuery(q)
+	if q == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
+	}
+	cs, err := ix.rank(ctx, q, mode, project, max(40, limit*4), map[string]int64{})
+	if err != nil {
+		return nil, err
+	}
+	words := snippetTerms(q)
+	var out []RecallHit
+	seen := map[int64]bool{}
+	for _, c := range cs {
+		if seen[c.RID] || len(out) >= limit {
+			continue
+		}
+		seen[c.RID] = true
+		h := RecallHit{ResourceID: c.ResourceID, Path: c.Path, Title: c.Title, Score: c.Final, Snippet: Snippet(c.Content, words, 160), DraftID: c.DraftID}
+		err := ix.db.QueryRowContext(ctx, `SELECT r.tier,
+			(SELECT COUNT(*) FROM links l WHERE l.rid = r.rid),
+			(SELECT COUNT(*) FROM links l JOIN resources s ON s.rid = l.rid
+			  WHERE s.rid != r.rid AND (l.target = r.resource_id OR l.target = r.path OR l.target || '.md' = r.path OR lower(l.target) = r.title_key))
+			FROM resources r WHERE r.rid = ?`, c.RID).Scan(&h.Tier, &h.LinksOut, &h.LinksIn)
+		if err != nil {
+			return nil, translate(err)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// Compact is the recall line of specs/003:
+// !μ:<tier>|<path>|score:<score>|links:<in>/<out> § <snippet>
+func (h RecallHit) Compact() string {
+	tier := h.Tier
+	if tier == "" {
+		tier = "-"
+	}
+	snip := strings.ReplaceAll(h.Snippet, "|", "/")
+	return "!μ:" + tier + "|" + h.Path + "|score:" + trimFloat(h.Score) + "|links:" + itoa(h.LinksIn) + "/" + itoa(h.LinksOut) + " § " + snip
+}
+
+func trimFloat(f float64) string {
+	s := strings.TrimRight(strings.TrimRight(formatFloat(f), "0"), ".")
+	if s == "" || s == "-" {
+		return "0"
+	}
+	return s
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+func itoa(n int) string            { return strconv.Itoa(n) }

@@ -1,0 +1,625 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/offload"
+	"github.com/lore-memory/lore/vault"
+)
+
+// The vault profile: the eight tools of specs/003 (sidecar: the first five),
+// with the spec's names, parameters and defaults, on lore's vault, index,
+// guard and Drafts.
+
+func (s *Server) vaultTools(sidecar bool) []tool {
+	ts := []tool{
+		{newTool("get_project_loadout", "Project loadout", loadoutDesc, loadoutSchema, true), s.loadout},
+		{newTool("recall_memory", "Recall memory", recallDesc, recallSchema, true), s.recallMemory},
+		{newTool("guard_check", "Guard check", guardDesc, guardSchema, true), s.guardCheck},
+		{newTool("flush_session", "Flush session", flushDesc, flushSchema, false), s.flushSession},
+		{newTool("distill_session_skill", "Distill a skill", distillDesc, distillSchema, false), s.distill},
+	}
+	if !sidecar {
+		ts = append(ts,
+			tool{newTool("offload_context", "Offload context", offloadDesc, offloadSchema, false), s.offloadContext},
+			tool{newTool("inspect_log_node", "Inspect a log node", inspectDesc, inspectSchema, true), s.inspectNode},
+			tool{newTool("gc_session_context", "Session context GC", gcDesc, gcSchema, false), s.gcContext},
+		)
+	}
+	return ts
+}
+
+// textResult is a result whose text content is Markdown for the agent.
+type textResult struct {
+	Text string `json:"text"`
+	Data any    `json:"data,omitempty"`
+}
+
+func (t textResult) AgentText() string { return t.Text }
+
+// checkProjectName accepts project_name only when it names the bound project.
+func (s *Server) checkProjectName(p *string) error {
+	if p != nil && *p != "" && *p != s.project {
+		return vault.Errorf(vault.CodeInvalid, "project_name %q: this server is bound to project %q (from its working directory); bind another workspace to serve another project", *p, s.project)
+	}
+	return nil
+}
+
+func (s *Server) repo(ctx context.Context, dir *string) (*guard.Repo, error) {
+	d := s.opt.WorkDir
+	if dir != nil && *dir != "" {
+		d = *dir
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(s.opt.WorkDir, d)
+		}
+	}
+	r, err := guard.OpenRepo(ctx, d)
+	if err != nil {
+		return nil, vault.Errorf(vault.CodeInvalid, "%v", err)
+	}
+	return r, nil
+}
+
+func (s *Server) sources(ctx context.Context) ([]guard.Source, error) {
+	rows, err := s.ix.RuleSources(ctx, s.project)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]guard.Source, len(rows))
+	for i, r := range rows {
+		out[i] = guard.Source{ResourceID: r.ResourceID, Path: r.Path, Title: r.Title, Status: r.Status, DraftID: r.DraftID,
+			Rules: r.Rules, Description: r.Description, Tier: r.Tier, Tags: r.Tags}
+	}
+	return out, nil
+}
+
+type loadoutInput struct {
+	ProjectName *string `json:"project_name,omitempty"`
+	Diff        *bool   `json:"diff,omitempty"`
+	Branch      *string `json:"branch,omitempty"`
+}
+
+func (s *Server) loadout(ctx context.Context, raw []byte) (any, error) {
+	var in loadoutInput
+	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+		return nil, err
+	}
+	if err := s.checkProjectName(in.ProjectName); err != nil {
+		return nil, err
+	}
+	src, err := s.sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	if (in.Diff != nil && *in.Diff) || (in.Branch != nil && *in.Branch != "") {
+		r, err := s.repo(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		var data []byte
+		if in.Branch != nil && *in.Branch != "" {
+			data, err = r.Branch(ctx, *in.Branch)
+		} else {
+			data, err = r.WorkTree(ctx)
+		}
+		if err != nil {
+			return nil, vault.Errorf(vault.CodeInvalid, "%v", err)
+		}
+		diffs, err := guard.ParseDiff(data)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range diffs {
+			changed = append(changed, d.Path())
+		}
+	}
+	text := guard.Loadout(src, s.project, changed)
+	return textResult{Text: text, Data: map[string]any{"project": s.project, "changed_paths": orNone(changed), "tokens": vault.EstimateTokens(text)}}, nil
+}
+
+type recallInput struct {
+	Query string  `json:"query"`
+	Limit *int    `json:"limit,omitempty"`
+	Full  *bool   `json:"full,omitempty"`
+	Mode  *string `json:"mode,omitempty"`
+}
+
+func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
+	var in recallInput
+	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "query is required")
+	}
+	limit := 5
+	if in.Limit != nil {
+		if *in.Limit < 1 || *in.Limit > 50 {
+			return nil, vault.Errorf(vault.CodeInvalid, "limit %d is not 1–50", *in.Limit)
+		}
+		limit = *in.Limit
+	}
+	mode := "hybrid"
+	if in.Mode != nil {
+		switch *in.Mode {
+		case "hybrid":
+		case "bm25":
+			mode = "lexical"
+		case "vector":
+			mode = "vector"
+		default:
+			return nil, vault.Errorf(vault.CodeInvalid, "mode %q is not hybrid, bm25 or vector", *in.Mode)
+		}
+	}
+	hits, err := s.ix.Recall(ctx, in.Query, mode, s.project, limit)
+	if err != nil {
+		return nil, err
+	}
+	if hits == nil {
+		hits = []fts.RecallHit{}
+	}
+	var b strings.Builder
+	if in.Full != nil && *in.Full {
+		ids := make([]string, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ResourceID
+		}
+		if len(ids) > 0 {
+			rs, err := s.ix.Load(ctx, ids, s.project)
+			if err != nil {
+				return nil, err
+			}
+			for i, r := range rs {
+				if i > 0 {
+					b.WriteString("\n\n---\n\n")
+				}
+				fmt.Fprintf(&b, "<!-- %s (%s) score:%.3f -->\n%s", r.Path, r.ResourceID, hits[i].Score, r.Content)
+			}
+		}
+	} else {
+		for _, h := range hits {
+			b.WriteString(h.Compact() + "\n")
+		}
+	}
+	if len(hits) == 0 {
+		b.WriteString("(no matching notes)\n")
+	}
+	return textResult{Text: b.String(), Data: map[string]any{"hits": hits, "mode": mode}}, nil
+}
+
+type guardInput struct {
+	Diff        *string  `json:"diff,omitempty"`
+	ProjectName *string  `json:"project_name,omitempty"`
+	RepoPath    *string  `json:"repo_path,omitempty"`
+	Branch      *string  `json:"branch,omitempty"`
+	Strict      *bool    `json:"strict,omitempty"`
+	Files       []string `json:"files,omitempty"`
+}
+
+type guardResult struct{ guard.Report }
+
+func (g guardResult) AgentText() string { return g.Format() }
+
+func (s *Server) guardCheck(ctx context.Context, raw []byte) (any, error) {
+	var in guardInput
+	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+		return nil, err
+	}
+	if err := s.checkProjectName(in.ProjectName); err != nil {
+		return nil, err
+	}
+	src, err := s.sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rs := guard.Compile(src, s.project)
+	var diffs []guard.FileDiff
+	var content guard.Content
+	switch {
+	case in.Diff != nil:
+		if len(*in.Diff) > 64<<20 {
+			return nil, vault.Errorf(vault.CodeInvalid, "diff is larger than 64 MiB")
+		}
+		if diffs, err = guard.ParseDiff([]byte(*in.Diff)); err != nil {
+			return nil, vault.Errorf(vault.CodeInvalid, "diff: %v", err)
+		}
+		if r, err := s.repo(ctx, in.RepoPath); err == nil {
+			content = guard.Files(r.Root)
+		}
+	case len(in.Files) > 0:
+		r, err := s.repo(ctx, in.RepoPath)
+		if err != nil {
+			return nil, err
+		}
+		if diffs, err = guard.WholeFiles(r.Root, in.Files); err != nil {
+			return nil, vault.Errorf(vault.CodeInvalid, "files: %v", err)
+		}
+		content = guard.Files(r.Root)
+	default:
+		r, err := s.repo(ctx, in.RepoPath)
+		if err != nil {
+			return nil, err
+		}
+		var data []byte
+		if in.Branch != nil && *in.Branch != "" {
+			data, err = r.Branch(ctx, *in.Branch)
+			if err == nil {
+				blobs, done := r.Blobs(ctx, "HEAD")
+				defer done()
+				content = blobs
+			}
+		} else {
+			data, err = r.WorkTree(ctx)
+			content = guard.Files(r.Root)
+		}
+		if err != nil {
+			return nil, vault.Errorf(vault.CodeInvalid, "%v", err)
+		}
+		if diffs, err = guard.ParseDiff(data); err != nil {
+			return nil, err
+		}
+	}
+	return guardResult{rs.Check(diffs, content, in.Strict != nil && *in.Strict)}, nil
+}
+
+// stringOrList is a string or an array of strings (flush_session's supersedes).
+type stringOrList []string
+
+func (l *stringOrList) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*l = []string{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return vault.Errorf(vault.CodeInvalid, "supersedes must be a string or an array of strings")
+	}
+	*l = many
+	return nil
+}
+
+type flushInput struct {
+	Title        string       `json:"title"`
+	Content      string       `json:"content"`
+	Summary      *string      `json:"summary,omitempty"`
+	Category     *string      `json:"category,omitempty"`
+	Tags         []string     `json:"tags,omitempty"`
+	RelatedNotes []string     `json:"related_notes,omitempty"`
+	Supersedes   stringOrList `json:"supersedes,omitempty"`
+}
+
+func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
+	var in flushInput
+	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Title) == "" || strings.TrimSpace(in.Content) == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "title and content are required")
+	}
+	category := "log"
+	if in.Category != nil && *in.Category != "" {
+		category = *in.Category
+	}
+	folder := s.ix.Vault().Config.Folder(category)
+	if _, err := vault.CleanPath(folder + "/x.md"); err != nil {
+		return nil, vault.Errorf(vault.CodeInvalid, "category %q does not make a folder name", category)
+	}
+	// Resolve what it supersedes to resource ids.
+	var superseded []string
+	for _, ref := range in.Supersedes {
+		id, err := s.resolveNote(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		superseded = append(superseded, id)
+	}
+	p, err := s.freePath(ctx, folder, in.Title, category)
+	if err != nil {
+		return nil, err
+	}
+	front := map[string]any{"title": in.Title, "category": category, "status": "active", "created": time.Now().UTC().Format("2006-01-02")}
+	keys := []string{"title", "description", "category", "tags", "status", "supersedes", "created"}
+	if in.Summary != nil && *in.Summary != "" {
+		front["description"] = *in.Summary
+	}
+	if len(in.Tags) > 0 {
+		front["tags"] = in.Tags
+	}
+	if len(superseded) > 0 {
+		front["supersedes"] = superseded
+	}
+	body := yamlFront(front, keys) + "# " + in.Title + "\n\n" + strings.TrimSpace(in.Content) + "\n"
+	if len(in.RelatedNotes) > 0 {
+		body += "\n## Related\n\n"
+		for _, r := range in.RelatedNotes {
+			body += "- [[" + strings.Trim(r, "[] ") + "]]\n"
+		}
+	}
+	res, err := s.store.CreateSuperseding(ctx, s.project, drafts.CreateOp{Path: p, Body: body, Description: in.Summary}, superseded)
+	if err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("✓ Flushed to %s as Draft %s (resource %s)", p, res.DraftID, res.ResourceID)
+	if len(superseded) > 0 {
+		text += "; marks superseded: " + strings.Join(superseded, ", ")
+	}
+	if res.Published {
+		text += ". Published (auto_publish)."
+	} else {
+		text += ". A person reviews and merges it (lore drafts)."
+	}
+	return textResult{Text: text + "\n", Data: map[string]any{"path": p, "superseded": orNone(superseded), "result": res}}, nil
+}
+
+// resolveNote finds a note by id, path, or exact title (as the index's
+// exact stage does), in the project's memory.
+func (s *Server) resolveNote(ctx context.Context, ref string) (string, error) {
+	ref = strings.Trim(strings.TrimSpace(ref), "[]")
+	if rs, err := s.ix.Load(ctx, []string{ref}, s.project); err == nil {
+		return rs[0].ResourceID, nil
+	}
+	if rs, err := s.ix.Load(ctx, []string{ref + ".md"}, s.project); err == nil {
+		return rs[0].ResourceID, nil
+	}
+	hits, err := s.ix.Search(ctx, ref, fts.SearchOptions{Project: s.project, Limit: 3})
+	if err != nil {
+		return "", err
+	}
+	for _, h := range hits {
+		if h.Stage == "exact" {
+			return h.ResourceID, nil
+		}
+	}
+	return "", vault.Errorf(vault.CodeNotFound, "supersedes: no note %q (by id, path or title) in project %s's memory", ref, s.project)
+}
+
+var numbered = regexp.MustCompile(`^(\d{3,5})-`)
+
+// freePath names a new note in folder: decisions get the next number
+// (NNNN-slug.md); any name in use gets a -2, -3 … suffix.
+func (s *Server) freePath(ctx context.Context, folder, title, category string) (string, error) {
+	existing, err := s.ix.Under(ctx, folder+"/", s.project)
+	if err != nil {
+		return "", err
+	}
+	taken := map[string]bool{}
+	next := 1
+	for _, r := range existing {
+		taken[r.Path] = true
+		if m := numbered.FindStringSubmatch(filepath.Base(r.Path)); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n >= next {
+				next = n + 1
+			}
+		}
+	}
+	slug := vault.Slugify(title)
+	if slug == "" {
+		slug = "note"
+	}
+	if len(slug) > 60 {
+		slug = strings.Trim(slug[:60], "-")
+	}
+	name := slug
+	if strings.EqualFold(category, "decision") || strings.EqualFold(category, "adr") {
+		name = fmt.Sprintf("%04d-%s", next, slug)
+	}
+	p := folder + "/" + name + ".md"
+	for i := 2; taken[p]; i++ {
+		p = fmt.Sprintf("%s/%s-%d.md", folder, name, i)
+	}
+	return p, nil
+}
+
+type distillInput struct {
+	RawTrace     *string  `json:"raw_trace,omitempty"`
+	NodeID       *string  `json:"node_id,omitempty"`
+	Title        *string  `json:"title,omitempty"`
+	ContextHint  *string  `json:"context_hint,omitempty"`
+	Category     *string  `json:"category,omitempty"`
+	Tags         []string `json:"tags,omitempty"`
+	RelatedNotes []string `json:"related_notes,omitempty"`
+	DryRun       *bool    `json:"dry_run,omitempty"`
+	Target       *string  `json:"target,omitempty"`
+}
+
+func (s *Server) distill(ctx context.Context, raw []byte) (any, error) {
+	var in distillInput
+	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+		return nil, err
+	}
+	trace := deref(in.RawTrace)
+	if in.NodeID != nil {
+		if trace != "" {
+			return nil, vault.Errorf(vault.CodeInvalid, "give raw_trace or node_id, not both")
+		}
+		t, err := s.off.Get(*in.NodeID)
+		if err != nil {
+			return nil, err
+		}
+		trace = t
+	}
+	category := "skill"
+	if in.Category != nil && *in.Category != "" {
+		category = *in.Category
+	}
+	sk, err := offload.Distill(trace, deref(in.Title), deref(in.ContextHint), category, in.Tags, in.RelatedNotes)
+	if err != nil {
+		return nil, err
+	}
+	target := "default"
+	if in.Target != nil && *in.Target != "" {
+		target = *in.Target
+	}
+	dry := in.DryRun != nil && *in.DryRun
+	out := map[string]any{"skill": sk, "target": target, "dry_run": dry}
+	switch target {
+	case "default":
+		folder := s.ix.Vault().Config.Folder(category)
+		p, err := s.freePath(ctx, folder, sk.Title, category)
+		if err != nil {
+			return nil, err
+		}
+		note := sk.Note()
+		out["path"], out["content"] = p, note
+		if dry {
+			return textResult{Text: fmt.Sprintf("Preview (dry run, nothing written) of %s:\n\n%s", p, note), Data: out}, nil
+		}
+		res, err := s.store.Apply(ctx, s.project, drafts.Op{Create: &drafts.CreateOp{Path: p, Body: note, Description: &sk.Description}})
+		if err != nil {
+			return nil, err
+		}
+		out["result"] = res
+		return textResult{Text: fmt.Sprintf("✓ Skill %q written to %s as Draft %s; a person reviews and merges it.\n", sk.Title, p, res.DraftID), Data: out}, nil
+	case "hermes", "omp":
+		p, err := sk.SkillPath(target, s.opt.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		file := sk.SkillFile(target)
+		out["path"], out["content"] = p, file
+		if dry {
+			return textResult{Text: fmt.Sprintf("Preview (dry run, nothing written) of %s:\n\n%s", p, file), Data: out}, nil
+		}
+		if have, err := os.ReadFile(p); err == nil && string(have) != file {
+			return nil, vault.Errorf(vault.CodeInvalid, "%s exists already with other content; give another title", p)
+		}
+		if err := vault.WriteFileAtomic(p, []byte(file)); err != nil {
+			return nil, err
+		}
+		return textResult{Text: fmt.Sprintf("✓ Skill %q written to %s (%s).\n", sk.Title, p, target), Data: out}, nil
+	}
+	return nil, vault.Errorf(vault.CodeInvalid, "target %q is not default, hermes or omp", target)
+}
+
+type offloadInput struct {
+	Content string  `json:"content"`
+	TaskID  *string `json:"task_id,omitempty"`
+}
+
+type offloadResult struct{ offload.Offloaded }
+
+func (o offloadResult) AgentText() string { return o.Text }
+
+func (s *Server) offloadContext(ctx context.Context, raw []byte) (any, error) {
+	var in offloadInput
+	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+		return nil, err
+	}
+	o, err := s.off.Offload(in.Content, deref(in.TaskID))
+	if err != nil {
+		return nil, err
+	}
+	return offloadResult{o}, nil
+}
+
+type inspectInput struct {
+	NodeID    string `json:"node_id"`
+	StartLine *int   `json:"start_line,omitempty"`
+	EndLine   *int   `json:"end_line,omitempty"`
+}
+
+type inspectResult struct{ offload.Inspected }
+
+func (i inspectResult) AgentText() string {
+	return fmt.Sprintf("%s: lines %d–%d of %d\n%s", i.NodeID, i.From, i.To, i.Lines, i.Text)
+}
+
+func (s *Server) inspectNode(ctx context.Context, raw []byte) (any, error) {
+	var in inspectInput
+	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+		return nil, err
+	}
+	if in.NodeID == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "node_id is required")
+	}
+	r, err := s.off.Inspect(in.NodeID, derefInt(in.StartLine), derefInt(in.EndLine))
+	if err != nil {
+		return nil, err
+	}
+	return inspectResult{r}, nil
+}
+
+type gcInput struct {
+	TrajectoryJSON string `json:"trajectory_json"`
+	Threshold      *int   `json:"threshold,omitempty"`
+	HotWindow      *int   `json:"hot_window,omitempty"`
+	ContextWindow  *int   `json:"context_window,omitempty"`
+}
+
+func (s *Server) gcContext(ctx context.Context, raw []byte) (any, error) {
+	var in gcInput
+	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.TrajectoryJSON) == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "trajectory_json is required")
+	}
+	o := offload.GCOptions{Threshold: derefInt(in.Threshold), HotWindow: 5, ContextWindow: derefInt(in.ContextWindow)}
+	if in.HotWindow != nil {
+		o.HotWindow = *in.HotWindow
+	}
+	if (in.Threshold != nil && *in.Threshold < 1) || (in.ContextWindow != nil && *in.ContextWindow < 1000) {
+		return nil, vault.Errorf(vault.CodeInvalid, "threshold must be ≥ 1 and context_window ≥ 1000")
+	}
+	return s.off.GC(in.TrajectoryJSON, o)
+}
+
+func orEmpty(raw []byte) []byte {
+	if len(raw) == 0 {
+		return []byte("{}")
+	}
+	return raw
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func orNone[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+// yamlFront renders frontmatter with keys in the given order (absent keys skipped).
+func yamlFront(m map[string]any, keys []string) string {
+	var n yaml.Node
+	n.Kind = yaml.MappingNode
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		var vn yaml.Node
+		vn.Encode(v)
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &vn)
+	}
+	out, _ := yaml.Marshal(&n)
+	return "---\n" + string(out) + "---\n"
+}
