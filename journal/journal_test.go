@@ -139,3 +139,17 @@ func TestRememberRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallText pins the one-shot CLI's --text summary.
+func TestRecallText(t *testing.T) {
+	r := Recalled{Namespace: "u1/p1", Total: 3, Items: []Item{
+		{Keywords: []string{"redis", "锁"}, Slice: "We moved to Redlock.", OccurredAt: "2025-07-12", Importance: 5, Diary: "Failover lost locks."},
+		{Keywords: []string{"cache"}, Slice: "TTL is 30 s.\nSet after load tests.", RecordedAt: "2026-11-30T10:00:00Z"},
+	}}
+	want := "u1/p1: 3 memories (showing 2)\n" +
+		"- [2025-07-12] redis, 锁 (importance 5)\n  We moved to Redlock.\n  diary: Failover lost locks.\n" +
+		"- [2026-11-30T10:00:00Z] cache\n  TTL is 30 s.\n  Set after load tests.\n"
+	if got := r.Text(); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}

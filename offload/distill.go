@@ -27,7 +27,7 @@ type Skill struct {
 }
 
 var (
-	prompt  = regexp.MustCompile(`^\s*(?:\$|>|❯|#|\+|PS [^>]*>)\s+(\S.*)$`)
+	prompt  = regexp.MustCompile(`^\s*(?:\$|>|❯|\+|PS [^>]*>)\s+(\S.*)$`)
 	success = regexp.MustCompile(`(?i)(\bpass(ed)?\b|^ok\b|\bsuccess(ful(ly)?)?\b|✓|✔|\bfixed\b|\bfinished\b|\bdone\b|\b0 failed\b|build succeeded)`)
 )
 

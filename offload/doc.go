@@ -27,7 +27,8 @@
 //     15–60 % smart zone.
 //   - distill_session_skill reads a trace (or an offloaded node): the error
 //     signature (the first line naming an error), the commands in order
-//     (shell prompts "$ ", "> ", "❯ ", "# ", or "+ " from set -x), and the
+//     (shell prompts "$ ", "> ", "❯ ", "PS …>", or "+ " from set -x; not
+//     "# ", which compilers print before a package's errors), and the
 //     final state (the last lines, preferring a line that reports success).
 //     target default writes a vault note under the skill category's folder
 //     as a Draft; hermes writes $HERMES_HOME/skills/<category>/<name>/SKILL.md

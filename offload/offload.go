@@ -163,8 +163,8 @@ func (s *Store) Inspect(id string, from, to int) (Inspected, error) {
 }
 
 var (
-	errorLine  = regexp.MustCompile(`(?i)(\berror\b|\berr:|\bpanic\b|\bfatal\b|\bexception\b|traceback|\bfailed\b|\bfail\b|segmentation fault|undefined reference|cannot find|not found)`)
-	strongLine = regexp.MustCompile(`(?i)(\berror\b|\berr:|\bpanic\b|\bfatal\b|\bexception\b|traceback|segmentation fault|undefined reference)`)
+	errorLine  = regexp.MustCompile(`(?i)(^\s*[\w./-]+\.\w+:\d+(:\d+)?: |\bundefined:|\berror\b|\berr:|\bpanic\b|\bfatal\b|\bexception\b|traceback|\bfailed\b|\bfail\b|segmentation fault|undefined reference|cannot find|not found)`)
+	strongLine = regexp.MustCompile(`(?i)(^\s*[\w./-]+\.\w+:\d+(:\d+)?: |\bundefined:|\berror\b|\berr:|\bpanic\b|\bfatal\b|\bexception\b|traceback|segmentation fault|undefined reference)`)
 	phases     = []struct {
 		name string
 		re   *regexp.Regexp
