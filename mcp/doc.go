@@ -1,9 +1,18 @@
 // Package mcp is lore's MCP server (mark3labs/mcp-go over stdio). A profile
-// chooses the tools an agent sees; "memory", the default, is the single
-// `memory` tool of the spec (specs/000): tagged operations activate, load
-// and store over the Effective Memory of the project the server was bound to
-// at start-up. The vault and journal profiles (specs/003, 002) join later
-// as further profiles of the same Server.
+// chooses the tools an agent sees, all on the same vault, index and Drafts:
+// "memory", the default, is the single `memory` tool of specs/000 (tagged
+// operations activate, load and store over the Effective Memory of the
+// project the server was bound to at start-up); "vault" is the eight tools
+// of specs/003 and "sidecar" its five; "journal" is the five tools of
+// specs/002. Tool names, parameters and defaults are the specs'; the
+// snapshots in testdata keep every change to them reviewed.
+//
+// In the vault profile the text content is the format the contract gives
+// (Markdown loadout, compact recall lines, the guard report, the Mermaid
+// summary), and structuredContent holds the same result as data. A guard
+// violation is a result (ok: false), not a tool error. project_name, where
+// the vault contract has it, must name the bound project. Journal results
+// are {"data": …} as specs/002 shows them.
 //
 // Decisions:
 //
