@@ -147,22 +147,11 @@ func (s *Store) Apply(ctx context.Context, project string, op Op) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
-	if project == "" || !vault.ValidProjectName(project) {
-		return Result{}, vault.Errorf(vault.CodeUnbound, "store needs a project: Drafts are carried by one (bind this workspace with `lore bind --vault DIR --project NAME`)")
-	}
-	if err := s.validate(name, op, project); err != nil {
-		return Result{}, err
-	}
-	unlock, err := lockFile(s.lock)
+	w, unlock, err := s.begin(project, name, op)
 	if err != nil {
 		return Result{}, err
 	}
 	defer unlock()
-	repo, err := s.repo()
-	if err != nil {
-		return Result{}, err
-	}
-	w := &write{s: s, repo: repo, project: project, op: name, lop: newID("lop_", s.clock())}
 	switch name {
 	case "create":
 		err = w.create(ctx, op.Create)
@@ -179,6 +168,27 @@ func (s *Store) Apply(ctx context.Context, project string, op Op) (Result, error
 		return Result{}, err
 	}
 	return w.finish(ctx)
+}
+
+// begin checks an operation's input and project, takes the store lock and
+// opens the repository: the start of every write.
+func (s *Store) begin(project, name string, op Op) (*write, func(), error) {
+	if project == "" || !vault.ValidProjectName(project) {
+		return nil, nil, vault.Errorf(vault.CodeUnbound, "store needs a project: Drafts are carried by one (bind this workspace with `lore bind --vault DIR --project NAME`)")
+	}
+	if err := s.validate(name, op, project); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := lockFile(s.lock)
+	if err != nil {
+		return nil, nil, err
+	}
+	repo, err := s.repo()
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return &write{s: s, repo: repo, project: project, op: name, lop: newID("lop_", s.clock())}, unlock, nil
 }
 
 // validate checks what needs no repository.
@@ -676,23 +686,11 @@ func setFrontmatter(s, key, value string) (string, error) {
 // Memory) status: superseded with superseded_by naming the new one. The
 // caller's body should say supersedes: itself. It is flush_session's write.
 func (s *Store) CreateSuperseding(ctx context.Context, project string, c CreateOp, supersede []string) (Result, error) {
-	op := Op{Create: &c}
-	if project == "" || !vault.ValidProjectName(project) {
-		return Result{}, vault.Errorf(vault.CodeUnbound, "store needs a project: Drafts are carried by one (bind this workspace with `lore bind --vault DIR --project NAME`)")
-	}
-	if err := s.validate("create", op, project); err != nil {
-		return Result{}, err
-	}
-	unlock, err := lockFile(s.lock)
+	w, unlock, err := s.begin(project, "create", Op{Create: &c})
 	if err != nil {
 		return Result{}, err
 	}
 	defer unlock()
-	repo, err := s.repo()
-	if err != nil {
-		return Result{}, err
-	}
-	w := &write{s: s, repo: repo, project: project, op: "create", lop: newID("lop_", s.clock())}
 	// Read the old notes before the new one exists, then write all in one tree.
 	type old struct{ path, content string }
 	var olds []old

@@ -218,28 +218,9 @@ func (s *Store) reachable(repo *git.Repository, org plumbing.Hash, since time.Ti
 		return r, nil
 	}
 	s.mu.Unlock()
-	cutoff := since.Add(-24 * time.Hour)
-	seen := map[plumbing.Hash]bool{}
-	if !org.IsZero() {
-		seen[org] = true
-		queue := []plumbing.Hash{org}
-		for len(queue) > 0 {
-			h := queue[0]
-			queue = queue[1:]
-			c, err := repo.CommitObject(h)
-			if err != nil {
-				return nil, err
-			}
-			if c.Committer.When.Before(cutoff) {
-				continue
-			}
-			for _, p := range c.ParentHashes {
-				if !seen[p] {
-					seen[p] = true
-					queue = append(queue, p)
-				}
-			}
-		}
+	seen, err := walkSince(repo, org, since.Add(-24*time.Hour))
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	s.reach, s.reachOrg, s.reachSince = seen, org, since
@@ -342,44 +323,48 @@ func (s *Store) trees(repo *git.Repository, a, b plumbing.Hash) (plumbing.Hash, 
 	return out[0], out[1], nil
 }
 
-// isAncestor reports whether commit a is in the history of b. It walks back
-// from b only through commits no older than a day before a, so an unmerged
-// Draft costs a walk over the org commits made since it, not all history.
+// isAncestor reports whether commit a is in the history of b, walking
+// back from b only through commits no older than a day before a.
 func isAncestor(repo *git.Repository, a, b plumbing.Hash) (bool, error) {
 	if a == b {
 		return true, nil
-	}
-	if b.IsZero() {
-		return false, nil
 	}
 	ca, err := repo.CommitObject(a)
 	if err != nil {
 		return false, err
 	}
-	cutoff := ca.Committer.When.Add(-24 * time.Hour)
-	seen := map[plumbing.Hash]bool{b: true}
-	queue := []plumbing.Hash{b}
-	for len(queue) > 0 && len(seen) < 100000 {
+	seen, err := walkSince(repo, b, ca.Committer.When.Add(-24*time.Hour))
+	return seen[a], err
+}
+
+// walkSince returns start and every commit in its history reached through
+// commits made after cutoff (a commit older than that is included but not
+// walked past).
+func walkSince(repo *git.Repository, start plumbing.Hash, cutoff time.Time) (map[plumbing.Hash]bool, error) {
+	seen := map[plumbing.Hash]bool{}
+	if start.IsZero() {
+		return seen, nil
+	}
+	seen[start] = true
+	queue := []plumbing.Hash{start}
+	for len(queue) > 0 {
 		h := queue[0]
 		queue = queue[1:]
 		c, err := repo.CommitObject(h)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		if c.Committer.When.Before(cutoff) {
 			continue
 		}
 		for _, p := range c.ParentHashes {
-			if p == a {
-				return true, nil
-			}
 			if !seen[p] {
 				seen[p] = true
 				queue = append(queue, p)
 			}
 		}
 	}
-	return false, nil
+	return seen, nil
 }
 
 // OverlaySignature changes whenever a Draft branch or the org ref moves.

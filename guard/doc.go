@@ -10,6 +10,10 @@
 // skipped silently; it blocks a commit only with --strict (a typo in a note
 // should not stop every commit of a team, but nobody should miss it).
 //
+// Departure from DESIGN.md's layout: guard reads its rules through the
+// index (package fts keeps each resource's rules), so guard uses fts as
+// well as vault, as drafts does.
+//
 // Decisions:
 //
 //   - Patterns are Go regular expressions (RE2: no backtracking, so no rule

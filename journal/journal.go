@@ -371,12 +371,8 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 	if in.Source != nil && *in.Source != "" {
 		front["source"] = *in.Source
 	}
-	fm, err := yaml.Marshal(orderedFront(front))
-	if err != nil {
-		return Remembered{}, err
-	}
 	title := strings.Join(kws[:min(3, len(kws))], " · ")
-	body := "---\n" + string(fm) + "---\n# " + title + "\n\n" + strings.TrimSpace(in.Slice) + "\n" + diaryHeading + "\n" + strings.TrimSpace(in.Diary) + "\n"
+	body := vault.FrontmatterBlock(front, "namespace", "keywords", "occurred_at", "recorded_at", "importance", "source") + "# " + title + "\n\n" + strings.TrimSpace(in.Slice) + "\n" + diaryHeading + "\n" + strings.TrimSpace(in.Diary) + "\n"
 	p := fmt.Sprintf("%s%s/%s-%s.md", folder(in.Namespace), now.Format("2006"), now.Format("2006-01-02"), slugOf(kws[0], now))
 	desc := firstSentence(in.Slice)
 	res, err := j.st.Apply(ctx, j.project, drafts.Op{Create: &drafts.CreateOp{Path: p, Body: body, Description: &desc}})
@@ -385,22 +381,6 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 	}
 	out.ID, out.Path, out.Result = res.ResourceID, p, res
 	return out, nil
-}
-
-// orderedFront keeps the frontmatter keys in a reading order.
-func orderedFront(m map[string]any) yaml.Node {
-	var n yaml.Node
-	n.Kind = yaml.MappingNode
-	for _, k := range []string{"namespace", "keywords", "occurred_at", "recorded_at", "importance", "source"} {
-		v, ok := m[k]
-		if !ok {
-			continue
-		}
-		var vn yaml.Node
-		vn.Encode(v)
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &vn)
-	}
-	return n
 }
 
 // slugOf names a note file: its first keyword (letters and digits) and a

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/lore-memory/lore/journal"
-	"github.com/lore-memory/lore/vault"
 )
 
 // The journal profile: the five tools of specs/002 on journal notes in the
@@ -27,8 +26,7 @@ type data struct {
 type noInput struct{}
 
 func (s *Server) jNow(ctx context.Context, raw []byte) (any, error) {
-	var in noInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	if _, err := decode[noInput](raw); err != nil {
 		return nil, err
 	}
 	return data{s.journal.Now()}, nil
@@ -39,8 +37,8 @@ type nsInput struct {
 }
 
 func (s *Server) jKeywords(ctx context.Context, raw []byte) (any, error) {
-	var in nsInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[nsInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	out, err := s.journal.KeywordsList(ctx, in.Namespace)
@@ -51,8 +49,7 @@ func (s *Server) jKeywords(ctx context.Context, raw []byte) (any, error) {
 }
 
 func (s *Server) jKeywordsGlobal(ctx context.Context, raw []byte) (any, error) {
-	var in noInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	if _, err := decode[noInput](raw); err != nil {
 		return nil, err
 	}
 	out, err := s.journal.KeywordsListGlobal(ctx)
@@ -63,8 +60,8 @@ func (s *Server) jKeywordsGlobal(ctx context.Context, raw []byte) (any, error) {
 }
 
 func (s *Server) jRemember(ctx context.Context, raw []byte) (any, error) {
-	var in journal.RememberInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[journal.RememberInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	out, err := s.journal.Remember(ctx, in)
@@ -75,8 +72,8 @@ func (s *Server) jRemember(ctx context.Context, raw []byte) (any, error) {
 }
 
 func (s *Server) jRecall(ctx context.Context, raw []byte) (any, error) {
-	var in journal.RecallInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[journal.RecallInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	out, err := s.journal.Recall(ctx, in)

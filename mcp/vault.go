@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
@@ -74,16 +72,7 @@ func (s *Server) repo(ctx context.Context, dir *string) (*guard.Repo, error) {
 }
 
 func (s *Server) sources(ctx context.Context) ([]guard.Source, error) {
-	rows, err := s.ix.RuleSources(ctx, s.project)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]guard.Source, len(rows))
-	for i, r := range rows {
-		out[i] = guard.Source{ResourceID: r.ResourceID, Path: r.Path, Title: r.Title, Status: r.Status, DraftID: r.DraftID,
-			Rules: r.Rules, Description: r.Description, Tier: r.Tier, Tags: r.Tags}
-	}
-	return out, nil
+	return guard.Sources(ctx, s.ix, s.project)
 }
 
 type loadoutInput struct {
@@ -93,8 +82,8 @@ type loadoutInput struct {
 }
 
 func (s *Server) loadout(ctx context.Context, raw []byte) (any, error) {
-	var in loadoutInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[loadoutInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.checkProjectName(in.ProjectName); err != nil {
@@ -139,8 +128,8 @@ type recallInput struct {
 }
 
 func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
-	var in recallInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[recallInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Query) == "" {
@@ -215,8 +204,8 @@ type guardResult struct{ guard.Report }
 func (g guardResult) AgentText() string { return g.Format() }
 
 func (s *Server) guardCheck(ctx context.Context, raw []byte) (any, error) {
-	var in guardInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[guardInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.checkProjectName(in.ProjectName); err != nil {
@@ -304,8 +293,8 @@ type flushInput struct {
 }
 
 func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
-	var in flushInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[flushInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Title) == "" || strings.TrimSpace(in.Content) == "" {
@@ -343,7 +332,7 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 	if len(superseded) > 0 {
 		front["supersedes"] = superseded
 	}
-	body := yamlFront(front, keys) + "# " + in.Title + "\n\n" + strings.TrimSpace(in.Content) + "\n"
+	body := vault.FrontmatterBlock(front, keys...) + "# " + in.Title + "\n\n" + strings.TrimSpace(in.Content) + "\n"
 	if len(in.RelatedNotes) > 0 {
 		body += "\n## Related\n\n"
 		for _, r := range in.RelatedNotes {
@@ -438,8 +427,8 @@ type distillInput struct {
 }
 
 func (s *Server) distill(ctx context.Context, raw []byte) (any, error) {
-	var in distillInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[distillInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	trace := deref(in.RawTrace)
@@ -516,8 +505,8 @@ type offloadResult struct{ offload.Offloaded }
 func (o offloadResult) AgentText() string { return o.Text }
 
 func (s *Server) offloadContext(ctx context.Context, raw []byte) (any, error) {
-	var in offloadInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[offloadInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	o, err := s.off.Offload(in.Content, deref(in.TaskID))
@@ -540,8 +529,8 @@ func (i inspectResult) AgentText() string {
 }
 
 func (s *Server) inspectNode(ctx context.Context, raw []byte) (any, error) {
-	var in inspectInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[inspectInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	if in.NodeID == "" {
@@ -562,8 +551,8 @@ type gcInput struct {
 }
 
 func (s *Server) gcContext(ctx context.Context, raw []byte) (any, error) {
-	var in gcInput
-	if err := vault.DecodeStrict(orEmpty(raw), &in); err != nil {
+	in, err := decode[gcInput](raw)
+	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.TrajectoryJSON) == "" {
@@ -577,6 +566,13 @@ func (s *Server) gcContext(ctx context.Context, raw []byte) (any, error) {
 		return nil, vault.Errorf(vault.CodeInvalid, "threshold must be ≥ 1 and context_window ≥ 1000")
 	}
 	return s.off.GC(in.TrajectoryJSON, o)
+}
+
+// decode reads a tool's arguments strictly into T (no arguments: {}).
+func decode[T any](raw []byte) (T, error) {
+	var in T
+	err := vault.DecodeStrict(orEmpty(raw), &in)
+	return in, err
 }
 
 func orEmpty(raw []byte) []byte {
@@ -605,21 +601,4 @@ func orNone[T any](xs []T) []T {
 		return []T{}
 	}
 	return xs
-}
-
-// yamlFront renders frontmatter with keys in the given order (absent keys skipped).
-func yamlFront(m map[string]any, keys []string) string {
-	var n yaml.Node
-	n.Kind = yaml.MappingNode
-	for _, k := range keys {
-		v, ok := m[k]
-		if !ok {
-			continue
-		}
-		var vn yaml.Node
-		vn.Encode(v)
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &vn)
-	}
-	out, _ := yaml.Marshal(&n)
-	return "---\n" + string(out) + "---\n"
 }

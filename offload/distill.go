@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -158,7 +156,7 @@ func (sk Skill) Body() string {
 
 // Note is the skill as a vault note (frontmatter without id: the store adds it).
 func (sk Skill) Note() string {
-	fm := yamlBlock(map[string]any{"title": sk.Title, "description": sk.Description, "category": sk.Category, "tags": sk.Tags},
+	fm := vault.FrontmatterBlock(map[string]any{"title": sk.Title, "description": sk.Description, "category": sk.Category, "tags": sk.Tags},
 		"title", "description", "category", "tags")
 	return fm + sk.Body()
 }
@@ -172,19 +170,7 @@ func (sk Skill) SkillFile(target string) string {
 		m["metadata"] = map[string]any{"hermes": map[string]any{"tags": sk.Tags, "related_skills": []string{}}}
 		keys = append(keys, "version", "metadata")
 	}
-	return yamlBlock(m, keys...) + sk.Body()
-}
-
-func yamlBlock(m map[string]any, keys ...string) string {
-	var n yaml.Node
-	n.Kind = yaml.MappingNode
-	for _, k := range keys {
-		var v yaml.Node
-		v.Encode(m[k])
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &v)
-	}
-	out, _ := yaml.Marshal(&n)
-	return "---\n" + string(out) + "---\n"
+	return vault.FrontmatterBlock(m, keys...) + sk.Body()
 }
 
 // SkillPath is where target keeps the skill, for the user running lore.

@@ -2,34 +2,12 @@ package offload
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name (rewritten with -update): the
-// outputs people and agents read.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./offload -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s changed; review and run go test ./offload -update:\n%s", name, got)
-	}
-}
 
 func TestOffloadGolden(t *testing.T) {
 	log, err := os.ReadFile("testdata/build.log")
@@ -44,7 +22,7 @@ func TestOffloadGolden(t *testing.T) {
 	if !o.Offloaded || o.Lines != strings.Count(string(log), "\n") || len(strings.Split(strings.TrimSpace(o.Diagram), "\n")) > 15 {
 		t.Fatalf("%+v", o)
 	}
-	golden(t, "build.offload.md", o.Text)
+	golden.Check(t, "build.offload.md", o.Text)
 	back, err := s.Inspect(o.NodeID, 0, 0)
 	if err != nil || back.Text != string(log) {
 		t.Fatalf("inspect: %v", err)
@@ -64,9 +42,9 @@ func TestDistillGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "build.skill.md", sk.Note())
-	golden(t, "build.hermes.SKILL.md", sk.SkillFile("hermes"))
-	golden(t, "build.omp.SKILL.md", sk.SkillFile("omp"))
+	golden.Check(t, "build.skill.md", sk.Note())
+	golden.Check(t, "build.hermes.SKILL.md", sk.SkillFile("hermes"))
+	golden.Check(t, "build.omp.SKILL.md", sk.SkillFile("omp"))
 	p, _ := sk.SkillPath("omp", func(k string) string { return map[string]string{"PI_CODING_AGENT_DIR": "/agent"}[k] })
 	if p != "/agent/skills/"+sk.Name+"/SKILL.md" {
 		t.Fatal(p)
@@ -86,5 +64,5 @@ func TestGCGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := json.MarshalIndent(res, "", "  ")
-	golden(t, "gc.json", string(out)+"\n")
+	golden.Check(t, "gc.json", string(out)+"\n")
 }

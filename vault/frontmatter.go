@@ -142,3 +142,23 @@ func cleanYAMLError(err error) string {
 	s = strings.TrimPrefix(s, "yaml: unmarshal errors:\n")
 	return strings.TrimSpace(s)
 }
+
+// FrontmatterBlock renders a "---" YAML block with the given keys of m in
+// that order (keys m lacks are skipped), for notes lore generates.
+func FrontmatterBlock(m map[string]any, keys ...string) string {
+	var n yaml.Node
+	n.Kind = yaml.MappingNode
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		var vn yaml.Node
+		if err := vn.Encode(v); err != nil {
+			continue
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &vn)
+	}
+	out, _ := yaml.Marshal(&n)
+	return "---\n" + string(out) + "---\n"
+}

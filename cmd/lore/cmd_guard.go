@@ -10,22 +10,8 @@ import (
 	"github.com/lore-memory/lore/guard"
 )
 
-// sources reads the rule-bearing resources of project's Effective Memory.
-func sources(ctx context.Context, ix *fts.Index, project string) ([]guard.Source, error) {
-	rows, err := ix.RuleSources(ctx, project)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]guard.Source, len(rows))
-	for i, r := range rows {
-		out[i] = guard.Source{ResourceID: r.ResourceID, Path: r.Path, Title: r.Title, Status: r.Status, DraftID: r.DraftID,
-			Rules: r.Rules, Description: r.Description, Tier: r.Tier, Tags: r.Tags}
-	}
-	return out, nil
-}
-
 func ruleSet(ctx context.Context, ix *fts.Index, project string) (*guard.RuleSet, error) {
-	src, err := sources(ctx, ix, project)
+	src, err := guard.Sources(ctx, ix, project)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +187,7 @@ cover the changed files come first.`)
 		return err
 	}
 	defer closeIndex(ix)
-	src, err := sources(ctx, ix, b.Project)
+	src, err := guard.Sources(ctx, ix, b.Project)
 	if err != nil {
 		return err
 	}
