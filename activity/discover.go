@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,26 +204,18 @@ func (a *Activity) discover(f Filter) *snapshot {
 		}
 		byKey[k] = s
 	}
-	// Codex: archived first, so active copies replace them.
-	titles := codexTitles(filepath.Join(a.homes.Codex, "session_index.jsonl"))
+	// Find the logs, then read their headers in parallel.
+	type job struct {
+		host, path string
+		info       fs.FileInfo
+		active     bool
+	}
+	var jobs []job
 	for _, dir := range []string{"archived_sessions", "sessions"} {
 		err := walkFiles(filepath.Join(a.homes.Codex, dir), func(p string, info fs.FileInfo) {
-			if !strings.HasSuffix(p, ".jsonl") {
-				return
+			if strings.HasSuffix(p, ".jsonl") {
+				jobs = append(jobs, job{"codex", p, info, dir == "sessions"})
 			}
-			s, ok := codexHeader(p, info)
-			if !ok {
-				return
-			}
-			w, ok := a.bound(s.Workspace, f)
-			if !ok {
-				return
-			}
-			s.Project, s.Vault = w.Project, w.Vault
-			if t := titles[s.SessionID]; t != "" {
-				s.Title = t
-			}
-			add(s, true)
 		})
 		if err != nil {
 			snap.problems = append(snap.problems, "codex: "+err.Error())
@@ -230,36 +223,63 @@ func (a *Activity) discover(f Filter) *snapshot {
 	}
 	err := walkFiles(filepath.Join(a.homes.Claude, "projects"), func(p string, info fs.FileInfo) {
 		base := filepath.Base(p)
-		if !strings.HasSuffix(base, ".jsonl") || strings.HasPrefix(base, "agent-") || strings.Contains(filepath.ToSlash(p), "/subagents/") {
-			return
-		}
-		s, ok := claudeHeader(p, info)
-		if !ok {
-			return
-		}
-		if w, ok := a.bound(s.Workspace, f); ok {
-			s.Project, s.Vault = w.Project, w.Vault
-			add(s, false)
+		if strings.HasSuffix(base, ".jsonl") && !strings.HasPrefix(base, "agent-") && !strings.Contains(filepath.ToSlash(p), "/subagents/") {
+			jobs = append(jobs, job{"claude", p, info, false})
 		}
 	})
 	if err != nil {
 		snap.problems = append(snap.problems, "claude: "+err.Error())
 	}
 	err = walkFiles(filepath.Join(a.homes.DSH, "sessions"), func(p string, info fs.FileInfo) {
-		if filepath.Base(p) != "session.jsonl.zstd" {
-			return
-		}
-		s, ok := dshHeader(p, info)
-		if !ok {
-			return
-		}
-		if w, ok := a.bound(s.Workspace, f); ok {
-			s.Project, s.Vault = w.Project, w.Vault
-			add(s, false)
+		if filepath.Base(p) == "session.jsonl.zstd" {
+			jobs = append(jobs, job{"dsh", p, info, false})
 		}
 	})
 	if err != nil {
 		snap.problems = append(snap.problems, "dsh: "+err.Error())
+	}
+	results := make([]Summary, len(jobs))
+	found := make([]bool, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				switch j.host {
+				case "codex":
+					results[i], found[i] = codexHeader(j.path, j.info)
+				case "claude":
+					results[i], found[i] = claudeHeader(j.path, j.info)
+				case "dsh":
+					results[i], found[i] = dshHeader(j.path, j.info)
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	titles := codexTitles(filepath.Join(a.homes.Codex, "session_index.jsonl"))
+	for i, j := range jobs {
+		if !found[i] {
+			continue
+		}
+		s := results[i]
+		w, ok := a.bound(s.Workspace, f)
+		if !ok {
+			continue
+		}
+		s.Project, s.Vault = w.Project, w.Vault
+		if t := titles[s.SessionID]; t != "" && s.Host == "codex" {
+			s.Title = t
+		}
+		// An active Codex copy wins over an archived one (archived come first).
+		add(s, j.active)
 	}
 	for _, s := range byKey {
 		snap.list = append(snap.list, s)

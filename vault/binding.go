@@ -185,3 +185,21 @@ func WriteFileAtomic(p string, data []byte) error {
 	}
 	return os.Rename(tmp.Name(), p)
 }
+
+// WorkspaceBinding is one entry of the bindings file.
+type WorkspaceBinding struct {
+	Workspace, Vault, Project string
+}
+
+// ListBindings returns the bindings file's entries (none when it is missing).
+func ListBindings(p string) ([]WorkspaceBinding, error) {
+	bf, err := readBindings(p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WorkspaceBinding, len(bf.Bindings))
+	for i, b := range bf.Bindings {
+		out[i] = WorkspaceBinding{Workspace: b.Workspace, Vault: b.Vault, Project: b.Project}
+	}
+	return out, nil
+}

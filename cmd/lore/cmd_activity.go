@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lore-memory/lore/activity"
+	"github.com/lore-memory/lore/vault"
+)
+
+// homeFlags adds the agents' log folders as flags (defaults from the environment).
+func homeFlags(fs *flag.FlagSet, e *env) *activity.Homes {
+	h := activity.DefaultHomes(e.getenv)
+	fs.StringVar(&h.Codex, "codex-home", h.Codex, "Codex CLI home ($LORE_CODEX_HOME, $CODEX_HOME)")
+	fs.StringVar(&h.Claude, "claude-home", h.Claude, "Claude Code home ($LORE_CLAUDE_HOME)")
+	fs.StringVar(&h.DSH, "dsh-home", h.DSH, "DSH home ($LORE_DSH_HOME)")
+	return &h
+}
+
+// workspaces are the bound workspaces: the bindings file's, and this
+// directory's binding (from --vault, the environment or a .lore.yaml).
+func (e *env) workspaces() []activity.Workspace {
+	var out []activity.Workspace
+	seen := map[string]bool{}
+	add := func(root, v, project string) {
+		if root == "" || v == "" || seen[root] {
+			return
+		}
+		seen[root] = true
+		out = append(out, activity.Workspace{Root: root, Vault: v, Project: project})
+	}
+	if bp, err := vault.BindingsPath(); err == nil {
+		if bs, err := vault.ListBindings(bp); err == nil {
+			for _, b := range bs {
+				add(b.Workspace, b.Vault, b.Project)
+			}
+		}
+	}
+	if b, err := e.binding(); err == nil {
+		root, _ := os.Getwd()
+		if ws, ok := strings.CutSuffix(b.Source, string(filepath.Separator)+vault.WorkspaceFile); ok {
+			root = ws
+		}
+		add(root, b.Vault, b.Project)
+	}
+	return out
+}
+
+func runActivity(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "activity", "list [--project P] [--workspace DIR] | show SESSION [--page N]", `What your agents asked of memory and what they got, from their own session
+logs on this machine (Codex CLI, Claude Code, DSH), for the workspaces bound to
+a vault: each user request, each memory query, the fragments delivered.
+
+Examples:
+  lore activity list
+  lore activity show codex:0193a…`)
+	project := fs.String("project", "", "only this project's workspaces")
+	workspace := fs.String("workspace", "", "only this bound workspace")
+	limit := fs.Int("limit", activity.DefaultPage, "sessions (or requests) per page, at most 100")
+	cursor := fs.String("cursor", "", "list: the next_cursor of the previous page")
+	page := fs.Int("page", 1, "show: the page of requests")
+	asJSON := fs.Bool("json", false, "print JSON")
+	homes := homeFlags(fs, e)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return usageError{"activity needs list or show"}
+	}
+	a := activity.New(*homes, e.workspaces())
+	switch pos[0] {
+	case "list":
+		p, err := a.List(activity.Filter{Project: *project, Workspace: *workspace}, *cursor, *limit)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if *asJSON {
+			return printJSON(e.stdout, p)
+		}
+		if len(a.Workspaces()) == 0 {
+			fmt.Fprintln(e.stdout, "no bound workspaces: run `lore bind` in a code folder first")
+			return nil
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tHOST\tUPDATED\tPROJECT\tTITLE")
+		for _, s := range p.Sessions {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Token, s.Host, s.Updated.Local().Format("2006-01-02 15:04"), s.Project, s.Title)
+		}
+		tw.Flush()
+		fmt.Fprintf(e.stdout, "%d of %d sessions", len(p.Sessions), p.Total)
+		if p.Next != "" {
+			fmt.Fprintf(e.stdout, "; next page: --cursor %s", p.Next)
+		}
+		fmt.Fprintln(e.stdout)
+		for _, pr := range p.Problems {
+			fmt.Fprintln(e.stderr, "lore activity:", pr)
+		}
+		return nil
+	case "show":
+		if len(pos) != 2 {
+			return usageError{"activity show needs one session (host:id, from activity list)"}
+		}
+		runs := activity.NewIndexRuns()
+		defer runs.Close()
+		s, err := a.Open(ctx, pos[1], runs, *page, *limit)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, s)
+		}
+		fmt.Fprintf(e.stdout, "%s  %s  %s\n%s\n", s.Token, s.Project, s.Workspace, s.Title)
+		for _, r := range s.Requests {
+			fmt.Fprintf(e.stdout, "\n#%d %s\n", r.Index, oneLineText(r.Text, 200))
+			for _, act := range r.Activations {
+				timing := ""
+				if act.TotalUS != nil {
+					timing = fmt.Sprintf(", %.1f ms", float64(*act.TotalUS)/1000)
+				}
+				fmt.Fprintf(e.stdout, "  memory.activate %q — %s%s", act.Query, act.Status, timing)
+				if act.RunID != "" {
+					fmt.Fprintf(e.stdout, " (%s, run %s)", act.Run, act.RunID)
+				}
+				fmt.Fprintln(e.stdout)
+				if act.Error != "" {
+					fmt.Fprintf(e.stdout, "    error: %s\n", act.Error)
+				}
+				for _, f := range act.Fragments {
+					fmt.Fprintf(e.stdout, "    [%s] %s › %s\n", deliveredLabel(f.Action), f.Path, strings.Join(f.HeadingPath, " › "))
+				}
+			}
+		}
+		if s.Next > 0 {
+			fmt.Fprintf(e.stdout, "\nmore: --page %d\n", s.Next)
+		}
+		for _, pr := range s.Problems {
+			fmt.Fprintln(e.stderr, "lore activity:", pr)
+		}
+		return nil
+	}
+	return usageError{fmt.Sprintf("unknown activity subcommand %q", pos[0])}
+}
+
+// deliveredLabel says what a delta action means for the agent's context
+// (it is not a write to memory).
+func deliveredLabel(a string) string {
+	switch a {
+	case "add":
+		return "sent"
+	case "replace":
+		return "sent, replacing an older version"
+	case "reuse":
+		return "already in context"
+	}
+	return a
+}
+
+func oneLineText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
