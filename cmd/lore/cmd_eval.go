@@ -18,12 +18,21 @@ queries.jsonl, qrels/test.tsv): builds a temporary vault and index from the
 corpus, runs every judged query, and prints nDCG@10, Recall@100 and MRR@10
 as BEIR computes them.
 
-Example: lore eval ../shared/data/scifact`)
+With --cases, it scores the bound vault instead on the evaluation cases people
+made from retrieval runs (Recall@20, nDCG@10, MRR).
+
+Examples:
+  lore eval ../shared/data/scifact
+  lore eval --cases --mode hybrid`)
 	mode := fs.String("mode", "lexical", "retrieval mode: lexical, vector or hybrid (the last two use the built-in model)")
 	keep := fs.String("keep", "", "build the vault in DIR and keep it (default: a temporary folder, removed)")
+	cases := fs.Bool("cases", false, "score the bound vault on its evaluation cases (made with \"Report inaccurate\" in lore serve) instead of a data set")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *cases {
+		return evalCases(ctx, e, *mode)
 	}
 	if len(pos) != 1 {
 		fs.Usage()
@@ -114,4 +123,26 @@ func notReadyAsSetup(err error) error {
 		return vault.Errorf(vault.CodeModelPreparing, "%v", err)
 	}
 	return err
+}
+
+func evalCases(ctx context.Context, e *env, mode string) error {
+	ix, _, err := e.openIndexWithModels(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	cs, err := ix.Cases()
+	if err != nil {
+		return err
+	}
+	if len(cs) == 0 {
+		fmt.Fprintln(e.stdout, "no evaluation cases yet: make some with \"Report inaccurate\" in lore serve")
+		return nil
+	}
+	m, err := ix.EvalCases(ctx, cs, mode)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "cases      %d\nmode       %s\nRecall@20  %.4f\nnDCG@10    %.4f\nMRR        %.4f\n", m.Cases, mode, m.Recall20, m.NDCG10, m.MRR)
+	return nil
 }

@@ -62,6 +62,7 @@ func commands() []command {
 		{"loadout", "the project's vision, stack and invariants in 300 tokens", runLoadout},
 		{"journal", "the journal contract's one-shot mode: now, keywords, remember, recall", runJournal},
 		{"activity", "what agents asked of memory and what they got, from their session logs", runActivity},
+		{"serve", "the local web UI: activity, retrieval runs, cases, Drafts", runServe},
 		{"model", "install or check the built-in embedding model", runModel},
 		{"doctor", "check the binding, the index and every file", runDoctor},
 		{"eval", "measure ranking quality on a BEIR-format data set", runEval},

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lore-memory/lore/activity"
+	"github.com/lore-memory/lore/web"
+)
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve", "[--port N]", `Serve the local web UI on 127.0.0.1: Activity (what agents asked of memory
+and what they got, from their session logs), each retrieval run's process,
+"Report inaccurate" evaluation cases, and the Drafts review page for the
+bound vault. Open the printed URL: it carries the token every request needs.`)
+	port := fs.Int("port", 0, "port on 127.0.0.1 (0: any free one)")
+	homes := homeFlags(fs, e)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	ix, b, err := e.openIndexWithModels(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix)
+	runs := activity.NewIndexRuns()
+	runs.Add(ix)
+	defer runs.Close()
+	srv := web.New(activity.New(*homes, e.workspaces()), runs, ix, storeOf(ix), b.Project)
+	l, url, err := srv.Listen(*port)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "lore serve: %s\n", url)
+	if f, ok := e.stdout.(interface{ Sync() error }); ok {
+		f.Sync()
+	}
+	return srv.Serve(ctx, l)
+}

@@ -1,0 +1,114 @@
+// The local web UI in headless Chromium (Debian's chromium, driven by
+// playwright-core): open the UI on fixture logs, select a session, open a
+// Retrieval Process, report a case, go back, and merge a Draft.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync, readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { makeVault, LORE } from "./lib.mjs";
+
+const CHROMIUM = process.env.LORE_CHROMIUM || "/usr/bin/chromium";
+let v, serve, browser, url, runId, draftId;
+
+before(async () => {
+  v = makeVault("api");
+  const env = { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", XDG_CONFIG_HOME: join(v.root, ".config"),
+    GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@localhost", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@localhost" };
+  const lore = (...args) => execFileSync(LORE, args, { cwd: v.workspace, env }).toString();
+  const act = JSON.parse(lore("activate", "--json", "how do we ship a new release"));
+  runId = act.run_id;
+  const first = act.fragments[0];
+  draftId = JSON.parse(lore("store", "create", "--path", "howto/web-ui.md", "--body", "# Web UI\n\nMerged from the page.\n")).draft_id;
+  // A Codex rollout of this workspace that called lore's memory tool.
+  const dir = join(v.root, "codex", "sessions", "2026", "11", "30");
+  mkdirSync(dir, { recursive: true });
+  const lines = [
+    { timestamp: "2026-11-30T09:00:00Z", type: "session_meta", payload: { id: "web1", cwd: v.workspace, timestamp: "2026-11-30T09:00:00Z" } },
+    { timestamp: "2026-11-30T09:00:01Z", type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "Ship version 2.0" }] } },
+    { timestamp: "2026-11-30T09:00:02Z", type: "event_msg", payload: { type: "item_completed", item: { type: "McpToolCall", id: "c1", server: "lore", tool: "memory",
+      arguments: { op: { activate: { query: "how do we ship a new release" } } },
+      result: { structuredContent: { run_id: runId, fragments: [{ action: "add", unit_key: first.unit_key, path: first.path, heading_path: first.heading_path, content: first.content.slice(0, 40) + "…" }] } } } } },
+  ];
+  writeFileSync(join(dir, "rollout-web1.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  serve = spawn(LORE, ["serve", "--codex-home", join(v.root, "codex"), "--claude-home", join(v.root, "none"), "--dsh-home", join(v.root, "none")], { cwd: v.workspace, env });
+  url = await new Promise((resolve, reject) => {
+    let out = "";
+    serve.stdout.on("data", (d) => { out += d; const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/); if (m) resolve(m[0]); });
+    serve.on("exit", (c) => reject(new Error("lore serve exited " + c)));
+    setTimeout(() => reject(new Error("lore serve printed no URL: " + out)), 10000);
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+});
+
+after(async () => {
+  await browser?.close();
+  serve?.kill();
+  v?.cleanup();
+});
+
+test("activity: session, request, fragments, Retrieval Process, report, back", async () => {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.waitForSelector("#sessions li[data-token='codex:web1']");
+  assert.match(await page.textContent("#sessions"), /codex\s*Ship version 2\.0/);
+  await page.click("#sessions li[data-token='codex:web1']");
+  await page.waitForSelector(".request");
+  assert.equal((await page.textContent(".request > .text")).trim(), "Ship version 2.0");
+  assert.match(await page.textContent(".activation"), /memory\.activate how do we ship a new release ok · \d+\.\d ms/);
+  // The cut preview is replaced by the run's stored copy, rendered as Markdown.
+  const fragment = await page.innerHTML(".fragment .md");
+  assert.ok(!fragment.includes("…"), "the full text from the run");
+  assert.match(await page.textContent(".fragment .where"), /^sent · howto\/release\.md/);
+  assert.ok((await page.textContent(".fragment .md")).length > 60);
+  await page.click("button.process");
+  await page.waitForSelector("table.candidates");
+  assert.ok(await page.isHidden("#list"), "the session list folds away");
+  const rows = await page.$$("table.candidates tr");
+  assert.ok(rows.length > 2);
+  assert.match(await page.textContent("table.candidates"), /delivered:add/);
+  await page.fill("#expected", "howto/release.md");
+  await page.fill("#note", "the checklist should come first");
+  await page.click("#report button[type=submit]");
+  await page.waitForFunction(() => document.querySelector("#case-result").textContent.includes("Saved evaluation case"));
+  const cases = readFileSync(join(v.vault, ".git", "lore", "cases.jsonl"), "utf8");
+  assert.match(cases, /"query":"how do we ship a new release"/);
+  assert.match(cases, new RegExp(`"run_id":"${runId}"`));
+  await page.click("#back");
+  await page.waitForSelector(".request");
+  assert.ok(await page.isVisible("#list"));
+  assert.equal(await page.getAttribute("#sessions li.active", "data-token"), "codex:web1");
+  // lore eval --cases scores the vault on the case.
+  const out = execFileSync(LORE, ["eval", "--cases", "--mode", "lexical"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "" } }).toString();
+  assert.match(out, /cases\s+1\n/);
+  assert.match(out, /Recall@20\s+1\.0000/);
+});
+
+test("drafts: diff and merge from the page", async () => {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.click("#nav-drafts");
+  const box = `section[data-draft='${draftId}']`;
+  await page.waitForSelector(box);
+  await page.click(`${box} button.diff-btn`);
+  await page.waitForFunction((b) => document.querySelector(b + " pre.diff").textContent.includes("+Merged from the page."), box);
+  await page.click(`${box} button.merge`);
+  await page.waitForFunction((b) => document.querySelector(b + " .draft-status").textContent.startsWith("Merged into main"), box);
+  assert.ok(existsSync(join(v.vault, "howto", "web-ui.md")), "the clean work tree follows the merge");
+  assert.match(execFileSync("git", ["-C", v.vault, "log", "-1", "--format=%B"]).toString(), /Lore-Draft: /);
+});
+
+test("loopback and token: the API refuses other hosts, missing tokens and cross-origin writes", async () => {
+  const base = url.replace(/\/\?token=.*/, "");
+  const token = url.split("token=")[1];
+  assert.equal((await fetch(base + "/api/sessions")).status, 401);
+  assert.equal((await fetch(base + "/api/sessions", { headers: { "X-Lore-Token": "wrong" } })).status, 401);
+  assert.equal((await fetch(base + "/api/sessions", { headers: { "X-Lore-Token": token } })).status, 200);
+  const evil = await fetch(base + "/api/drafts/merge", { method: "POST", headers: { "X-Lore-Token": token, "Content-Type": "application/json", Origin: "http://evil.example" }, body: "{\"ids\":[]}" });
+  assert.equal(evil.status, 403);
+  const form = await fetch(base + "/api/drafts/merge", { method: "POST", headers: { "X-Lore-Token": token, "Content-Type": "text/plain" }, body: "{\"ids\":[]}" });
+  assert.equal(form.status, 415);
+  const r = await fetch(base + "/api/sessions", { headers: { "X-Lore-Token": token } });
+  assert.equal(r.headers.get("access-control-allow-origin"), null);
+});

@@ -1,0 +1,157 @@
+package fts
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Case is an evaluation case a person made from a retrieval run ("report
+// inaccurate"): the query and the resources that should have come back.
+// Cases are kept locally in <data dir>/cases.jsonl, never pushed.
+type Case struct {
+	ID        string   `json:"id"`
+	CreatedAt string   `json:"created_at"`
+	RunID     string   `json:"run_id,omitempty"`
+	Project   string   `json:"project"`
+	Query     string   `json:"query"`
+	Expected  []string `json:"expected"` // resource ids (paths are resolved when the case is made)
+	Note      string   `json:"note,omitempty"`
+}
+
+var casesMu sync.Mutex
+
+func (ix *Index) casesPath() string { return filepath.Join(ix.v.DataDir(), "cases.jsonl") }
+
+// AddCase checks and stores a case: the query must not be empty and every
+// expected resource must exist in the project's memory (a path is stored
+// as its resource id).
+func (ix *Index) AddCase(ctx context.Context, c Case) (Case, error) {
+	c.Query = strings.TrimSpace(c.Query)
+	if c.Query == "" {
+		return Case{}, vault.Errorf(vault.CodeInvalid, "a case needs the query")
+	}
+	if len(c.Expected) == 0 {
+		return Case{}, vault.Errorf(vault.CodeInvalid, "a case needs at least one resource that should have come back")
+	}
+	var ids []string
+	for _, e := range c.Expected {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		rs, err := ix.Load(ctx, []string{e}, c.Project)
+		if err != nil {
+			return Case{}, err
+		}
+		ids = append(ids, rs[0].ResourceID)
+	}
+	c.Expected = ids
+	now := ix.clock().UTC()
+	c.CreatedAt = now.Format(time.RFC3339)
+	c.ID = "case_" + strings.TrimPrefix(newRunID(now), "run_")
+	line, err := json.Marshal(c)
+	if err != nil {
+		return Case{}, err
+	}
+	casesMu.Lock()
+	defer casesMu.Unlock()
+	if err := os.MkdirAll(ix.v.DataDir(), 0o755); err != nil {
+		return Case{}, err
+	}
+	f, err := os.OpenFile(ix.casesPath(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return Case{}, err
+	}
+	defer f.Close()
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return Case{}, err
+	}
+	return c, f.Sync()
+}
+
+// Cases returns the stored cases (a damaged line is skipped).
+func (ix *Index) Cases() ([]Case, error) {
+	var out []Case
+	err := readJSONL(ix.casesPath(), func(b []byte) error {
+		var c Case
+		if json.Unmarshal(b, &c) == nil && c.Query != "" {
+			out = append(out, c)
+		}
+		return nil
+	})
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	return out, err
+}
+
+// CaseMetrics are the figures of an evaluation over cases.
+type CaseMetrics struct {
+	Cases    int     `json:"cases"`
+	Recall20 float64 `json:"recall_at_20"`
+	NDCG10   float64 `json:"ndcg_at_10"`
+	MRR      float64 `json:"mrr"`
+}
+
+// EvalCases ranks each case's query as activate would (mode hybrid,
+// lexical or vector) and scores the resources that come back.
+func (ix *Index) EvalCases(ctx context.Context, cases []Case, mode string) (CaseMetrics, error) {
+	var m CaseMetrics
+	for _, c := range cases {
+		ranked, err := ix.Rank(ctx, c.Query, mode, c.Project, 40)
+		if err != nil {
+			return m, err
+		}
+		var res []string
+		seen := map[string]bool{}
+		for _, u := range ranked {
+			if !seen[u.ResourceID] {
+				seen[u.ResourceID] = true
+				res = append(res, u.ResourceID)
+			}
+		}
+		want := map[string]bool{}
+		for _, e := range c.Expected {
+			want[e] = true
+		}
+		found := 0
+		var dcg, idcg float64
+		rr := 0.0
+		for i, id := range res {
+			if !want[id] {
+				continue
+			}
+			if i < 20 {
+				found++
+			}
+			if i < 10 {
+				dcg += 1 / math.Log2(float64(i+2))
+			}
+			if rr == 0 {
+				rr = 1 / float64(i+1)
+			}
+		}
+		for i := 0; i < min(len(want), 10); i++ {
+			idcg += 1 / math.Log2(float64(i+2))
+		}
+		m.Recall20 += float64(found) / float64(len(want))
+		if idcg > 0 {
+			m.NDCG10 += dcg / idcg
+		}
+		m.MRR += rr
+		m.Cases++
+	}
+	if m.Cases > 0 {
+		k := float64(m.Cases)
+		m.Recall20, m.NDCG10, m.MRR = m.Recall20/k, m.NDCG10/k, m.MRR/k
+	}
+	return m, nil
+}

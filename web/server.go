@@ -1,0 +1,360 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+
+	"github.com/lore-memory/lore/activity"
+	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+//go:embed static
+var static embed.FS
+
+// Server serves the UI for one vault (its Drafts) and the activity of the
+// bound workspaces.
+type Server struct {
+	act     *activity.Activity
+	runs    *activity.IndexRuns
+	ix      *fts.Index
+	store   *drafts.Store
+	project string
+	token   string
+	port    string
+}
+
+// New makes a server. The token is random unless given (tests).
+func New(act *activity.Activity, runs *activity.IndexRuns, ix *fts.Index, st *drafts.Store, project string) *Server {
+	var b [16]byte
+	rand.Read(b[:])
+	return &Server{act: act, runs: runs, ix: ix, store: st, project: project, token: hex.EncodeToString(b[:])}
+}
+
+// Listen binds 127.0.0.1:port (0: any free port) and returns the listener
+// and the URL to open, token included.
+func (s *Server) Listen(port int) (net.Listener, string, error) {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return nil, "", err
+	}
+	_, p, _ := net.SplitHostPort(l.Addr().String())
+	s.port = p
+	return l, fmt.Sprintf("http://127.0.0.1:%s/?token=%s", p, s.token), nil
+}
+
+// Handler is the whole site behind the loopback and token checks.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	sub, _ := fs.Sub(static, "static")
+	files := http.FileServer(http.FS(sub))
+	mux.Handle("GET /static/", http.StripPrefix("/static/", files))
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		data, _ := static.ReadFile("static/index.html")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(data)
+	})
+	mux.HandleFunc("GET /api/workspaces", s.workspaces)
+	mux.HandleFunc("GET /api/sessions", s.sessions)
+	mux.HandleFunc("GET /api/session", s.session)
+	mux.HandleFunc("GET /api/run", s.run)
+	mux.HandleFunc("POST /api/cases", s.addCase)
+	mux.HandleFunc("GET /api/drafts", s.drafts)
+	mux.HandleFunc("GET /api/drafts/diff", s.draftDiff)
+	mux.HandleFunc("POST /api/drafts/merge", s.draftMerge)
+	mux.HandleFunc("POST /api/drafts/discard", s.draftDiscard)
+	return s.guard(mux)
+}
+
+// guard enforces loopback Host, the token and same-origin writes.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+		host, port, err := net.SplitHostPort(r.Host)
+		if err != nil || (host != "127.0.0.1" && host != "localhost" && host != "[::1]" && host != "::1") || (s.port != "" && port != s.port) {
+			http.Error(w, "lore serve answers only on its loopback address", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+			http.Error(w, "cross-origin requests are refused", http.StatusForbidden)
+			return
+		}
+		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && r.URL.Path == "/" {
+			if !s.tokenOK(t) {
+				http.Error(w, "wrong token: open the URL lore serve printed", http.StatusUnauthorized)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: "lore_token", Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return
+		}
+		tok := r.Header.Get("X-Lore-Token")
+		if c, err := r.Cookie("lore_token"); err == nil && tok == "" {
+			tok = c.Value
+		}
+		if !s.tokenOK(tok) {
+			http.Error(w, "no token: open the URL lore serve printed", http.StatusUnauthorized)
+			return
+		}
+		if r.Method == http.MethodPost && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			http.Error(w, "POST bodies are JSON", http.StatusUnsupportedMediaType)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(true)
+	enc.Encode(v)
+}
+
+func fail(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	switch vault.ErrorCode(err) {
+	case vault.CodeInvalid:
+		code = http.StatusBadRequest
+	case vault.CodeNotFound:
+		code = http.StatusNotFound
+	case vault.CodeConflict:
+		code = http.StatusConflict
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": vault.ErrorCode(err), "message": vault.Message(err)}})
+}
+
+func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
+	projects := map[string]bool{}
+	for _, ws := range s.act.Workspaces() {
+		projects[ws.Project] = true
+	}
+	var ps []string
+	for p := range projects {
+		ps = append(ps, p)
+	}
+	writeJSON(w, map[string]any{"workspaces": s.act.Workspaces(), "projects": ps, "vault": s.ix.Vault().Root, "project": s.project})
+}
+
+func atoi(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p, err := s.act.List(activity.Filter{Project: q.Get("project"), Workspace: q.Get("workspace")}, q.Get("cursor"), atoi(q.Get("limit"), 0))
+	if err != nil {
+		fail(w, vault.Errorf(vault.CodeInvalid, "%v", err))
+		return
+	}
+	writeJSON(w, p)
+}
+
+var md = goldmark.New()
+
+// render turns Markdown into HTML (raw HTML in it is left out by goldmark).
+func render(src string) string {
+	var b bytes.Buffer
+	if err := md.Convert([]byte(src), &b); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+type viewFragment struct {
+	activity.Fragment
+	HTML string `json:"html"`
+}
+
+func (s *Server) session(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	sp, err := s.act.Open(r.Context(), q.Get("token"), s.runs, atoi(q.Get("page"), 1), atoi(q.Get("limit"), 0))
+	if err != nil {
+		fail(w, vault.Errorf(vault.CodeNotFound, "%v", err))
+		return
+	}
+	// Fragments with their Markdown rendered.
+	type viewAct struct {
+		activity.Activation
+		Fragments []viewFragment `json:"fragments"`
+	}
+	type viewReq struct {
+		activity.Request
+		Activations []viewAct `json:"activations"`
+	}
+	var reqs []viewReq
+	for _, rq := range sp.Requests {
+		vr := viewReq{Request: rq}
+		for _, a := range rq.Activations {
+			va := viewAct{Activation: a}
+			for _, f := range a.Fragments {
+				va.Fragments = append(va.Fragments, viewFragment{Fragment: f, HTML: render(f.Content)})
+			}
+			vr.Activations = append(vr.Activations, va)
+		}
+		reqs = append(reqs, vr)
+	}
+	writeJSON(w, map[string]any{"session": sp.Summary, "requests": reqs, "total_requests": sp.Total, "next_page": sp.Next, "problems": sp.Problems, "partial": sp.Partial})
+}
+
+// vaultOf checks that dir is the vault of a bound workspace.
+func (s *Server) vaultOf(dir string) (string, bool) {
+	for _, ws := range s.act.Workspaces() {
+		if filepath.Clean(ws.Vault) == filepath.Clean(dir) {
+			return ws.Vault, true
+		}
+	}
+	return "", false
+}
+
+func (s *Server) run(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	v, ok := s.vaultOf(q.Get("vault"))
+	if !ok {
+		fail(w, vault.Errorf(vault.CodeNotFound, "%s is not the vault of a bound workspace", q.Get("vault")))
+		return
+	}
+	raw, err := s.runs.Run(r.Context(), v, q.Get("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(raw)
+}
+
+func decodeBody(r *http.Request, v any) error {
+	data, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	return vault.DecodeStrict(data, v)
+}
+
+func (s *Server) addCase(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Vault    string   `json:"vault"`
+		RunID    string   `json:"run_id"`
+		Project  string   `json:"project"`
+		Query    string   `json:"query"`
+		Expected []string `json:"expected"`
+		Note     string   `json:"note,omitempty"`
+	}
+	if err := decodeBody(r, &in); err != nil {
+		fail(w, err)
+		return
+	}
+	v, ok := s.vaultOf(in.Vault)
+	if !ok || filepath.Clean(v) != s.ix.Vault().Root {
+		fail(w, vault.Errorf(vault.CodeInvalid, "cases are kept for the served vault %s", s.ix.Vault().Root))
+		return
+	}
+	c, err := s.ix.AddCase(r.Context(), fts.Case{RunID: in.RunID, Project: in.Project, Query: in.Query, Expected: in.Expected, Note: in.Note})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, c)
+}
+
+func (s *Server) drafts(w http.ResponseWriter, r *http.Request) {
+	ds, err := s.store.List(r.Context(), r.URL.Query().Get("project"), false)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	type row struct {
+		*drafts.Draft
+		SyncStatus string `json:"sync_status"`
+	}
+	out := []row{}
+	for _, d := range ds {
+		out = append(out, row{d, s.store.SyncStatus(r.Context(), d.ID)})
+	}
+	writeJSON(w, map[string]any{"drafts": out, "org_ref": s.store.OrgRef()})
+}
+
+func (s *Server) draftDiff(w http.ResponseWriter, r *http.Request) {
+	d, err := s.store.Diff(r.Context(), r.URL.Query().Get("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, map[string]string{"diff": d})
+}
+
+type idsInput struct {
+	IDs []string `json:"ids"`
+}
+
+func (s *Server) draftMerge(w http.ResponseWriter, r *http.Request) {
+	var in idsInput
+	if err := decodeBody(r, &in); err != nil {
+		fail(w, err)
+		return
+	}
+	res, err := s.store.Merge(r.Context(), in.IDs)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, res)
+}
+
+func (s *Server) draftDiscard(w http.ResponseWriter, r *http.Request) {
+	var in idsInput
+	if err := decodeBody(r, &in); err != nil {
+		fail(w, err)
+		return
+	}
+	done, err := s.store.Discard(r.Context(), in.IDs)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, map[string]any{"discarded": done})
+}
+
+// Serve runs the server until ctx ends.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	srv := &http.Server{Handler: s.Handler()}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	err := srv.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
