@@ -23,7 +23,7 @@ e2e/node_modules: e2e/package.json e2e/package-lock.json
 
 # Go benchmarks of the hot paths, then whole-system figures on a generated vault.
 bench: build model e2e/node_modules
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./embed ./drafts ./guard
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./embed ./drafts ./guard ./activity
 	$(GO) test -tags $(TAGS) -run '^$$' -bench GuardStagedProcess -benchtime 40x ./cmd/lore
 	$(BIN) bench
 	cd e2e && node bench.mjs
