@@ -2,6 +2,8 @@ package guard
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,5 +122,24 @@ func TestLoadout(t *testing.T) {
 	}
 	if !strings.Contains(big, "more; load them by path") {
 		t.Fatalf("no overflow note:\n%s", big)
+	}
+}
+
+func TestWholeFilesStayInTheRepository(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("secret\n"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "link.txt"))
+	if fs, err := WholeFiles(root, []string{"a.go"}); err != nil || fs[0].NewPath != "a.go" || fs[0].Added[0].Text != "package a" {
+		t.Fatalf("%v %+v", err, fs)
+	}
+	for _, p := range []string{"../x", "/etc/passwd", outside, "a\x00b", "link.txt", ""} {
+		if _, err := WholeFiles(root, []string{p}); err == nil {
+			t.Errorf("%q accepted", p)
+		}
+	}
+	if _, ok := Files(root)("link.txt"); ok {
+		t.Error("Files followed a symlink out of the repository")
 	}
 }

@@ -112,15 +112,43 @@ func (r *Repo) Blobs(ctx context.Context, rev string) (Content, func()) {
 	}
 }
 
+// RepoPath turns a path given for the repository at root (relative to it,
+// or absolute inside it) into a clean slash path, refusing NUL bytes and
+// paths that lead outside.
+func RepoPath(root, p string) (string, error) {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("path %q is empty or holds a NUL byte", p)
+	}
+	full := p
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(root, p)
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(full))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == "." {
+		return "", fmt.Errorf("path %q is outside the repository %s", p, root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// readIn reads a file of the repository through os.Root, so a symlink that
+// leads outside it is refused.
+func readIn(root, rel string) ([]byte, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.ReadFile(filepath.FromSlash(rel))
+}
+
 // Files returns a Content that reads files of the work tree under root.
 func Files(root string) Content {
 	return func(p string) ([]byte, bool) {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		rel, err := filepath.Rel(root, full)
-		if err != nil || strings.HasPrefix(rel, "..") {
+		rel, err := RepoPath(root, p)
+		if err != nil {
 			return nil, false
 		}
-		data, err := os.ReadFile(full)
+		data, err := readIn(root, rel)
 		if err != nil || bytes.Contains(data[:min(len(data), 8000)], []byte{0}) {
 			return nil, false
 		}
@@ -129,23 +157,20 @@ func Files(root string) Content {
 }
 
 // WholeFiles makes a diff of whole files: every line is "added", so deny
-// rules see all of them.
+// rules see all of them. Paths must lie inside the repository (symlinks
+// out of it are refused).
 func WholeFiles(root string, paths []string) ([]FileDiff, error) {
 	var out []FileDiff
 	for _, p := range paths {
-		full := p
-		if !filepath.IsAbs(full) {
-			full = filepath.Join(root, p)
-		}
-		data, err := os.ReadFile(full)
+		rel, err := RepoPath(root, p)
 		if err != nil {
 			return nil, err
 		}
-		rel, err := filepath.Rel(root, full)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			rel = p
+		data, err := readIn(root, rel)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
-		f := FileDiff{NewPath: filepath.ToSlash(rel), Status: "added"}
+		f := FileDiff{NewPath: rel, Status: "added"}
 		if bytes.Contains(data[:min(len(data), 8000)], []byte{0}) {
 			f.Binary = true
 		} else {

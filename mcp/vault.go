@@ -234,6 +234,11 @@ func (s *Server) guardCheck(ctx context.Context, raw []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		for i, f := range in.Files {
+			if filepath.IsAbs(f) {
+				return nil, vault.Errorf(vault.CodeInvalid, "files[%d] %q is absolute; give paths relative to the repository", i, f)
+			}
+		}
 		if diffs, err = guard.WholeFiles(r.Root, in.Files); err != nil {
 			return nil, vault.Errorf(vault.CodeInvalid, "files: %v", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
@@ -98,8 +99,16 @@ Examples:
 		} else if root, err = os.Getwd(); err != nil {
 			return err
 		}
-		if diffs, err = guard.WholeFiles(root, pos); err != nil {
-			return err
+		cwd, _ := os.Getwd()
+		abs := make([]string, len(pos))
+		for i, p := range pos {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(cwd, p)
+			}
+			abs[i] = p
+		}
+		if diffs, err = guard.WholeFiles(root, abs); err != nil {
+			return usageError{err.Error()}
 		}
 		content = guard.Files(root)
 	default:
