@@ -4,7 +4,7 @@ TAGS    := sqlite_fts5
 BIN     := bin/lore
 DEMO    := .demo/vault
 
-.PHONY: build test bench demo lint eval fuzz clean model
+.PHONY: build test bench demo lint eval fuzz clean model reliability
 
 build:
 	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/lore
@@ -64,6 +64,12 @@ fuzz:
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerms -fuzztime 30s ./fts
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./fts
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseDiff -fuzztime 60s ./guard
+
+# The long reliability runs: 16 lore mcp writers, 60 seeded SIGKILL runs,
+# freshness through git, hostile paths, every fuzz target, and a 100,000-note
+# vault's limits; prints a summary table (about 20 minutes).
+reliability: build
+	./scripts/reliability
 
 clean:
 	rm -rf bin .demo .eval e2e/node_modules

@@ -3,7 +3,9 @@ package drafts
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -321,6 +323,23 @@ func (s *Store) draftOf(repo *git.Repository, project, id string) (*Draft, error
 	return s.draftAt(repo, name, project, id, head)
 }
 
+// noSymlink refuses a path that passes through a symbolic link in the
+// vault's work tree: merging it would write through the link.
+func (s *Store) noSymlink(field, p string) error {
+	cur := s.v.Root
+	for _, seg := range strings.Split(p, "/") {
+		cur = filepath.Join(cur, seg)
+		st, err := os.Lstat(cur)
+		if err != nil {
+			return nil // the rest does not exist yet
+		}
+		if st.Mode()&os.ModeSymlink != 0 {
+			return vault.Errorf(vault.CodeInvalid, "%s %s goes through a symbolic link in the vault (%s); lore does not write through links", field, p, strings.TrimPrefix(cur, s.v.Root+string(filepath.Separator)))
+		}
+	}
+	return nil
+}
+
 // put sets (data non-nil) or removes (nil) a vault path in the edited tree.
 func (w *write) put(p string, data []byte) error {
 	blob := plumbing.ZeroHash
@@ -341,6 +360,9 @@ func (w *write) put(p string, data []byte) error {
 
 func (w *write) create(ctx context.Context, c *CreateOp) error {
 	p, _ := storePath("create.path", c.Path, w.project)
+	if err := w.s.noSymlink("create.path", p); err != nil {
+		return err
+	}
 	if taken, err := w.exists(ctx, p); err != nil || taken {
 		if err == nil {
 			err = vault.Errorf(vault.CodeInvalid, "create.path %s already exists in project %s's memory; update it instead", p, w.project)
@@ -395,6 +417,9 @@ func (w *write) rename(ctx context.Context, r *RenameOp) error {
 		return err
 	}
 	np, _ := storePath("rename.new_path", r.NewPath, w.project)
+	if err := w.s.noSymlink("rename.new_path", np); err != nil {
+		return err
+	}
 	if np == cur.Path {
 		return vault.Errorf(vault.CodeInvalid, "rename.new_path is the resource's current path %s", np)
 	}

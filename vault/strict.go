@@ -99,8 +99,10 @@ func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
 					return err
 				}
 			}
-			_, err := dec.Token()
-			return err
+			if _, err := dec.Token(); err != nil {
+				return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+			}
+			return nil
 		}
 	}
 	return nil // scalars: their types are checked by the decoder
@@ -159,8 +161,10 @@ func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
 			return err
 		}
 	}
-	_, err := dec.Token()
-	return err
+	if _, err := dec.Token(); err != nil {
+		return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+	}
+	return nil
 }
 
 func syntaxMessage(err error) string {
