@@ -69,9 +69,8 @@ func background(ctx context.Context, e *env, ix indexLike) {
 	if err := ix.Watch(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "lore mcp: watching the vault:", err, "(every call still checks freshness)")
 	}
-	if e.getenv("LORE_MCP_NO_EMBED") != "" {
-		return
-	}
+	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
+	syncing := e.getenv("LORE_MCP_NO_SYNC") == ""
 	t := time.NewTimer(2 * time.Second)
 	defer t.Stop()
 	for {
@@ -80,12 +79,21 @@ func background(ctx context.Context, e *env, ix indexLike) {
 			return
 		case <-t.C:
 		}
-		if ix.Embedder() != nil {
+		if embed && ix.Embedder() != nil {
 			if _, err := ix.EmbedPending(ctx, nil); err != nil && ctx.Err() == nil {
 				fmt.Fprintln(e.stderr, "lore mcp: embedding:", err)
 			}
 		}
-		t.Reset(20 * time.Second)
+		// Drafts reach the vault's remote by themselves when it has one; the
+		// outbox keeps the backoff, and a vault without a remote is skipped.
+		if syncing {
+			if st, ok := storeOfOK(ix.(*fts.Index)); ok {
+				if rep, err := st.Sync(ctx); err == nil && rep.Error != "" {
+					fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)
+				}
+			}
+		}
+		t.Reset(30 * time.Second)
 	}
 }
 

@@ -106,6 +106,15 @@ func storeOf(ix *fts.Index) *drafts.Store {
 	return st.(*drafts.Store)
 }
 
+// storeOfOK is storeOf for callers that may hold an index opened elsewhere.
+func storeOfOK(ix *fts.Index) (*drafts.Store, bool) {
+	st, ok := stores.Load(ix)
+	if !ok {
+		return nil, false
+	}
+	return st.(*drafts.Store), true
+}
+
 // openIndexWithModels is openIndex with the embedding model and reranker that
 // lore.yaml configures attached.
 func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Binding, error) {
