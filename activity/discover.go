@@ -528,11 +528,29 @@ func readDSH(p string, limit int) (recs []dshRecord, complete bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
+	recs, complete, err = decodeDSH(data, limit)
 	if err != nil {
-		return nil, false, err
+		err = fmt.Errorf("%s: %w", p, err)
 	}
-	defer dec.Close()
+	return recs, complete, err
+}
+
+var (
+	zdecOnce sync.Once
+	zdec     *zstd.Decoder
+	zdecErr  error
+)
+
+// decodeDSH decodes a DSH session's bytes (see readDSH). One decoder serves
+// every call (DecodeAll is safe for concurrent use).
+func decodeDSH(data []byte, limit int) (recs []dshRecord, complete bool, err error) {
+	zdecOnce.Do(func() {
+		zdec, zdecErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxMemory(256<<20))
+	})
+	if zdecErr != nil {
+		return nil, false, zdecErr
+	}
+	dec := zdec
 	var out []byte
 	rest := data
 	frames := 0
@@ -540,14 +558,14 @@ func readDSH(p string, limit int) (recs []dshRecord, complete bool, err error) {
 		n, ferr := frameLen(rest)
 		if ferr != nil {
 			if frames == 0 {
-				return nil, false, fmt.Errorf("%s is not a zstd file: %v", p, ferr)
+				return nil, false, fmt.Errorf("not a zstd file: %v", ferr)
 			}
 			break // a half-written last frame: keep the prefix
 		}
 		plain, derr := dec.DecodeAll(rest[:n], nil)
 		if derr != nil {
 			if frames == 0 {
-				return nil, false, fmt.Errorf("%s: %v", p, derr)
+				return nil, false, derr
 			}
 			break
 		}

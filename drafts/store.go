@@ -212,13 +212,19 @@ func (s *Store) list(repo *git.Repository) ([]*Draft, plumbing.Hash, error) {
 // them with git. One walk serves every Draft; the last one is cached.
 func (s *Store) reachable(repo *git.Repository, org plumbing.Hash, since time.Time) (map[plumbing.Hash]bool, error) {
 	s.mu.Lock()
-	if s.reach != nil && s.reachOrg == org && !since.Before(s.reachSince) {
-		r := s.reach
+	prev, prevSince, prevOrg := s.reach, s.reachSince, s.reachOrg
+	if prev != nil && s.reachOrg == org && !since.Before(prevSince) {
 		s.mu.Unlock()
-		return r, nil
+		return prev, nil
 	}
 	s.mu.Unlock()
-	seen, err := walkSince(repo, org, since.Add(-24*time.Hour))
+	// When the org ref only moved forward, walk the new commits alone and
+	// stop where the last walk's set begins.
+	var known map[plumbing.Hash]bool
+	if prev != nil && !since.Before(prevSince) {
+		known = prev
+	}
+	seen, err := walkSinceKnown(repo, org, since.Add(-24*time.Hour), prevOrg, known)
 	if err != nil {
 		return nil, err
 	}
@@ -341,15 +347,27 @@ func isAncestor(repo *git.Repository, a, b plumbing.Hash) (bool, error) {
 // commits made after cutoff (a commit older than that is included but not
 // walked past).
 func walkSince(repo *git.Repository, start plumbing.Hash, cutoff time.Time) (map[plumbing.Hash]bool, error) {
+	return walkSinceKnown(repo, start, cutoff, plumbing.ZeroHash, nil)
+}
+
+// walkSinceKnown is walkSince that stops at stop (an earlier walk's start)
+// and then adds that walk's result, known, instead of walking it again. Only
+// reaching stop itself proves known is all in start's history.
+func walkSinceKnown(repo *git.Repository, start plumbing.Hash, cutoff time.Time, stop plumbing.Hash, known map[plumbing.Hash]bool) (map[plumbing.Hash]bool, error) {
 	seen := map[plumbing.Hash]bool{}
 	if start.IsZero() {
 		return seen, nil
 	}
 	seen[start] = true
 	queue := []plumbing.Hash{start}
+	hitKnown := false
 	for len(queue) > 0 {
 		h := queue[0]
 		queue = queue[1:]
+		if known != nil && h == stop {
+			hitKnown = true
+			continue
+		}
 		c, err := repo.CommitObject(h)
 		if err != nil {
 			return nil, err
@@ -362,6 +380,11 @@ func walkSince(repo *git.Repository, start plumbing.Hash, cutoff time.Time) (map
 				seen[p] = true
 				queue = append(queue, p)
 			}
+		}
+	}
+	if hitKnown {
+		for h := range known {
+			seen[h] = true
 		}
 	}
 	return seen, nil

@@ -78,11 +78,14 @@ func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 var errStaleFormat = errors.New("index of another format")
 
 func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error) {
-	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate&_cache_size=-65536"
+	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate&_cache_size=-16384"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dbPath, err)
 	}
+	// Each connection has its own page cache (16 MiB); a long-running server
+	// keeps a few of them, not one per query it ever ran at once.
+	db.SetMaxIdleConns(3)
 	var have string
 	db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='format'").Scan(&have)
 	var tables int

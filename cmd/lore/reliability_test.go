@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -357,11 +359,57 @@ func TestReliabilityCrashes(t *testing.T) {
 			return false, out.String()
 		}
 	}
+	// A second vault embeds through an OpenAI-style endpoint on loopback (a
+	// fake at the true seam), slowly, so kills land inside embedding.
+	embedSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		time.Sleep(15 * time.Millisecond)
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var data []item
+		for i, s := range req.Input {
+			v := make([]float32, 32)
+			for j, c := range []byte(s) {
+				v[(j+int(c))%32] += 1
+			}
+			data = append(data, item{i, v})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	defer embedSrv.Close()
+	evault := demoVault(t, "api")
+	os.WriteFile(filepath.Join(evault, "lore.yaml"), []byte("embedding: {provider: openai, endpoint: "+embedSrv.URL+", model: fake, dimension: 32}\nprojects: {api: {}}\n"), 0o644)
+	for i := 0; i < 400; i++ {
+		os.WriteFile(filepath.Join(evault, "notes", fmt.Sprintf("e%03d.md", i)), []byte(fmt.Sprintf("# E %d\n\nembedding text %d about releases\n", i, i)), 0o644)
+	}
+	sh(t, evault, "git", "add", "-A")
+	sh(t, evault, "git", "commit", "-qm", "embed")
+	embedRun := func(d time.Duration) (bool, string) {
+		cmd := exec.Command(binary(t), "--vault", evault, "index")
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.Start()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			return err == nil, out.String()
+		case <-time.After(d):
+			cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			return false, out.String()
+		}
+	}
 	var acked []string
 	kills, inconsistencies := 0, 0
 	ops := map[string]int{}
 	for i := 0; i < runs; i++ {
-		op := []string{"index", "store", "merge", "sync"}[rng.Intn(4)]
+		op := []string{"index", "store", "merge", "sync", "embed"}[rng.Intn(5)]
 		ops[op]++
 		d := time.Duration(rng.Intn(400)) * time.Millisecond
 		switch op {
@@ -398,6 +446,15 @@ func TestReliabilityCrashes(t *testing.T) {
 			killAfter(d/4, append([]string{"drafts", "merge"}, ids...)...)
 		case "sync":
 			killAfter(d/4, "sync")
+		case "embed":
+			if rng.Intn(3) == 0 {
+				os.Remove(filepath.Join(evault, ".git", "lore", "index.db"))
+			}
+			embedRun(d)
+			if out, err := exec.Command(binary(t), "--vault", evault, "search", "releases").CombinedOutput(); err != nil {
+				inconsistencies++
+				t.Errorf("run %d (embed after %v): the index did not recover: %v\n%s", i, d, err, out)
+			}
 		}
 		kills++
 		// Afterwards: git is consistent, every ref reads, the index answers.
@@ -425,6 +482,15 @@ func TestReliabilityCrashes(t *testing.T) {
 			t.Errorf("acknowledged %s lost", lop)
 		}
 	}
+	// Embedding finishes after the kills: nothing pending, nothing broken.
+	if ok, out := embedRun(5 * time.Minute); !ok || strings.Contains(out, "error") {
+		inconsistencies++
+		t.Errorf("embedding after the crashes: %s", out)
+	}
+	if out, _ := exec.Command(binary(t), "--vault", evault, "doctor").CombinedOutput(); !strings.Contains(string(out), ", 0 unit texts waiting") {
+		inconsistencies++
+		t.Errorf("vectors pending after a full index:\n%s", out)
+	}
 	// The outbox resumes: a sync now completes and leaves nothing queued.
 	if out, err := run("sync"); err != nil {
 		inconsistencies++
@@ -435,7 +501,7 @@ func TestReliabilityCrashes(t *testing.T) {
 		inconsistencies++
 		t.Errorf("outbox after a clean sync:\n%s", out)
 	}
-	summary(t, "crashes", fmt.Sprintf("%d SIGKILL runs (seed %d; index %d, store %d, merge %d, sync %d)", kills, seed, ops["index"], ops["store"], ops["merge"], ops["sync"]),
+	summary(t, "crashes", fmt.Sprintf("%d SIGKILL runs (seed %d; index %d, embed %d, store %d, merge %d, sync %d)", kills, seed, ops["index"], ops["embed"], ops["store"], ops["merge"], ops["sync"]),
 		fmt.Sprintf("acknowledged stores %d, present %d", len(acked), present), fmt.Sprintf("inconsistencies %d", inconsistencies))
 }
 
