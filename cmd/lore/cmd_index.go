@@ -17,6 +17,7 @@ before every query; run it after a large change to pay the cost up front.
 
 Example: lore index --rebuild`)
 	rebuild := fs.Bool("rebuild", false, "rebuild the index from nothing")
+	noEmbed := fs.Bool("no-embed", false, "the lexical index only; leave embedding to a later lore index or lore mcp")
 	if pos, err := parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -43,7 +44,7 @@ Example: lore index --rebuild`)
 	if n := st.Skipped + len(st.Problems); n > 0 {
 		fmt.Fprintf(e.stdout, "Some files could not be read as memory; `lore doctor` lists them and why.\n")
 	}
-	if ix.Embedder() != nil {
+	if ix.Embedder() != nil && !*noEmbed {
 		n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "embedding"))
 		switch {
 		case errors.Is(err, embed.ErrNotReady):
