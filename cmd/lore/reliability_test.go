@@ -294,6 +294,26 @@ func TestReliabilityManyWriters(t *testing.T) {
 	summary(t, "many writers", fmt.Sprintf("%d lore mcp processes, %d projects, %s", procs, len(projects), dur), fmt.Sprintf("stores attempted %d, acknowledged %d, present %d", attempted, len(acks), present), fmt.Sprintf("activations %d", activations), "git fsck clean")
 }
 
+// runKilled runs cmd and kills it with SIGKILL after d; it reports whether
+// it finished first, and its output.
+func runKilled(t *testing.T, cmd *exec.Cmd, d time.Duration) (bool, string) {
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err == nil, out.String()
+	case <-time.After(d):
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		return false, out.String()
+	}
+}
+
 func indexOf(xs []string, x string) int {
 	for i, y := range xs {
 		if y == x {
@@ -343,21 +363,7 @@ func TestReliabilityCrashes(t *testing.T) {
 	killAfter := func(d time.Duration, args ...string) (bool, string) {
 		cmd := exec.Command(binary(t), args...)
 		cmd.Env = env
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			return err == nil, out.String()
-		case <-time.After(d):
-			cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			return false, out.String()
-		}
+		return runKilled(t, cmd, d)
 	}
 	// A second vault embeds through an OpenAI-style endpoint on loopback (a
 	// fake at the true seam), slowly, so kills land inside embedding.
@@ -390,20 +396,7 @@ func TestReliabilityCrashes(t *testing.T) {
 	sh(t, evault, "git", "add", "-A")
 	sh(t, evault, "git", "commit", "-qm", "embed")
 	embedRun := func(d time.Duration) (bool, string) {
-		cmd := exec.Command(binary(t), "--vault", evault, "index")
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.Start()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			return err == nil, out.String()
-		case <-time.After(d):
-			cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			return false, out.String()
-		}
+		return runKilled(t, exec.Command(binary(t), "--vault", evault, "index"), d)
 	}
 	var acked []string
 	kills, inconsistencies := 0, 0
