@@ -33,6 +33,9 @@ CREATE TABLE resources (
 );
 CREATE UNIQUE INDEX resources_path ON resources(draft, path);
 CREATE UNIQUE INDEX resources_resource_id ON resources(draft, resource_id) WHERE resource_id IS NOT NULL;
+-- Lookups by id or path alone (the exact stage's and load's ORs) need these.
+CREATE INDEX resources_id_any ON resources(resource_id);
+CREATE INDEX resources_path_any ON resources(path);
 CREATE INDEX resources_title_key ON resources(title_key);
 -- Files whose frontmatter id is held by another file (rare): see requeueFreedIDs.
 CREATE INDEX resources_displaced ON resources(claimed_id)
