@@ -14,8 +14,7 @@ var loreServers = map[string]bool{"lore": true, "clumsies": true}
 type builder struct {
 	requests []Request
 	problems []string
-	pending  map[string]*Activation // by call id, waiting for a result
-	order    []*Activation
+	pending  map[string]slot // calls waiting for a result, by call id
 	// structured: the rollout has structured user messages (set by a first pass).
 	structured bool
 }
@@ -42,36 +41,30 @@ func (b *builder) activation(a Activation) *Activation {
 	return &r.Activations[len(r.Activations)-1]
 }
 
+// slot is where an activation sits (pointers into the slices would move as
+// they grow).
+type slot struct{ request, activation int }
+
 // call records a call waiting for its result (by id).
 func (b *builder) call(id string, a Activation) {
 	if b.pending == nil {
-		b.pending = map[string]*Activation{}
+		b.pending = map[string]slot{}
 	}
 	a.CallID, a.Status = id, "pending"
 	b.activation(a)
-	// Pointers into requests move as slices grow: remember the position.
 	r := len(b.requests) - 1
-	k := len(b.requests[r].Activations) - 1
-	b.pending[id] = &Activation{CallID: fmt.Sprintf("%d:%d", r, k)}
+	b.pending[id] = slot{r, len(b.requests[r].Activations) - 1}
 }
 
-// result completes a pending call; a result without a call is dropped.
+// result completes a pending call; a result without a call is dropped, and a
+// call without a result stays "pending".
 func (b *builder) result(id string, v any, isErr bool) {
-	p, ok := b.pending[id]
+	s, ok := b.pending[id]
 	if !ok {
 		return
 	}
 	delete(b.pending, id)
-	var r, k int
-	fmt.Sscanf(p.CallID, "%d:%d", &r, &k)
-	a := &b.requests[r].Activations[k]
-	applyResult(a, v, isErr)
-}
-
-func (b *builder) finish() {
-	for id := range b.pending {
-		_ = id // calls without a result stay "pending"
-	}
+	applyResult(&b.requests[s.request].Activations[s.activation], v, isErr)
 }
 
 // activateArgs reads the query of a lore activate call: the memory tool's

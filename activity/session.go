@@ -168,7 +168,6 @@ func (a *Activity) parsed(ctx context.Context, sum Summary, runs Runs) (*Session
 	if err != nil {
 		return nil, err
 	}
-	b.finish()
 	s.Requests, s.Problems = b.requests, b.problems
 	if s.Requests == nil {
 		s.Requests = []Request{}
