@@ -131,3 +131,11 @@ func (s *Store) OperationLogged(ctx context.Context, lop string) bool {
 	s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ops WHERE local_operation_id = ?", lop).Scan(&n)
 	return n == 1
 }
+
+// Pending reports whether the outbox holds a Draft waiting to be synced
+// (queued, retrying, or syncing when a sync was interrupted).
+func (s *Store) Pending(ctx context.Context) bool {
+	var n int
+	s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM outbox WHERE status IN ('queued', 'retrying', 'syncing')").Scan(&n)
+	return n > 0
+}

@@ -84,10 +84,11 @@ func background(ctx context.Context, e *env, ix indexLike) {
 				fmt.Fprintln(e.stderr, "lore mcp: embedding:", err)
 			}
 		}
-		// Drafts reach the vault's remote by themselves when it has one; the
-		// outbox keeps the backoff, and a vault without a remote is skipped.
+		// Drafts reach the vault's remote by themselves when it has one and
+		// something is waiting in the outbox (sync on demand: no fetches while
+		// nothing was stored); the outbox keeps the backoff.
 		if syncing {
-			if st, ok := storeOfOK(ix.(*fts.Index)); ok {
+			if st, ok := storeOfOK(ix.(*fts.Index)); ok && st.Pending(ctx) {
 				if rep, err := st.Sync(ctx); err == nil && rep.Error != "" {
 					fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)
 				}
