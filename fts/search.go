@@ -309,7 +309,7 @@ func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource,
 	var body []byte
 	vis, vargs := visibleTo(project)
 	err := ix.db.QueryRowContext(ctx, `SELECT resource_id, path, fspath, project, title, description, indexed, problem, draft, body
-		FROM resources r WHERE (r.resource_id = ? OR r.path = ?) AND `+vis+` ORDER BY r.draft = '' LIMIT 1`,
+		FROM resources r WHERE (r.resource_id = ? OR r.path = ?) AND `+vis+` ORDER BY r.draft = '', r.draft DESC LIMIT 1`,
 		args([]any{target, p}, vargs)...).Scan(&rid, &r.Path, &fspath, &proj, &r.Title, &r.Description, &indexed, &problem, &r.DraftID, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Resource{}, vault.Errorf(vault.CodeNotFound, "%s", target)
