@@ -196,13 +196,11 @@ func (a *Activity) discover(f Filter) *snapshot {
 	rand.Read(b[:])
 	snap := &snapshot{id: "snap_" + hex.EncodeToString(b[:]), filter: f}
 	byKey := map[string]Summary{}
-	add := func(s Summary, prefer bool) {
-		k := s.Host + ":" + s.SessionID
-		if old, ok := byKey[k]; ok && !prefer {
-			_ = old
+	add := func(s Summary, replace bool) {
+		if _, ok := byKey[s.Token]; ok && !replace {
 			return
 		}
-		byKey[k] = s
+		byKey[s.Token] = s
 	}
 	// Find the logs, then read their headers in parallel.
 	type job struct {

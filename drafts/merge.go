@@ -155,7 +155,6 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 			s.outboxDiscarded(ctx, d.ID)
 		}
 	}
-	s.setMeta(ctx, "org_pending", cur.String())
 	res.Merged = merged
 	return res, nil
 }

@@ -255,7 +255,6 @@ type write struct {
 	resourceID  string
 	path        string
 	description string
-	published   bool
 	discarded   bool
 }
 

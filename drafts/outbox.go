@@ -37,7 +37,6 @@ CREATE TABLE IF NOT EXISTS ops (
   commit_hash TEXT NOT NULL,
   created_at  INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS sync_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `
 
 func openOutbox(ctx context.Context, p string) (*sql.DB, error) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -54,10 +55,8 @@ func (r refs) read(name string) (plumbing.Hash, error) {
 	return packed[name], nil
 }
 
-func isDirErr(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
-}
+// isDirErr: a ref name that is a folder (refs/heads/drafts itself).
+func isDirErr(err error) bool { return errors.Is(err, syscall.EISDIR) }
 
 // packed parses packed-refs (a missing file is empty).
 func (r refs) packed() (map[string]plumbing.Hash, error) {

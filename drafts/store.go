@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -489,9 +488,6 @@ func (s *Store) Find(ctx context.Context, id string) (*Draft, error) {
 	}
 	return nil, vault.Errorf(vault.CodeNotFound, "no Draft %s", id)
 }
-
-// errorsIsMoved reports a lost compare-and-swap.
-func errorsIsMoved(err error) bool { return errors.Is(err, errRefMoved) }
 
 // commit writes a commit object and returns its hash.
 func writeCommit(repo *git.Repository, c *object.Commit) (plumbing.Hash, error) {

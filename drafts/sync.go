@@ -41,10 +41,6 @@ type SyncReport struct {
 	Error   string        `json:"error,omitempty"` // a transport failure, if any
 }
 
-func (s *Store) setMeta(ctx context.Context, k, v string) {
-	s.db.ExecContext(ctx, "INSERT INTO sync_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", k, v)
-}
-
 // Sync pushes due Drafts to the remote and fetches its org ref. A remote
 // that cannot be reached leaves the Drafts retrying with the reason (and
 // returns no error: the outbox has it); a refused push marks the Draft failed.

@@ -2,6 +2,7 @@ package fts
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -63,16 +64,9 @@ func (h RecallHit) Compact() string {
 		tier = "-"
 	}
 	snip := strings.ReplaceAll(h.Snippet, "|", "/")
-	return "!μ:" + tier + "|" + h.Path + "|score:" + trimFloat(h.Score) + "|links:" + itoa(h.LinksIn) + "/" + itoa(h.LinksOut) + " § " + snip
-}
-
-func trimFloat(f float64) string {
-	s := strings.TrimRight(strings.TrimRight(formatFloat(f), "0"), ".")
-	if s == "" || s == "-" {
-		return "0"
+	score := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(h.Score, 'f', 3, 64), "0"), ".")
+	if score == "" || score == "-" || score == "-0" {
+		score = "0"
 	}
-	return s
+	return fmt.Sprintf("!μ:%s|%s|score:%s|links:%d/%d § %s", tier, h.Path, score, h.LinksIn, h.LinksOut, snip)
 }
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
-func itoa(n int) string            { return strconv.Itoa(n) }

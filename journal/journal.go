@@ -354,13 +354,11 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 	front := map[string]any{"namespace": in.Namespace, "keywords": kws, "recorded_at": now.Format(time.RFC3339)}
 	out := Remembered{Namespace: in.Namespace, Keywords: kws, RecordedAt: now.Format(time.RFC3339)}
 	if in.OccurredAt != nil {
-		t, err := ParseTime("occurred_at", *in.OccurredAt, false)
-		if err != nil {
+		if _, err := ParseTime("occurred_at", *in.OccurredAt, false); err != nil {
 			return Remembered{}, err
 		}
 		front["occurred_at"] = strings.TrimSpace(*in.OccurredAt)
 		out.OccurredAt = strings.TrimSpace(*in.OccurredAt)
-		_ = t
 	}
 	if in.Importance != nil {
 		if *in.Importance < 1 || *in.Importance > 5 {
