@@ -56,19 +56,16 @@ func (s *Server) checkProjectName(p *string) error {
 	return nil
 }
 
-func (s *Server) repo(ctx context.Context, dir *string) (*guard.Repo, error) {
-	d := s.opt.WorkDir
-	if dir != nil && *dir != "" {
-		d = *dir
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(s.opt.WorkDir, d)
-		}
+// repoDir is the code repository a tool reads: repo_path (relative to the
+// server's working directory), else the working directory.
+func (s *Server) repoDir(dir *string) string {
+	if dir == nil || *dir == "" {
+		return s.opt.WorkDir
 	}
-	r, err := guard.OpenRepo(ctx, d)
-	if err != nil {
-		return nil, vault.Errorf(vault.CodeInvalid, "%v", err)
+	if filepath.IsAbs(*dir) {
+		return *dir
 	}
-	return r, nil
+	return filepath.Join(s.opt.WorkDir, *dir)
 }
 
 func (s *Server) sources(ctx context.Context) ([]guard.Source, error) {
@@ -94,26 +91,9 @@ func (s *Server) loadout(ctx context.Context, raw []byte) (any, error) {
 		return nil, err
 	}
 	var changed []string
-	if (in.Diff != nil && *in.Diff) || (in.Branch != nil && *in.Branch != "") {
-		r, err := s.repo(ctx, nil)
-		if err != nil {
+	if (in.Diff != nil && *in.Diff) || deref(in.Branch) != "" {
+		if changed, err = guard.ChangedPaths(ctx, s.opt.WorkDir, deref(in.Branch)); err != nil {
 			return nil, err
-		}
-		var data []byte
-		if in.Branch != nil && *in.Branch != "" {
-			data, err = r.Branch(ctx, *in.Branch)
-		} else {
-			data, err = r.WorkTree(ctx)
-		}
-		if err != nil {
-			return nil, vault.Errorf(vault.CodeInvalid, "%v", err)
-		}
-		diffs, err := guard.ParseDiff(data)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range diffs {
-			changed = append(changed, d.Path())
 		}
 	}
 	text := guard.Loadout(src, s.project, changed)
@@ -216,56 +196,22 @@ func (s *Server) guardCheck(ctx context.Context, raw []byte) (any, error) {
 		return nil, err
 	}
 	rs := guard.Compile(src, s.project)
-	var diffs []guard.FileDiff
-	var content guard.Content
-	switch {
-	case in.Diff != nil:
+	gin := guard.Input{Files: in.Files, Branch: deref(in.Branch), WorkTree: true}
+	if in.Diff != nil {
 		if len(*in.Diff) > 64<<20 {
 			return nil, vault.Errorf(vault.CodeInvalid, "diff is larger than 64 MiB")
 		}
-		if diffs, err = guard.ParseDiff([]byte(*in.Diff)); err != nil {
-			return nil, vault.Errorf(vault.CodeInvalid, "diff: %v", err)
+		gin.Diff = []byte(*in.Diff)
+	}
+	for i, f := range in.Files {
+		if filepath.IsAbs(f) {
+			return nil, vault.Errorf(vault.CodeInvalid, "files[%d] %q is absolute; give paths relative to the repository", i, f)
 		}
-		if r, err := s.repo(ctx, in.RepoPath); err == nil {
-			content = guard.Files(r.Root)
-		}
-	case len(in.Files) > 0:
-		r, err := s.repo(ctx, in.RepoPath)
-		if err != nil {
-			return nil, err
-		}
-		for i, f := range in.Files {
-			if filepath.IsAbs(f) {
-				return nil, vault.Errorf(vault.CodeInvalid, "files[%d] %q is absolute; give paths relative to the repository", i, f)
-			}
-		}
-		if diffs, err = guard.WholeFiles(r.Root, in.Files); err != nil {
-			return nil, vault.Errorf(vault.CodeInvalid, "files: %v", err)
-		}
-		content = guard.Files(r.Root)
-	default:
-		r, err := s.repo(ctx, in.RepoPath)
-		if err != nil {
-			return nil, err
-		}
-		var data []byte
-		if in.Branch != nil && *in.Branch != "" {
-			data, err = r.Branch(ctx, *in.Branch)
-			if err == nil {
-				blobs, done := r.Blobs(ctx, "HEAD")
-				defer done()
-				content = blobs
-			}
-		} else {
-			data, err = r.WorkTree(ctx)
-			content = guard.Files(r.Root)
-		}
-		if err != nil {
-			return nil, vault.Errorf(vault.CodeInvalid, "%v", err)
-		}
-		if diffs, err = guard.ParseDiff(data); err != nil {
-			return nil, err
-		}
+	}
+	diffs, content, done, err := guard.Changes(ctx, s.repoDir(in.RepoPath), gin)
+	defer done()
+	if err != nil {
+		return nil, err
 	}
 	return guardResult{rs.Check(diffs, content, in.Strict != nil && *in.Strict)}, nil
 }

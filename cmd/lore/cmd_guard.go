@@ -67,72 +67,33 @@ Examples:
 	if err != nil {
 		return err
 	}
-	var diffs []guard.FileDiff
-	var content guard.Content
-	var root string
+	var in guard.Input
 	switch {
+	case *diffFile == "-":
+		in.Diff, err = io.ReadAll(io.LimitReader(e.stdin, 256<<20))
 	case *diffFile != "":
-		var data []byte
-		if *diffFile == "-" {
-			data, err = io.ReadAll(io.LimitReader(e.stdin, 256<<20))
-		} else {
-			data, err = os.ReadFile(*diffFile)
-		}
-		if err != nil {
-			return err
-		}
-		if diffs, err = guard.ParseDiff(data); err != nil {
-			return usageError{"the diff: " + err.Error()}
-		}
-		if repo, err := guard.OpenRepo(ctx, *repoDir); err == nil {
-			root = repo.Root
-		} else {
-			root = *repoDir
-		}
-		content = guard.Files(root)
+		in.Diff, err = os.ReadFile(*diffFile)
 	case *files:
 		if len(pos) == 0 {
 			return usageError{"--files needs file arguments"}
 		}
-		if repo, err := guard.OpenRepo(ctx, *repoDir); err == nil {
-			root = repo.Root
-		} else if root, err = os.Getwd(); err != nil {
-			return err
-		}
 		cwd, _ := os.Getwd()
-		abs := make([]string, len(pos))
-		for i, p := range pos {
+		for _, p := range pos { // relative to here, not to the repository root
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(cwd, p)
 			}
-			abs[i] = p
+			in.Files = append(in.Files, p)
 		}
-		if diffs, err = guard.WholeFiles(root, abs); err != nil {
-			return usageError{err.Error()}
-		}
-		content = guard.Files(root)
 	default:
-		repo, err := guard.OpenRepo(ctx, *repoDir)
-		if err != nil {
-			return err
-		}
-		var data []byte
-		rev := ""
-		if *branch != "" {
-			data, err = repo.Branch(ctx, *branch)
-			rev = "HEAD"
-		} else {
-			data, err = repo.Staged(ctx)
-		}
-		if err != nil {
-			return err
-		}
-		if diffs, err = guard.ParseDiff(data); err != nil {
-			return err
-		}
-		blobs, done := repo.Blobs(ctx, rev)
-		defer done()
-		content = blobs
+		in.Branch = *branch
+	}
+	if err != nil {
+		return err
+	}
+	diffs, content, done, err := guard.Changes(ctx, *repoDir, in)
+	defer done()
+	if err != nil {
+		return err
 	}
 	rep := rs.Check(diffs, content, *strict)
 	if *asJSON {
@@ -202,25 +163,8 @@ cover the changed files come first.`)
 	}
 	var changed []string
 	if *withDiff || *branch != "" {
-		repo, err := guard.OpenRepo(ctx, *repoDir)
-		if err != nil {
+		if changed, err = guard.ChangedPaths(ctx, *repoDir, *branch); err != nil {
 			return err
-		}
-		var data []byte
-		if *branch != "" {
-			data, err = repo.Branch(ctx, *branch)
-		} else {
-			data, err = repo.WorkTree(ctx)
-		}
-		if err != nil {
-			return err
-		}
-		diffs, err := guard.ParseDiff(data)
-		if err != nil {
-			return err
-		}
-		for _, d := range diffs {
-			changed = append(changed, d.Path())
 		}
 	}
 	fmt.Fprint(e.stdout, guard.Loadout(src, b.Project, changed))
