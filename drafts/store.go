@@ -43,6 +43,7 @@ type Store struct {
 
 	mu         sync.Mutex
 	infos      map[string]*Draft // by branch and head, see draftAt
+	signed     *refsRead         // the refs OverlaySignature last read, for Overlay
 	reach      map[plumbing.Hash]bool
 	reachOrg   plumbing.Hash
 	reachSince time.Time
@@ -166,14 +167,31 @@ func splitBranch(name string) (project, id string, ok bool) {
 
 // list returns every Draft branch (merged ones included), sorted by branch.
 func (s *Store) list(repo *git.Repository) ([]*Draft, plumbing.Hash, error) {
+	heads, org, err := s.readHeads()
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	return s.listFrom(repo, heads, org)
+}
+
+// refsRead is one reading of the Draft branches and the org ref.
+type refsRead struct {
+	heads map[string]plumbing.Hash
+	org   plumbing.Hash
+}
+
+// readHeads reads every Draft branch and the org ref.
+func (s *Store) readHeads() (map[string]plumbing.Hash, plumbing.Hash, error) {
 	heads, err := s.refs.list(BranchPrefix)
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
 	org, err := s.refs.read(s.org)
-	if err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
+	return heads, org, err
+}
+
+// listFrom reads the Drafts of one reading of the refs.
+func (s *Store) listFrom(repo *git.Repository, heads map[string]plumbing.Hash, org plumbing.Hash) ([]*Draft, plumbing.Hash, error) {
 	var out []*Draft
 	oldest := time.Time{}
 	for _, name := range sortedNames(heads) {
@@ -390,15 +408,17 @@ func walkSinceKnown(repo *git.Repository, start plumbing.Hash, cutoff time.Time,
 }
 
 // OverlaySignature changes whenever a Draft branch or the org ref moves.
+// The reading is kept for the Overlay call that follows a changed signature,
+// so the overlay is built from exactly the refs it was signed from, and they
+// are read once.
 func (s *Store) OverlaySignature(ctx context.Context) (string, error) {
-	heads, err := s.refs.list(BranchPrefix)
+	heads, org, err := s.readHeads()
 	if err != nil {
 		return "", err
 	}
-	org, err := s.refs.read(s.org)
-	if err != nil {
-		return "", err
-	}
+	s.mu.Lock()
+	s.signed = &refsRead{heads, org}
+	s.mu.Unlock()
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s\n", s.org, org)
 	for _, n := range sortedNames(heads) {
@@ -414,7 +434,16 @@ func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]fts.Over
 	if err != nil {
 		return nil, err
 	}
-	ds, _, err := s.list(repo)
+	s.mu.Lock()
+	signed := s.signed
+	s.signed = nil
+	s.mu.Unlock()
+	var ds []*Draft
+	if signed != nil {
+		ds, _, err = s.listFrom(repo, signed.heads, signed.org)
+	} else {
+		ds, _, err = s.list(repo)
+	}
 	if err != nil {
 		return nil, err
 	}
