@@ -290,6 +290,9 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 	var todo []*change
 	present := make(map[string]bool, len(files))
 	for _, f := range files {
+		if present[f.Path] {
+			continue // a watched folder and a file in it both name the file
+		}
 		present[f.Path] = true
 		old, ok := snap[f.Path]
 		if ok && old.size == f.Size && old.mod == f.ModNs {
@@ -432,6 +435,11 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 		return err
 	}
 	defer w.close()
+	// Every delete comes before the first insert. A statement that can
+	// reach the FTS table through a trigger opens a statement savepoint, and
+	// FTS5 writes its pending terms out as a new segment at every savepoint:
+	// deletes interleaved with inserts made one tiny segment per file (and
+	// the merging of thousands of them was most of a cold index's time).
 	for _, p := range removed {
 		if _, err := w.run(w.delRes, p); err != nil {
 			return err
@@ -439,12 +447,16 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 		st.Removed++
 	}
 	for _, c := range batch {
+		if c.gone || c.res != nil || c.skip != "" {
+			if _, err := w.run(w.delRes, c.stat.Path); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range batch {
 		switch {
 		case c.gone:
 			if c.old != nil {
-				if _, err := w.run(w.delRes, c.stat.Path); err != nil {
-					return err
-				}
 				st.Removed++
 			}
 		case c.res == nil && c.skip == "":

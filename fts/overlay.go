@@ -107,15 +107,40 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 		}
 		return nil
 	}
+	// Every delete comes before the first insert (see apply): drop the rows
+	// of Drafts whose head moved and of Drafts no longer open (merged,
+	// discarded), then write the moved ones again.
 	open := map[string]bool{}
+	var rewrite []int
 	for i, d := range drafts {
 		open[d.ID] = true
 		if d.Unchanged && have[d.ID] == d.Head {
 			continue
 		}
+		rewrite = append(rewrite, i)
 		if err := drop(d.ID); err != nil {
 			return err
 		}
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT draft FROM overlays")
+	if err != nil {
+		return translate(err)
+	}
+	var gone []string
+	for rows.Next() {
+		var id string
+		if rows.Scan(&id) == nil && !open[id] {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		if err := drop(id); err != nil {
+			return err
+		}
+	}
+	for _, i := range rewrite {
+		d := drafts[i]
 		if err := w.exec("INSERT INTO overlays(draft, project, head) VALUES (?, ?, ?)", d.ID, d.Project, d.Head); err != nil {
 			return err
 		}
@@ -135,24 +160,6 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 			if err := w.upsert(c); err != nil {
 				return err
 			}
-		}
-	}
-	// Drafts the index holds that are no longer open (merged, discarded).
-	rows, err := tx.QueryContext(ctx, "SELECT draft FROM overlays")
-	if err != nil {
-		return translate(err)
-	}
-	var gone []string
-	for rows.Next() {
-		var id string
-		if rows.Scan(&id) == nil && !open[id] {
-			gone = append(gone, id)
-		}
-	}
-	rows.Close()
-	for _, id := range gone {
-		if err := drop(id); err != nil {
-			return err
 		}
 	}
 	if err := w.exec("INSERT INTO meta(key, value) VALUES('overlay', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", sig); err != nil {

@@ -15,13 +15,25 @@ const IndexFormat = "lore-7"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the
-// joined whole, CJK runs cut into overlapping bigrams.
+// joined whole, CJK runs cut into overlapping bigrams. Most text is ASCII
+// prose, which takes fast paths that allocate only to lower-case a capital;
+// tokenize_test.go checks them against the plain rune-by-rune reading.
 func terms(s string, emit func(term string)) {
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if isASCIIWord(c) {
+				j := compoundEnd(s, i)
+				compound(s[i:j], emit)
+				i = j
+			} else {
+				i++
+			}
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case vault.IsCJK(r):
-			j := i
+			j := i + n
 			for j < len(s) {
 				r2, n2 := utf8.DecodeRuneInString(s[j:])
 				if !vault.IsCJK(r2) {
@@ -41,7 +53,14 @@ func terms(s string, emit func(term string)) {
 	}
 }
 
+func isASCIIWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return isASCIIWord(byte(r))
+	}
 	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !vault.IsCJK(r)
 }
 
@@ -54,18 +73,28 @@ func isConnector(r rune) bool {
 func compoundEnd(s string, i int) int {
 	j := i
 	for j < len(s) {
-		r, n := utf8.DecodeRuneInString(s[j:])
-		if isWordRune(r) {
-			j += n
-			continue
-		}
-		if isConnector(r) && j+n < len(s) {
-			if r2, _ := utf8.DecodeRuneInString(s[j+n:]); isWordRune(r2) {
-				j += n
+		if c := s[j]; c < utf8.RuneSelf {
+			if isASCIIWord(c) {
+				j++
 				continue
 			}
+			if isConnector(rune(c)) && j+1 < len(s) {
+				if c2 := s[j+1]; c2 < utf8.RuneSelf && isASCIIWord(c2) {
+					j++
+					continue
+				}
+				if r2, _ := utf8.DecodeRuneInString(s[j+1:]); r2 >= utf8.RuneSelf && isWordRune(r2) {
+					j++
+					continue
+				}
+			}
+			break
 		}
-		break
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if !isWordRune(r) {
+			break
+		}
+		j += n
 	}
 	return j
 }
@@ -76,6 +105,10 @@ func compoundEnd(s string, i int) int {
 // file, parseconfigfile), so an identifier is found by its parts and ranks
 // highest for its exact spelling.
 func compound(c string, emit func(string)) {
+	if plainWord(c) {
+		emit(lowerASCII(c))
+		return
+	}
 	for _, seg := range strings.FieldsFunc(c, func(r rune) bool { return r == '/' || r == '.' || r == ':' }) {
 		var parts []string
 		for _, w := range strings.FieldsFunc(seg, func(r rune) bool { return r == '_' || r == '-' }) {
@@ -88,6 +121,28 @@ func compound(c string, emit func(string)) {
 			emit(strings.ToLower(strings.Join(parts, "")))
 		}
 	}
+}
+
+// plainWord reports whether c is ASCII letters and digits with no capital
+// after the first byte: one part, the word itself (camelParts cannot split it).
+func plainWord(c string) bool {
+	for k := 0; k < len(c); k++ {
+		b := c[k]
+		if b >= utf8.RuneSelf || !isASCIIWord(b) || k > 0 && 'A' <= b && b <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII lower-cases an ASCII word, allocating only when it has a capital.
+func lowerASCII(w string) string {
+	for k := 0; k < len(w); k++ {
+		if 'A' <= w[k] && w[k] <= 'Z' {
+			return strings.ToLower(w)
+		}
+	}
+	return w
 }
 
 // camelParts splits "parseHTTPServer2" into parse, HTTP, Server2. Letters and
@@ -109,16 +164,18 @@ func camelParts(w string) []string {
 	return append(out, string(rs[start:]))
 }
 
-// cjkBigrams emits overlapping character pairs of a run of Han or kana; a single
-// character is emitted as itself.
+// cjkBigrams emits overlapping character pairs of a run of Han or kana (as
+// slices of run, without copying); a single character is emitted as itself.
 func cjkBigrams(run string, emit func(string)) {
-	rs := []rune(run)
-	if len(rs) == 1 {
+	_, first := utf8.DecodeRuneInString(run)
+	if first == len(run) {
 		emit(run)
 		return
 	}
-	for k := 0; k+1 < len(rs); k++ {
-		emit(string(rs[k : k+2]))
+	for a, b := 0, first; b < len(run); {
+		_, n := utf8.DecodeRuneInString(run[b:])
+		emit(run[a : b+n])
+		a, b = b, b+n
 	}
 }
 

@@ -3,10 +3,17 @@ package fts
 import (
 	"database/sql"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 func allTerms(s string) []string {
@@ -120,6 +127,9 @@ func FuzzTerms(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := allTerms(s), refTerms(s); !slices.Equal(got, want) {
+			t.Fatalf("terms(%q) = %q, the reference reading makes %q", s, got, want)
+		}
 		for _, term := range allTerms(s) {
 			if term == "" || strings.ContainsAny(term, " \t\n\"") {
 				t.Fatalf("bad term %q from %q", term, s)
@@ -127,4 +137,139 @@ func FuzzTerms(f *testing.F) {
 		}
 		_ = matchExpr(queryTerms(s))
 	})
+}
+
+// The plain rune-by-rune reading of the term rules, as first written: terms
+// must make exactly what it makes (terms has fast paths for ASCII).
+func termsRef(s string, emit func(term string)) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case vault.IsCJK(r):
+			j := i
+			for j < len(s) {
+				r2, n2 := utf8.DecodeRuneInString(s[j:])
+				if !vault.IsCJK(r2) {
+					break
+				}
+				j += n2
+			}
+			cjkBigramsRef(s[i:j], emit)
+			i = j
+		case isWordRuneRef(r):
+			j := compoundEndRef(s, i)
+			compoundRef(s[i:j], emit)
+			i = j
+		default:
+			i += n
+		}
+	}
+}
+
+func isWordRuneRef(r rune) bool {
+	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !vault.IsCJK(r)
+}
+
+func isConnectorRef(r rune) bool {
+	return r == '_' || r == '-' || r == '.' || r == '/' || r == ':'
+}
+
+// compoundEnd returns the end of the compound starting at i: word runes joined
+// by single connectors ("internal/fts/index.go", "max_retry_count").
+func compoundEndRef(s string, i int) int {
+	j := i
+	for j < len(s) {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if isWordRuneRef(r) {
+			j += n
+			continue
+		}
+		if isConnectorRef(r) && j+n < len(s) {
+			if r2, _ := utf8.DecodeRuneInString(s[j+n:]); isWordRuneRef(r2) {
+				j += n
+				continue
+			}
+		}
+		break
+	}
+	return j
+}
+
+// compound emits the parts of one compound. Within each segment between '/',
+// '.' and ':' it splits on '_', '-' and camelCase, emitting every part and, when
+// there was more than one, the joined whole ("parseConfigFile" → parse, config,
+// file, parseconfigfile), so an identifier is found by its parts and ranks
+// highest for its exact spelling.
+func compoundRef(c string, emit func(string)) {
+	for _, seg := range strings.FieldsFunc(c, func(r rune) bool { return r == '/' || r == '.' || r == ':' }) {
+		var parts []string
+		for _, w := range strings.FieldsFunc(seg, func(r rune) bool { return r == '_' || r == '-' }) {
+			parts = append(parts, camelPartsRef(w)...)
+		}
+		for _, p := range parts {
+			emit(strings.ToLower(p))
+		}
+		if len(parts) > 1 {
+			emit(strings.ToLower(strings.Join(parts, "")))
+		}
+	}
+}
+
+// camelParts splits "parseHTTPServer2" into parse, HTTP, Server2. Letters and
+// digits stay together (sha256, utf8).
+func camelPartsRef(w string) []string {
+	rs := []rune(w)
+	var out []string
+	start := 0
+	for k := 1; k < len(rs); k++ {
+		prev, cur := rs[k-1], rs[k]
+		lowerToUpper := unicode.IsLower(prev) && unicode.IsUpper(cur)
+		acronymEnd := unicode.IsUpper(prev) && unicode.IsUpper(cur) && k+1 < len(rs) && unicode.IsLower(rs[k+1])
+		digitToUpper := unicode.IsDigit(prev) && unicode.IsUpper(cur)
+		if lowerToUpper || acronymEnd || digitToUpper {
+			out = append(out, string(rs[start:k]))
+			start = k
+		}
+	}
+	return append(out, string(rs[start:]))
+}
+
+// cjkBigrams emits overlapping character pairs of a run of Han or kana; a single
+// character is emitted as itself.
+func cjkBigramsRef(run string, emit func(string)) {
+	rs := []rune(run)
+	if len(rs) == 1 {
+		emit(run)
+		return
+	}
+	for k := 0; k+1 < len(rs); k++ {
+		emit(string(rs[k : k+2]))
+	}
+}
+
+func refTerms(s string) []string {
+	var out []string
+	termsRef(s, func(t string) { out = append(out, t) })
+	return out
+}
+
+func TestTermsMatchReference(t *testing.T) {
+	inputs := []string{"parseConfigFile", "检索设计", "a_b-c.d/e:f", "ÀÉÎ", "\xff\xfe", "HTTPServer2Go",
+		"internal/fts/index.go max_retry_count The Sentence. 2X a-", "x/ y_ _z 検索ｶﾀｶﾅ 漢 a漢b", "naïve café Über-Straße"}
+	for _, dir := range []string{"../testdata/cjk", "../testdata/demo-vault"} {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, err := os.ReadFile(p); err == nil {
+					inputs = append(inputs, string(b))
+				}
+			}
+			return nil
+		})
+	}
+	inputs = append(inputs, SynthQueries(50, 3)...)
+	for _, in := range inputs {
+		if got, want := allTerms(in), refTerms(in); !slices.Equal(got, want) {
+			t.Fatalf("terms(%.60q):\n got %q\nwant %q", in, got, want)
+		}
+	}
 }

@@ -69,13 +69,11 @@ func (w *writer) run(st *sql.Stmt, args ...any) (sql.Result, error) {
 	return res, nil
 }
 
-// upsert replaces the row of one file (and its units, links and terms).
+// upsert writes the row of one file (and its units, links and terms); the
+// caller deleted any older row of the path first (see apply).
 func (w *writer) upsert(c *change) error {
 	if w.draft != "" {
 		return w.insertDraft(c)
-	}
-	if _, err := w.run(w.delRes, c.stat.Path); err != nil {
-		return err
 	}
 	if c.skip != "" {
 		_, err := w.run(w.insSkipped, c.stat.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, c.hash, c.skip)
