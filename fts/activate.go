@@ -479,7 +479,7 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 			record("exact", t)
 			t = time.Now()
 			if ts := queryTerms(q); len(ts) > 0 {
-				lexical, lexErr = ix.bm25(ctx, matchExpr(ts), project, DefaultWeights, depth)
+				lexical, lexErr = ix.bm25(ctx, ts, project, depth)
 			}
 			record("bm25", t)
 		}()

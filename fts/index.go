@@ -38,6 +38,9 @@ type Index struct {
 	watch    *watcher       // set by Watch; guarded by mu
 	overlay  OverlaySource  // the open Drafts; nil: none. Guarded by mu
 
+	memMu sync.Mutex // guards mem
+	mem   *memIndex  // in-memory postings (memindex.go); nil: FTS5 scores
+
 	keyOnce sync.Once // the activation-state signing key, read once
 	key     []byte
 	keyErr  error
@@ -166,8 +169,16 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) (int64, error) {
 	var gen int64
 	err := tx.QueryRowContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
 		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING CAST(value AS INTEGER)`).Scan(&gen)
+	if err != nil {
+		return 0, translate(err)
+	}
+	// Keep the newest unitLogKeep entries of unit_log; a process further
+	// behind builds its in-memory postings again.
+	_, err = tx.ExecContext(ctx, "DELETE FROM unit_log WHERE seq <= (SELECT MAX(seq) FROM unit_log) - ?", unitLogKeep)
 	return gen, translate(err)
 }
+
+const unitLogKeep = 200_000
 
 // execAll runs statements in order inside tx, stopping at the first error.
 func execAll(ctx context.Context, tx *sql.Tx, qs ...string) error {
@@ -240,7 +251,8 @@ type change struct {
 	hash     string
 	skip     string // why the file is not indexed
 	prepared []preparedUnit
-	gone     bool // the file disappeared while being read
+	meta     string // the FTS meta column's text (metaText)
+	gone     bool   // the file disappeared while being read
 }
 
 type preparedUnit struct {
@@ -408,8 +420,8 @@ func prepareData(c *change, data []byte) {
 		return
 	}
 	c.res = r
-	meta := strings.Join(append(append([]string{r.Description}, r.Front.Tags...), r.Front.Keywords...), " ")
-	pathTerms, titleTerms, metaTerms := indexText(r.Path), indexText(r.Title), indexText(meta)
+	c.meta = metaText(r)
+	pathTerms, titleTerms, metaTerms := indexText(r.Path), indexText(r.Title), indexText(c.meta)
 	c.prepared = make([]preparedUnit, len(r.Units))
 	for i, u := range r.Units {
 		hp, _ := json.Marshal(u.HeadingPath)
@@ -421,6 +433,11 @@ func prepareData(c *change, data []byte) {
 			ftsBody: indexText(u.Content),
 		}
 	}
+}
+
+// metaText is the text of a resource's FTS meta column.
+func metaText(r *vault.Resource) string {
+	return strings.Join(append(append([]string{r.Description}, r.Front.Tags...), r.Front.Keywords...), " ")
 }
 
 // apply writes one batch in one transaction and bumps the generation.

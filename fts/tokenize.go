@@ -11,7 +11,7 @@ import (
 // IndexFormat names the term-making rules below, the schema, and what the
 // index derives from a note. An index file of another format is deleted and
 // rebuilt from the vault (see OpenFile), so old and new terms never mix.
-const IndexFormat = "lore-7"
+const IndexFormat = "lore-8"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the
@@ -183,12 +183,14 @@ func cjkBigrams(run string, emit func(string)) {
 func indexText(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s) + len(s)/4)
+	memo := stemMemos.Get().(stemMemo)
 	terms(s, func(t string) {
 		if sb.Len() > 0 {
 			sb.WriteByte(' ')
 		}
-		sb.WriteString(t)
+		sb.WriteString(memo.token(t))
 	})
+	stemMemos.Put(memo)
 	return sb.String()
 }
 
@@ -205,12 +207,13 @@ func queryTerms(q string) []string {
 	seen := map[string]bool{}
 	var all, content []string
 	terms(q, func(t string) {
-		if seen[t] {
+		stop := stopWords[t]
+		if t = token(t); seen[t] {
 			return
 		}
 		seen[t] = true
 		all = append(all, t)
-		if !stopWords[t] {
+		if !stop {
 			content = append(content, t)
 		}
 	})

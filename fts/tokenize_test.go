@@ -46,7 +46,7 @@ func TestTerms(t *testing.T) {
 }
 
 func TestQueryTerms_DropStopWordsUnlessNothingElse(t *testing.T) {
-	if got := queryTerms("how do I release the app"); !reflect.DeepEqual(got, []string{"release", "app"}) {
+	if got := queryTerms("how do I release the app"); !reflect.DeepEqual(got, []string{"releas", "app"}) {
 		t.Errorf("got %q", got)
 	}
 	if got := queryTerms("what is it"); !reflect.DeepEqual(got, []string{"what", "is", "it"}) {
@@ -54,6 +54,19 @@ func TestQueryTerms_DropStopWordsUnlessNothingElse(t *testing.T) {
 	}
 	if got := matchExpr([]string{"检", "release"}); got != `"检"* OR "release"` {
 		t.Errorf("matchExpr = %s", got)
+	}
+}
+
+func TestToken(t *testing.T) {
+	for in, want := range map[string]string{
+		"retries": "retri", "retrying": "retri", "release": "releas", "released": "releas",
+		"café": "cafe", "naïve": "naiv", "über": "uber", "检索": "检索", "sha256": "sha256", "go": "go",
+		"parseconfigfile": "parseconfigfil", strings.Repeat("x", 300): strings.Repeat("x", 255),
+		strings.Repeat("检", 100): strings.Repeat("检", 85),
+	} {
+		if got := token(in); got != want {
+			t.Errorf("token(%.20q) = %.20q (%d bytes), want %.20q", in, got, len(got), want)
+		}
 	}
 }
 

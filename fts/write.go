@@ -15,7 +15,7 @@ type writer struct {
 	tx                                  *sql.Tx
 	ctx                                 context.Context
 	delRes, insSkipped, insRes, insUnit *sql.Stmt
-	insFTS, insLink                     *sql.Stmt
+	insFTS, insLink, insLog             *sql.Stmt
 	draft, dproject                     string // set while writing a Draft's rows
 	body                                []byte
 }
@@ -29,12 +29,13 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.delRes, "DELETE FROM resources WHERE path = ? AND draft = ''"},
 		{&w.insSkipped, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem) VALUES (?, ?, ?, ?, ?, 0, ?)`},
 		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
-			resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem, guard)
-			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			resource_id, claimed_id, id_derived, project, title, title_key, description, meta, status, tier, tags, problem, guard)
+			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, embed_hash, tokens, content)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
 		{&w.insLink, "INSERT INTO links(rid, kind, target, heading) VALUES (?, ?, ?, ?)"},
+		{&w.insLog, "INSERT INTO unit_log(uid, added) VALUES (?, 1)"},
 	} {
 		st, err := tx.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -47,7 +48,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.delRes, w.insSkipped, w.insRes, w.insUnit, w.insFTS, w.insLink} {
+	for _, st := range []*sql.Stmt{w.delRes, w.insSkipped, w.insRes, w.insUnit, w.insFTS, w.insLink, w.insLog} {
 		if st != nil {
 			st.Close()
 		}
@@ -89,7 +90,7 @@ func (w *writer) upsert(c *change) error {
 	}
 	tags, _ := json.Marshal(r.Front.Tags)
 	res, err := w.run(w.insRes, r.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, r.ContentHash,
-		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r))
+		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, c.meta, r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r))
 	if err != nil {
 		return fmt.Errorf("index %s: %w", r.Path, err)
 	}
@@ -108,6 +109,9 @@ func (w *writer) insertParts(c *change, rid int64) error {
 		}
 		uid, _ := res.LastInsertId()
 		if _, err := w.run(w.insFTS, uid, p.ftsPath, p.ftsTitle, p.ftsMeta, p.ftsHdr, p.ftsBody); err != nil {
+			return err
+		}
+		if _, err := w.run(w.insLog, uid); err != nil {
 			return err
 		}
 	}
@@ -187,9 +191,9 @@ func (w *writer) insertDraft(c *change) error {
 	}
 	tags, _ := json.Marshal(r.Front.Tags)
 	res, err := w.tx.ExecContext(w.ctx, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
-		resource_id, claimed_id, id_derived, project, title, title_key, description, status, tier, tags, problem, guard, draft, dproject, body)
-		VALUES (?, '', ?, 0, ?, 1, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Path, c.stat.Size, r.ContentHash, r.ID, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description,
+		resource_id, claimed_id, id_derived, project, title, title_key, description, meta, status, tier, tags, problem, guard, draft, dproject, body)
+		VALUES (?, '', ?, 0, ?, 1, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Path, c.stat.Size, r.ContentHash, r.ID, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, c.meta,
 		r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r), w.draft, w.dproject, w.body)
 	if err != nil {
 		return translate(fmt.Errorf("index draft %s %s: %w", w.draft, r.Path, err))

@@ -1,5 +1,5 @@
 -- The lexical index: one row per memory file, its units, its links, and FTS5
--- over the units' terms (see tokenize.go; the FTS table stores no text).
+-- over the units' tokens (see tokenize.go; the FTS table stores no text).
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -20,6 +20,7 @@ CREATE TABLE resources (
   title        TEXT NOT NULL DEFAULT '',
   title_key    TEXT NOT NULL DEFAULT '',
   description  TEXT NOT NULL DEFAULT '',
+  meta         TEXT NOT NULL DEFAULT '',  -- description, tags and keywords: the FTS meta column's text
   status       TEXT NOT NULL DEFAULT 'active',
   tier         TEXT NOT NULL DEFAULT '',
   tags         TEXT NOT NULL DEFAULT '[]',
@@ -81,13 +82,26 @@ CREATE TABLE shadows (
   PRIMARY KEY (project, path, draft)
 ) WITHOUT ROWID;
 
+-- The text given to it is tokens made in Go (tokenize.go, stem.go), space
+-- separated; the ascii tokenizer keeps each as it is.
 CREATE VIRTUAL TABLE units_fts USING fts5(
   path, title, meta, heading, body,
   content='', contentless_delete=1,
-  tokenize='porter unicode61 remove_diacritics 2'
+  tokenize='ascii'
+);
+
+-- Every unit inserted (by the writer: a trigger on insert would open a
+-- statement savepoint per unit, and FTS5 flushes at each) or deleted, in
+-- order: processes that keep postings in memory follow it (memindex.go).
+-- Trimmed to the newest entries as it grows.
+CREATE TABLE unit_log (
+  seq   INTEGER PRIMARY KEY AUTOINCREMENT,
+  uid   INTEGER NOT NULL,
+  added INTEGER NOT NULL
 );
 
 CREATE TRIGGER units_after_delete AFTER DELETE ON units BEGIN
   DELETE FROM units_fts WHERE rowid = old.uid;
+  INSERT INTO unit_log(uid, added) VALUES (old.uid, 0);
 END;
 

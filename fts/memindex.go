@@ -1,0 +1,639 @@
+package fts
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// The in-memory postings: a copy of the FTS table's tokens that a
+// long-running process (lore mcp, lore serve) keeps to score BM25 in Go.
+//
+// FTS5's bm25() costs about a microsecond for every row an OR query matches
+// (it reads each row's size and position lists), and agents' task
+// descriptions match tens of thousands of units in a large vault: 20–50 ms a
+// query. Here a query walks the postings of its few tokens and adds up scores
+// in an array, well under a millisecond for the same work.
+//
+// The ranking is FTS5's, exactly: the same tokens (made in Go and given to
+// FTS5's ascii tokenizer, which keeps them as they are), the same statistics
+// (rows, tokens, rows holding a phrase, every row's length, Draft rows
+// included), bm25's formula with its k1 = 1.2 and b = 0.75 evaluated in the
+// same order in float64 (the logarithm is C's, as SQLite's), and ties by
+// rowid. TestMemIndexMatchesFTS5 compares both on hundreds of queries. One-shot
+// commands (lore search, lore activate) query FTS5 directly: building the
+// copy costs more than the query it would speed up.
+//
+// The copy follows the index through unit_log, where every unit inserted or
+// deleted is recorded in order (inserts by the writer, deletes by a trigger),
+// so changes made by other processes are seen too; a process that fell
+// behind the log's trimmed end builds its copy again. Deleted units leave
+// their postings behind, skipped by a liveness bit, until they are a third
+// of the total and the copy is compacted.
+
+// maxMemUnits bounds the vaults whose postings are kept in memory (about six
+// bytes per posting, ~100 distinct tokens per unit: 60,000 units ≈ 40 MB).
+// Larger vaults are scored by FTS5 alone.
+const maxMemUnits = 250_000
+
+type plist struct {
+	docs []int32  // doc numbers, ascending
+	freq []uint16 // weighted term frequency (DefaultWeights are integers)
+}
+
+type memDoc struct {
+	uid    int64
+	length int32 // tokens in all five columns (FTS5's column size -1)
+	live   bool
+	res    *memRes
+}
+
+type memRes struct {
+	path, project, draft, dproject string
+}
+
+type memIndex struct {
+	mu      sync.RWMutex
+	terms   map[string]*plist
+	cjk     map[string][]string // a CJK token's first character → tokens that start with it
+	docs    []memDoc
+	byUID   map[int64]int32
+	nLive   int64
+	nTokens int64
+	nDead   int64 // postings of deleted docs still in terms
+	nPost   int64
+	shadows map[string]map[string]bool // project → working-tree paths its Drafts shadow
+	gen     string
+	lastSeq int64
+}
+
+// KeepPostings builds the in-memory postings (see memindex.go) and keeps
+// them up to date from then on: Search and Activate score BM25 in Go while
+// they are ready. It refreshes the index first; it returns when the copy
+// is built (about a second for 10,000 notes). A vault with more than
+// maxMemUnits units is left to FTS5.
+func (ix *Index) KeepPostings(ctx context.Context) error {
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return err
+	}
+	m, err := ix.buildMem(ctx)
+	if err != nil || m == nil {
+		return err
+	}
+	ix.memMu.Lock()
+	ix.mem = m
+	ix.memMu.Unlock()
+	return nil
+}
+
+// memFor returns the in-memory postings brought up to the index's current
+// generation, or nil when there are none.
+func (ix *Index) memFor(ctx context.Context) (*memIndex, error) {
+	ix.memMu.Lock()
+	defer ix.memMu.Unlock()
+	m := ix.mem
+	if m == nil {
+		return nil, nil
+	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if gen == m.gen {
+		return m, nil
+	}
+	ok, err := ix.syncMem(ctx, m, gen)
+	if err != nil {
+		return nil, err
+	}
+	if !ok { // fell behind the log, or grew past the bound: build again
+		if m, err = ix.buildMem(ctx); err != nil {
+			return nil, err
+		}
+		ix.mem = m
+	}
+	return ix.mem, nil
+}
+
+func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	var seq sql.NullInt64
+	if err := ix.db.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) FROM units), (SELECT MAX(seq) FROM unit_log)").Scan(&n, &seq); err != nil {
+		return nil, translate(err)
+	}
+	if n > maxMemUnits {
+		return nil, nil
+	}
+	m := &memIndex{terms: map[string]*plist{}, cjk: map[string][]string{}, byUID: make(map[int64]int32, n), gen: gen, lastSeq: seq.Int64}
+	if err := ix.loadMemUnits(ctx, m, ""); err != nil {
+		return nil, err
+	}
+	// Changes made while the units were read: applying them again is harmless.
+	ok, err := ix.syncMem(ctx, m, gen)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return m, nil
+}
+
+// syncMem applies the unit_log entries after m.lastSeq. It reports false when
+// the log no longer reaches back that far.
+func (ix *Index) syncMem(ctx context.Context, m *memIndex, gen string) (bool, error) {
+	var first sql.NullInt64
+	if err := ix.db.QueryRowContext(ctx, "SELECT MIN(seq) FROM unit_log").Scan(&first); err != nil {
+		return false, translate(err)
+	}
+	if first.Valid && first.Int64 > m.lastSeq+1 {
+		return false, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, "SELECT seq, uid, added FROM unit_log WHERE seq > ? ORDER BY seq", m.lastSeq)
+	if err != nil {
+		return false, translate(err)
+	}
+	type entry struct {
+		uid   int64
+		added bool
+	}
+	var log []entry
+	last := m.lastSeq
+	for rows.Next() {
+		var e entry
+		if err := rows.Scan(&last, &e.uid, &e.added); err != nil {
+			rows.Close()
+			return false, translate(err)
+		}
+		log = append(log, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, translate(err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	// Apply in order; an added unit is read from the table (a unit added and
+	// deleted within the log is no longer there, and is skipped).
+	var added []int64
+	flush := func() error {
+		if len(added) == 0 {
+			return nil
+		}
+		err := ix.loadMemUnitsLocked(ctx, m, added)
+		added = added[:0]
+		return err
+	}
+	for _, e := range log {
+		if e.added {
+			if _, ok := m.byUID[e.uid]; !ok {
+				added = append(added, e.uid)
+			}
+			continue
+		}
+		if err := flush(); err != nil {
+			return false, err
+		}
+		m.remove(e.uid)
+	}
+	if err := flush(); err != nil {
+		return false, err
+	}
+	if m.nLive > maxMemUnits {
+		return false, nil
+	}
+	if err := ix.loadShadows(ctx, m); err != nil {
+		return false, err
+	}
+	if m.nDead*3 > m.nPost {
+		m.compact()
+	}
+	m.lastSeq, m.gen = last, gen
+	return true, nil
+}
+
+func (ix *Index) loadShadows(ctx context.Context, m *memIndex) error {
+	rows, err := ix.db.QueryContext(ctx, "SELECT project, path FROM shadows")
+	if err != nil {
+		return translate(err)
+	}
+	defer rows.Close()
+	sh := map[string]map[string]bool{}
+	for rows.Next() {
+		var p, path string
+		if err := rows.Scan(&p, &path); err != nil {
+			return translate(err)
+		}
+		if sh[p] == nil {
+			sh[p] = map[string]bool{}
+		}
+		sh[p][path] = true
+	}
+	m.shadows = sh
+	return translate(rows.Err())
+}
+
+func (ix *Index) loadMemUnitsLocked(ctx context.Context, m *memIndex, uids []int64) error {
+	for start := 0; start < len(uids); start += 500 {
+		part := uids[start:min(start+500, len(uids))]
+		ids := make([]string, len(part))
+		for i, u := range part {
+			ids[i] = strconv.FormatInt(u, 10)
+		}
+		if err := ix.loadMemUnits(ctx, m, "WHERE u.uid IN ("+strings.Join(ids, ",")+")"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// memUnit is one unit's five FTS columns, tokenized.
+type memUnit struct {
+	uid    int64
+	res    *memRes
+	toks   []string // distinct tokens
+	freq   []uint16 // their weighted frequencies
+	length int32
+}
+
+// loadMemUnits reads units (all, or those where selects) with their
+// resources, tokenizes them as prepareData did for FTS5, and adds them to m,
+// which the caller holds locked or owns alone. Tokenizing runs on every core;
+// adding is in uid order.
+func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.heading_path, u.content, r.rid, r.path, r.title, r.meta, r.project, r.draft, r.dproject
+		FROM units u JOIN resources r ON r.rid = u.rid `+where+` ORDER BY u.uid`)
+	if err != nil {
+		return translate(err)
+	}
+	type raw struct {
+		uid         int64
+		hp, content string
+		res         *memRes
+	}
+	type resToks struct {
+		res                   *memRes
+		path, title, metaToks []string
+	}
+	resByRID := map[int64]*resToks{}
+	var todo []raw
+	for rows.Next() {
+		var r raw
+		var rid int64
+		var path, title, meta, project, draft, dproject string
+		if err := rows.Scan(&r.uid, &r.hp, &r.content, &rid, &path, &title, &meta, &project, &draft, &dproject); err != nil {
+			rows.Close()
+			return translate(err)
+		}
+		rt := resByRID[rid]
+		if rt == nil {
+			rt = &resToks{res: &memRes{path: path, project: project, draft: draft, dproject: dproject},
+				path: tokens(path), title: tokens(title), metaToks: tokens(meta)}
+			resByRID[rid] = rt
+		}
+		r.res = rt.res
+		todo = append(todo, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return translate(err)
+	}
+	resOf := map[*memRes]*resToks{}
+	for _, rt := range resByRID {
+		resOf[rt.res] = rt
+	}
+	out := make([]memUnit, len(todo))
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			freq := make(map[string]uint16, 256)
+			for i := w; i < len(todo); i += workers {
+				r := todo[i]
+				rt := resOf[r.res]
+				var hp []string
+				_ = json.Unmarshal([]byte(r.hp), &hp)
+				u := memUnit{uid: r.uid, res: r.res}
+				clear(freq)
+				add := func(ts []string, w uint16) {
+					for _, t := range ts {
+						freq[t] = satAdd(freq[t], w)
+					}
+					u.length += int32(len(ts))
+				}
+				add(rt.path, uint16(DefaultWeights.Path))
+				add(rt.title, uint16(DefaultWeights.Title))
+				add(rt.metaToks, uint16(DefaultWeights.Meta))
+				add(tokens(strings.Join(hp, " ")), uint16(DefaultWeights.Heading))
+				add(tokens(r.content), uint16(DefaultWeights.Body))
+				u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
+				for t, f := range freq {
+					u.toks, u.freq = append(u.toks, t), append(u.freq, f)
+				}
+				out[i] = u
+			}
+		}(w)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i := range out {
+		m.add(&out[i])
+	}
+	return nil
+}
+
+func satAdd(a, b uint16) uint16 {
+	if a > 0xffff-b {
+		return 0xffff
+	}
+	return a + b
+}
+
+// tokens is indexText as a list.
+func tokens(s string) []string {
+	var out []string
+	memo := stemMemos.Get().(stemMemo)
+	terms(s, func(t string) { out = append(out, memo.token(t)) })
+	stemMemos.Put(memo)
+	return out
+}
+
+// add appends one unit (uids arrive in ascending order within a load, and
+// every load's uids are newer than the ones before, except a uid SQLite
+// reused after deleting the newest row: postings stay sorted by doc number,
+// not uid, so that is harmless).
+func (m *memIndex) add(u *memUnit) {
+	if old, ok := m.byUID[u.uid]; ok && m.docs[old].live {
+		return
+	}
+	d := int32(len(m.docs))
+	m.docs = append(m.docs, memDoc{uid: u.uid, length: u.length, live: true, res: u.res})
+	m.byUID[u.uid] = d
+	m.nLive++
+	m.nTokens += int64(u.length)
+	for i, t := range u.toks {
+		f := u.freq[i]
+		p := m.terms[t]
+		if p == nil {
+			p = &plist{}
+			m.terms[t] = p
+			if r, n := utf8.DecodeRuneInString(t); vault.IsCJK(r) {
+				m.cjk[t[:n]] = append(m.cjk[t[:n]], t)
+			}
+		}
+		p.docs = append(p.docs, d)
+		p.freq = append(p.freq, f)
+		m.nPost++
+	}
+}
+
+func (m *memIndex) remove(uid int64) {
+	d, ok := m.byUID[uid]
+	if !ok || !m.docs[d].live {
+		return
+	}
+	doc := &m.docs[d]
+	doc.live = false
+	delete(m.byUID, uid)
+	m.nLive--
+	m.nTokens -= int64(doc.length)
+	m.nDead += int64(doc.length) // an upper bound of its postings; enough to decide compaction
+}
+
+// compact drops the postings of deleted docs and renumbers the live ones.
+func (m *memIndex) compact() {
+	renum := make([]int32, len(m.docs))
+	var docs []memDoc
+	for i, d := range m.docs {
+		renum[i] = -1
+		if d.live {
+			renum[i] = int32(len(docs))
+			m.byUID[d.uid] = int32(len(docs))
+			docs = append(docs, d)
+		}
+	}
+	m.docs = docs
+	m.nPost = 0
+	for t, p := range m.terms {
+		k := 0
+		for i, d := range p.docs {
+			if nd := renum[d]; nd >= 0 {
+				p.docs[k], p.freq[k] = nd, p.freq[i]
+				k++
+			}
+		}
+		if k == 0 {
+			delete(m.terms, t)
+			continue
+		}
+		p.docs, p.freq = p.docs[:k:k], p.freq[:k:k]
+		m.nPost += int64(k)
+	}
+	for first, ts := range m.cjk {
+		k := 0
+		for _, t := range ts {
+			if m.terms[t] != nil {
+				ts[k] = t
+				k++
+			}
+		}
+		if k == 0 {
+			delete(m.cjk, first)
+		} else {
+			m.cjk[first] = ts[:k]
+		}
+	}
+	m.nDead = 0
+}
+
+// visible is visibleTo's condition, in Go.
+func (m *memIndex) visible(r *memRes, project string) bool {
+	if project == "" {
+		return r.draft == ""
+	}
+	if r.dproject == project {
+		return true
+	}
+	return r.draft == "" && (r.project == "" || r.project == project) && !m.shadows[project][r.path]
+}
+
+type memHit struct {
+	uid   int64
+	score float64
+}
+
+// scratch is a query's per-doc accumulators, reused across queries.
+type scratch struct {
+	score   []float64
+	freq    []float64
+	touched []int32
+	hit     []bool
+}
+
+var scratchPool sync.Pool
+
+// search scores the OR of ts (as matchExpr writes it: a lone CJK character
+// is a prefix) and returns the best limit visible units, best first.
+func (m *memIndex) search(ts []string, project string, limit int) []memHit {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.nLive == 0 || limit <= 0 {
+		return nil
+	}
+	n := len(m.docs)
+	s, _ := scratchPool.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	if len(s.score) < n {
+		s.score, s.freq, s.hit = make([]float64, n), make([]float64, n), make([]bool, n)
+	}
+	defer func() {
+		for _, d := range s.touched {
+			s.score[d], s.hit[d] = 0, false
+		}
+		s.touched = s.touched[:0]
+		scratchPool.Put(s)
+	}()
+	const k1, b = 1.2, 0.75
+	kk1, bb := k1, b // in float64 at run time, as C computes k1 + 1.0
+	avgdl := float64(m.nTokens) / float64(m.nLive)
+	var phraseDocs []int32
+	for _, t := range ts {
+		lists := m.phrase(t)
+		// f per doc for this phrase; nHit live docs holding it.
+		phraseDocs = phraseDocs[:0]
+		var nHit int64
+		for _, p := range lists {
+			for i, d := range p.docs {
+				if !m.docs[d].live {
+					continue
+				}
+				if s.freq[d] == 0 {
+					phraseDocs = append(phraseDocs, d)
+					nHit++
+				}
+				s.freq[d] += float64(p.freq[i])
+			}
+		}
+		if nHit == 0 {
+			continue
+		}
+		idf := cLog((float64(m.nLive) - float64(nHit) + 0.5) / (float64(nHit) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		for _, d := range phraseDocs {
+			f := s.freq[d]
+			s.freq[d] = 0
+			D := float64(m.docs[d].length)
+			// The conversions round each product, as C does: Go may
+			// otherwise fuse a multiply and an add (on arm64, say).
+			num := float64(f * (kk1 + 1.0))
+			den := f + float64(kk1*(1-bb+float64(bb*D)/avgdl))
+			s.score[d] += float64(idf * (num / den))
+			if !s.hit[d] {
+				s.hit[d] = true
+				s.touched = append(s.touched, d)
+			}
+		}
+	}
+	h := make(memHeap, 0, limit+1)
+	for _, d := range s.touched {
+		doc := &m.docs[d]
+		if !m.visible(doc.res, project) {
+			continue
+		}
+		c := memHit{uid: doc.uid, score: s.score[d]}
+		if len(h) == limit {
+			if !better(c, h[0]) {
+				continue
+			}
+			h[0] = c
+			heap.Fix(&h, 0)
+			continue
+		}
+		heap.Push(&h, c)
+	}
+	out := make([]memHit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(memHit)
+	}
+	return out
+}
+
+// phrase returns the postings a phrase of the query reads: its token's, or
+// for a lone CJK character every token that starts with it.
+func (m *memIndex) phrase(t string) []*plist {
+	if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
+		var out []*plist
+		for _, tok := range m.cjk[t] {
+			if p := m.terms[tok]; p != nil {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if p := m.terms[t]; p != nil {
+		return []*plist{p}
+	}
+	return nil
+}
+
+// better orders hits as `ORDER BY -score, rowid` does.
+func better(a, b memHit) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.uid < b.uid
+}
+
+// memHeap is a min-heap of the best hits so far (worst on top).
+type memHeap []memHit
+
+func (h memHeap) Len() int           { return len(h) }
+func (h memHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h memHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *memHeap) Push(x any)        { *h = append(*h, x.(memHit)) }
+func (h *memHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// MemStats describes the in-memory postings, for lore bench.
+type MemStats struct {
+	Units, Tokens, Postings int64
+	Bytes                   int64 // postings and doc table, approximately
+}
+
+// PostingsStats reports on the in-memory postings; ok is false when there are none.
+func (ix *Index) PostingsStats() (MemStats, bool) {
+	ix.memMu.Lock()
+	m := ix.mem
+	ix.memMu.Unlock()
+	if m == nil {
+		return MemStats{}, false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	bytes := m.nPost*6 + int64(len(m.docs))*40
+	for t := range m.terms {
+		bytes += int64(len(t)) + 16 + 56 + 48
+	}
+	return MemStats{Units: m.nLive, Tokens: int64(len(m.terms)), Postings: m.nPost, Bytes: bytes}, true
+}

@@ -1,0 +1,193 @@
+package fts
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// listOverlay is an OverlaySource with a fixed list of Drafts (package drafts
+// makes them from git branches; here only the index's side is under test).
+type listOverlay struct{ drafts []OverlayDraft }
+
+func (o *listOverlay) OverlaySignature(context.Context) (string, error) {
+	var sb strings.Builder
+	for _, d := range o.drafts {
+		sb.WriteString(d.ID + "@" + d.Head + ";")
+	}
+	return sb.String(), nil
+}
+
+func (o *listOverlay) Overlay(_ context.Context, have map[string]string) ([]OverlayDraft, error) {
+	var out []OverlayDraft
+	for _, d := range o.drafts {
+		if have[d.ID] == d.Head {
+			out = append(out, OverlayDraft{ID: d.ID, Project: d.Project, Head: d.Head, Unchanged: true})
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// memQueries are the queries both scorers answer: the synthetic agent-like
+// ones, CJK words and single characters (prefix phrases), identifiers, and
+// the demo vault's own topics.
+func memQueries() []string {
+	qs := SynthQueries(150, 7)
+	qs = append(qs, "检索", "并发控制", "检", "发布 回滚", "parseConfigFile", "max_retry_count", "internal/fts/index.go",
+		"how do we release", "what is it", "deploy rollback incident", "postgres connection pool timeout",
+		"ADR superseded decision", "café naïve", "retry retries retrying", "索引 index 缓存")
+	return qs
+}
+
+// compareScorers checks that the in-memory postings rank exactly as FTS5 does:
+// the same units, in the same order, with the same scores, for every query and
+// project view.
+func compareScorers(t *testing.T, tv *testVault, projects []string) {
+	t.Helper()
+	ctx := context.Background()
+	m, err := tv.ix.memFor(ctx)
+	if err != nil || m == nil {
+		t.Fatalf("in-memory postings: %v, %v", m, err)
+	}
+	compared := 0
+	for _, project := range projects {
+		for _, q := range memQueries() {
+			ts := queryTerms(CutQuery(q))
+			if len(ts) == 0 {
+				continue
+			}
+			want, err := tv.ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights, 25)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tv.ix.memHits(ctx, m.search(ts, project, 25))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("project %q, query %q: in memory %d hits, FTS5 %d", project, q, len(got), len(want))
+			}
+			for i := range want {
+				if got[i].UID != want[i].UID || got[i].Score != want[i].Score {
+					t.Fatalf("project %q, query %q, hit %d: in memory uid %d (%s) score %v; FTS5 uid %d (%s) score %v",
+						project, q, i, got[i].UID, got[i].Path, got[i].Score, want[i].UID, want[i].Path, want[i].Score)
+				}
+			}
+			compared += len(want)
+		}
+	}
+	if compared < 1000 {
+		t.Fatalf("only %d hits compared: the fixture is too thin to prove anything", compared)
+	}
+}
+
+func TestMemIndexMatchesFTS5(t *testing.T) {
+	files := readFixture(t, "../testdata/demo-vault")
+	for p, s := range readFixture(t, "../testdata/cjk") {
+		files["cjk/"+p] = s
+	}
+	tv := newTestVault(t, files)
+	if _, err := GenerateVault(tv.root, 400, 3); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6; i++ { // project notes, so the project views differ
+		tv.write(fmt.Sprintf("projects/alpha/note-%d.md", i), fmt.Sprintf("# Alpha %d\n\nrelease deploy 检索 retry queue %d\n", i, i))
+		tv.write(fmt.Sprintf("projects/beta/note-%d.md", i), fmt.Sprintf("# Beta %d\n\nrelease rollback 并发 timeout cache %d\n", i, i))
+	}
+	ctx := context.Background()
+	if err := tv.ix.KeepPostings(ctx); err != nil {
+		t.Fatal(err)
+	}
+	projects := []string{"", "alpha", "beta"}
+	compareScorers(t, tv, projects)
+
+	// Edits, deletions, new files and a rename: the postings follow unit_log.
+	tv.write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
+	os.Remove(filepath.Join(tv.root, "bench/000/note-000002.md"))
+	tv.write("new/one.md", "---\ntitle: New one\ntags: [release, 发布]\n---\n# New\n\nretry timeout queue worker\n")
+	os.Rename(filepath.Join(tv.root, "bench/000/note-000003.md"), filepath.Join(tv.root, "moved/note-3.md"))
+	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	compareScorers(t, tv, projects)
+
+	// Drafts: alpha's Draft replaces a shared note and adds one; only alpha
+	// sees them, and both count in the statistics as in FTS5.
+	tv.ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
+		{Path: "bench/000/note-000004.md", Data: []byte("# Draft version\n\nrelease deploy draft 检索 queue\n")},
+		{Path: "projects/alpha/draft-new.md", Data: []byte("# Draft new\n\nrollback retry timeout cache\n")},
+	}}}})
+	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	compareScorers(t, tv, projects)
+
+	// Another process's changes arrive through unit_log too.
+	other, err := Open(ctx, tv.v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tv.write("bench/001/note-000105.md", "# Changed elsewhere\n\nrelease 并发 worker\n")
+	if _, err := other.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	compareScorers(t, tv, projects)
+}
+
+// A process that fell behind the trimmed end of unit_log builds its postings
+// again instead of missing changes.
+func TestMemIndexRebuildsWhenBehindTheLog(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha release\n", "b.md": "# B\n\nbravo release\n"})
+	ctx := context.Background()
+	if err := tv.ix.KeepPostings(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tv.write("c.md", "# C\n\ncharlie release\n")
+	other, err := Open(ctx, tv.v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Trim everything, as a long run of other writers would.
+	if _, err := other.db.ExecContext(ctx, "DELETE FROM unit_log"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.db.ExecContext(ctx, "INSERT INTO unit_log(uid, added) VALUES (-1, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.db.ExecContext(ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"); err != nil {
+		t.Fatal(err)
+	}
+	if got := tv.topPath("charlie"); got != "c.md" {
+		t.Fatalf("charlie: got %q, want c.md", got)
+	}
+	compareScorersSmall(t, tv)
+}
+
+func compareScorersSmall(t *testing.T, tv *testVault) {
+	ctx := context.Background()
+	m, _ := tv.ix.memFor(ctx)
+	if m == nil {
+		t.Fatal("no postings")
+	}
+	ts := queryTerms("release")
+	want, _ := tv.ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights, 10)
+	got, _ := tv.ix.memHits(ctx, m.search(ts, "", 10))
+	if len(got) != 3 || len(want) != 3 {
+		t.Fatalf("release: in memory %d hits, FTS5 %d, want 3", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].UID != want[i].UID || got[i].Score != want[i].Score {
+			t.Fatalf("hit %d differs: %+v vs %+v", i, got[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package fts
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// maxTokenBytes bounds one index token; longer ones (base64, minified code)
+// are cut on a rune boundary, the same way for notes and queries.
+const maxTokenBytes = 255
+
+// token turns a term (see terms) into what the index stores and queries
+// look up: diacritics folded ("café" → "cafe"), English words of three or
+// more letters stemmed with the Snowball (Porter2) English stemmer
+// ("retries" → "retri", "retrying" → "retri"), and at most maxTokenBytes.
+// Tokens are made here, in Go, and FTS5's ascii tokenizer takes them as they
+// are, so the FTS table and the in-memory index (memindex.go) hold the very
+// same tokens.
+func token(t string) string {
+	memo := stemMemos.Get().(stemMemo)
+	t = memo.token(t)
+	stemMemos.Put(memo)
+	return t
+}
+
+// token is the function token, with a stemmer table the caller holds.
+func (memo stemMemo) token(t string) string {
+	ascii := true
+	for i := 0; i < len(t); i++ {
+		if t[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		t = foldDiacritics(t)
+	}
+	if len(t) >= 3 && len(t) <= 64 && lettersOnly(t) {
+		t = memo.stem(t)
+	}
+	if len(t) > maxTokenBytes {
+		cut := maxTokenBytes
+		for cut > 0 && !utf8.RuneStart(t[cut]) {
+			cut--
+		}
+		t = t[:cut]
+	}
+	return t
+}
+
+func lettersOnly(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i] < 'a' || t[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// foldDiacritics drops combining marks after canonical decomposition, leaving
+// CJK text (which has none) as it is.
+func foldDiacritics(t string) string {
+	d := norm.NFD.String(t)
+	if d == t && !strings.ContainsFunc(t, func(r rune) bool { return unicode.Is(unicode.Mn, r) }) {
+		return t
+	}
+	var sb strings.Builder
+	for _, r := range d {
+		if !unicode.Is(unicode.Mn, r) || vault.IsCJK(r) {
+			sb.WriteRune(r)
+		}
+	}
+	if sb.Len() == 0 {
+		return t
+	}
+	return norm.NFC.String(sb.String())
+}
+
+// Stems are memoized, one table per pooled stemmer so that goroutines
+// never contend: words follow a Zipf law, so a small table answers nearly
+// every lookup, and the stemmer allocates.
+type stemMemo map[string]string
+
+var stemMemos = sync.Pool{New: func() any { return make(stemMemo, 1024) }}
+
+const maxStems = 1 << 16
+
+func (memo stemMemo) stem(w string) string {
+	if s, ok := memo[w]; ok {
+		return s
+	}
+	s := english.Stem(w, true)
+	if len(memo) < maxStems {
+		memo[strings.Clone(w)] = s
+	}
+	return s
+}
