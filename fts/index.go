@@ -38,8 +38,10 @@ type Index struct {
 	watch    *watcher       // set by Watch; guarded by mu
 	overlay  OverlaySource  // the open Drafts; nil: none. Guarded by mu
 
-	memMu sync.Mutex // guards mem
-	mem   *memIndex  // in-memory postings (memindex.go); nil: FTS5 scores
+	memMu   sync.Mutex  // guards mem, vecs and keepMem
+	mem     *memIndex   // in-memory postings (memindex.go); nil: FTS5 scores
+	vecs    *memVectors // in-memory sign bits (memvec.go); nil: sqlite-vec's k-NN
+	keepMem bool        // KeepInMemory was called
 
 	keyOnce sync.Once // the activation-state signing key, read once
 	key     []byte

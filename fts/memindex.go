@@ -75,12 +75,13 @@ type memIndex struct {
 	lastSeq int64
 }
 
-// KeepPostings builds the in-memory postings (see memindex.go) and keeps
-// them up to date from then on: Search and Activate score BM25 in Go while
-// they are ready. It refreshes the index first; it returns when the copy
-// is built (about a second for 10,000 notes). A vault with more than
-// maxMemUnits units is left to FTS5.
-func (ix *Index) KeepPostings(ctx context.Context) error {
+// KeepInMemory builds the in-memory postings (memindex.go) and the vectors'
+// sign bits (memvec.go), and keeps them up to date from then on: Search and
+// Activate use them instead of FTS5's bm25() and sqlite-vec's k-NN. It
+// refreshes the index first and returns when both are built (a few seconds
+// for 10,000 notes; until then queries use SQL). Call UseEmbedder first. A
+// vault with more than maxMemUnits units is left to SQL.
+func (ix *Index) KeepInMemory(ctx context.Context) error {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return err
 	}
@@ -89,9 +90,10 @@ func (ix *Index) KeepPostings(ctx context.Context) error {
 		return err
 	}
 	ix.memMu.Lock()
-	ix.mem = m
+	ix.mem, ix.keepMem = m, true
 	ix.memMu.Unlock()
-	return nil
+	_, err = ix.memVectorsFor(ctx)
+	return err
 }
 
 // memFor returns the in-memory postings brought up to the index's current

@@ -100,7 +100,7 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 		tv.write(fmt.Sprintf("projects/beta/note-%d.md", i), fmt.Sprintf("# Beta %d\n\nrelease rollback 并发 timeout cache %d\n", i, i))
 	}
 	ctx := context.Background()
-	if err := tv.ix.KeepPostings(ctx); err != nil {
+	if err := tv.ix.KeepInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
 	projects := []string{"", "alpha", "beta"}
@@ -145,7 +145,7 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 func TestMemIndexRebuildsWhenBehindTheLog(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha release\n", "b.md": "# B\n\nbravo release\n"})
 	ctx := context.Background()
-	if err := tv.ix.KeepPostings(ctx); err != nil {
+	if err := tv.ix.KeepInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
 	tv.write("c.md", "# C\n\ncharlie release\n")

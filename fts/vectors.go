@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
@@ -205,7 +206,13 @@ func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]flo
 		if _, err := tx.ExecContext(ctx, "INSERT INTO embeddings(embed_hash, vec_rowid) VALUES (?, ?)", h, next); err != nil {
 			return translate(err)
 		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO vec_log(vec_rowid, added) VALUES (?, 1)", next); err != nil {
+			return translate(err)
+		}
 		next++
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM vec_log WHERE seq <= (SELECT MAX(seq) FROM vec_log) - ?", unitLogKeep); err != nil {
+		return translate(err)
 	}
 	return translate(tx.Commit())
 }
@@ -240,17 +247,36 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 	}
 	first := `SELECT rowid, distance FROM unit_vec WHERE embedding MATCH ? AND k = ?`
 	kk := k
-	if ix.binary {
+	mv, err := ix.memVectorsFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if mv != nil {
+		// The first pass in memory (memvec.go), the rescoring in SQL.
+		kk = k * coarseFactor
+		ids := mv.nearest(qv, kk)
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		list := make([]string, len(ids))
+		for i, id := range ids {
+			list[i] = strconv.FormatInt(id, 10)
+		}
+		first = `SELECT f.rowid, vec_distance_cosine(f.embedding, ?1) AS distance FROM unit_vectors f
+			WHERE ?2 > 0 AND f.rowid IN (` + strings.Join(list, ",") + `)` // ?2 (kk) is unused here
+	} else if ix.binary {
 		first = `SELECT c.rowid, vec_distance_cosine(f.embedding, ?1) AS distance FROM
 			(SELECT rowid FROM unit_vec WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2) c
 			JOIN unit_vectors f ON f.rowid = c.rowid`
 		kk = k * coarseFactor
 	}
 	vis, vargs := visibleTo(project)
+	// CROSS JOIN keeps SQLite to this order: the few neighbours first (with
+	// a long IN list it would otherwise walk every resource).
 	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - v.distance FROM (`+first+`) v
-		JOIN embeddings e ON e.vec_rowid = v.rowid
-		JOIN units u ON u.embed_hash = e.embed_hash
-		JOIN resources r ON r.rid = u.rid
+		CROSS JOIN embeddings e ON e.vec_rowid = v.rowid
+		CROSS JOIN units u ON u.embed_hash = e.embed_hash
+		CROSS JOIN resources r ON r.rid = u.rid
 		WHERE `+vis+` ORDER BY v.distance, u.unit_key LIMIT ?`, args([]any{blob, kk}, vargs, []any{2 * k})...)
 	if err != nil {
 		return nil, translate(fmt.Errorf("vector search: %w", err))

@@ -70,7 +70,7 @@ func background(ctx context.Context, e *env, ix indexLike) {
 		fmt.Fprintln(e.stderr, "lore mcp: watching the vault:", err, "(every call still checks freshness)")
 	}
 	// BM25 in Go from here on (FTS5 answers until the postings are built).
-	if err := ix.KeepPostings(ctx); err != nil && ctx.Err() == nil {
+	if err := ix.KeepInMemory(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "lore mcp: in-memory postings:", err, "(FTS5 scores every query)")
 	}
 	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
@@ -138,7 +138,7 @@ func sameFile(a, b string) bool {
 type indexLike interface {
 	Refresh(ctx context.Context, progress func(done, total int)) (fts.RefreshStats, error)
 	Watch(ctx context.Context) error
-	KeepPostings(ctx context.Context) error
+	KeepInMemory(ctx context.Context) error
 	Embedder() embed.Embedder
 	EmbedPending(ctx context.Context, progress func(done, total int)) (int, error)
 }

@@ -14,6 +14,17 @@ CREATE TABLE unit_vectors (
   embedding BLOB NOT NULL
 );
 
+-- Every vector stored (by storeVectors) or deleted (by the trigger), in
+-- order, as unit_log is for units (memvec.go follows it).
+CREATE TABLE vec_log (
+  seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+  vec_rowid INTEGER NOT NULL,
+  added     INTEGER NOT NULL
+);
+CREATE TRIGGER unit_vectors_after_delete AFTER DELETE ON unit_vectors BEGIN
+  INSERT INTO vec_log(vec_rowid, added) VALUES (old.rowid, 0);
+END;
+
 -- Retrieval runs: the local record of every activate. Kept across
 -- `lore index --rebuild`; never pushed anywhere.
 CREATE TABLE runs (
