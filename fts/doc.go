@@ -7,23 +7,44 @@
 //
 // Decisions recorded here:
 //
-//   - Terms are made in Go (tokenize.go) and stored space-separated in a
-//     contentless FTS5 table (porter unicode61), so the same rules apply to
-//     notes and queries: words are lower-cased; code identifiers are split on
-//     '_', '-' and camelCase and also kept joined ("parseConfigFile" → parse,
-//     config, file, parseconfigfile), and paths on '/', '.' and ':'; runs of Han
-//     and kana become overlapping bigrams (a lone character is kept and is
-//     queried as a prefix). TestTokenizerChoice measures this against FTS5's
+//   - Tokens are made in Go (tokenize.go, stem.go) and stored space-separated
+//     in a contentless FTS5 table whose ascii tokenizer keeps each as it is,
+//     so the same rules apply to notes and queries and an in-memory copy of
+//     the postings holds exactly FTS5's tokens: words are lower-cased; code
+//     identifiers are split on '_', '-' and camelCase and also kept joined
+//     ("parseConfigFile" → parse, config, file, parseconfigfile), and paths
+//     on '/', '.' and ':'; runs of Han and kana become overlapping bigrams (a
+//     lone character is kept and is queried as a prefix); diacritics are
+//     folded ("café" → "cafe") and English words of three or more letters are
+//     stemmed by Snowball's English (Porter2) stemmer, github.com/kljensen/
+//     snowball ("retrying" → "retri"), memoized per goroutine. A token is at
+//     most 255 bytes. TestTokenizerChoice measures the CJK rule against FTS5's
 //     unicode61 and trigram tokenizers on testdata/cjk: bigrams find 20 of 20
 //     fixture queries first, unicode61 1, trigram 3 (trigram cannot match a
 //     two-character word at all). A segmenter such as gse was not needed and
 //     would add a dictionary to the binary.
-//   - Queries are an OR of their distinct terms (English stop words dropped
-//     unless nothing else is left, at most 64 terms, cut at 2 KiB), ranked by
+//   - Queries are an OR of their distinct tokens (English stop words dropped
+//     unless nothing else is left, at most 64 tokens, cut at 2 KiB), ranked by
 //     bm25 with column weights path 8, title 6, description/tags/keywords 3,
-//     heading path 4, body 1. On SciFact this gives nDCG@10 0.698 (BEIR's BM25:
-//     0.665; Anserini's flat BM25: 0.679). An AND of terms would answer almost
-//     nothing for natural-language task descriptions.
+//     heading path 4, body 1. On SciFact this gives nDCG@10 0.702 (BEIR's BM25:
+//     0.665; Anserini's flat BM25: 0.679; FTS5's porter stemmer instead of
+//     Snowball gave 0.699). An AND of terms would answer almost nothing for
+//     natural-language task descriptions.
+//   - In memory (memindex.go, memvec.go): FTS5's bm25() costs about a
+//     microsecond per row an OR query matches, and sqlite-vec's binary k-NN
+//     ~20 ms over 60,000 vectors. Long-running processes (lore mcp, lore
+//     eval, lore bench) call KeepInMemory: BM25 is then scored in Go from a
+//     copy of the postings (exactly FTS5's scores and order; compared on
+//     hundreds of queries by TestMemIndexMatchesFTS5) and the vector stage's
+//     first pass scans sign bits held in memory (rescoring stays in SQL with
+//     sqlite-vec's cosine). Both copies follow the index through unit_log and
+//     vec_log, so other processes' writes are seen. One-shot commands use SQL
+//     alone: building the copies takes seconds. Vaults over 150,000 units are
+//     left to SQL (10,000 notes, 60,000 units: about 65 MB of heap).
+//   - Writes: every delete of a batch runs before its first insert. A
+//     statement that can reach the FTS table through a trigger opens a
+//     statement savepoint, at which FTS5 writes its pending terms out as a
+//     segment; interleaved, that made one segment per file.
 //   - The exact stage puts a resource whose id, path or title (case-insensitive)
 //     is the whole query first.
 //   - Freshness: every Search, Load and Stats first calls Refresh, which walks

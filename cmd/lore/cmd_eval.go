@@ -85,6 +85,11 @@ Examples:
 			fmt.Fprintf(e.stderr, "embedded %d unit texts in %s (%.1f/s)\n", n, time.Since(t).Round(time.Second), float64(n)/time.Since(t).Seconds())
 		}
 	}
+	// Queries run as lore mcp runs them: postings and sign bits in memory
+	// (the same BM25 scores as FTS5's; see fts/memindex.go).
+	if err := ix.KeepInMemory(ctx); err != nil {
+		return err
+	}
 	byPath := map[string]string{}
 	for _, d := range ds.Docs {
 		byPath[fts.DocPath(d.ID)] = d.ID
