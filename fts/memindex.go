@@ -369,9 +369,7 @@ func satAdd(a, b uint16) uint16 {
 // tokens is indexText as a list.
 func tokens(s string) []string {
 	var out []string
-	memo := stemMemos.Get().(stemMemo)
-	terms(s, func(t string) { out = append(out, memo.token(t)) })
-	stemMemos.Put(memo)
+	terms(s, func(t string) { out = append(out, token(t)) })
 	return out
 }
 

@@ -24,14 +24,6 @@ const maxTokenBytes = 255
 // are, so the FTS table and the in-memory index (memindex.go) hold the very
 // same tokens.
 func token(t string) string {
-	memo := stemMemos.Get().(stemMemo)
-	t = memo.token(t)
-	stemMemos.Put(memo)
-	return t
-}
-
-// token is the function token, with a stemmer table the caller holds.
-func (memo stemMemo) token(t string) string {
 	ascii := true
 	for i := 0; i < len(t); i++ {
 		if t[i] >= utf8.RuneSelf {
@@ -43,7 +35,7 @@ func (memo stemMemo) token(t string) string {
 		t = foldDiacritics(t)
 	}
 	if len(t) >= 3 && len(t) <= 64 && lettersOnly(t) {
-		t = memo.stem(t)
+		t = stem(t)
 	}
 	if len(t) > maxTokenBytes {
 		cut := maxTokenBytes
@@ -83,22 +75,39 @@ func foldDiacritics(t string) string {
 	return norm.NFC.String(sb.String())
 }
 
-// Stems are memoized, one table per pooled stemmer so that goroutines
-// never contend: words follow a Zipf law, so a small table answers nearly
-// every lookup, and the stemmer allocates.
-type stemMemo map[string]string
+// Stems are memoized in a process-wide table, sharded so that the goroutines
+// preparing files seldom meet on a lock: words follow a Zipf law, so the
+// table answers nearly every lookup, and the stemmer allocates. (A table per
+// pooled object was emptied by every garbage collection.)
+type stemShard struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
 
-var stemMemos = sync.Pool{New: func() any { return make(stemMemo, 1024) }}
+var stemShards [64]stemShard
 
-const maxStems = 1 << 16
+// maxStemsPerShard bounds the table (64 × 8,192 words).
+const maxStemsPerShard = 8192
 
-func (memo stemMemo) stem(w string) string {
-	if s, ok := memo[w]; ok {
+func init() {
+	for i := range stemShards {
+		stemShards[i].m = make(map[string]string, 256)
+	}
+}
+
+func stem(w string) string {
+	sh := &stemShards[(int(w[0])*31+int(w[len(w)-1])*7+len(w))&63]
+	sh.mu.RLock()
+	s, ok := sh.m[w]
+	sh.mu.RUnlock()
+	if ok {
 		return s
 	}
-	s := english.Stem(w, true)
-	if len(memo) < maxStems {
-		memo[strings.Clone(w)] = s
+	s = english.Stem(w, true)
+	sh.mu.Lock()
+	if len(sh.m) < maxStemsPerShard {
+		sh.m[strings.Clone(w)] = s
 	}
+	sh.mu.Unlock()
 	return s
 }

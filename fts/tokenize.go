@@ -183,14 +183,12 @@ func cjkBigrams(run string, emit func(string)) {
 func indexText(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s) + len(s)/4)
-	memo := stemMemos.Get().(stemMemo)
 	terms(s, func(t string) {
 		if sb.Len() > 0 {
 			sb.WriteByte(' ')
 		}
-		sb.WriteString(memo.token(t))
+		sb.WriteString(token(t))
 	})
-	stemMemos.Put(memo)
 	return sb.String()
 }
 

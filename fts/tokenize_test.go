@@ -286,3 +286,26 @@ func TestTermsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkIndexText tokenizes generated notes on every core, as a cold
+// index does.
+func BenchmarkIndexText(b *testing.B) {
+	s := newSynth(9)
+	texts := make([]string, 256)
+	for i := range texts {
+		var sb strings.Builder
+		for k := 0; k < 40; k++ {
+			sb.WriteString(s.sentence(12))
+			sb.WriteByte(' ')
+		}
+		texts[i] = sb.String()
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			_ = indexText(texts[i%len(texts)])
+			i++
+		}
+	})
+}

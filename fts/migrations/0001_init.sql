@@ -89,6 +89,9 @@ CREATE VIRTUAL TABLE units_fts USING fts5(
   content='', contentless_delete=1,
   tokenize='ascii'
 );
+-- Pending terms up to 32 MiB before FTS5 writes a segment (default 1 MiB):
+-- a batch of 1,000 notes becomes one segment instead of dozens to merge.
+INSERT INTO units_fts(units_fts, rank) VALUES('hashsize', 33554432);
 
 -- Every unit inserted (by the writer: a trigger on insert would open a
 -- statement savepoint per unit, and FTS5 flushes at each) or deleted, in
