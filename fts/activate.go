@@ -7,6 +7,7 @@ import (
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -326,30 +327,42 @@ func (ix *Index) boostLinks(ctx context.Context, cs []*candidate) error {
 	if len(cs) < 2 {
 		return nil
 	}
+	// A link from one candidate's resource names another's by id, path
+	// (with or without .md) or title (its key; the target lower-cased in
+	// ASCII, as SQL's lower() does). The candidates' names are at hand, so
+	// only their links are read; matching them in SQL joined every link with
+	// every candidate (3 ms for 40).
 	byRID := map[int64]bool{}
 	var rids []string
+	named := map[string][]int64{}
 	for _, c := range cs {
 		if !byRID[c.RID] {
 			byRID[c.RID] = true
-			rids = append(rids, fmt.Sprint(c.RID))
+			rids = append(rids, strconv.FormatInt(c.RID, 10))
+			named["i"+c.ResourceID] = append(named["i"+c.ResourceID], c.RID)
+			named["p"+c.Path] = append(named["p"+c.Path], c.RID)
+			named["t"+titleKey(c.Title)] = append(named["t"+titleKey(c.Title)], c.RID)
 		}
 	}
-	in := strings.Join(rids, ",")
-	rows, err := ix.db.QueryContext(ctx, `SELECT l.rid, t.rid FROM links l JOIN resources t
-		ON t.rid IN (`+in+`) AND t.rid != l.rid AND (
-			t.resource_id = l.target OR t.path = l.target OR t.path = l.target || '.md' OR t.title_key = lower(l.target))
-		WHERE l.rid IN (`+in+`)`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT rid, target FROM links WHERE rid IN (`+strings.Join(rids, ",")+`)`)
 	if err != nil {
 		return translate(err)
 	}
 	defer rows.Close()
 	linked := map[int64]bool{}
 	for rows.Next() {
-		var a, b int64
-		if err := rows.Scan(&a, &b); err != nil {
+		var a int64
+		var target string
+		if err := rows.Scan(&a, &target); err != nil {
 			return err
 		}
-		linked[a], linked[b] = true, true
+		for _, key := range [...]string{"i" + target, "p" + target, "p" + target + ".md", "t" + asciiLower(target)} {
+			for _, b := range named[key] {
+				if b != a {
+					linked[a], linked[b] = true, true
+				}
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return translate(err)
@@ -579,4 +592,20 @@ func (ix *Index) Rank(ctx context.Context, q, mode, project string, depth int) (
 		out[i] = RankedUnit{c.UnitKey, c.ResourceID, c.Path, c.Final}
 	}
 	return out, nil
+}
+
+// asciiLower lower-cases ASCII letters only, as SQLite's lower() does.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }

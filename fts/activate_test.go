@@ -414,3 +414,38 @@ func TestStateKey_ConcurrentFirstUseAgrees(t *testing.T) {
 		}
 	}
 }
+
+// One-hop link bonus: a candidate whose resource links to another
+// candidate's (by title, id, path, or path without .md), or is linked from
+// one, gains the bonus; a candidate with no link among the candidates does
+// not, nor does a link to a note that is not a candidate.
+func TestBoostLinks(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"a.md":     "# Alpha walrus\n\nwalrus notes; see [[Bravo Walrus]].\n",
+		"b.md":     "# Bravo Walrus\n\nwalrus bravo.\n",
+		"c.md":     "---\nid: mem_charlie\n---\n# Charlie walrus\n\nwalrus charlie.\n",
+		"d.md":     "# Delta walrus\n\nwalrus delta, about [c](c.md) and [[mem_charlie]].\n",
+		"e.md":     "# Echo walrus\n\nwalrus echo, links to [[zulu]] only.\n",
+		"f.md":     "# Foxtrot walrus\n\nwalrus foxtrot: [[sub/g]].\n",
+		"sub/g.md": "# Golf walrus\n\nwalrus golf.\n",
+		"zulu.md":  "# Zulu\n\nnothing about the animal.\n",
+		"lower.md": "# Hotel walrus\n\nwalrus hotel, [[INDIA WALRUS]].\n",
+		"india.md": "# India Walrus\n\nwalrus india.\n",
+		"unrel.md": "# Juliet walrus\n\nwalrus juliet, no links.\n",
+	})
+	cs, err := tv.ix.rank(context.Background(), "walrus", "lexical", "", 40, map[string]int64{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, c := range cs {
+		got[c.Path] = c.LinkBonus > 0
+	}
+	want := map[string]bool{"a.md": true, "b.md": true, "c.md": true, "d.md": true, "e.md": false,
+		"f.md": true, "sub/g.md": true, "lower.md": true, "india.md": true, "unrel.md": false}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: link bonus %v, want %v (all: %v)", p, got[p], w, got)
+		}
+	}
+}
