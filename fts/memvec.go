@@ -191,7 +191,7 @@ func (ix *Index) syncMemVectors(ctx context.Context, mv *memVectors) (bool, erro
 func (mv *memVectors) nearest(qv []float32, k int) []int64 {
 	mv.mu.RLock()
 	defer mv.mu.RUnlock()
-	q := make([]uint64, mv.words)
+	q := make([]uint64, max(mv.words, 8))
 	for d, x := range qv {
 		if d < mv.words*64 && x > 0 {
 			q[d/64] |= 1 << (d % 64)
@@ -205,16 +205,21 @@ func (mv *memVectors) nearest(qv []float32, k int) []int64 {
 	// into a small slice is as fast and simpler.
 	top := make([]cand, 0, k+1)
 	worst := math.MaxInt
+	codes, words := mv.codes, mv.words
 	for i, id := range mv.rowids {
-		if id < 0 {
-			continue
+		var dist int
+		if words == 8 { // 512 dimensions, the built-in model's: unrolled
+			c := codes[i*8 : i*8+8 : i*8+8]
+			dist = bits.OnesCount64(c[0]^q[0]) + bits.OnesCount64(c[1]^q[1]) +
+				bits.OnesCount64(c[2]^q[2]) + bits.OnesCount64(c[3]^q[3]) +
+				bits.OnesCount64(c[4]^q[4]) + bits.OnesCount64(c[5]^q[5]) +
+				bits.OnesCount64(c[6]^q[6]) + bits.OnesCount64(c[7]^q[7])
+		} else {
+			for w, x := range codes[i*words : (i+1)*words] {
+				dist += bits.OnesCount64(x ^ q[w])
+			}
 		}
-		code := mv.codes[i*mv.words : (i+1)*mv.words]
-		dist := 0
-		for w, x := range code {
-			dist += bits.OnesCount64(x ^ q[w])
-		}
-		if len(top) == k && dist >= worst {
+		if dist >= worst || id < 0 {
 			continue
 		}
 		c := cand{dist, id}
