@@ -68,6 +68,23 @@ func BenchmarkSearchQueryOnly(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchInMemory is BenchmarkSearchQueryOnly as lore mcp runs it:
+// BM25 scored from the in-memory postings.
+func BenchmarkSearchInMemory(b *testing.B) {
+	ix, _ := benchIndex(b)
+	ctx := context.Background()
+	if err := ix.KeepInMemory(ctx); err != nil {
+		b.Fatal(err)
+	}
+	qs := SynthQueries(200, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], SearchOptions{Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkColdIndex(b *testing.B) {
 	root := b.TempDir()
 	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
