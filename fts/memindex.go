@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +56,8 @@ type memDoc struct {
 	length int32 // tokens in all five columns (FTS5's column size -1)
 	live   bool
 	res    *memRes
+	key    string // unit_key
+	emb    uint64 // embedKey(embed_hash): which vector is this unit's
 }
 
 type memRes struct {
@@ -67,6 +70,7 @@ type memIndex struct {
 	cjk     map[string][]string // a CJK token's first character → tokens that start with it
 	docs    []memDoc
 	byUID   map[int64]int32
+	byEmb   map[uint64][]int32 // embedKey → docs (dead ones too, until compact)
 	nLive   int64
 	nTokens int64
 	nDead   int64 // postings of deleted docs still in terms
@@ -139,7 +143,8 @@ func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
 	if n > maxMemUnits {
 		return nil, nil
 	}
-	m := &memIndex{terms: map[string]*plist{}, cjk: map[string][]string{}, byUID: make(map[int64]int32, n), gen: gen, lastSeq: seq.Int64}
+	m := &memIndex{terms: map[string]*plist{}, cjk: map[string][]string{}, byUID: make(map[int64]int32, n),
+		byEmb: make(map[uint64][]int32, n), gen: gen, lastSeq: seq.Int64}
 	if err := ix.loadMemUnits(ctx, m, ""); err != nil {
 		return nil, err
 	}
@@ -263,6 +268,8 @@ func (ix *Index) loadMemUnitsLocked(ctx context.Context, m *memIndex, uids []int
 // memUnit is one unit's five FTS columns, tokenized.
 type memUnit struct {
 	uid    int64
+	key    string
+	emb    uint64
 	res    *memRes
 	toks   []string // distinct tokens
 	freq   []uint16 // their weighted frequencies
@@ -274,13 +281,14 @@ type memUnit struct {
 // which the caller holds locked or owns alone. Tokenizing runs on every core;
 // adding is in uid order.
 func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.heading_path, u.content, r.rid, r.path, r.title, r.meta, r.project, r.draft, r.dproject
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.unit_key, u.embed_hash, u.heading_path, u.content, r.rid, r.path, r.title, r.meta, r.project, r.draft, r.dproject
 		FROM units u JOIN resources r ON r.rid = u.rid `+where+` ORDER BY u.uid`)
 	if err != nil {
 		return translate(err)
 	}
 	type raw struct {
 		uid         int64
+		key, emb    string
 		hp, content string
 		res         *memRes
 	}
@@ -294,7 +302,7 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 		var r raw
 		var rid int64
 		var path, title, meta, project, draft, dproject string
-		if err := rows.Scan(&r.uid, &r.hp, &r.content, &rid, &path, &title, &meta, &project, &draft, &dproject); err != nil {
+		if err := rows.Scan(&r.uid, &r.key, &r.emb, &r.hp, &r.content, &rid, &path, &title, &meta, &project, &draft, &dproject); err != nil {
 			rows.Close()
 			return translate(err)
 		}
@@ -328,7 +336,7 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 				rt := resOf[r.res]
 				var hp []string
 				_ = json.Unmarshal([]byte(r.hp), &hp)
-				u := memUnit{uid: r.uid, res: r.res}
+				u := memUnit{uid: r.uid, key: r.key, emb: embedKey(r.emb), res: r.res}
 				clear(freq)
 				add := func(ts []string, w uint16) {
 					for _, t := range ts {
@@ -382,8 +390,9 @@ func (m *memIndex) add(u *memUnit) {
 		return
 	}
 	d := int32(len(m.docs))
-	m.docs = append(m.docs, memDoc{uid: u.uid, length: u.length, live: true, res: u.res})
+	m.docs = append(m.docs, memDoc{uid: u.uid, length: u.length, live: true, res: u.res, key: u.key, emb: u.emb})
 	m.byUID[u.uid] = d
+	m.byEmb[u.emb] = append(m.byEmb[u.emb], d)
 	m.nLive++
 	m.nTokens += int64(u.length)
 	for i, t := range u.toks {
@@ -439,6 +448,10 @@ func (m *memIndex) compact() {
 		}
 	}
 	m.docs = docs
+	m.byEmb = make(map[uint64][]int32, len(docs))
+	for i, d := range docs {
+		m.byEmb[d.emb] = append(m.byEmb[d.emb], int32(i))
+	}
 	m.nPost = 0
 	for t, p := range m.terms {
 		k := 0
@@ -649,4 +662,51 @@ func (ix *Index) PostingsStats() (MemStats, bool) {
 		bytes += int64(len(t)) + 16 + 56 + 48
 	}
 	return MemStats{Units: m.nLive, Tokens: int64(len(m.terms)), Postings: m.nPost, Bytes: bytes}, true
+}
+
+// embedKey is the first 64 bits of an embed_hash ("sha256:<hex>"): enough to
+// tell which vector a unit has.
+func embedKey(h string) uint64 {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 16 {
+		h = h[:16]
+	}
+	k, _ := strconv.ParseUint(h, 16, 64)
+	return k
+}
+
+// vectorUnits turns the rescored neighbours (vector rowid, embedKey,
+// cosine distance) into the visible units that carry them, ordered by
+// distance then unit_key, at most limit: what vectorSearch's SQL join does.
+func (m *memIndex) vectorUnits(ns []neighbour, project string, limit int) []vectorHit {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	type pair struct {
+		dist float64
+		key  string
+		uid  int64
+	}
+	var ps []pair
+	for _, n := range ns {
+		for _, d := range m.byEmb[n.emb] {
+			doc := &m.docs[d]
+			if doc.live && m.visible(doc.res, project) {
+				ps = append(ps, pair{n.dist, doc.key, doc.uid})
+			}
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].dist != ps[j].dist {
+			return ps[i].dist < ps[j].dist
+		}
+		return ps[i].key < ps[j].key
+	})
+	if len(ps) > limit {
+		ps = ps[:limit]
+	}
+	out := make([]vectorHit, len(ps))
+	for i, p := range ps {
+		out[i] = vectorHit{uid: p.uid, similarity: 1 - p.dist}
+	}
+	return out
 }

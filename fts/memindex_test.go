@@ -191,3 +191,44 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 		}
 	}
 }
+
+// When a file takes an id from another, the other's unit keys are rewritten
+// in place; the in-memory doc table reads them again.
+func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"b.md": "---\nid: mem_dup\n---\n# B\n\nbee\n"})
+	ctx := context.Background()
+	if err := tv.ix.KeepInMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tv.write("a.md", "---\nid: mem_dup\n---\n# A\n\nant\n")
+	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := tv.ix.memFor(ctx)
+	if err != nil || m == nil {
+		t.Fatal(m, err)
+	}
+	want := map[string]bool{}
+	rows, err := tv.ix.db.QueryContext(ctx, "SELECT unit_key FROM units")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k string
+		rows.Scan(&k)
+		want[k] = true
+	}
+	rows.Close()
+	live := 0
+	for _, d := range m.docs {
+		if d.live {
+			live++
+			if !want[d.key] {
+				t.Errorf("in memory unit %d has key %q, which the index no longer has (%v)", d.uid, d.key, want)
+			}
+		}
+	}
+	if live != len(want) {
+		t.Errorf("%d live units in memory, %d in the index", live, len(want))
+	}
+}

@@ -28,6 +28,7 @@ type memVectors struct {
 	mu      sync.RWMutex
 	words   int // uint64 words per vector
 	rowids  []int64
+	emb     []uint64 // embedKey of each vector's embed_hash
 	codes   []uint64 // len(rowids) * words
 	at      map[int64]int
 	dead    int
@@ -57,7 +58,8 @@ func (ix *Index) loadMemVectors(ctx context.Context) (*memVectors, error) {
 
 // loadVectorRows reads float vectors (all, or where) and keeps their signs.
 func (ix *Index) loadVectorRows(ctx context.Context, mv *memVectors, where string) error {
-	rows, err := ix.db.QueryContext(ctx, "SELECT rowid, embedding FROM unit_vectors "+where+" ORDER BY rowid")
+	rows, err := ix.db.QueryContext(ctx, `SELECT f.rowid, f.embedding, e.embed_hash FROM unit_vectors f
+		JOIN embeddings e ON e.vec_rowid = f.rowid `+where+` ORDER BY f.rowid`)
 	if err != nil {
 		return translate(err)
 	}
@@ -65,10 +67,11 @@ func (ix *Index) loadVectorRows(ctx context.Context, mv *memVectors, where strin
 	for rows.Next() {
 		var id int64
 		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
+		var h string
+		if err := rows.Scan(&id, &blob, &h); err != nil {
 			return translate(err)
 		}
-		mv.add(id, blob)
+		mv.add(id, blob, embedKey(h))
 	}
 	return translate(rows.Err())
 }
@@ -76,7 +79,7 @@ func (ix *Index) loadVectorRows(ctx context.Context, mv *memVectors, where strin
 // add keeps the sign bits of a little-endian float32 vector, in the bit
 // order of sqlite-vec's vec_quantize_binary (bit i of byte i/8 is dimension
 // i); Hamming distances do not depend on the order anyway.
-func (mv *memVectors) add(id int64, blob []byte) {
+func (mv *memVectors) add(id int64, blob []byte, emb uint64) {
 	if i, ok := mv.at[id]; ok && mv.rowids[i] == id {
 		return
 	}
@@ -89,6 +92,7 @@ func (mv *memVectors) add(id int64, blob []byte) {
 	}
 	mv.at[id] = len(mv.rowids)
 	mv.rowids = append(mv.rowids, id)
+	mv.emb = append(mv.emb, emb)
 	mv.codes = append(mv.codes, code...)
 }
 
@@ -108,12 +112,12 @@ func (mv *memVectors) compact() {
 		if id < 0 {
 			continue
 		}
-		mv.rowids[k] = id
+		mv.rowids[k], mv.emb[k] = id, mv.emb[i]
 		copy(mv.codes[k*mv.words:(k+1)*mv.words], mv.codes[i*mv.words:(i+1)*mv.words])
 		mv.at[id] = k
 		k++
 	}
-	mv.rowids, mv.codes, mv.dead = mv.rowids[:k], mv.codes[:k*mv.words], 0
+	mv.rowids, mv.emb, mv.codes, mv.dead = mv.rowids[:k], mv.emb[:k], mv.codes[:k*mv.words], 0
 }
 
 // syncMemVectors applies vec_log after mv.lastSeq; false: the log no longer
@@ -155,7 +159,7 @@ func (ix *Index) syncMemVectors(ctx context.Context, mv *memVectors) (bool, erro
 		if len(added) == 0 {
 			return nil
 		}
-		err := ix.loadVectorRows(ctx, mv, "WHERE rowid IN ("+strings.Join(added, ",")+")")
+		err := ix.loadVectorRows(ctx, mv, "WHERE f.rowid IN ("+strings.Join(added, ",")+")")
 		added = added[:0]
 		return err
 	}
@@ -286,4 +290,21 @@ func (ix *Index) memVectorsFor(ctx context.Context) (*memVectors, error) {
 		ix.vecs = mv
 	}
 	return ix.vecs, nil
+}
+
+// neighbour is one vector of the first pass, rescored.
+type neighbour struct {
+	rowid int64
+	emb   uint64
+	dist  float64 // sqlite-vec's cosine distance
+}
+
+// embOf returns the embedKey of the vector rowid (0 when unknown).
+func (mv *memVectors) embOf(id int64) uint64 {
+	mv.mu.RLock()
+	defer mv.mu.RUnlock()
+	if i, ok := mv.at[id]; ok {
+		return mv.emb[i]
+	}
+	return 0
 }

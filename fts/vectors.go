@@ -252,7 +252,8 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 		return nil, err
 	}
 	if mv != nil {
-		// The first pass in memory (memvec.go), the rescoring in SQL.
+		// The first pass in memory (memvec.go), the rescoring in SQL, and
+		// the units that carry each vector from the postings' doc table.
 		kk = k * coarseFactor
 		ids := mv.nearest(qv, kk)
 		if len(ids) == 0 {
@@ -261,6 +262,13 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 		list := make([]string, len(ids))
 		for i, id := range ids {
 			list[i] = strconv.FormatInt(id, 10)
+		}
+		m, err := ix.memFor(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			return ix.rescore(ctx, blob, list, mv, m, project, 2*k)
 		}
 		first = `SELECT f.rowid, vec_distance_cosine(f.embedding, ?1) AS distance FROM unit_vectors f
 			WHERE ?2 > 0 AND f.rowid IN (` + strings.Join(list, ",") + `)` // ?2 (kk) is unused here
@@ -300,4 +308,28 @@ func notReady(err error) error {
 		return vault.Errorf(vault.CodeModelPreparing, "%s (progress %.0f%%)", nr.Error(), 100*nr.Progress)
 	}
 	return err
+}
+
+// rescore computes sqlite-vec's cosine distance for the first pass's
+// vectors (rowids in list) and hands them to the in-memory doc table.
+func (ix *Index) rescore(ctx context.Context, blob []byte, list []string, mv *memVectors, m *memIndex, project string, limit int) ([]vectorHit, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, vec_distance_cosine(embedding, ?) FROM unit_vectors
+		WHERE rowid IN (`+strings.Join(list, ",")+`)`, blob)
+	if err != nil {
+		return nil, translate(fmt.Errorf("vector search: %w", err))
+	}
+	defer rows.Close()
+	var ns []neighbour
+	for rows.Next() {
+		var n neighbour
+		if err := rows.Scan(&n.rowid, &n.dist); err != nil {
+			return nil, err
+		}
+		n.emb = mv.embOf(n.rowid)
+		ns = append(ns, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
+	return m.vectorUnits(ns, project, limit), nil
 }

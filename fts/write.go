@@ -146,7 +146,15 @@ func (w *writer) resolveIDClash(r *vault.Resource) error {
 	if err := w.exec("UPDATE resources SET resource_id = ?, id_derived = 1, problem = ? WHERE rid = ?", newID, msg, orid); err != nil {
 		return err
 	}
-	return w.exec("UPDATE units SET unit_key = ? || substr(unit_key, ?) WHERE rid = ?", newID, len(r.ID)+1, orid)
+	if err := w.exec("UPDATE units SET unit_key = ? || substr(unit_key, ?) WHERE rid = ?", newID, len(r.ID)+1, orid); err != nil {
+		return err
+	}
+	// In-memory copies (memindex.go) hold unit keys: have them read these
+	// units again.
+	if err := w.exec("INSERT INTO unit_log(uid, added) SELECT uid, 0 FROM units WHERE rid = ? ORDER BY uid", orid); err != nil {
+		return err
+	}
+	return w.exec("INSERT INTO unit_log(uid, added) SELECT uid, 1 FROM units WHERE rid = ? ORDER BY uid", orid)
 }
 
 // requeueFreedIDs marks files whose claimed id is free again (its holder was
