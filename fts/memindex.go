@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,6 +99,9 @@ func (ix *Index) KeepInMemory(ctx context.Context) error {
 	ix.mem, ix.keepMem = m, true
 	ix.memMu.Unlock()
 	_, err = ix.memVectorsFor(ctx)
+	// The build read every unit's text once; give that memory back now
+	// rather than whenever the runtime's scavenger gets to it.
+	debug.FreeOSMemory()
 	return err
 }
 
@@ -278,52 +282,62 @@ type memUnit struct {
 
 // loadMemUnits reads units (all, or those where selects) with their
 // resources, tokenizes them as prepareData did for FTS5, and adds them to m,
-// which the caller holds locked or owns alone. Tokenizing runs on every core;
-// adding is in uid order.
+// which the caller holds locked or owns alone. It works through the units
+// memChunk at a time (tokenizing on every core, adding in uid order), so a
+// build holds one chunk's text, not the vault's.
 func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) error {
 	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.unit_key, u.embed_hash, u.heading_path, u.content, r.rid, r.path, r.title, r.meta, r.project, r.draft, r.dproject
 		FROM units u JOIN resources r ON r.rid = u.rid `+where+` ORDER BY u.uid`)
 	if err != nil {
 		return translate(err)
 	}
-	type raw struct {
-		uid         int64
-		key, emb    string
-		hp, content string
-		res         *memRes
-	}
-	type resToks struct {
-		res                   *memRes
-		path, title, metaToks []string
-	}
-	resByRID := map[int64]*resToks{}
-	var todo []raw
+	defer rows.Close()
+	resByRID := map[int64]*memResToks{}
+	var chunk []memRaw
 	for rows.Next() {
-		var r raw
+		var r memRaw
 		var rid int64
 		var path, title, meta, project, draft, dproject string
 		if err := rows.Scan(&r.uid, &r.key, &r.emb, &r.hp, &r.content, &rid, &path, &title, &meta, &project, &draft, &dproject); err != nil {
-			rows.Close()
 			return translate(err)
 		}
 		rt := resByRID[rid]
 		if rt == nil {
-			rt = &resToks{res: &memRes{path: path, project: project, draft: draft, dproject: dproject},
-				path: tokens(path), title: tokens(title), metaToks: tokens(meta)}
+			rt = &memResToks{res: &memRes{path: path, project: project, draft: draft, dproject: dproject},
+				path: tokens(path), title: tokens(title), meta: tokens(meta)}
 			resByRID[rid] = rt
 		}
-		r.res = rt.res
-		todo = append(todo, r)
+		r.res = rt
+		if chunk = append(chunk, r); len(chunk) == memChunk {
+			if err := m.addChunk(ctx, chunk); err != nil {
+				return err
+			}
+			chunk = chunk[:0]
+		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return translate(err)
 	}
-	resOf := map[*memRes]*resToks{}
-	for _, rt := range resByRID {
-		resOf[rt.res] = rt
-	}
-	out := make([]memUnit, len(todo))
+	return m.addChunk(ctx, chunk)
+}
+
+const memChunk = 4096
+
+// memRaw is one unit as read; memResToks its resource's tokenized columns.
+type memRaw struct {
+	uid         int64
+	key, emb    string
+	hp, content string
+	res         *memResToks
+}
+
+type memResToks struct {
+	res               *memRes
+	path, title, meta []string
+}
+
+func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
+	out := make([]memUnit, len(chunk))
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -331,12 +345,11 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 		go func(w int) {
 			defer wg.Done()
 			freq := make(map[string]uint16, 256)
-			for i := w; i < len(todo); i += workers {
-				r := todo[i]
-				rt := resOf[r.res]
+			for i := w; i < len(chunk); i += workers {
+				r := &chunk[i]
 				var hp []string
 				_ = json.Unmarshal([]byte(r.hp), &hp)
-				u := memUnit{uid: r.uid, key: r.key, emb: embedKey(r.emb), res: r.res}
+				u := memUnit{uid: r.uid, key: r.key, emb: embedKey(r.emb), res: r.res.res}
 				clear(freq)
 				add := func(ts []string, w uint16) {
 					for _, t := range ts {
@@ -344,9 +357,9 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 					}
 					u.length += int32(len(ts))
 				}
-				add(rt.path, uint16(DefaultWeights.Path))
-				add(rt.title, uint16(DefaultWeights.Title))
-				add(rt.metaToks, uint16(DefaultWeights.Meta))
+				add(r.res.path, uint16(DefaultWeights.Path))
+				add(r.res.title, uint16(DefaultWeights.Title))
+				add(r.res.meta, uint16(DefaultWeights.Meta))
 				add(tokens(strings.Join(hp, " ")), uint16(DefaultWeights.Heading))
 				add(tokens(r.content), uint16(DefaultWeights.Body))
 				u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
@@ -399,6 +412,9 @@ func (m *memIndex) add(u *memUnit) {
 		f := u.freq[i]
 		p := m.terms[t]
 		if p == nil {
+			// A copy: t may be a slice of the unit's whole text, which
+			// the table would otherwise keep alive.
+			t = strings.Clone(t)
 			p = &plist{}
 			m.terms[t] = p
 			if r, n := utf8.DecodeRuneInString(t); vault.IsCJK(r) {

@@ -66,7 +66,7 @@ func (ix *Index) loadVectorRows(ctx context.Context, mv *memVectors, where strin
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var blob []byte
+		var blob sql.RawBytes // read in place: only the signs are kept
 		var h string
 		if err := rows.Scan(&id, &blob, &h); err != nil {
 			return translate(err)

@@ -103,10 +103,13 @@ func stem(w string) string {
 	if ok {
 		return s
 	}
-	s = english.Stem(w, true)
+	// Stemmed from a copy: the stem may be a slice of its word, and w of a
+	// whole note the table would otherwise keep alive.
+	k := strings.Clone(w)
+	s = english.Stem(k, true)
 	sh.mu.Lock()
 	if len(sh.m) < maxStemsPerShard {
-		sh.m[strings.Clone(w)] = s
+		sh.m[k] = s
 	}
 	sh.mu.Unlock()
 	return s
