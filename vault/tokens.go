@@ -60,6 +60,11 @@ func EstimateTokens(s string) int {
 				flush()
 			}
 			breaks++
+		case r < utf8.RuneSelf: // other ASCII: punctuation (no table lookups)
+			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || breaks > 0 {
+				flush()
+			}
+			punct++
 		case IsCJK(r):
 			flush()
 			n++

@@ -59,3 +59,11 @@ func TestEstimateTokens_WithinTenPercentOfARealTokenizer(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkEstimateTokens(b *testing.B) {
+	text := strings.Repeat("The outbox retries a failed push (with exponential backoff); see `internal/fts/index.go:42`, parseConfigFile() and max_retry_count = 5.\n", 40)
+	b.SetBytes(int64(len(text)))
+	for i := 0; i < b.N; i++ {
+		EstimateTokens(text)
+	}
+}
