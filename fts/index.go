@@ -88,7 +88,7 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dbPath, err)
 	}
-	// Each connection has its own page cache (32 MiB); a long-running server
+	// Each connection has its own page cache (16 MiB); a long-running server
 	// keeps a few of them, not one per query it ever ran at once.
 	db.SetMaxIdleConns(3)
 	var have string
