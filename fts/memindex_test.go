@@ -232,3 +232,22 @@ func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 		t.Errorf("%d live units in memory, %d in the index", live, len(want))
 	}
 }
+
+// An empty vault keeps an empty copy, which then follows the first notes.
+func TestMemIndexFromEmpty(t *testing.T) {
+	tv := newTestVault(t, map[string]string{})
+	ctx := context.Background()
+	if err := tv.ix.KeepInMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits := tv.search("anything", SearchOptions{}); len(hits) != 0 {
+		t.Fatalf("empty vault found %v", hits)
+	}
+	tv.write("a.md", "# A\n\nfirst walrus\n")
+	if got := tv.topPath("walrus"); got != "a.md" {
+		t.Fatalf("walrus: %q", got)
+	}
+	if m, _ := tv.ix.memFor(ctx); m == nil || m.nLive != 1 {
+		t.Fatalf("in-memory copy: %+v", m)
+	}
+}
