@@ -164,61 +164,17 @@ func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
 // syncMem applies the unit_log entries after m.lastSeq. It reports false when
 // the log no longer reaches back that far.
 func (ix *Index) syncMem(ctx context.Context, m *memIndex, gen string) (bool, error) {
-	var first sql.NullInt64
-	if err := ix.db.QueryRowContext(ctx, "SELECT MIN(seq) FROM unit_log").Scan(&first); err != nil {
-		return false, translate(err)
-	}
-	if first.Valid && first.Int64 > m.lastSeq+1 {
-		return false, nil
-	}
-	rows, err := ix.db.QueryContext(ctx, "SELECT seq, uid, added FROM unit_log WHERE seq > ? ORDER BY seq", m.lastSeq)
-	if err != nil {
-		return false, translate(err)
-	}
-	type entry struct {
-		uid   int64
-		added bool
-	}
-	var log []entry
-	last := m.lastSeq
-	for rows.Next() {
-		var e entry
-		if err := rows.Scan(&last, &e.uid, &e.added); err != nil {
-			rows.Close()
-			return false, translate(err)
-		}
-		log = append(log, e)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return false, translate(err)
+	entries, last, ok, err := ix.readLog(ctx, "unit_log", "uid", m.lastSeq)
+	if err != nil || !ok {
+		return false, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	// Apply in order; an added unit is read from the table (a unit added and
-	// deleted within the log is no longer there, and is skipped).
-	var added []int64
-	flush := func() error {
-		if len(added) == 0 {
-			return nil
-		}
-		err := ix.loadMemUnitsLocked(ctx, m, added)
-		added = added[:0]
-		return err
-	}
-	for _, e := range log {
-		if e.added {
-			if _, ok := m.byUID[e.uid]; !ok {
-				added = append(added, e.uid)
-			}
-			continue
-		}
-		if err := flush(); err != nil {
-			return false, err
-		}
-		m.remove(e.uid)
-	}
-	if err := flush(); err != nil {
+	err = applyLog(entries,
+		func(uid int64) bool { _, ok := m.byUID[uid]; return ok },
+		func(list string) error { return ix.loadMemUnits(ctx, m, "WHERE u.uid IN ("+list+")") },
+		m.remove)
+	if err != nil {
 		return false, err
 	}
 	if m.nLive > maxMemUnits {
@@ -253,20 +209,6 @@ func (ix *Index) loadShadows(ctx context.Context, m *memIndex) error {
 	}
 	m.shadows = sh
 	return translate(rows.Err())
-}
-
-func (ix *Index) loadMemUnitsLocked(ctx context.Context, m *memIndex, uids []int64) error {
-	for start := 0; start < len(uids); start += 500 {
-		part := uids[start:min(start+500, len(uids))]
-		ids := make([]string, len(part))
-		for i, u := range part {
-			ids[i] = strconv.FormatInt(u, 10)
-		}
-		if err := ix.loadMemUnits(ctx, m, "WHERE u.uid IN ("+strings.Join(ids, ",")+")"); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // memUnit is one unit's five FTS columns, tokenized.

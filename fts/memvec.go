@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/bits"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -123,64 +121,17 @@ func (mv *memVectors) compact() {
 // syncMemVectors applies vec_log after mv.lastSeq; false: the log no longer
 // reaches back that far.
 func (ix *Index) syncMemVectors(ctx context.Context, mv *memVectors) (bool, error) {
-	var first sql.NullInt64
-	if err := ix.db.QueryRowContext(ctx, "SELECT MIN(seq) FROM vec_log").Scan(&first); err != nil {
-		return false, translate(err)
-	}
-	if first.Valid && first.Int64 > mv.lastSeq+1 {
-		return false, nil
-	}
-	rows, err := ix.db.QueryContext(ctx, "SELECT seq, vec_rowid, added FROM vec_log WHERE seq > ? ORDER BY seq", mv.lastSeq)
-	if err != nil {
-		return false, translate(err)
-	}
-	type entry struct {
-		id    int64
-		added bool
-	}
-	var log []entry
-	last := mv.lastSeq
-	for rows.Next() {
-		var e entry
-		if err := rows.Scan(&last, &e.id, &e.added); err != nil {
-			rows.Close()
-			return false, translate(err)
-		}
-		log = append(log, e)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return false, translate(err)
+	entries, last, ok, err := ix.readLog(ctx, "vec_log", "vec_rowid", mv.lastSeq)
+	if err != nil || !ok {
+		return false, err
 	}
 	mv.mu.Lock()
 	defer mv.mu.Unlock()
-	var added []string
-	flush := func() error {
-		if len(added) == 0 {
-			return nil
-		}
-		err := ix.loadVectorRows(ctx, mv, "WHERE f.rowid IN ("+strings.Join(added, ",")+")")
-		added = added[:0]
-		return err
-	}
-	for _, e := range log {
-		if e.added {
-			if _, ok := mv.at[e.id]; !ok {
-				added = append(added, strconv.FormatInt(e.id, 10))
-				if len(added) == 500 {
-					if err := flush(); err != nil {
-						return false, err
-					}
-				}
-			}
-			continue
-		}
-		if err := flush(); err != nil {
-			return false, err
-		}
-		mv.remove(e.id)
-	}
-	if err := flush(); err != nil {
+	err = applyLog(entries,
+		func(id int64) bool { _, ok := mv.at[id]; return ok },
+		func(list string) error { return ix.loadVectorRows(ctx, mv, "WHERE f.rowid IN ("+list+")") },
+		mv.remove)
+	if err != nil {
 		return false, err
 	}
 	if mv.dead*3 > len(mv.rowids) {
