@@ -72,6 +72,8 @@ func background(ctx context.Context, e *env, ix indexLike) {
 	// BM25 in Go from here on (FTS5 answers until the postings are built).
 	if err := ix.KeepInMemory(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "lore mcp: in-memory postings:", err, "(FTS5 scores every query)")
+	} else if _, kept := ix.PostingsStats(); !kept && ctx.Err() == nil {
+		fmt.Fprintln(e.stderr, "lore mcp: the vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)")
 	}
 	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
 	syncing := e.getenv("LORE_MCP_NO_SYNC") == ""
@@ -139,6 +141,7 @@ type indexLike interface {
 	Refresh(ctx context.Context, progress func(done, total int)) (fts.RefreshStats, error)
 	Watch(ctx context.Context) error
 	KeepInMemory(ctx context.Context) error
+	PostingsStats() (fts.MemStats, bool)
 	Embedder() embed.Embedder
 	EmbedPending(ctx context.Context, progress func(done, total int)) (int, error)
 }
