@@ -36,6 +36,7 @@ type Index struct {
 	fusion   string         // "score" (default) or "rrf"
 	binary   bool           // unit_vec holds sign bits; unit_vectors the floats
 	watch    *watcher       // set by Watch; guarded by mu
+	memos    []tokenMemo    // the preparing workers'; guarded by mu (Refresh holds it)
 	overlay  OverlaySource  // the open Drafts; nil: none. Guarded by mu
 
 	memMu   sync.Mutex  // guards mem, vecs and keepMem
@@ -379,14 +380,17 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 func (ix *Index) prepare(batch []*change) {
 	work := make(chan *change)
 	var wg sync.WaitGroup
+	for len(ix.memos) < runtime.GOMAXPROCS(0) {
+		ix.memos = append(ix.memos, newTokenMemo())
+	}
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
-		go func() {
+		go func(memo tokenMemo) {
 			defer wg.Done()
 			for c := range work {
-				ix.prepareOne(c)
+				ix.prepareOne(c, memo)
 			}
-		}()
+		}(ix.memos[w])
 	}
 	for _, c := range batch {
 		work <- c
@@ -395,7 +399,7 @@ func (ix *Index) prepare(batch []*change) {
 	wg.Wait()
 }
 
-func (ix *Index) prepareOne(c *change) {
+func (ix *Index) prepareOne(c *change, memo tokenMemo) {
 	data, err := ix.v.ReadFile(c.stat.FSPath)
 	if err != nil {
 		if vault.ErrorCode(err) == vault.CodeNotFound {
@@ -411,11 +415,11 @@ func (ix *Index) prepareOne(c *change) {
 	if c.old != nil && c.old.hash == c.hash {
 		return // touched only
 	}
-	prepareData(c, data)
+	prepareData(c, data, memo)
 }
 
 // prepareData parses and tokenizes one file's bytes into c.
-func prepareData(c *change, data []byte) {
+func prepareData(c *change, data []byte, memo tokenMemo) {
 	r, err := vault.Parse(c.stat.Path, data)
 	if err != nil {
 		c.skip = vault.Message(err)
@@ -423,7 +427,7 @@ func prepareData(c *change, data []byte) {
 	}
 	c.res = r
 	c.meta = metaText(r)
-	pathTerms, titleTerms, metaTerms := indexText(r.Path), indexText(r.Title), indexText(c.meta)
+	pathTerms, titleTerms, metaTerms := memo.indexText(r.Path), memo.indexText(r.Title), memo.indexText(c.meta)
 	c.prepared = make([]preparedUnit, len(r.Units))
 	for i, u := range r.Units {
 		hp, _ := json.Marshal(u.HeadingPath)
@@ -431,8 +435,8 @@ func prepareData(c *change, data []byte) {
 			headingJSON: string(hp),
 			embedHash:   vault.HashBytes([]byte(embedInput(r.Title, u.HeadingPath, u.Content))),
 			ftsPath:     pathTerms, ftsTitle: titleTerms, ftsMeta: metaTerms,
-			ftsHdr:  indexText(strings.Join(u.HeadingPath, " ")),
-			ftsBody: indexText(u.Content),
+			ftsHdr:  memo.indexText(strings.Join(u.HeadingPath, " ")),
+			ftsBody: memo.indexText(u.Content),
 		}
 	}
 }

@@ -316,7 +316,7 @@ func TestRefresh_FileDeletedWhileBeingIndexed(t *testing.T) {
 	// The file is seen by the walk, then gone when it is read.
 	c := &change{stat: vault.FileStat{Path: "a.md", FSPath: "a.md", Size: 1, ModNs: 1}, old: &fileRow{}}
 	os.Remove(filepath.Join(tv.root, "a.md"))
-	tv.ix.prepareOne(c)
+	tv.ix.prepareOne(c, nil)
 	if !c.gone {
 		t.Fatalf("a file deleted before it was read is not marked gone: %+v", c)
 	}

@@ -77,6 +77,7 @@ type memIndex struct {
 	nDead   int64 // postings of deleted docs still in terms
 	nPost   int64
 	shadows map[string]map[string]bool // project → working-tree paths its Drafts shadow
+	memos   []tokenMemo                // the loading workers'; used under mu (or before m is shared)
 	gen     string
 	lastSeq int64
 }
@@ -281,12 +282,16 @@ type memResToks struct {
 func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 	out := make([]memUnit, len(chunk))
 	workers := min(runtime.GOMAXPROCS(0), 4)
+	for len(m.memos) < workers {
+		m.memos = append(m.memos, newTokenMemo())
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
 			freq := make(map[string]uint16, 256)
+			memo := m.memos[w]
 			for i := w; i < len(chunk); i += workers {
 				r := &chunk[i]
 				var hp []string
@@ -302,8 +307,8 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 				add(r.res.path, uint16(DefaultWeights.Path))
 				add(r.res.title, uint16(DefaultWeights.Title))
 				add(r.res.meta, uint16(DefaultWeights.Meta))
-				add(tokens(strings.Join(hp, " ")), uint16(DefaultWeights.Heading))
-				add(tokens(r.content), uint16(DefaultWeights.Body))
+				add(memo.tokens(strings.Join(hp, " ")), uint16(DefaultWeights.Heading))
+				add(memo.tokens(r.content), uint16(DefaultWeights.Body))
 				u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
 				for t, f := range freq {
 					u.toks, u.freq = append(u.toks, t), append(u.freq, f)
@@ -330,9 +335,12 @@ func satAdd(a, b uint16) uint16 {
 }
 
 // tokens is indexText as a list.
-func tokens(s string) []string {
+func tokens(s string) []string { return tokenMemo(nil).tokens(s) }
+
+// tokens is the function tokens, remembering in m.
+func (m tokenMemo) tokens(s string) []string {
 	var out []string
-	terms(s, func(t string) { out = append(out, token(t)) })
+	terms(s, func(t string) { out = append(out, m.token(t)) })
 	return out
 }
 

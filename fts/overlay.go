@@ -80,7 +80,7 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 			if err := vault.CheckContent(f.Path, f.Data); err != nil {
 				c.skip = vault.Message(err)
 			} else {
-				prepareData(c, f.Data)
+				prepareData(c, f.Data, nil)
 			}
 			changes[i] = append(changes[i], c)
 		}

@@ -114,3 +114,29 @@ func stem(w string) string {
 	sh.mu.Unlock()
 	return s
 }
+
+// A tokenMemo remembers what token made of each term, for one goroutine (no
+// locks): a note repeats its words, and a vault its vocabulary. The nil memo
+// remembers nothing. Index preparing and in-memory builds keep one per
+// worker.
+type tokenMemo map[string]string
+
+const maxMemoTokens = 1 << 15
+
+func newTokenMemo() tokenMemo { return make(tokenMemo, 4096) }
+
+func (m tokenMemo) token(t string) string {
+	if m == nil {
+		return token(t)
+	}
+	if s, ok := m[t]; ok {
+		return s
+	}
+	if len(m) >= maxMemoTokens {
+		return token(t)
+	}
+	k := strings.Clone(t) // t is a slice of a whole note; k and its token are not
+	s := token(k)
+	m[k] = s
+	return s
+}

@@ -180,14 +180,17 @@ func cjkBigrams(run string, emit func(string)) {
 }
 
 // indexText returns s as the space-separated terms that go into FTS5.
-func indexText(s string) string {
+func indexText(s string) string { return tokenMemo(nil).indexText(s) }
+
+// indexText is the function indexText, remembering in m.
+func (m tokenMemo) indexText(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s) + len(s)/4)
 	terms(s, func(t string) {
 		if sb.Len() > 0 {
 			sb.WriteByte(' ')
 		}
-		sb.WriteString(token(t))
+		sb.WriteString(m.token(t))
 	})
 	return sb.String()
 }

@@ -300,12 +300,19 @@ func BenchmarkIndexText(b *testing.B) {
 		}
 		texts[i] = sb.String()
 	}
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		i := 0
-		for pb.Next() {
-			_ = indexText(texts[i%len(texts)])
-			i++
-		}
-	})
+	for _, memo := range []bool{false, true} {
+		b.Run(fmt.Sprintf("memo=%v", memo), func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				var m tokenMemo
+				if memo {
+					m = newTokenMemo()
+				}
+				i := 0
+				for pb.Next() {
+					_ = m.indexText(texts[i%len(texts)])
+					i++
+				}
+			})
+		})
+	}
 }
