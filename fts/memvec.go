@@ -14,9 +14,11 @@ import (
 // over vec0 takes ~20 ms for 60,000 vectors and 160 neighbours (its cost
 // grows with k); the same Hamming-distance scan over sign bits held in
 // memory takes well under a millisecond (8 bytes of bits per 64 dimensions:
-// 3.8 MB for 60,000 vectors of 512). The rescoring, the mapping to units and
-// the visibility filter stay in SQL, with sqlite-vec's own cosine distance,
-// so similarities are the very numbers the SQL path computes; only which
+// 3.8 MB for 60,000 vectors of 512). The rescoring stays in SQL, with
+// sqlite-vec's own cosine distance, so similarities are the very numbers the
+// SQL path computes; the units that carry each vector, their visibility and
+// their order (distance, then unit_key) come from the postings' doc table
+// (memIndex.vectorUnits), as the SQL path's join would give them. Only which
 // vectors tie at the cut-off of the first pass may differ.
 //
 // The copy follows vec_log (vectors stored and deleted, in order) as the
