@@ -356,7 +356,7 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		removed, first = nil, false
 		done += len(batch)
 		for _, c := range batch { // written: let the parsed text go
-			c.res, c.prepared = nil, nil
+			c.res, c.prepared, c.meta = nil, nil, ""
 		}
 		if progress != nil {
 			progress(done, len(todo))
