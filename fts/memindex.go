@@ -131,6 +131,9 @@ func (ix *Index) memFor(ctx context.Context) (*memIndex, error) {
 			return nil, err
 		}
 		ix.mem = m
+		if m == nil { // too large now: the vectors' copy goes too
+			ix.keepMem, ix.vecs = false, nil
+		}
 	}
 	return ix.mem, nil
 }

@@ -247,32 +247,23 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 	}
 	first := `SELECT rowid, distance FROM unit_vec WHERE embedding MATCH ? AND k = ?`
 	kk := k
+	// With both in-memory copies (memvec.go, memindex.go): the first pass
+	// in memory, the rescoring in SQL, the units carrying each vector from
+	// the postings' doc table.
 	mv, err := ix.memVectorsFor(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if mv != nil {
-		// The first pass in memory (memvec.go), the rescoring in SQL, and
-		// the units that carry each vector from the postings' doc table.
-		kk = k * coarseFactor
-		ids := mv.nearest(qv, kk)
-		if len(ids) == 0 {
-			return nil, nil
-		}
-		list := make([]string, len(ids))
-		for i, id := range ids {
-			list[i] = strconv.FormatInt(id, 10)
-		}
 		m, err := ix.memFor(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if m != nil {
-			return ix.rescore(ctx, blob, list, mv, m, project, 2*k)
+			return ix.rescore(ctx, blob, mv.nearest(qv, k*coarseFactor), mv, m, project, 2*k)
 		}
-		first = `SELECT f.rowid, vec_distance_cosine(f.embedding, ?1) AS distance FROM unit_vectors f
-			WHERE ?2 > 0 AND f.rowid IN (` + strings.Join(list, ",") + `)` // ?2 (kk) is unused here
-	} else if ix.binary {
+	}
+	if ix.binary {
 		first = `SELECT c.rowid, vec_distance_cosine(f.embedding, ?1) AS distance FROM
 			(SELECT rowid FROM unit_vec WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2) c
 			JOIN unit_vectors f ON f.rowid = c.rowid`
@@ -311,8 +302,15 @@ func notReady(err error) error {
 }
 
 // rescore computes sqlite-vec's cosine distance for the first pass's
-// vectors (rowids in list) and hands them to the in-memory doc table.
-func (ix *Index) rescore(ctx context.Context, blob []byte, list []string, mv *memVectors, m *memIndex, project string, limit int) ([]vectorHit, error) {
+// vectors (ids) and hands them to the in-memory doc table.
+func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memVectors, m *memIndex, project string, limit int) ([]vectorHit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = strconv.FormatInt(id, 10)
+	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, vec_distance_cosine(embedding, ?) FROM unit_vectors
 		WHERE rowid IN (`+strings.Join(list, ",")+`)`, blob)
 	if err != nil {
