@@ -477,6 +477,9 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 		}
 	}
 	for _, c := range batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		switch {
 		case c.gone:
 			if c.old != nil {

@@ -2,6 +2,8 @@ package fts
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -326,5 +328,35 @@ func TestRefresh_FileDeletedWhileBeingIndexed(t *testing.T) {
 	}
 	if st.Removed != 1 || tv.topPath("alpha") != "" || tv.topPath("bravo") != "b.md" {
 		t.Errorf("after the vanished file: %+v", st)
+	}
+}
+
+// A cancelled Refresh stops between files, leaves only whole batches
+// written, and the next Refresh indexes the rest.
+func TestRefresh_Cancelled(t *testing.T) {
+	files := map[string]string{}
+	n := batchSize + 150
+	for i := 0; i < n; i++ {
+		files[fmt.Sprintf("n%04d.md", i)] = fmt.Sprintf("# Note %d\n\nword%d and the shared text.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := tv.ix.Refresh(ctx, func(done, total int) {
+		if done == batchSize {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Refresh with a cancelled context: err = %v, want context.Canceled", err)
+	}
+	st, err := tv.ix.Refresh(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Added != n-batchSize {
+		t.Errorf("after the cancelled Refresh: added %d, want %d", st.Added, n-batchSize)
+	}
+	if got := tv.topPath(fmt.Sprintf("word%d", n-1)); got != fmt.Sprintf("n%04d.md", n-1) {
+		t.Errorf("last note: top = %q", got)
 	}
 }

@@ -11,6 +11,12 @@ import (
 )
 
 // writer holds one transaction and its prepared statements.
+//
+// Its statements run under a context that is never cancelled: the SQLite
+// driver watches a cancellable context with a goroutine per statement, which
+// cost a cold index ~20 % more CPU (two statements a unit). Cancellation still
+// works: callers check the context between files (see apply), and the
+// transaction is rolled back when the context ends.
 type writer struct {
 	tx                                  *sql.Tx
 	ctx                                 context.Context
@@ -21,6 +27,7 @@ type writer struct {
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	ctx = context.WithoutCancel(ctx)
 	w := &writer{tx: tx, ctx: ctx}
 	for _, p := range []struct {
 		dst **sql.Stmt
