@@ -433,7 +433,7 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 		hp, _ := json.Marshal(u.HeadingPath)
 		c.prepared[i] = preparedUnit{
 			headingJSON: string(hp),
-			embedHash:   vault.HashBytes([]byte(embedInput(r.Title, u.HeadingPath, u.Content))),
+			embedHash:   embedHash(r.Title, u.HeadingPath, data[u.Start:u.End]),
 			ftsPath:     pathTerms, ftsTitle: titleTerms, ftsMeta: metaTerms,
 			ftsHdr:  memo.indexText(strings.Join(u.HeadingPath, " ")),
 			ftsBody: memo.indexText(u.Content),

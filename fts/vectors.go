@@ -2,6 +2,8 @@ package fts
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -84,6 +86,23 @@ func embedInput(title string, headingPath []string, content string) string {
 		}
 	}
 	return head + "\n" + content
+}
+
+// embedHash is vault.HashBytes of embedInput(title, headingPath, content),
+// hashed in parts (content being the unit's bytes in its file) instead of
+// copied into one string first.
+func embedHash(title string, headingPath []string, content []byte) string {
+	h := sha256.New()
+	h.Write([]byte(title))
+	for _, p := range headingPath {
+		if p != title {
+			h.Write([]byte(" › " + p))
+		}
+	}
+	h.Write([]byte{'\n'})
+	h.Write(content)
+	var sum [sha256.Size]byte
+	return "sha256:" + hex.EncodeToString(h.Sum(sum[:0]))
 }
 
 // PendingEmbeddings counts distinct embedding inputs without a vector.

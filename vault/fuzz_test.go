@@ -40,6 +40,12 @@ func FuzzParse(f *testing.F) {
 			if string(data[u.Start:u.End]) != u.Content {
 				t.Fatalf("unit %s content is not its byte range", u.Key)
 			}
+			if u.Tokens != EstimateTokens(u.Content) || u.ContentHash != HashBytes([]byte(u.Content)) {
+				t.Fatalf("unit %s: tokens %d, hash %s do not describe its content", u.Key, u.Tokens, u.ContentHash)
+			}
+			if u.Tokens > MaxUnitTokens {
+				t.Fatalf("unit %s: %d tokens, more than %d", u.Key, u.Tokens, MaxUnitTokens)
+			}
 			if seen[u.Key] {
 				t.Fatalf("duplicate unit key %s", u.Key)
 			}

@@ -103,6 +103,19 @@ func rulesFromFrontmatter(n yaml.Node) []RuleSpec {
 // rulesHeading matches the headings whose bullets are body-form rules.
 var rulesHeading = regexp.MustCompile(`(?i)\b(rules?|invariants?|guard|guardrails?|constraints?)\b|规则|铁律|不变量|约束`)
 
+// mayNameRules is a cheap test that a heading can match rulesHeading: every
+// word it matches holds one of these pieces once lower-cased (the pieces
+// avoid 's' and 'k', which case-fold to non-ASCII letters too).
+func mayNameRules(h string) bool {
+	l := strings.ToLower(h)
+	for _, p := range []string{"rule", "invariant", "guard", "trai", "规则", "铁律", "不变量", "约束"} {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // ruleBullet matches "- deny: …" and "- require: …" bullets.
 var ruleBullet = regexp.MustCompile(`^\s{0,3}[-*+]\s+(deny|require)\s*[:：]\s*(.+?)\s*$`)
 
@@ -112,7 +125,7 @@ func rulesFromBody(id string, data []byte, sections []section) []RuleSpec {
 	for _, s := range sections {
 		under := false
 		for _, h := range s.headingPath {
-			under = under || rulesHeading.MatchString(h)
+			under = under || mayNameRules(h) && rulesHeading.MatchString(h)
 		}
 		if !under {
 			continue

@@ -46,3 +46,24 @@ func TestRulesFromFrontmatterAndBody(t *testing.T) {
 		t.Errorf("line %d", body[0].Line)
 	}
 }
+
+// mayNameRules only skips the regexp: every heading rulesHeading matches
+// must pass it, in any letter case (ſ and the Kelvin sign fold to s and k).
+func TestMayNameRulesPassesEveryRulesHeading(t *testing.T) {
+	words := []string{"rule", "rules", "invariant", "invariants", "guard", "guardrail", "guardrails",
+		"constraint", "constraints", "规则", "铁律", "不变量", "约束"}
+	for _, w := range words {
+		for _, h := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:], "Our " + w + " here",
+			strings.ReplaceAll(w, "s", "ſ"), strings.ReplaceAll(strings.ToUpper(w), "S", "ſ"), "发布" + w} {
+			if !rulesHeading.MatchString(h) {
+				continue
+			}
+			if !mayNameRules(h) {
+				t.Errorf("heading %q matches rulesHeading but mayNameRules says no", h)
+			}
+		}
+	}
+	if mayNameRules("Overview") || mayNameRules("设计") {
+		t.Error("mayNameRules passes headings without rule words")
+	}
+}

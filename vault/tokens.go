@@ -12,76 +12,86 @@ import (
 // more than one space one, each CJK character one, other letters one per 2.
 // TestEstimateTokens_WithinTenPercentOfARealTokenizer holds it within 10% of
 // cl100k_base on English notes (+6%), Go code (+9%) and Chinese (-6%).
-func EstimateTokens(s string) int {
-	n := 0
-	letters, digits, other, spaces, punct, breaks := 0, 0, 0, 0, 0, 0
-	flush := func() {
-		if letters > 0 {
-			n += (letters + 7) / 8
-		}
-		if digits > 0 {
-			n += (digits + 2) / 3
-		}
-		if other > 0 {
-			n += (other + 1) / 2
-		}
-		if spaces > 1 {
-			n++
-		}
-		if punct > 0 {
-			n += (punct + 1) / 2
-		}
-		if breaks > 0 {
-			n++
-		}
-		letters, digits, other, spaces, punct, breaks = 0, 0, 0, 0, 0, 0
-	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
+func EstimateTokens(s string) int { return estimateTokens(s) }
+
+// Character classes of the estimate: a run of one class costs runCost.
+const (
+	clsLetter = iota // ASCII letters
+	clsDigit
+	clsSpace
+	clsBreak // line breaks and tabs
+	clsPunct // ASCII punctuation and other non-letters
+	clsOther // letters and digits of other scripts (CJK is counted apart)
+	clsNone  // no run yet (and after a CJK character)
+)
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
 		switch {
-		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
-			if digits > 0 || other > 0 || spaces > 0 || punct > 0 || breaks > 0 {
-				flush()
-			}
-			letters++
-		case r >= '0' && r <= '9':
-			if letters > 0 || other > 0 || spaces > 0 || punct > 0 || breaks > 0 {
-				flush()
-			}
-			digits++
-		case r == ' ':
-			if letters > 0 || digits > 0 || other > 0 || punct > 0 || breaks > 0 {
-				flush()
-			}
-			spaces++
-		case r == '\n' || r == '\t' || r == '\r':
-			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || punct > 0 {
-				flush()
-			}
-			breaks++
-		case r < utf8.RuneSelf: // other ASCII: punctuation (no table lookups)
-			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || breaks > 0 {
-				flush()
-			}
-			punct++
-		case IsCJK(r):
-			flush()
-			n++
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if letters > 0 || digits > 0 || spaces > 0 || punct > 0 || breaks > 0 {
-				flush()
-			}
-			other++
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			t[c] = clsLetter
+		case '0' <= c && c <= '9':
+			t[c] = clsDigit
+		case c == ' ':
+			t[c] = clsSpace
+		case c == '\n' || c == '\t' || c == '\r':
+			t[c] = clsBreak
 		default:
-			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || breaks > 0 {
-				flush()
-			}
-			punct++
+			t[c] = clsPunct
 		}
 	}
-	flush()
-	return n
+	return t
+}()
+
+func runCost(class uint8, n int) int {
+	switch class {
+	case clsLetter:
+		return (n + 7) / 8
+	case clsDigit:
+		return (n + 2) / 3
+	case clsSpace:
+		if n > 1 {
+			return 1
+		}
+		return 0
+	case clsBreak:
+		return 1
+	case clsPunct, clsOther:
+		return (n + 1) / 2
+	}
+	return 0
+}
+
+// estimateTokens is EstimateTokens over a string or bytes (no copy):
+// maximal runs of one class, each costing runCost.
+func estimateTokens[T string | []byte](s T) int {
+	n, class, run := 0, uint8(clsNone), 0
+	for i := 0; i < len(s); {
+		var c uint8
+		if b := s[i]; b < utf8.RuneSelf {
+			c = asciiClass[b]
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			i += size
+			switch {
+			case IsCJK(r):
+				n += runCost(class, run) + 1
+				class, run = clsNone, 0
+				continue
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
+				c = clsOther
+			default:
+				c = clsPunct
+			}
+		}
+		if c != class {
+			n += runCost(class, run)
+			class, run = c, 0
+		}
+		run++
+	}
+	return n + runCost(class, run)
 }
 
 // IsCJK reports whether r is a Han, Hiragana or Katakana character: scripts

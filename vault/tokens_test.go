@@ -2,10 +2,13 @@ package vault
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -65,5 +68,95 @@ func BenchmarkEstimateTokens(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for i := 0; i < b.N; i++ {
 		EstimateTokens(text)
+	}
+}
+
+// estimateTokensReference is the plain reading of EstimateTokens' rules,
+// rune by rune; the run-length version must agree with it.
+func estimateTokensReference(s string) int {
+	n := 0
+	letters, digits, other, spaces, punct, breaks := 0, 0, 0, 0, 0, 0
+	flush := func() {
+		if letters > 0 {
+			n += (letters + 7) / 8
+		}
+		if digits > 0 {
+			n += (digits + 2) / 3
+		}
+		if other > 0 {
+			n += (other + 1) / 2
+		}
+		if spaces > 1 {
+			n++
+		}
+		if punct > 0 {
+			n += (punct + 1) / 2
+		}
+		if breaks > 0 {
+			n++
+		}
+		letters, digits, other, spaces, punct, breaks = 0, 0, 0, 0, 0, 0
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			if digits > 0 || other > 0 || spaces > 0 || punct > 0 || breaks > 0 {
+				flush()
+			}
+			letters++
+		case r >= '0' && r <= '9':
+			if letters > 0 || other > 0 || spaces > 0 || punct > 0 || breaks > 0 {
+				flush()
+			}
+			digits++
+		case r == ' ':
+			if letters > 0 || digits > 0 || other > 0 || punct > 0 || breaks > 0 {
+				flush()
+			}
+			spaces++
+		case r == '\n' || r == '\t' || r == '\r':
+			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || punct > 0 {
+				flush()
+			}
+			breaks++
+		case r < utf8.RuneSelf:
+			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || breaks > 0 {
+				flush()
+			}
+			punct++
+		case IsCJK(r):
+			flush()
+			n++
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if letters > 0 || digits > 0 || spaces > 0 || punct > 0 || breaks > 0 {
+				flush()
+			}
+			other++
+		default:
+			if letters > 0 || digits > 0 || other > 0 || spaces > 0 || breaks > 0 {
+				flush()
+			}
+			punct++
+		}
+	}
+	flush()
+	return n
+}
+
+func TestEstimateTokens_MatchesTheReference(t *testing.T) {
+	pieces := []string{"a", "Zq", "7", "42", " ", "  ", "\n", "\t", "\r\n", ".", "--", "`", "é", "ж", "٣", "检", "索", "か", "—", "😀", "\xff", "\xe6\xa3", "_", "\x00"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		var sb strings.Builder
+		for k := rng.IntN(30); k > 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := sb.String()
+		if got, want := EstimateTokens(s), estimateTokensReference(s); got != want {
+			t.Fatalf("EstimateTokens(%q) = %d, reference %d", s, got, want)
+		}
+		if got, want := estimateTokens([]byte(s)), estimateTokensReference(s); got != want {
+			t.Fatalf("estimateTokens([]byte(%q)) = %d, reference %d", s, got, want)
+		}
 	}
 }

@@ -58,18 +58,17 @@ func makeUnits(id string, data []byte, sections []section) []Unit {
 		}
 		first := len(units)
 		for _, r := range chunk(data, start, trimEnd(data, start, s.end), MaxUnitTokens) {
-			content := string(data[r[0]:r[1]])
 			units = append(units, Unit{
 				Key:         unitKey(id, slug, n, len(units)-first),
 				HeadingPath: s.headingPath,
 				Slug:        slug,
 				Section:     n,
 				Chunk:       len(units) - first,
-				Start:       r[0],
-				End:         r[1],
-				Content:     content,
-				ContentHash: HashBytes([]byte(content)),
-				Tokens:      EstimateTokens(content),
+				Start:       r.start,
+				End:         r.end,
+				Content:     string(data[r.start:r.end]),
+				ContentHash: HashBytes(data[r.start:r.end]),
+				Tokens:      r.tokens,
 			})
 		}
 	}
@@ -83,11 +82,14 @@ func trimEnd(data []byte, start, end int) int {
 	return end
 }
 
+// span is a range of a file's bytes and its estimated tokens.
+type span struct{ start, end, tokens int }
+
 // chunk splits data[start:end] into ranges of at most max estimated tokens,
 // preferring paragraph breaks, then line breaks, then rune boundaries.
-func chunk(data []byte, start, end, max int) [][2]int {
-	if EstimateTokens(string(data[start:end])) <= max {
-		return [][2]int{{start, end}}
+func chunk(data []byte, start, end, max int) []span {
+	if n := estimateTokens(data[start:end]); n <= max {
+		return []span{{start, end, n}}
 	}
 	for _, sep := range []string{"\n\n", "\n", ". ", "。", " "} {
 		pieces := splitKeep(data, start, end, sep)
@@ -96,7 +98,7 @@ func chunk(data []byte, start, end, max int) [][2]int {
 		}
 		// Pieces end at a separator, so their estimates add up to the
 		// estimate of their concatenation; summing keeps this linear.
-		var out [][2]int
+		var out []span
 		// emit splits a group further. The estimate is not exactly additive
 		// (runs of spaces, tabs), so a group may come out as the whole range
 		// again: then it is cut by runes, which always makes progress.
@@ -109,9 +111,9 @@ func chunk(data []byte, start, end, max int) [][2]int {
 			out = append(out, chunk(data, a, b, max)...)
 		}
 		cur := pieces[0]
-		curTokens := EstimateTokens(string(data[cur[0]:cur[1]]))
+		curTokens := estimateTokens(data[cur[0]:cur[1]])
 		for _, p := range pieces[1:] {
-			t := EstimateTokens(string(data[p[0]:p[1]]))
+			t := estimateTokens(data[p[0]:p[1]])
 			if curTokens+t <= max {
 				cur[1] = p[1]
 				curTokens += t
@@ -149,8 +151,8 @@ func splitKeep(data []byte, start, end int, sep string) [][2]int {
 	return append(out, [2]int{start + off, end})
 }
 
-func hardSplit(data []byte, start, end, max int) [][2]int {
-	var out [][2]int
+func hardSplit(data []byte, start, end, max int) []span {
+	var out []span
 	for cur := start; cur < end; {
 		// The longest prefix whose estimate fits, found by bisection. No rune
 		// costs less than 1/8 token nor takes more than 4 bytes, so the cut
@@ -158,7 +160,7 @@ func hardSplit(data []byte, start, end, max int) [][2]int {
 		lo, hi := cur+1, min(end, cur+max*32)
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
-			if EstimateTokens(string(data[cur:mid])) <= max {
+			if estimateTokens(data[cur:mid]) <= max {
 				lo = mid
 			} else {
 				hi = mid - 1
@@ -168,7 +170,7 @@ func hardSplit(data []byte, start, end, max int) [][2]int {
 		for cut < end && !utf8.RuneStart(data[cut]) {
 			cut++
 		}
-		out = append(out, [2]int{cur, cut})
+		out = append(out, span{cur, cut, estimateTokens(data[cur:cut])})
 		cur = cut
 	}
 	return out
