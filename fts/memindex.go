@@ -344,7 +344,7 @@ func tokens(s string) []string { return tokenMemo(nil).tokens(s) }
 // tokens is the function tokens, remembering in m.
 func (m tokenMemo) tokens(s string) []string {
 	var out []string
-	terms(s, func(t string) { out = append(out, m.token(t)) })
+	m.indexTokens(s, func(t string) { out = append(out, t) })
 	return out
 }
 

@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"hash/maphash"
 	"strings"
 	"sync"
 	"unicode"
@@ -84,18 +85,19 @@ type stemShard struct {
 	m  map[string]string
 }
 
-var stemShards [64]stemShard
+var stemShards = func() *[64]stemShard { // an initializer: stopWords needs it during package init
+	var s [64]stemShard
+	for i := range s {
+		s[i].m = make(map[string]string, 256)
+	}
+	return &s
+}()
 
 // maxStemsPerShard bounds the table (64 × 2,048 words: the common ones; a
 // rare word is stemmed again, ~1 µs). A larger table costs more memory than
 // it saves time: a 100,000-note index held 512k words, ~80 MB.
 const maxStemsPerShard = 2048
 
-func init() {
-	for i := range stemShards {
-		stemShards[i].m = make(map[string]string, 256)
-	}
-}
 
 func stem(w string) string {
 	sh := &stemShards[(int(w[0])*31+int(w[len(w)-1])*7+len(w))&63]
@@ -118,27 +120,33 @@ func stem(w string) string {
 }
 
 // A tokenMemo remembers what token made of each term, for one goroutine (no
-// locks): a note repeats its words, and a vault its vocabulary. The nil memo
-// remembers nothing. Index preparing and in-memory builds keep one per
-// worker.
-type tokenMemo map[string]string
+// locks): a note repeats its words, and a vault its vocabulary. It is
+// direct-mapped: each term has one slot, chosen by its hash, and a term
+// takes the slot from the one before it. The nil memo remembers nothing.
+// Index preparing and in-memory builds keep one per worker.
+type tokenMemo []memoSlot
 
-const maxMemoTokens = 1 << 14
+type memoSlot struct {
+	term, token string
+	stop        uint8 // stopID(term)
+}
 
-func newTokenMemo() tokenMemo { return make(tokenMemo, 4096) }
+const memoSlots = 1 << 15 // 1 MiB of slots
 
-func (m tokenMemo) token(t string) string {
+var memoSeed = maphash.MakeSeed()
+
+func newTokenMemo() tokenMemo { return make(tokenMemo, memoSlots) }
+
+// lookup returns the token of term t and its stop-word number (stopID).
+func (m tokenMemo) lookup(t string) (string, uint8) {
 	if m == nil {
-		return token(t)
+		return token(t), stopID(t)
 	}
-	if s, ok := m[t]; ok {
-		return s
-	}
-	if len(m) >= maxMemoTokens {
-		return token(t)
+	s := &m[maphash.String(memoSeed, t)&(memoSlots-1)]
+	if s.term == t { // an empty slot answers "" for "", as token would
+		return s.token, s.stop
 	}
 	k := strings.Clone(t) // t is a slice of a whole note; k and its token are not
-	s := token(k)
-	m[k] = s
-	return s
+	*s = memoSlot{k, token(k), stopID(k)}
+	return s.token, s.stop
 }

@@ -11,7 +11,7 @@ import (
 // IndexFormat names the term-making rules below, the schema, and what the
 // index derives from a note. An index file of another format is deleted and
 // rebuilt from the vault (see OpenFile), so old and new terms never mix.
-const IndexFormat = "lore-9"
+const IndexFormat = "lore-10"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the
@@ -179,20 +179,41 @@ func cjkBigrams(run string, emit func(string)) {
 	}
 }
 
-// indexText returns s as the space-separated terms that go into FTS5.
+// indexText returns s as the space-separated tokens that go into FTS5.
 func indexText(s string) string { return tokenMemo(nil).indexText(s) }
 
 // indexText is the function indexText, remembering in m.
 func (m tokenMemo) indexText(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s) + len(s)/4)
-	terms(s, func(t string) {
+	m.indexTokens(s, func(t string) {
 		if sb.Len() > 0 {
 			sb.WriteByte(' ')
 		}
-		sb.WriteString(m.token(t))
+		sb.WriteString(t)
 	})
 	return sb.String()
+}
+
+// indexTokens calls emit for each token of s that goes into the index: the
+// token of every term, except that the token of an English stop word counts
+// once per text (one column of one unit). Its frequency says nothing of what the
+// text is about, and stop words are 40-45 % of English prose: the index and
+// its writing shrink by a quarter, while a query of stop words alone ("what
+// is it", someone called Will) still finds the texts that hold them.
+func (m tokenMemo) indexTokens(s string, emit func(token string)) {
+	var seen [2]uint64 // by stopID - 1
+	terms(s, func(t string) {
+		tok, stop := m.lookup(t)
+		if stop > 0 {
+			bit := uint64(1) << ((stop - 1) % 64)
+			if seen[(stop-1)/64]&bit != 0 {
+				return
+			}
+			seen[(stop-1)/64] |= bit
+		}
+		emit(tok)
+	})
 }
 
 // MaxQueryBytes is how much of a query is used: longer queries are cut at the
@@ -208,7 +229,7 @@ func queryTerms(q string) []string {
 	seen := map[string]bool{}
 	var all, content []string
 	terms(q, func(t string) {
-		stop := stopWords[t]
+		stop := stopWords[t] > 0
 		if t = token(t); seen[t] {
 			return
 		}
@@ -260,16 +281,31 @@ func CutQuery(q string) string {
 	return strings.TrimSpace(q[:cut])
 }
 
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+// stopWordList is the English stop words.
+var stopWordList = strings.Fields(`a about above after again against all am an and any are as at be because been
 before being below between both but by can could did do does doing down during each few for from further
 had has have having he her here hers herself him himself his how i if in into is it its itself just me more
 most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so
 some such than that the their theirs them themselves then there these they this those through to too under
 until up very was we were what when where which while who whom why will with would you your yours yourself
-yourselves`) {
-		m[w] = true
+yourselves`)
+
+var stopWords = func() map[string]uint8 {
+	m := map[string]uint8{}
+	ids := map[string]uint8{} // by token: "doing" and "do" are one
+	for _, w := range stopWordList {
+		t := token(w)
+		if ids[t] == 0 {
+			ids[t] = uint8(len(ids) + 1)
+		}
+		m[w] = ids[t]
+	}
+	if len(ids) > 128 {
+		panic("indexTokens keeps at most 128 stop-word tokens apart")
 	}
 	return m
 }()
+
+// stopID is the number of the token of term t among the stop words' tokens,
+// from 1; 0 when t is not a stop word.
+func stopID(t string) uint8 { return stopWords[t] }

@@ -70,6 +70,25 @@ func TestToken(t *testing.T) {
 	}
 }
 
+// A stop word goes into the index once per text; every other token as
+// often as it occurs. The memo must give the same as no memo.
+func TestIndexTextKeepsOneOfEachStopWord(t *testing.T) {
+	in := "The retry and the backoff: the retry budget is what it is. Doing it; do it, isValid"
+	want := "the retri and backoff retri budget is what it do valid isvalid"
+	memo := newTokenMemo()
+	for i := 0; i < 2; i++ { // twice: the second time from the memo
+		if got := memo.indexText(in); got != want {
+			t.Errorf("indexText (memo, pass %d) = %q, want %q", i, got, want)
+		}
+	}
+	if got := indexText(in); got != want {
+		t.Errorf("indexText = %q, want %q", got, want)
+	}
+	if got := strings.Join(tokens(in), " "); got != want {
+		t.Errorf("tokens = %q, want %q", got, want)
+	}
+}
+
 func TestCutQuery(t *testing.T) {
 	long := strings.Repeat("检", MaxQueryBytes) // 3 bytes each
 	got := CutQuery("  " + long)
@@ -291,7 +310,7 @@ func TestTermsMatchReference(t *testing.T) {
 // index does.
 func BenchmarkIndexText(b *testing.B) {
 	s := newSynth(9)
-	texts := make([]string, 256)
+	texts := make([]string, 4096) // ~10 MB: a vault's worth of vocabulary
 	for i := range texts {
 		var sb strings.Builder
 		for k := 0; k < 40; k++ {
