@@ -98,7 +98,6 @@ var stemShards = func() *[64]stemShard { // an initializer: stopWords needs it d
 // it saves time: a 100,000-note index held 512k words, ~80 MB.
 const maxStemsPerShard = 2048
 
-
 func stem(w string) string {
 	sh := &stemShards[(int(w[0])*31+int(w[len(w)-1])*7+len(w))&63]
 	sh.mu.RLock()
