@@ -148,6 +148,9 @@ func lowerASCII(w string) string {
 // camelParts splits "parseHTTPServer2" into parse, HTTP, Server2. Letters and
 // digits stay together (sha256, utf8).
 func camelParts(w string) []string {
+	if isASCII(w) {
+		return camelPartsASCII(w)
+	}
 	rs := []rune(w)
 	var out []string
 	start := 0
@@ -162,6 +165,31 @@ func camelParts(w string) []string {
 		}
 	}
 	return append(out, string(rs[start:]))
+}
+
+// camelPartsASCII is camelParts for an ASCII word, cutting it in place.
+func camelPartsASCII(w string) []string {
+	lower := func(c byte) bool { return 'a' <= c && c <= 'z' }
+	upper := func(c byte) bool { return 'A' <= c && c <= 'Z' }
+	var out []string
+	start := 0
+	for k := 1; k < len(w); k++ {
+		prev, cur := w[k-1], w[k]
+		if upper(cur) && (lower(prev) || '0' <= prev && prev <= '9' || upper(prev) && k+1 < len(w) && lower(w[k+1])) {
+			out = append(out, w[start:k])
+			start = k
+		}
+	}
+	return append(out, w[start:])
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // cjkBigrams emits overlapping character pairs of a run of Han or kana (as

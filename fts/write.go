@@ -21,7 +21,7 @@ type writer struct {
 	tx                                  *sql.Tx
 	ctx                                 context.Context
 	delRes, insSkipped, insRes, insUnit *sql.Stmt
-	insFTS, insLink, insLog             *sql.Stmt
+	insFTS, insLink, insLog, idHolder   *sql.Stmt
 	draft, dproject                     string // set while writing a Draft's rows
 	body                                []byte
 }
@@ -43,6 +43,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
 		{&w.insLink, "INSERT INTO links(rid, kind, target, heading) VALUES (?, ?, ?, ?)"},
 		{&w.insLog, "INSERT INTO unit_log(uid, added) VALUES (?, 1)"},
+		{&w.idHolder, "SELECT rid, path FROM resources WHERE resource_id = ? AND draft = ''"},
 	} {
 		st, err := tx.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -55,7 +56,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.delRes, w.insSkipped, w.insRes, w.insUnit, w.insFTS, w.insLink, w.insLog} {
+	for _, st := range []*sql.Stmt{w.delRes, w.insSkipped, w.insRes, w.insUnit, w.insFTS, w.insLink, w.insLog, w.idHolder} {
 		if st != nil {
 			st.Close()
 		}
@@ -135,7 +136,7 @@ func (w *writer) insertParts(c *change, rid int64) error {
 func (w *writer) resolveIDClash(r *vault.Resource) error {
 	var orid int64
 	var opath string
-	err := w.tx.QueryRowContext(w.ctx, "SELECT rid, path FROM resources WHERE resource_id = ? AND draft = ''", r.ID).Scan(&orid, &opath)
+	err := w.idHolder.QueryRowContext(w.ctx, r.ID).Scan(&orid, &opath)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
