@@ -222,7 +222,7 @@ func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]flo
 		if _, err := tx.ExecContext(ctx, "INSERT INTO unit_vectors(rowid, embedding) VALUES (?, ?)", next, blob); err != nil {
 			return translate(fmt.Errorf("store vector: %w", err))
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO embeddings(embed_hash, vec_rowid) VALUES (?, ?)", h, next); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO embeddings(embed_hash, vec_rowid, embed_key) VALUES (?, ?, ?)", h, next, int64(embedKey(h))); err != nil {
 			return translate(err)
 		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO vec_log(vec_rowid, added) VALUES (?, 1)", next); err != nil {
@@ -293,7 +293,7 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 	// a long IN list it would otherwise walk every resource).
 	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - v.distance FROM (`+first+`) v
 		CROSS JOIN embeddings e ON e.vec_rowid = v.rowid
-		CROSS JOIN units u ON u.embed_hash = e.embed_hash
+		CROSS JOIN units u ON u.embed_key = e.embed_key AND u.embed_hash = e.embed_hash
 		CROSS JOIN resources r ON r.rid = u.rid
 		WHERE `+vis+` ORDER BY v.distance, u.unit_key LIMIT ?`, args([]any{blob, kk}, vargs, []any{2 * k})...)
 	if err != nil {
