@@ -128,13 +128,21 @@ func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project st
 	for lo := 0; lo < len(held); lo += 200 {
 		batch := held[lo:min(lo+200, len(held))]
 		vis, qargs := visibleTo(project)
-		marks := make([]string, len(batch))
-		for i, e := range batch {
-			marks[i] = "?"
+		ids := map[string]bool{}
+		var idMarks, keyMarks []string
+		var idArgs []any
+		for _, e := range batch {
+			keyMarks = append(keyMarks, "?")
 			qargs = append(qargs, e.key)
+			if id := keyResourceID(e.key); !ids[id] {
+				ids[id] = true
+				idMarks, idArgs = append(idMarks, "?"), append(idArgs, id)
+			}
 		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT u.unit_key FROM units u JOIN resources r ON r.rid = u.rid
-			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(marks, ",")+`)`, qargs...)
+		// Through the resources' id index: units have no index of keys.
+		rows, err := ix.db.QueryContext(ctx, `SELECT u.unit_key FROM resources r CROSS JOIN units u ON u.rid = r.rid
+			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(keyMarks, ",")+`) AND r.resource_id IN (`+strings.Join(idMarks, ",")+`)`,
+			append(qargs, idArgs...)...)
 		if err != nil {
 			return nil, translate(err)
 		}
@@ -149,4 +157,17 @@ func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project st
 		rows.Close()
 	}
 	return out, nil
+}
+
+// keyResourceID is the resource id a unit_key starts with: the key without
+// its last three parts (heading slug, section, chunk; see vault.Unit).
+func keyResourceID(key string) string {
+	for i := 0; i < 3; i++ {
+		j := strings.LastIndexByte(key, '/')
+		if j < 0 {
+			return key
+		}
+		key = key[:j]
+	}
+	return key
 }
