@@ -303,13 +303,24 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		st.Files = len(snap)
 	}
 	var todo []*change
-	present := make(map[string]bool, len(files))
+	// A full walk names each file once; the watcher's folders and files
+	// may name one twice (a watched folder and a file in it).
+	var present map[string]bool
+	if checked != nil {
+		present = make(map[string]bool, len(files))
+	}
+	known := 0 // files the snapshot has
 	for _, f := range files {
-		if present[f.Path] {
-			continue // a watched folder and a file in it both name the file
+		if present != nil {
+			if present[f.Path] {
+				continue
+			}
+			present[f.Path] = true
 		}
-		present[f.Path] = true
 		old, ok := snap[f.Path]
+		if ok {
+			known++
+		}
 		if ok && old.size == f.Size && old.mod == f.ModNs {
 			continue
 		}
@@ -321,7 +332,16 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		todo = append(todo, c)
 	}
 	var removed []string
+	if present == nil && known < len(snap) { // some indexed files are gone
+		present = make(map[string]bool, len(files))
+		for _, f := range files {
+			present[f.Path] = true
+		}
+	}
 	for p := range snap {
+		if present == nil {
+			break // every indexed file is still there
+		}
 		if !present[p] && (checked == nil || checked(p)) {
 			removed = append(removed, p)
 		}
