@@ -142,42 +142,83 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 	}
 	done := 0
 	for {
-		hashes, texts, err := ix.pendingBatch(ctx)
-		if err != nil {
+		// One unit of each embedding input without a vector, found once
+		// (a sort of all units) and then embedded in batches; units added
+		// meanwhile are found by the next round.
+		uids, err := ix.pendingUnits(ctx)
+		if err != nil || len(uids) == 0 {
 			return done, err
 		}
-		if len(hashes) == 0 {
-			return done, nil
-		}
-		vecs, err := ix.emb.Embed(ctx, texts)
-		if err != nil {
-			return done, err
-		}
-		if err := ix.storeVectors(ctx, hashes, vecs); err != nil {
-			return done, err
-		}
-		done += len(hashes)
-		if progress != nil {
-			progress(done, total)
+		for lo := 0; lo < len(uids); lo += embedBatch {
+			hashes, texts, err := ix.unitInputs(ctx, uids[lo:min(lo+embedBatch, len(uids))])
+			if err != nil {
+				return done, err
+			}
+			if len(hashes) == 0 {
+				continue // deleted meanwhile
+			}
+			vecs, err := ix.emb.Embed(ctx, texts)
+			if err != nil {
+				return done, err
+			}
+			if err := ix.storeVectors(ctx, hashes, vecs); err != nil {
+				return done, err
+			}
+			done += len(hashes)
+			if progress != nil {
+				progress(min(done, total), total)
+			}
 		}
 	}
 }
 
-func (ix *Index) pendingBatch(ctx context.Context) ([]string, []string, error) {
+// pendingUnits returns one unit (the first) of each embedding input that has
+// no vector, in uid order.
+func (ix *Index) pendingUnits(ctx context.Context) ([]int64, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT MIN(uid) AS first FROM units
+		WHERE embed_hash NOT IN (SELECT embed_hash FROM embeddings) GROUP BY embed_hash ORDER BY first`)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var uid int64
+		if err := rows.Scan(&uid); err != nil {
+			return nil, err
+		}
+		out = append(out, uid)
+	}
+	return out, translate(rows.Err())
+}
+
+// unitInputs returns the embed hashes and model inputs of the units uids
+// that still exist and still lack a vector.
+func (ix *Index) unitInputs(ctx context.Context, uids []int64) ([]string, []string, error) {
+	marks := make([]string, len(uids))
+	qargs := make([]any, len(uids))
+	for i, u := range uids {
+		marks[i], qargs[i] = "?", u
+	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT u.embed_hash, r.title, u.heading_path, u.content
 		FROM units u JOIN resources r ON r.rid = u.rid
-		WHERE u.uid IN (SELECT MIN(uid) FROM units WHERE embed_hash NOT IN (SELECT embed_hash FROM embeddings)
-			GROUP BY embed_hash LIMIT ?)`, embedBatch)
+		WHERE u.uid IN (`+strings.Join(marks, ",")+`) AND u.embed_hash NOT IN (SELECT embed_hash FROM embeddings)
+		ORDER BY u.uid`, qargs...)
 	if err != nil {
 		return nil, nil, translate(err)
 	}
 	defer rows.Close()
 	var hashes, texts []string
+	seen := map[string]bool{}
 	for rows.Next() {
 		var h, title, hp, content string
 		if err := rows.Scan(&h, &title, &hp, &content); err != nil {
 			return nil, nil, err
 		}
+		if seen[h] { // a uid reused by a copy of another pending unit
+			continue
+		}
+		seen[h] = true
 		var path []string
 		json.Unmarshal([]byte(hp), &path)
 		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, content))
