@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,7 +101,8 @@ func embedHash(title string, headingPath []string, content []byte) string {
 	h.Write([]byte{'\n'})
 	h.Write(content)
 	var sum [sha256.Size]byte
-	return "sha256:" + hex.EncodeToString(h.Sum(sum[:0]))
+	h.Sum(sum[:0])
+	return vault.FormatHash(sum)
 }
 
 // PendingEmbeddings counts distinct embedding inputs without a vector.

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -72,8 +73,18 @@ type Unit struct {
 
 // HashBytes returns "sha256:<hex>" of b.
 func HashBytes(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return FormatHash(sha256.Sum256(b))
+}
+
+// FormatHash writes a SHA-256 sum as "sha256:<hex>", allocating once.
+func FormatHash(sum [sha256.Size]byte) string {
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	var sb strings.Builder
+	sb.Grow(len("sha256:") + len(h))
+	sb.WriteString("sha256:")
+	sb.Write(h[:])
+	return sb.String()
 }
 
 // DerivedID returns the id a file without a frontmatter id is known by.
@@ -88,7 +99,7 @@ func CheckContent(p string, data []byte) error {
 	if len(data) > MaxFileBytes {
 		return Errorf(CodeInvalid, "%s is %.1f MB, over the %d MiB limit for a memory file", p, float64(len(data))/1e6, MaxFileBytes>>20)
 	}
-	if i := strings.IndexByte(string(data), 0); i >= 0 {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return Errorf(CodeInvalid, "%s holds a NUL byte at offset %d: it looks binary, not Markdown", p, i)
 	}
 	if !utf8.Valid(data) {

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,7 +48,7 @@ func makeUnits(id string, data []byte, sections []section) []Unit {
 		}
 		n := seen[slug]
 		seen[slug]++
-		if strings.TrimSpace(string(data[s.contentStart:s.end])) == "" {
+		if len(bytes.TrimSpace(data[s.contentStart:s.end])) == 0 {
 			continue
 		}
 		start := s.start

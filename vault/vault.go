@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -254,10 +255,13 @@ func (v *Vault) ReadFile(fsPath string) ([]byte, error) {
 	if st.Size() > MaxFileBytes {
 		return nil, Errorf(CodeInvalid, "%s is %.1f MB, over the %d MiB limit for a memory file", fsPath, float64(st.Size())/1e6, MaxFileBytes>>20)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
+	// Sized from the stat (io.ReadAll would grow its buffer from 512 bytes,
+	// allocating twice the file); a file that grew meanwhile still reads whole.
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
 		return nil, fmt.Errorf("read %s: %w", fsPath, err)
 	}
+	data := buf.Bytes()
 	if len(data) > MaxFileBytes {
 		return nil, Errorf(CodeInvalid, "%s grew over the %d MiB limit while being read", fsPath, MaxFileBytes>>20)
 	}
