@@ -496,6 +496,9 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 			}
 		}
 	}
+	if err := w.beginInserts(); err != nil {
+		return err
+	}
 	for _, c := range batch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -523,6 +526,9 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 				st.Updated++
 			}
 		}
+	}
+	if err := w.logInserts(); err != nil {
+		return err
 	}
 	gen, err := bumpGeneration(ctx, tx)
 	if err != nil {

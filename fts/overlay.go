@@ -139,6 +139,9 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := w.beginInserts(); err != nil {
+		return err
+	}
 	for _, i := range rewrite {
 		d := drafts[i]
 		if err := w.exec("INSERT INTO overlays(draft, project, head) VALUES (?, ?, ?)", d.ID, d.Project, d.Head); err != nil {
@@ -161,6 +164,9 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 				return err
 			}
 		}
+	}
+	if err := w.logInserts(); err != nil {
+		return err
 	}
 	if err := w.exec("INSERT INTO meta(key, value) VALUES('overlay', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", sig); err != nil {
 		return err
