@@ -527,7 +527,7 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 			}
 		}
 	}
-	if err := w.logInserts(); err != nil {
+	if err := w.finishInserts(); err != nil {
 		return err
 	}
 	gen, err := bumpGeneration(ctx, tx)

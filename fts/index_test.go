@@ -362,3 +362,32 @@ func TestRefresh_Cancelled(t *testing.T) {
 		t.Errorf("last note: top = %q", got)
 	}
 }
+
+// Links are written at the end of their batch, in one statement: each file's
+// wikilinks and Markdown links arrive whole, with their headings.
+func TestIndex_LinksAreStored(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"a.md": "# A\n\nSee [[Release]], [[发布流程#回滚|rollback]] and [the guide](docs/guide.md).\n",
+		"b.md": "# B\n\nNo links. `[[not a link]]`\n",
+	})
+	if _, err := tv.ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tv.ix.db.Query(`SELECT r.path, l.kind, l.target, l.heading FROM links l JOIN resources r ON r.rid = l.rid ORDER BY l.rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var p, k, tg, h string
+		if err := rows.Scan(&p, &k, &tg, &h); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.Join([]string{p, k, tg, h}, "|"))
+	}
+	want := []string{"a.md|wikilink|Release|", "a.md|wikilink|发布流程|回滚", "a.md|markdown|docs/guide.md|"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("links:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -165,7 +165,7 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 			}
 		}
 	}
-	if err := w.logInserts(); err != nil {
+	if err := w.finishInserts(); err != nil {
 		return err
 	}
 	if err := w.exec("INSERT INTO meta(key, value) VALUES('overlay', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", sig); err != nil {

@@ -21,11 +21,12 @@ type writer struct {
 	tx                                  *sql.Tx
 	ctx                                 context.Context
 	delRes, insSkipped, insRes, insUnit *sql.Stmt
-	insFTS, insLink, idHolder           *sql.Stmt
+	insFTS, idHolder                    *sql.Stmt
 	draft, dproject                     string // set while writing a Draft's rows
 	body                                []byte
 	lastOld                             int64 // the largest uid before this transaction's inserts
 	inserting                           bool  // beginInserts was called
+	links                               []any // [rid, kind, target, heading] of each link to write
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -43,7 +44,6 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, embed_hash, embed_key, tokens, content)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
-		{&w.insLink, "INSERT INTO links(rid, kind, target, heading) VALUES (?, ?, ?, ?)"},
 		{&w.idHolder, "SELECT rid, path FROM resources WHERE resource_id = ? AND draft = ''"},
 	} {
 		st, err := tx.PrepareContext(ctx, p.q)
@@ -57,7 +57,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.delRes, w.insSkipped, w.insRes, w.insUnit, w.insFTS, w.insLink, w.idHolder} {
+	for _, st := range []*sql.Stmt{w.delRes, w.insSkipped, w.insRes, w.insUnit, w.insFTS, w.idHolder} {
 		if st != nil {
 			st.Close()
 		}
@@ -115,9 +115,23 @@ func (w *writer) beginInserts() error {
 	return translate(w.tx.QueryRowContext(w.ctx, "SELECT COALESCE(MAX(uid), 0) FROM units").Scan(&w.lastOld))
 }
 
-// logInserts writes the transaction's inserted units into unit_log (for the
-// in-memory copies, memindex.go), in one statement rather than one per unit.
-func (w *writer) logInserts() error {
+// finishInserts writes the transaction's links, and its inserted units into
+// unit_log (for the in-memory copies, memindex.go): one statement each, not
+// one a row. (A statement that writes many rows must come last: it opens a
+// statement savepoint, at which FTS5 writes out its pending terms.)
+func (w *writer) finishInserts() error {
+	if len(w.links) > 0 {
+		links, err := json.Marshal(w.links)
+		if err != nil {
+			return err
+		}
+		w.links = w.links[:0]
+		if err := w.exec(`INSERT INTO links(rid, kind, target, heading)
+			SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
+			FROM json_each(?) ORDER BY key`, string(links)); err != nil {
+			return err
+		}
+	}
 	return w.exec("INSERT INTO unit_log(uid, added) SELECT uid, 1 FROM units WHERE uid > ? ORDER BY uid", w.lastOld)
 }
 
@@ -139,9 +153,7 @@ func (w *writer) insertParts(c *change, rid int64) error {
 		}
 	}
 	for _, l := range r.Links {
-		if _, err := w.run(w.insLink, rid, l.Kind, l.Target, l.Heading); err != nil {
-			return err
-		}
+		w.links = append(w.links, []any{rid, l.Kind, l.Target, l.Heading})
 	}
 	return nil
 }
