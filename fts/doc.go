@@ -55,10 +55,13 @@
 //     segment; interleaved, that made one segment per file. The writer's
 //     statements run under a context that is never cancelled (the driver
 //     watches a cancellable one with a goroutine per statement); the caller's
-//     context is checked between files. Units have no index of unit keys or
-//     of 71-byte embed hashes (random-order inserts cost a cold index ~2 s):
-//     held units are found through their resource id, vectors through a
-//     64-bit embed_key (migrations 0003 and 0004).
+//     context is checked between files. A batch's links and unit_log rows
+//     are written by one statement each at its end (a statement writing many
+//     rows opens a savepoint, so it must come after the FTS inserts). Units
+//     have no index of unit keys or of 71-byte embed hashes (random-order
+//     inserts cost a cold index ~2 s): held units are found through their
+//     resource id, vectors through a 64-bit embed_key (migrations 0003 and
+//     0004).
 //   - The exact stage puts a resource whose id, path or title (case-insensitive)
 //     is the whole query first.
 //   - Freshness: every Search, Load and Stats first calls Refresh, which walks
