@@ -122,10 +122,9 @@ func stem(w string) string {
 // locks): a note repeats its words, and a vault its vocabulary. It is
 // direct-mapped: each term has one slot, chosen by its hash, and a term
 // takes the slot from the one before it. A slot holds its term's bytes, so
-// that a lookup reads one place in memory (with the term on the heap, the
-// comparison's cache miss cost as much as the rest of tokenizing). The nil
-// memo remembers nothing. Index preparing and in-memory builds keep one per
-// worker.
+// that a lookup reads one place in memory (with the term on the heap,
+// comparing it was a second cache miss). The nil memo remembers nothing.
+// Index preparing and in-memory builds keep one per worker.
 type tokenMemo []memoSlot
 
 type memoSlot struct {
