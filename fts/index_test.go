@@ -366,6 +366,8 @@ func TestRefresh_Cancelled(t *testing.T) {
 // Links are written at the end of their batch, in one statement: each file's
 // wikilinks and Markdown links arrive whole, with their headings.
 func TestIndex_LinksAreStored(t *testing.T) {
+	defer func(n int) { maxPendingLinks = n }(maxPendingLinks)
+	maxPendingLinks = 2 // and in pieces when a batch holds many
 	tv := newTestVault(t, map[string]string{
 		"a.md": "# A\n\nSee [[Release]], [[发布流程#回滚|rollback]] and [the guide](docs/guide.md).\n",
 		"b.md": "# B\n\nNo links. `[[not a link]]`\n",

@@ -277,7 +277,7 @@ func snippetTerms(q string) []string {
 	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
 		return !isWordRune(r) && !vault.IsCJK(r)
 	}) {
-		if !seen[f] && stopWords[f] == 0 && (utf8.RuneCountInString(f) > 1 || vault.IsCJK([]rune(f)[0])) {
+		if !seen[f] && stopID(f) == 0 && (utf8.RuneCountInString(f) > 1 || vault.IsCJK([]rune(f)[0])) {
 			seen[f] = true
 			out = append(out, f)
 		}

@@ -257,7 +257,7 @@ func queryTerms(q string) []string {
 	seen := map[string]bool{}
 	var all, content []string
 	terms(q, func(t string) {
-		stop := stopWords[t] > 0
+		stop := stopID(t) > 0
 		if t = token(t); seen[t] {
 			return
 		}

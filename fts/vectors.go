@@ -208,17 +208,12 @@ func (ix *Index) unitInputs(ctx context.Context, uids []int64) ([]string, []stri
 		return nil, nil, translate(err)
 	}
 	defer rows.Close()
-	var hashes, texts []string
-	seen := map[string]bool{}
+	var hashes, texts []string // a hash twice (a uid reused meanwhile) is stored once by storeVectors
 	for rows.Next() {
 		var h, title, hp, content string
 		if err := rows.Scan(&h, &title, &hp, &content); err != nil {
 			return nil, nil, err
 		}
-		if seen[h] { // a uid reused by a copy of another pending unit
-			continue
-		}
-		seen[h] = true
 		var path []string
 		json.Unmarshal([]byte(hp), &path)
 		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, content))

@@ -26,7 +26,7 @@ type writer struct {
 	body                                []byte
 	lastOld                             int64 // the largest uid before this transaction's inserts
 	inserting                           bool  // beginInserts was called
-	links                               []any // [rid, kind, target, heading] of each link to write
+	links                               []any // [rid, kind, target, heading] of each link to write (see writeLinks)
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -120,19 +120,30 @@ func (w *writer) beginInserts() error {
 // one a row. (A statement that writes many rows must come last: it opens a
 // statement savepoint, at which FTS5 writes out its pending terms.)
 func (w *writer) finishInserts() error {
-	if len(w.links) > 0 {
-		links, err := json.Marshal(w.links)
-		if err != nil {
-			return err
-		}
-		w.links = w.links[:0]
-		if err := w.exec(`INSERT INTO links(rid, kind, target, heading)
-			SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
-			FROM json_each(?) ORDER BY key`, string(links)); err != nil {
-			return err
-		}
+	if err := w.writeLinks(); err != nil {
+		return err
 	}
 	return w.exec("INSERT INTO unit_log(uid, added) SELECT uid, 1 FROM units WHERE uid > ? ORDER BY uid", w.lastOld)
+}
+
+// maxPendingLinks bounds the links held for one statement (~3 MB of JSON):
+// a batch of files made of nothing but wikilinks would otherwise pass
+// SQLite's limit on one value. A batch of ordinary notes holds far fewer.
+var maxPendingLinks = 100_000
+
+// writeLinks writes the links held so far in one statement.
+func (w *writer) writeLinks() error {
+	if len(w.links) == 0 {
+		return nil
+	}
+	links, err := json.Marshal(w.links)
+	if err != nil {
+		return err
+	}
+	w.links = w.links[:0]
+	return w.exec(`INSERT INTO links(rid, kind, target, heading)
+		SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
+		FROM json_each(?) ORDER BY key`, string(links))
 }
 
 // insertParts writes a resource row's units, terms and links.
@@ -154,6 +165,11 @@ func (w *writer) insertParts(c *change, rid int64) error {
 	}
 	for _, l := range r.Links {
 		w.links = append(w.links, []any{rid, l.Kind, l.Target, l.Heading})
+		if len(w.links) >= maxPendingLinks {
+			if err := w.writeLinks(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
