@@ -126,7 +126,23 @@ func (ix *Index) clear(ctx context.Context) error {
 		return translate(err)
 	}
 	defer tx.Rollback()
-	if err := execAll(ctx, tx, "DELETE FROM resources", "DELETE FROM shadows", "DELETE FROM overlays", "DELETE FROM meta WHERE key = 'overlay'", "INSERT INTO units_fts(units_fts) VALUES('delete-all')"); err != nil {
+	// Deleting the resources one by one would run the units' delete trigger
+	// for every unit (an FTS5 delete and a log row each: seconds for 10,000
+	// notes, on one core). Instead the FTS table is emptied at once, the log
+	// gets its deletions in one statement, and the tables are emptied with
+	// the trigger set aside; it is put back, as it was, in the same
+	// transaction.
+	var trigger string
+	if err := tx.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'units_after_delete'").Scan(&trigger); err != nil {
+		return fmt.Errorf("clear index: read the units' delete trigger: %w", translate(err))
+	}
+	if err := execAll(ctx, tx,
+		"INSERT INTO units_fts(units_fts) VALUES('delete-all')",
+		"INSERT INTO unit_log(uid, added) SELECT uid, 0 FROM units ORDER BY uid",
+		"DROP TRIGGER units_after_delete",
+		"DELETE FROM links", "DELETE FROM units", "DELETE FROM resources",
+		trigger,
+		"DELETE FROM shadows", "DELETE FROM overlays", "DELETE FROM meta WHERE key = 'overlay'"); err != nil {
 		return fmt.Errorf("clear index: %w", err)
 	}
 	if _, err := bumpGeneration(ctx, tx); err != nil {
