@@ -22,6 +22,16 @@ func terms(s string, emit func(term string)) {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if isASCIIWord(c) {
+				if j := plainWordEnd(s, i); j > 0 {
+					// Most words of prose: one scan, the word itself.
+					if 'A' <= c && c <= 'Z' {
+						emit(strings.ToLower(s[i:j]))
+					} else {
+						emit(s[i:j])
+					}
+					i = j
+					continue
+				}
 				j := compoundEnd(s, i)
 				compound(s[i:j], emit)
 				i = j
@@ -51,6 +61,30 @@ func terms(s string, emit func(term string)) {
 			i += n
 		}
 	}
+}
+
+// plainWordEnd returns the end of the word starting at s[i] (an ASCII letter
+// or digit) when that word is its whole compound and a plain word: ASCII
+// lower-case letters and digits after its first byte, not followed by a
+// capital, a non-ASCII rune, or a connector joining it to more. Otherwise it
+// returns 0, and the caller takes the general path (compoundEnd, compound).
+func plainWordEnd(s string, i int) int {
+	j := i + 1
+	for j < len(s) {
+		c := s[j]
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			j++
+			continue
+		}
+		if c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return 0
+		}
+		if isConnector(rune(c)) && j+1 < len(s) && (s[j+1] >= utf8.RuneSelf || isASCIIWord(s[j+1])) {
+			return 0
+		}
+		break
+	}
+	return j
 }
 
 func isASCIIWord(c byte) bool {
