@@ -16,8 +16,10 @@
 //     on '/', '.' and ':'; runs of Han and kana become overlapping bigrams (a
 //     lone character is kept and is queried as a prefix); diacritics are
 //     folded ("café" → "cafe") and English words of three or more letters are
-//     stemmed by Snowball's English (Porter2) stemmer, github.com/kljensen/
-//     snowball ("retrying" → "retri"), memoized per goroutine. A token is at
+//     stemmed by Snowball's English (Porter2) stemmer as the Snowball
+//     compiler generates it, github.com/blevesearch/snowballstem ("retrying"
+//     → "retri"; the same stems as github.com/kljensen/snowball, used before
+//     and kept to test that), memoized per goroutine. A token is at
 //     most 255 bytes. TestTokenizerChoice measures the CJK rule against FTS5's
 //     unicode61 and trigram tokenizers on testdata/cjk: bigrams find 20 of 20
 //     fixture queries first, unicode61 1, trigram 3 (trigram cannot match a
