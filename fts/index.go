@@ -469,7 +469,7 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 		hp, _ := json.Marshal(u.HeadingPath)
 		c.prepared[i] = preparedUnit{
 			headingJSON: string(hp),
-			embedHash:   embedHash(r.Title, u.HeadingPath, data[u.Start:u.End]),
+			embedHash:   embedHash(r.Title, u.HeadingPath, u.ContentHash),
 			ftsPath:     pathTerms, ftsTitle: titleTerms, ftsMeta: metaTerms,
 			ftsHdr:  memo.indexText(strings.Join(u.HeadingPath, " ")),
 			ftsBody: memo.indexText(u.Content),

@@ -1,27 +1,48 @@
 package fts
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/vault"
 )
 
-// The stored embed_hash names the text the model embeds: hashing it in parts
-// must give the hash of embedInput, or stored vectors would be orphaned.
-func TestEmbedHashIsTheHashOfEmbedInput(t *testing.T) {
-	for _, tc := range []struct {
+// The stored embed_hash names the text the model embeds: units whose
+// inputs are equal share it (and one vector), any difference in title,
+// heading path or content makes another, and it is the documented formula.
+func TestEmbedHashNamesEmbedInput(t *testing.T) {
+	type input struct {
 		title   string
 		path    []string
 		content string
-	}{
+	}
+	inputs := []input{
 		{"", nil, ""},
 		{"Release", []string{"Release", "Steps"}, "Tag the commit.\n"},
+		{"Release", []string{"Steps"}, "Tag the commit.\n"}, // the same input: the title is not repeated
+		{"Release", []string{"Steps"}, "Tag the commit!\n"},
+		{"Release", []string{"Step"}, "Tag the commit.\n"},
+		{"Releases", []string{"Steps"}, "Tag the commit.\n"},
 		{"发布流程", []string{"回滚"}, "先回滚再排查。"},
 		{"T", []string{"A", "T", "B"}, "x"},
-	} {
-		want := vault.HashBytes([]byte(embedInput(tc.title, tc.path, tc.content)))
-		if got := embedHash(tc.title, tc.path, []byte(tc.content)); got != want {
-			t.Errorf("embedHash(%q, %q, %q) = %s, want %s", tc.title, tc.path, tc.content, got, want)
+		{"T › A", []string{"B"}, "x"}, // same first line as {"T", [A B]}
+		{"T", []string{"A", "B"}, "x"},
+	}
+	names := map[string]string{} // embed hash → embedInput
+	texts := map[string]bool{}
+	for _, in := range inputs {
+		text := embedInput(in.title, in.path, in.content)
+		got := embedHash(in.title, in.path, vault.HashBytes([]byte(in.content)))
+		head, _, _ := strings.Cut(text, "\n")
+		if want := vault.HashBytes([]byte(head + "\n" + vault.HashBytes([]byte(in.content)))); got != want {
+			t.Errorf("embedHash(%q, %q, %q) = %s, want %s", in.title, in.path, in.content, got, want)
 		}
+		if other, ok := names[got]; ok && other != text {
+			t.Errorf("inputs %q and %q share the embed hash %s", other, text, got)
+		}
+		names[got], texts[text] = text, true
+	}
+	if len(names) != len(texts) {
+		t.Errorf("%d distinct embed hashes for %d distinct inputs", len(names), len(texts))
 	}
 }
