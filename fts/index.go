@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -414,24 +415,24 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 
 // prepare reads, hashes, parses and tokenizes a batch in parallel.
 func (ix *Index) prepare(batch []*change) {
-	work := make(chan *change)
-	var wg sync.WaitGroup
-	for len(ix.memos) < runtime.GOMAXPROCS(0) {
+	workers := min(runtime.GOMAXPROCS(0), len(batch))
+	for len(ix.memos) < workers {
 		ix.memos = append(ix.memos, newTokenMemo())
 	}
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	// Workers take the next file by counting, not from a channel: a
+	// channel hand-off a file woke and parked goroutines ten thousand times
+	// a cold index.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(memo tokenMemo) {
 			defer wg.Done()
-			for c := range work {
-				ix.prepareOne(c, memo)
+			for i := next.Add(1) - 1; i < int64(len(batch)); i = next.Add(1) - 1 {
+				ix.prepareOne(batch[i], memo)
 			}
 		}(ix.memos[w])
 	}
-	for _, c := range batch {
-		work <- c
-	}
-	close(work)
 	wg.Wait()
 }
 
