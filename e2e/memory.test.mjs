@@ -1,7 +1,7 @@
 // The memory tool's contract, held by the official MCP TypeScript SDK client.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeVault, connect, memory, raw } from "./lib.mjs";
@@ -115,6 +115,7 @@ test("a store from a second server process at the same time", async () => {
     assert.equal(r.data.error.code, "memory_resource_not_found");
   } finally {
     await w.close();
+    rmSync(webSpace, { recursive: true, force: true });
   }
 });
 
@@ -165,9 +166,10 @@ test("search_model_preparing when the model is not there", async () => {
   const w = makeVault("api");
   try {
     // The built-in model, with an empty model folder.
-    const empty = mkdtempSync(join(tmpdir(), "lore-nomodel-"));
+    const empty = join(w.root, "no-model"); // removed with the vault
     const cfg = "org_ref: main\nprojects:\n  api: {}\nembedding:\n  provider: builtin\n";
     writeFileSync(join(w.vault, "lore.yaml"), cfg);
+    mkdirSync(empty);
     const c = await connect(w.workspace, { LORE_MODEL_DIR: empty });
     try {
       const r = await memory(c.client, { op: { activate: { query: "release" } } });
@@ -223,9 +225,13 @@ test("protocol: versions, discover, ids, parse errors, stdout, exit on EOF", asy
 
 test("no binding is an explicit failure that says how to bind", async () => {
   const dir = mkdtempSync(join(tmpdir(), "lore-unbound-"));
-  const p = raw(dir, { HOME: dir, XDG_CONFIG_HOME: dir });
-  p.proc.stdin.end();
-  assert.notEqual(await p.exited, 0);
-  assert.match(p.stderr(), /lore bind/);
-  assert.equal(p.lines.length, 0);
+  try {
+    const p = raw(dir, { HOME: dir, XDG_CONFIG_HOME: dir });
+    p.proc.stdin.end();
+    assert.notEqual(await p.exited, 0);
+    assert.match(p.stderr(), /lore bind/);
+    assert.equal(p.lines.length, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

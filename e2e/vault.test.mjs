@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeVault, connect, call } from "./lib.mjs";
@@ -25,6 +25,7 @@ before(async () => {
 after(async () => {
   await c?.close();
   v?.cleanup();
+  if (home) rmSync(home, { recursive: true, force: true });
 });
 
 test("tools/list: the eight tools of the vault contract", async () => {

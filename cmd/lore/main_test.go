@@ -13,9 +13,21 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/script")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removingBinary{m}, map[string]func(){
 		"lore": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// removingBinary runs the tests, then removes the lore binary that some of
+// them built (see binary) with its folder.
+type removingBinary struct{ m *testing.M }
+
+func (r removingBinary) Run() int {
+	code := r.m.Run()
+	if loreBin != "" {
+		os.RemoveAll(filepath.Dir(loreBin))
+	}
+	return code
 }
 
 // TestScripts runs the txtar scripts in testdata/script: the lore binary (this
