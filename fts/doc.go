@@ -63,7 +63,10 @@
 //     have no index of unit keys or of 71-byte embed hashes (random-order
 //     inserts cost a cold index ~2 s): held units are found through their
 //     resource id, vectors through a 64-bit embed_key (migrations 0003 and
-//     0004).
+//     0004). In a refresh of many batches, FTS5 does not merge its segments
+//     while a batch writes (ftsAutomerge: a fifth fewer page writes); its
+//     default merging is back on at every commit. `lore index --rebuild`
+//     empties the tables with the units' delete trigger set aside (clear).
 //   - The exact stage puts a resource whose id, path or title (case-insensitive)
 //     is the whole query first.
 //   - Freshness: every Search, Load and Stats first calls Refresh, which walks

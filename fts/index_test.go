@@ -323,7 +323,7 @@ func TestRefresh_FileDeletedWhileBeingIndexed(t *testing.T) {
 		t.Fatalf("a file deleted before it was read is not marked gone: %+v", c)
 	}
 	var st RefreshStats
-	if err := tv.ix.apply(context.Background(), []*change{c}, nil, &st); err != nil {
+	if err := tv.ix.apply(context.Background(), []*change{c}, nil, &st, false); err != nil {
 		t.Fatal(err)
 	}
 	if st.Removed != 1 || tv.topPath("alpha") != "" || tv.topPath("bravo") != "b.md" {
@@ -360,6 +360,16 @@ func TestRefresh_Cancelled(t *testing.T) {
 	}
 	if got := tv.topPath(fmt.Sprintf("word%d", n-1)); got != fmt.Sprintf("n%04d.md", n-1) {
 		t.Errorf("last note: top = %q", got)
+	}
+	// Both refreshes wrote several batches, each turning FTS5's merging off
+	// for its writing (ftsAutomerge): what was committed, the first one's
+	// finished batch included, has it on.
+	var automerge string
+	if err := tv.ix.db.QueryRow("SELECT v FROM units_fts_config WHERE k = 'automerge'").Scan(&automerge); err != nil {
+		t.Fatal(err)
+	}
+	if automerge != fmt.Sprint(ftsAutomerge) {
+		t.Errorf("FTS5 automerge = %s after the refreshes, want %d", automerge, ftsAutomerge)
 	}
 }
 
