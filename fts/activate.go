@@ -435,20 +435,9 @@ func (ix *Index) applyStatus(ctx context.Context, cs []*candidate) {
 // successors returns the ids of resources that supersede this one: those
 // whose supersedes names it, and those its superseded_by names.
 func (ix *Index) successors(ctx context.Context, rid int64, id string) []string {
-	rows, err := ix.db.QueryContext(ctx, `SELECT r.resource_id FROM links l JOIN resources r ON r.rid = l.rid
+	out, _ := queryColumn[string](ctx, ix.db, `SELECT r.resource_id FROM links l JOIN resources r ON r.rid = l.rid
 		WHERE l.kind = 'supersedes' AND l.target = ?
 		UNION SELECT target FROM links WHERE rid = ? AND kind = 'superseded_by'`, id, rid)
-	if err != nil {
-		return nil
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if rows.Scan(&s) == nil {
-			out = append(out, s)
-		}
-	}
 	return out
 }
 

@@ -140,21 +140,15 @@ func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project st
 			}
 		}
 		// Through the resources' id index: units have no index of keys.
-		rows, err := ix.db.QueryContext(ctx, `SELECT u.unit_key FROM resources r CROSS JOIN units u ON u.rid = r.rid
+		keys, err := queryColumn[string](ctx, ix.db, `SELECT u.unit_key FROM resources r CROSS JOIN units u ON u.rid = r.rid
 			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(keyMarks, ",")+`) AND r.resource_id IN (`+strings.Join(idMarks, ",")+`)`,
 			append(qargs, idArgs...)...)
 		if err != nil {
-			return nil, translate(err)
+			return nil, err
 		}
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				rows.Close()
-				return nil, err
-			}
+		for _, k := range keys {
 			out[k] = true
 		}
-		rows.Close()
 	}
 	return out, nil
 }

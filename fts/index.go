@@ -200,6 +200,24 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) (int64, error) {
 
 const unitLogKeep = 200_000
 
+// queryColumn returns the one column of every row a query answers.
+func queryColumn[T any](ctx context.Context, db *sql.DB, q string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, translate(rows.Err())
+}
+
 // execAll runs statements in order inside tx, stopping at the first error.
 func execAll(ctx context.Context, tx *sql.Tx, qs ...string) error {
 	for _, q := range qs {

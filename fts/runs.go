@@ -148,18 +148,5 @@ func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 // RunsByQuery returns the ids of a project's runs whose query is exactly q
 // (for joining old agent logs that carry no run_id).
 func (ix *Index) RunsByQuery(ctx context.Context, project, q string) ([]string, error) {
-	rows, err := ix.db.QueryContext(ctx, "SELECT run_id FROM runs WHERE project = ? AND query = ? LIMIT 3", project, q)
-	if err != nil {
-		return nil, translate(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, translate(rows.Err())
+	return queryColumn[string](ctx, ix.db, "SELECT run_id FROM runs WHERE project = ? AND query = ? LIMIT 3", project, q)
 }

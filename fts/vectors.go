@@ -170,21 +170,8 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 // pendingUnits returns one unit (the first) of each embedding input that has
 // no vector, in uid order.
 func (ix *Index) pendingUnits(ctx context.Context) ([]int64, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT MIN(uid) AS first FROM units
+	return queryColumn[int64](ctx, ix.db, `SELECT MIN(uid) AS first FROM units
 		WHERE embed_hash NOT IN (SELECT embed_hash FROM embeddings) GROUP BY embed_hash ORDER BY first`)
-	if err != nil {
-		return nil, translate(err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var uid int64
-		if err := rows.Scan(&uid); err != nil {
-			return nil, err
-		}
-		out = append(out, uid)
-	}
-	return out, translate(rows.Err())
 }
 
 // unitInputs returns the embed hashes and model inputs of the units uids
