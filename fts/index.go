@@ -398,6 +398,10 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		st.Unchanged = st.Added+st.Updated+st.Removed+st.Touched == 0
 		return false, nil
 	}
+	bulk := len(todo) > batchSize
+	if bulk {
+		defer enterBulkGC()()
+	}
 	// Parsing (Go, parallel) of the next batch overlaps writing (SQLite, one
 	// writer) of the current one.
 	batches := make(chan []*change, 1)
@@ -416,7 +420,7 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 	done := 0
 	first := true
 	for batch := range batches {
-		if err := ix.apply(ctx, batch, removed, st, len(todo) > batchSize); err != nil {
+		if err := ix.apply(ctx, batch, removed, st, bulk); err != nil {
 			for range batches { // let the producer finish
 			}
 			return false, err
