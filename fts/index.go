@@ -84,7 +84,44 @@ func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 
 var errStaleFormat = errors.New("index of another format")
 
+// indexPageSize is the page size of a new index file. At SQLite's default
+// of 4 KiB, a cold index of 10,000 notes made 92,202 writes and 31,131 reads
+// (WAL frames, two writes each, and their checkpoints); at 16 KiB it makes
+// 22,506 and 7,047 (`strace -c lore index --no-embed`). A file in WAL mode
+// keeps its page size, so a new file gets it first (newIndexFile); an older
+// index keeps the page size it has.
+const indexPageSize = 16384
+
+// newIndexFile creates dbPath, when it does not exist or is empty, with
+// indexPageSize pages and in WAL mode.
+func newIndexFile(ctx context.Context, dbPath string) error {
+	if fi, err := os.Stat(dbPath); err == nil && fi.Size() > 0 {
+		return nil
+	}
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=10000")
+	if err != nil {
+		return fmt.Errorf("create index %s: %w", dbPath, err)
+	}
+	defer db.Close()
+	// One statement after the other on one connection (a pool could run
+	// them on two).
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return translate(fmt.Errorf("create index %s: %w", dbPath, err))
+	}
+	defer conn.Close()
+	for _, q := range []string{fmt.Sprintf("PRAGMA page_size = %d", indexPageSize), "PRAGMA journal_mode = WAL"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return translate(fmt.Errorf("create index %s: %w", dbPath, err))
+		}
+	}
+	return nil
+}
+
 func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error) {
+	if err := newIndexFile(ctx, dbPath); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate&_cache_size=-16384"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {

@@ -2,6 +2,7 @@ package fts
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -401,5 +402,42 @@ func TestIndex_LinksAreStored(t *testing.T) {
 	want := []string{"a.md|wikilink|Release|", "a.md|wikilink|发布流程|回滚", "a.md|markdown|docs/guide.md|"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("links:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A new index file has indexPageSize pages and is in WAL mode; an existing
+// one keeps the page size it was made with.
+func TestIndex_NewFilePageSize(t *testing.T) {
+	ctx := context.Background()
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nfirst\n"})
+	tv.topPath("first")
+	var size int
+	var mode string
+	if err := tv.ix.db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil || size != indexPageSize {
+		t.Errorf("page size %d, %v: want %d", size, err, indexPageSize)
+	}
+	if err := tv.ix.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal mode %q, %v: want wal", mode, err)
+	}
+
+	old := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite3", "file:"+old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t(x)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := newIndexFile(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	var tables int
+	if err := db.QueryRow("PRAGMA page_size").Scan(&size); err != nil || size != 4096 {
+		t.Errorf("an existing file's page size after newIndexFile: %d, %v; want its 4096 kept", size, err)
+	}
+	if err := db.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = 't'").Scan(&tables); err != nil || tables != 1 {
+		t.Errorf("an existing file's table after newIndexFile: %d, %v; want it kept", tables, err)
 	}
 }
