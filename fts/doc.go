@@ -65,8 +65,11 @@
 //     resource id, vectors through a 64-bit embed_key (migrations 0003 and
 //     0004). In a refresh of many batches, FTS5 does not merge its segments
 //     while a batch writes (ftsAutomerge: a fifth fewer page writes); its
-//     default merging is back on at every commit. `lore index --rebuild`
-//     empties the tables with the units' delete trigger set aside (clear).
+//     default merging is back on at every commit. While such a refresh runs,
+//     Go's GC target is 400 (gc.go: its garbage is ~75 KB a note). A new
+//     index file has 16 KiB pages (a quarter of the WAL writes of 4 KiB ones);
+//     an existing file keeps its own. `lore index --rebuild` empties the
+//     tables with the units' delete trigger set aside (clear).
 //   - The exact stage puts a resource whose id, path or title (case-insensitive)
 //     is the whole query first.
 //   - Freshness: every Search, Load and Stats first calls Refresh, which walks
