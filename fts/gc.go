@@ -23,8 +23,9 @@ const (
 
 var bulkGC struct {
 	sync.Mutex
-	users                int
-	oldPercent, oldLimit int64
+	users      int
+	oldPercent int
+	oldLimit   int64
 }
 
 // enterBulkGC raises the collector's target for a bulk refresh; the function
@@ -36,7 +37,7 @@ func enterBulkGC() (exit func()) {
 	bulkGC.Lock()
 	defer bulkGC.Unlock()
 	if bulkGC.users == 0 {
-		bulkGC.oldPercent = int64(debug.SetGCPercent(bulkGCPercent))
+		bulkGC.oldPercent = debug.SetGCPercent(bulkGCPercent)
 		bulkGC.oldLimit = debug.SetMemoryLimit(-1) // reads it
 		if bulkGC.oldLimit == math.MaxInt64 {
 			debug.SetMemoryLimit(bulkMemoryLimit)
@@ -47,7 +48,7 @@ func enterBulkGC() (exit func()) {
 		bulkGC.Lock()
 		defer bulkGC.Unlock()
 		if bulkGC.users--; bulkGC.users == 0 {
-			debug.SetGCPercent(int(bulkGC.oldPercent))
+			debug.SetGCPercent(bulkGC.oldPercent)
 			debug.SetMemoryLimit(bulkGC.oldLimit)
 		}
 	}

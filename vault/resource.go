@@ -71,13 +71,9 @@ type Unit struct {
 	Tokens      int // estimated, see EstimateTokens
 }
 
-// HashBytes returns "sha256:<hex>" of b.
+// HashBytes returns "sha256:<hex>" of b, allocating once.
 func HashBytes(b []byte) string {
-	return FormatHash(sha256.Sum256(b))
-}
-
-// FormatHash writes a SHA-256 sum as "sha256:<hex>", allocating once.
-func FormatHash(sum [sha256.Size]byte) string {
+	sum := sha256.Sum256(b)
 	var h [2 * sha256.Size]byte
 	hex.Encode(h[:], sum[:])
 	var sb strings.Builder
