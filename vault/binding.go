@@ -99,7 +99,7 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 
 func checkProject(b Binding) (Binding, error) {
 	if b.Project != "" && !ValidProjectName(b.Project) {
-		return Binding{}, Errorf(CodeConfig, "project %q (from %s) is not a valid project name", b.Project, b.Source)
+		return Binding{}, Errorf(CodeConfig, "project %q (from %s) is not a valid project name (%s)", b.Project, b.Source, ProjectNameRules)
 	}
 	return b, nil
 }
@@ -141,7 +141,7 @@ func readBindings(p string) (bindingsFile, error) {
 // an earlier binding of the same workspace. The file is replaced atomically.
 func Bind(p, workspace, vaultDir, project string) error {
 	if !ValidProjectName(project) {
-		return Errorf(CodeInvalid, "project %q is not a valid project name (letters, digits, '.', '_', '-')", project)
+		return Errorf(CodeInvalid, "project %q is not a valid project name (%s)", project, ProjectNameRules)
 	}
 	bf, err := readBindings(p)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -128,9 +129,59 @@ func yamlError(err error, data []byte) string {
 
 var projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// ValidProjectName reports whether name can be a project (it becomes a folder
-// and a branch-name segment).
-func ValidProjectName(name string) bool { return projectName.MatchString(name) }
+// ProjectNameRules says what a project name may be, for error messages.
+const ProjectNameRules = `1–64 letters, digits, '.', '_' or '-', starting with a letter or digit; no "..", not ending in "." or ".lock"`
+
+// ValidProjectName reports whether name can be a project: it becomes a
+// folder and one segment of a git branch name, so besides letters, digits,
+// '.', '_' and '-' it must pass git's ref-name rules (no "..", not ending in
+// "." or ".lock").
+func ValidProjectName(name string) bool {
+	return projectName.MatchString(name) && ValidRefComponent(name)
+}
+
+// ValidRefComponent reports whether s can be one '/'-separated component of
+// a git ref name (git check-ref-format): not empty, not starting with '.',
+// not ending with '.' or ".lock", no "..", no "@{", not "@", and none of
+// control characters, space, ~ ^ : ? * [ or backslash.
+func ValidRefComponent(s string) bool {
+	if s == "" || s == "@" || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") ||
+		strings.HasSuffix(s, ".lock") || strings.Contains(s, "..") || strings.Contains(s, "@{") {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckBranchName refuses an org_ref that is not a plain branch name: the
+// short name under refs/heads/ (so "../../HEAD", "../tags/v1" or
+// "refs/heads/main" are refused), each component valid for git, not "HEAD"
+// and not starting with '-'.
+func CheckBranchName(name string) error {
+	bad := func(why string) error {
+		return Errorf(CodeConfig, "%s: org_ref %q is not a branch name: %s (write the branch's short name, such as main)", ConfigFile, name, why)
+	}
+	switch {
+	case name == "HEAD":
+		return bad("HEAD is not a branch")
+	case strings.HasPrefix(name, "-"):
+		return bad("it starts with '-'")
+	case strings.HasPrefix(name, "refs/"):
+		return bad("give the short name, without refs/heads/")
+	case !utf8.ValidString(name):
+		return bad("it is not valid UTF-8")
+	}
+	for _, c := range strings.Split(name, "/") {
+		if !ValidRefComponent(c) {
+			return bad(fmt.Sprintf("%q is not a valid part of a git ref name", c))
+		}
+	}
+	return nil
+}
 
 // DefaultConfig returns the configuration a vault without lore.yaml has.
 func DefaultConfig() Config {
@@ -149,6 +200,9 @@ func ParseConfig(data []byte) (Config, error) {
 	if cfg.OrgRef == "" {
 		cfg.OrgRef = "main"
 	}
+	if err := CheckBranchName(cfg.OrgRef); err != nil {
+		return Config{}, err
+	}
 	if cfg.Guidelines == "" {
 		cfg.Guidelines = "LORE.md"
 	}
@@ -165,7 +219,7 @@ func ParseConfig(data []byte) (Config, error) {
 	}
 	for name := range cfg.Projects {
 		if !ValidProjectName(name) {
-			return Config{}, Errorf(CodeConfig, "%s: projects: %q is not a valid project name (letters, digits, '.', '_', '-')", ConfigFile, name)
+			return Config{}, Errorf(CodeConfig, "%s: projects: %q is not a valid project name (%s)", ConfigFile, name, ProjectNameRules)
 		}
 	}
 	switch cfg.Retrieval.Fusion {

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"path"
+	"unicode/utf8"
 	"path/filepath"
 	"strings"
 
@@ -16,8 +17,10 @@ func NormalizePath(rel string) string {
 
 // CleanPath checks a vault-relative path that came from a caller (an agent, a
 // person, a link) and returns it normalized. It refuses empty paths, absolute
-// paths, paths that climb out with "..", backslashes, NUL bytes and paths into
-// dot-folders; the error names the path. It does not touch the disk: symlinks
+// paths, paths that climb out with "..", backslashes, NUL bytes, control
+// characters, invalid UTF-8, bidirectional controls (which make a name read
+// differently from what it is) and paths into dot-folders; the error names
+// the path. It does not touch the disk: symlinks
 // are checked when the file is opened (see Vault.ReadFile).
 func CleanPath(p string) (string, error) {
 	switch {
@@ -25,6 +28,11 @@ func CleanPath(p string) (string, error) {
 		return "", Errorf(CodeInvalid, "empty path")
 	case strings.ContainsRune(p, 0):
 		return "", Errorf(CodeInvalid, "path %q contains a NUL byte", p)
+	}
+	if err := CheckName("path", p); err != nil {
+		return "", err
+	}
+	switch {
 	case strings.Contains(p, `\`):
 		return "", Errorf(CodeInvalid, "path %q contains a backslash; use '/'", p)
 	case path.IsAbs(p) || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
@@ -69,4 +77,29 @@ func ProjectOf(p string) string {
 		return ""
 	}
 	return name
+}
+
+// CheckName refuses a name (a path, a project, a keyword) that holds what a
+// reviewer cannot see or a tool may misread: invalid UTF-8, control
+// characters (C0, DEL, C1: newlines and tabs included) and the Unicode
+// bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+// U+2066–U+2069), which make "txt.md" display as "dm.txt". what names the
+// field in the error.
+func CheckName(what, s string) error {
+	if !utf8.ValidString(s) {
+		return Errorf(CodeInvalid, "%s %q is not valid UTF-8", what, s)
+	}
+	for i, r := range s {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			return Errorf(CodeInvalid, "%s %q contains the control character %U at byte %d", what, s, r, i)
+		case isBidiControl(r):
+			return Errorf(CodeInvalid, "%s %q contains the bidirectional control %U at byte %d, which makes the name display differently from what it is", what, s, r, i)
+		}
+	}
+	return nil
+}
+
+func isBidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
