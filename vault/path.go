@@ -2,9 +2,9 @@ package vault
 
 import (
 	"path"
-	"unicode/utf8"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
