@@ -14,7 +14,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"gopkg.in/yaml.v3"
 
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -248,6 +247,7 @@ type write struct {
 	op      string // the operation performed (delete may become discard)
 	lop     string
 
+	drafts      []*Draft      // the project's open Drafts, read under the lock
 	draft       *Draft        // the Draft extended; nil for a new one
 	draftID     string        // set once known
 	parent      plumbing.Hash // the commit the new one goes on
@@ -258,38 +258,23 @@ type write struct {
 	discarded   bool
 }
 
-// current loads a resource from the project's Effective Memory.
-func (w *write) current(ctx context.Context, field, id string) (fts.Resource, error) {
-	rs, err := w.s.ix.Load(ctx, []string{id}, w.project)
-	if vault.ErrorCode(err) == vault.CodeNotFound {
-		return fts.Resource{}, vault.Errorf(vault.CodeNotFound, "%s %q is not in project %s's memory", field, id, w.project)
-	}
+// current loads a resource from the project's Effective Memory, read from
+// git and the work tree under the lock (see resolve.go).
+func (w *write) current(ctx context.Context, field, id string) (seen, error) {
+	cur, ok, err := w.resolve(ctx, id)
 	if err != nil {
-		return fts.Resource{}, err
+		return seen{}, err
 	}
-	return rs[0], nil
+	if !ok {
+		return seen{}, vault.Errorf(vault.CodeNotFound, "%s %q is not in project %s's memory", field, id, w.project)
+	}
+	return cur, nil
 }
 
-// exists reports whether a path is taken in the project's Effective Memory.
-func (w *write) exists(ctx context.Context, p string) (bool, error) {
-	_, err := w.s.ix.Load(ctx, []string{p}, w.project)
-	switch vault.ErrorCode(err) {
-	case "":
-		return true, nil
-	case vault.CodeNotFound:
-		return false, nil
-	}
-	return false, err
-}
-
-// start picks the Draft to extend (the one carrying the resource, if any)
-// or a new one forked from the org ref, and loads the tree to edit.
-func (w *write) start(draftID string) error {
-	if draftID != "" {
-		d, err := w.s.draftOf(w.repo, w.project, draftID)
-		if err != nil {
-			return err
-		}
+// start picks the Draft to extend (d, the one carrying the resource, if
+// any) or a new one forked from the org ref, and loads the tree to edit.
+func (w *write) start(d *Draft) error {
+	if d != nil {
 		w.draft, w.draftID, w.parent = d, d.ID, d.Head
 	} else {
 		org, err := w.s.refs.read(w.s.org)
@@ -362,7 +347,7 @@ func (w *write) create(ctx context.Context, c *CreateOp) error {
 	if err := w.s.noSymlink("create.path", p); err != nil {
 		return err
 	}
-	if taken, err := w.exists(ctx, p); err != nil || taken {
+	if taken, err := w.taken(ctx, p); err != nil || taken {
 		if err == nil {
 			err = vault.Errorf(vault.CodeInvalid, "create.path %s already exists in project %s's memory; update it instead", p, w.project)
 		}
@@ -376,7 +361,7 @@ func (w *write) create(ctx context.Context, c *CreateOp) error {
 	if err := checkBody("create.body", p, data); err != nil {
 		return err
 	}
-	if err := w.start(""); err != nil {
+	if err := w.start(nil); err != nil {
 		return err
 	}
 	w.path, w.description = p, deref(c.Description)
@@ -403,7 +388,7 @@ func (w *write) update(ctx context.Context, u *UpdateOp) error {
 	if err := checkBody("update", cur.Path, []byte(out)); err != nil {
 		return err
 	}
-	if err := w.start(cur.DraftID); err != nil {
+	if err := w.start(cur.draft); err != nil {
 		return err
 	}
 	w.resourceID, w.path, w.description = cur.ResourceID, cur.Path, deref(u.Description)
@@ -422,7 +407,7 @@ func (w *write) rename(ctx context.Context, r *RenameOp) error {
 	if np == cur.Path {
 		return vault.Errorf(vault.CodeInvalid, "rename.new_path is the resource's current path %s", np)
 	}
-	if taken, err := w.exists(ctx, np); err != nil || taken {
+	if taken, err := w.taken(ctx, np); err != nil || taken {
 		if err == nil {
 			err = vault.Errorf(vault.CodeInvalid, "rename.new_path %s already exists in project %s's memory", np, w.project)
 		}
@@ -434,7 +419,7 @@ func (w *write) rename(ctx context.Context, r *RenameOp) error {
 			return err
 		}
 	}
-	if err := w.start(cur.DraftID); err != nil {
+	if err := w.start(cur.draft); err != nil {
 		return err
 	}
 	w.resourceID, w.path, w.description = cur.ResourceID, np, deref(r.Description)
@@ -449,11 +434,7 @@ func (w *write) delete(ctx context.Context, d *DeleteOp) error {
 	if err != nil {
 		return err
 	}
-	if cur.DraftID != "" {
-		dr, err := w.s.draftOf(w.repo, w.project, cur.DraftID)
-		if err != nil {
-			return err
-		}
+	if dr := cur.draft; dr != nil {
 		baseTree, _, err := w.s.trees(w.repo, dr.Base, plumbing.ZeroHash)
 		if err != nil {
 			return err
@@ -471,7 +452,7 @@ func (w *write) delete(ctx context.Context, d *DeleteOp) error {
 			return w.drop(dr)
 		}
 	}
-	if err := w.start(cur.DraftID); err != nil {
+	if err := w.start(cur.draft); err != nil {
 		return err
 	}
 	if _, ok, err := blobAt(w.repo.Storer, w.tree, w.s.prefix+cur.Path); err != nil {
@@ -483,25 +464,38 @@ func (w *write) delete(ctx context.Context, d *DeleteOp) error {
 	return w.put(cur.Path, nil)
 }
 
+// discard drops the project's Draft named by id: a draft id, or the
+// resource the Draft carries (its id, its path in the Draft, or a path the
+// Draft changes — so a Draft that deletes or renames a resource can be
+// discarded by the resource's old name too).
 func (w *write) discard(ctx context.Context, id string) error {
-	var d *Draft
-	var err error
 	if strings.HasPrefix(id, "drf_") {
-		d, err = w.s.draftOf(w.repo, w.project, id)
-	} else {
-		var cur fts.Resource
-		if cur, err = w.current(ctx, "discard.id", id); err == nil {
-			if cur.DraftID == "" {
-				return vault.Errorf(vault.CodeNotFound, "%s has no open Draft in project %s", id, w.project)
-			}
-			d, err = w.s.draftOf(w.repo, w.project, cur.DraftID)
+		d, err := w.s.draftOf(w.repo, w.project, id)
+		if err != nil {
+			return err
 		}
+		w.resourceID, w.path = d.ResourceID, d.Path
+		return w.drop(d)
 	}
+	ds, err := w.projectDrafts()
 	if err != nil {
 		return err
 	}
-	w.resourceID, w.path = d.ResourceID, d.Path
-	return w.drop(d)
+	p, _ := vault.CleanPath(id)
+	for _, d := range ds {
+		hit := d.ResourceID == id || (p != "" && d.Path == p)
+		for _, dp := range d.Paths {
+			hit = hit || (p != "" && strings.TrimPrefix(dp, w.s.prefix) == p)
+		}
+		if hit {
+			w.resourceID, w.path = d.ResourceID, d.Path
+			return w.drop(d)
+		}
+	}
+	if cur, ok, err := w.resolve(ctx, id); err == nil && ok && cur.draft == nil {
+		return vault.Errorf(vault.CodeNotFound, "%s has no open Draft in project %s", id, w.project)
+	}
+	return vault.Errorf(vault.CodeNotFound, "discard.id %q is neither an open Draft of project %s nor a resource one carries", id, w.project)
 }
 
 // drop deletes a Draft branch.
@@ -549,12 +543,76 @@ func (w *write) finish(ctx context.Context) (Result, error) {
 	s.enqueue(ctx, w.draftID, w.project, branch, head.String())
 	s.recordOp(ctx, w.lop, w.draftID, w.project, w.op, w.resourceID, w.path, head.String())
 	res.Queued, res.SyncStatus = true, "queued"
-	if s.autoPublish(w.path) {
+	base := w.parent
+	if w.draft != nil {
+		base = w.draft.Base
+	}
+	if ok, _ := s.autoPublishable(w.repo, base, head); ok {
 		if _, err := s.mergeLocked(ctx, w.repo, []string{w.draftID}, now); err == nil {
 			res.Published = true
 		}
 	}
 	return res, nil
+}
+
+// autoPublishable reports whether the whole Draft from its fork point base to
+// head may merge without a person: every path it touches, before and after
+// (a rename's old path too), is inside the auto-publish globs, and it adds,
+// changes or removes no guard rule. Anything else waits for review, so an
+// agent cannot publish a decision's removal by renaming it into journal/,
+// a rule that blocks other projects, or a status change that switches a
+// rule off. (A path inside the globs holds only notes a person agreed may
+// change unreviewed; a status change there affects only such notes.)
+func (s *Store) autoPublishable(repo *git.Repository, base, head plumbing.Hash) (bool, error) {
+	baseTree, headTree, err := s.trees(repo, base, head)
+	if err != nil {
+		return false, err
+	}
+	paths, err := changedPaths(repo.Storer, baseTree, headTree, "")
+	if err != nil || len(paths) == 0 {
+		return false, err
+	}
+	for _, full := range paths {
+		p, ok := strings.CutPrefix(full, s.prefix)
+		if !ok || !s.autoPublish(p) {
+			return false, nil
+		}
+		before, _, err := readBlob(repo.Storer, baseTree, full)
+		if err != nil {
+			return false, err
+		}
+		after, _, err := readBlob(repo.Storer, headTree, full)
+		if err != nil {
+			return false, err
+		}
+		if !sameRules(p, before, after) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// sameRules reports whether two versions of a note (nil: absent) write the
+// same guard rules; a version that cannot be parsed counts as different.
+func sameRules(p string, a, b []byte) bool {
+	rules := func(data []byte) (string, bool) {
+		if data == nil {
+			return "", true
+		}
+		r, err := vault.Parse(p, data)
+		if err != nil {
+			return "", false
+		}
+		var out strings.Builder
+		for _, spec := range r.Rules {
+			spec.Line = 0 // moving a rule within the note is no change
+			fmt.Fprintf(&out, "%#v\n", spec)
+		}
+		return out.String(), true
+	}
+	ra, oka := rules(a)
+	rb, okb := rules(b)
+	return oka && okb && ra == rb
 }
 
 // autoPublish reports whether lore.yaml marks p as merged on store

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/lore-memory/lore/vault"
@@ -32,16 +33,22 @@ type RuleSource struct {
 	Rules       []vault.RuleSpec
 }
 
-// RuleSources refreshes the index and returns the resources of project's
-// Effective Memory that write guard rules or have a tier, by path. Superseded
-// and deprecated ones are included (with their status); the guard skips them.
+// RuleSources refreshes the index and returns the published resources that
+// project sees and that write guard rules or have a tier, by path.
+// Superseded and deprecated ones are included (with their status); the guard
+// skips them.
+//
+// Published means the vault's working tree (the org ref plus a person's own
+// uncommitted edits), never a Draft: an agent's unreviewed proposal must not
+// switch a rule on or off, nor change the status that decides whether a rule
+// applies. (Search, Load and Activate still show a project its Drafts.)
 func (ix *Index) RuleSources(ctx context.Context, project string) ([]RuleSource, error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
-	vis, vargs := visibleTo(project)
 	rows, err := ix.db.QueryContext(ctx, `SELECT resource_id, path, title, description, status, tier, tags, draft, guard
-		FROM resources r WHERE r.indexed = 1 AND (r.guard != '' OR r.tier != '') AND `+vis+` ORDER BY r.path`, vargs...)
+		FROM resources r WHERE r.indexed = 1 AND (r.guard != '' OR r.tier != '') AND r.draft = ''
+		AND (r.project = '' OR r.project = ?) ORDER BY r.path`, project)
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -110,4 +117,16 @@ func (ix *Index) Under(ctx context.Context, prefix, project string) ([]Resource,
 		out = append(out, x.r)
 	}
 	return out, nil
+}
+
+// PublishedPath returns the work-tree path the index holds for a resource id
+// ("" when it holds none), without a freshness check: a hint that the caller
+// confirms against the file (package drafts does).
+func (ix *Index) PublishedPath(ctx context.Context, id string) (string, error) {
+	var p string
+	err := ix.db.QueryRowContext(ctx, "SELECT path FROM resources WHERE resource_id = ? AND draft = '' LIMIT 1", id).Scan(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return p, translate(err)
 }

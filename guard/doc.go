@@ -1,8 +1,11 @@
 // Package guard holds code changes to the rules written in memory:
 // deterministic checks, no language model, in about a millisecond.
 //
-// Rules come from resources of the project's Effective Memory (the index
-// keeps each resource's rules, see vault.RuleSpec for the two written
+// Rules come from published memory only: the vault's working tree (the org
+// ref plus a person's own uncommitted edits), never a Draft. An agent's
+// unreviewed proposal can neither add a rule nor switch one off by marking
+// its note superseded; only a person's merge (or edit) does that. The index
+// keeps each resource's rules (see vault.RuleSpec for the two written
 // forms). Rules of superseded or deprecated resources do not apply, nor
 // those under another project's projects/<name>/ folder. A rule that cannot
 // be checked — a pattern that does not compile, a bad glob, a rule written
