@@ -5,6 +5,33 @@
 // (the CLI), and an auto_publish path in lore.yaml is a person's standing
 // decision to merge on store.
 //
+// # Auto-publish
+//
+// A Draft merges on store only when the whole Draft — every path it
+// touches from its fork point to its head, before and after (a rename's old
+// path too) — lies inside the auto_publish globs (journal/** by default),
+// and it adds, changes or removes no guard rule (autoPublishable). So an
+// agent cannot publish a decision's removal by renaming it into journal/, a
+// rule that blocks other projects' commits, or a superseded mark on a note
+// outside the globs that would switch its rules off. Anything else is an
+// ordinary Draft that waits for a person.
+//
+// # Reading what a store changes
+//
+// A store operation reads the resource it changes from git and the work
+// tree while holding the store lock (resolve.go): the project's Draft
+// branch heads as the refs hold them now, else the file on disk. The index
+// is only asked which file an id names, and its answer is checked against
+// the file (a scan of the vault finds it when the index does not). The
+// index's copy of the Drafts is shared by every lore process and can lag
+// (a slower process can write an older overlay; a rebuild refills it), so
+// checking expected_hash against it once let a stale hash pass and the
+// commit, built on the real head, undo an acknowledged update. Reading
+// the head the commit goes on, under the lock, makes check and commit one
+// step. The same reading refuses a create at any path that is in use — in
+// the project's view, on disk, or on the org ref — whatever the index is
+// doing.
+//
 // # Drafts
 //
 // A Draft is the branch refs/heads/drafts/<project>/<draft_id>, forked from
