@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Repo is the code repository a check runs in, through the git CLI (the
@@ -130,15 +131,41 @@ func RepoPath(root, p string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// readIn reads a file of the repository through os.Root, so a symlink that
-// leads outside it is refused.
+// MaxFileBytes bounds a file the guard reads whole (8 MiB): a device or a
+// huge file named in files must not take the memory with it.
+const MaxFileBytes = 8 << 20
+
+// readIn reads a regular file of the repository through os.Root, so a
+// symlink that leads outside it is refused. It opens without blocking (a
+// FIFO would otherwise wait for a writer forever), refuses anything but a
+// regular file (devices, FIFOs, sockets, folders) and files over
+// MaxFileBytes.
 func readIn(root, rel string) ([]byte, error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return r.ReadFile(filepath.FromSlash(rel))
+	f, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", rel, st.Mode().Type())
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%s is %d bytes, over the guard's %d MiB limit for one file", rel, st.Size(), MaxFileBytes>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err == nil && len(data) > MaxFileBytes {
+		err = fmt.Errorf("%s grew over the guard's %d MiB limit while being read", rel, MaxFileBytes>>20)
+	}
+	return data, err
 }
 
 // Files returns a Content that reads files of the work tree under root.

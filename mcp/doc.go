@@ -34,6 +34,15 @@
 //     error, so newer clients fall back to initialize.
 //   - Nothing but protocol goes to stdout; logs go to stderr. The server
 //     exits when stdin closes.
+//   - Every request is answered, at bounded cost: a message over 32 MiB, one
+//     nested deeper than 64 levels, or one whose id is longer than 256 bytes
+//     gets a JSON-RPC error (-32600) before it is decoded, and an id is never
+//     echoed at any length (stdio.go).
+//   - guard_check reads only the bound workspace's repository: repo_path must
+//     resolve (symlinks followed) inside it, files are relative paths read
+//     through os.Root, only regular files of at most 8 MiB are read (a FIFO
+//     or a device is refused, never waited on), and a violation quotes only
+//     its line; at most 200 violations are listed, the rest counted.
 //   - Freshness: the index follows the vault on every call (as everywhere);
 //     the server also watches the vault with fsnotify so that check costs a
 //     look at the changed paths only, and embeds new units in the

@@ -10,10 +10,19 @@ import (
 	"sync"
 )
 
-// maxMessage bounds one JSON-RPC message read from stdin (128 MiB): tools
-// refuse oversized arguments themselves, with a tool error that says the
-// limit; a longer message is answered with a JSON-RPC error.
-const maxMessage = 128 << 20
+// maxMessage bounds one JSON-RPC message read from stdin (32 MiB: the
+// largest argument, offload_context's 8 MiB of text, fits even with every
+// character escaped as \uXXXX): tools refuse oversized arguments themselves,
+// with a tool error that says the limit; a longer message is answered with a
+// JSON-RPC error. maxDepth bounds how deeply a message nests (no tool's
+// input goes past 8 levels) and maxID how long a request id may be; both are
+// answered with a JSON-RPC error before any decoding, so one request cannot
+// cost without bound or go unanswered.
+const (
+	maxMessage = 32 << 20
+	maxDepth   = 64
+	maxID      = 256
+)
 
 // filterInput copies newline-delimited JSON-RPC messages from in to w,
 // answering a server/discover request itself with a JSON-RPC error (see the
@@ -30,7 +39,12 @@ func filterInput(in io.Reader, w *io.PipeWriter, out *lineWriter) {
 			line = nil
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			if id, ok := discoverID(line); ok {
+			if problem := shapeProblem(line); problem != "" {
+				out.writeMessage(map[string]any{
+					"jsonrpc": "2.0", "id": leadingID(line),
+					"error": map[string]any{"code": -32600, "message": problem},
+				})
+			} else if id, ok := discoverID(line); ok {
 				out.writeMessage(map[string]any{
 					"jsonrpc": "2.0", "id": id,
 					"error": map[string]any{"code": -32601, "message": "method not found: server/discover; this server speaks the initialize handshake (protocol 2025-11-25)"},
@@ -65,12 +79,50 @@ func readLine(r *bufio.Reader) (line []byte, cut bool, err error) {
 
 var idField = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
 
-// leadingID finds a request id near the start of a cut message.
+// leadingID finds a request id near the start of a message that will not be
+// decoded (null when there is none, or it is longer than maxID: an id is
+// never echoed at any length).
 func leadingID(line []byte) json.RawMessage {
-	if m := idField.FindSubmatch(line[:min(len(line), 4096)]); m != nil {
+	if m := idField.FindSubmatch(line[:min(len(line), 4096)]); m != nil && len(m[1]) <= maxID {
 		return json.RawMessage(m[1])
 	}
 	return json.RawMessage("null")
+}
+
+// shapeProblem scans a message once, without decoding it, and says what is
+// wrong with its shape: nesting deeper than maxDepth, or a request id longer
+// than maxID bytes ("" when neither).
+func shapeProblem(line []byte) string {
+	depth, inString, escaped := 0, false, false
+	for _, c := range line {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return fmt.Sprintf("message nests deeper than %d levels", maxDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	if bytes.Contains(line, []byte(`"id"`)) {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(line, &m) == nil && len(m.ID) > maxID {
+			return fmt.Sprintf("request id is %d bytes; the limit is %d", len(m.ID), maxID)
+		}
+	}
+	return ""
 }
 
 // discoverID returns the id of a server/discover request.

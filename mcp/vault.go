@@ -57,15 +57,38 @@ func (s *Server) checkProjectName(p *string) error {
 }
 
 // repoDir is the code repository a tool reads: repo_path (relative to the
-// server's working directory), else the working directory.
-func (s *Server) repoDir(dir *string) string {
+// server's working directory, or absolute), else the working directory. It
+// is confined to the bound workspace's repository (the working directory's
+// git work tree, or the working directory itself outside one): an agent's
+// repo_path cannot make the guard read the file system's root, the user's
+// home or another project.
+func (s *Server) repoDir(ctx context.Context, dir *string) (string, error) {
 	if dir == nil || *dir == "" {
-		return s.opt.WorkDir
+		return s.opt.WorkDir, nil
 	}
-	if filepath.IsAbs(*dir) {
-		return *dir
+	if err := vault.CheckName("repo_path", *dir); err != nil || strings.ContainsRune(*dir, 0) {
+		return "", vault.Errorf(vault.CodeInvalid, "repo_path %q holds a NUL byte or a control character", *dir)
 	}
-	return filepath.Join(s.opt.WorkDir, *dir)
+	want := *dir
+	if !filepath.IsAbs(want) {
+		want = filepath.Join(s.opt.WorkDir, want)
+	}
+	real, err := filepath.EvalSymlinks(want)
+	if err != nil {
+		return "", vault.Errorf(vault.CodeInvalid, "repo_path %q: %v", *dir, err)
+	}
+	bound := s.opt.WorkDir
+	if repo, err := guard.OpenRepo(ctx, s.opt.WorkDir); err == nil {
+		bound = repo.Root
+	}
+	if b, err := filepath.EvalSymlinks(bound); err == nil {
+		bound = b
+	}
+	rel, err := filepath.Rel(bound, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", vault.Errorf(vault.CodeInvalid, "repo_path %q is outside this workspace's repository %s; the guard reads only the workspace it is bound to", *dir, bound)
+	}
+	return real, nil
 }
 
 func (s *Server) sources(ctx context.Context) ([]guard.Source, error) {
@@ -198,8 +221,8 @@ func (s *Server) guardCheck(ctx context.Context, raw []byte) (any, error) {
 	rs := guard.Compile(src, s.project)
 	gin := guard.Input{Files: in.Files, Branch: deref(in.Branch), WorkTree: true}
 	if in.Diff != nil {
-		if len(*in.Diff) > 64<<20 {
-			return nil, vault.Errorf(vault.CodeInvalid, "diff is larger than 64 MiB")
+		if len(*in.Diff) > guard.MaxFileBytes {
+			return nil, vault.Errorf(vault.CodeInvalid, "diff is %d bytes; the limit is %d MiB", len(*in.Diff), guard.MaxFileBytes>>20)
 		}
 		gin.Diff = []byte(*in.Diff)
 	}
@@ -208,7 +231,11 @@ func (s *Server) guardCheck(ctx context.Context, raw []byte) (any, error) {
 			return nil, vault.Errorf(vault.CodeInvalid, "files[%d] %q is absolute; give paths relative to the repository", i, f)
 		}
 	}
-	diffs, content, done, err := guard.Changes(ctx, s.repoDir(in.RepoPath), gin)
+	dir, err := s.repoDir(ctx, in.RepoPath)
+	if err != nil {
+		return nil, err
+	}
+	diffs, content, done, err := guard.Changes(ctx, dir, gin)
 	defer done()
 	if err != nil {
 		return nil, err

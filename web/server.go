@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/yuin/goldmark"
 
@@ -39,6 +40,9 @@ type Server struct {
 	project string
 	token   string
 	port    string
+	// headerTimeout bounds how long a connection may take to send a
+	// request's headers (and stay idle between requests); tests shorten it.
+	headerTimeout time.Duration
 }
 
 // New makes a server. The token is random unless given (tests).
@@ -347,7 +351,14 @@ func (s *Server) draftDiscard(w http.ResponseWriter, r *http.Request) {
 
 // Serve runs the server until ctx ends.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	srv := &http.Server{Handler: s.Handler()}
+	// Time-outs: a client that opens a connection and sends nothing (or
+	// half a request) is dropped instead of held forever.
+	header := s.headerTimeout
+	if header == 0 {
+		header = 10 * time.Second
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: header, ReadTimeout: time.Minute,
+		WriteTimeout: 5 * time.Minute, IdleTimeout: 12 * header, MaxHeaderBytes: 64 << 10}
 	go func() {
 		<-ctx.Done()
 		srv.Close()

@@ -108,7 +108,7 @@ Examples:
 		fmt.Fprint(out, rep.Format())
 	}
 	if !rep.OK {
-		return problemsFound{len(rep.Violations)}
+		return problemsFound{rep.Total}
 	}
 	return nil
 }

@@ -1,0 +1,243 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/vault"
+)
+
+// Attacks an agent can make through the MCP tools (issue: trust), each
+// written before its fix and failing without it.
+
+// testServer is a real vault (a git repository), its index and Draft store,
+// and a server of profile bound to project api, whose workspace is its own
+// git repository (the code the guard checks).
+type testServer struct {
+	*Server
+	vault, work string
+}
+
+func newTestServer(t *testing.T, profile string, files map[string]string) *testServer {
+	t.Helper()
+	base := t.TempDir()
+	if r, err := filepath.EvalSymlinks(base); err == nil {
+		base = r
+	}
+	vdir, work := filepath.Join(base, "vault"), filepath.Join(base, "work")
+	for p, s := range files {
+		write(t, filepath.Join(vdir, p), s)
+	}
+	write(t, filepath.Join(work, "src/main.go"), "package main\n")
+	for _, dir := range []string{vdir, work} {
+		runIn(t, dir, "git", "init", "-q", "-b", "main")
+		runIn(t, dir, "git", "add", "-A")
+		runIn(t, dir, "git", "commit", "-qm", "start")
+	}
+	v, err := vault.Open(vdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := fts.Open(context.Background(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := drafts.Open(context.Background(), ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(ix, st, "api", profile, "test", Options{WorkDir: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close(); ix.Close(); v.Close() })
+	return &testServer{Server: s, vault: vdir, work: work}
+}
+
+func write(t *testing.T, full, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runIn(t *testing.T, dir string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@localhost", "GIT_COMMITTER_NAME=p",
+		"GIT_COMMITTER_EMAIL=p@localhost", "GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+}
+
+var ruleFiles = map[string]string{
+	"lore.yaml": "projects:\n  api: {}\n",
+	"decisions/0001-everything.md": "---\nid: mem_all\ntitle: Match every line\nguard:\n  - id: any-line\n    deny: \"(?s).+\"\n" +
+		"  - id: no-select-star\n    deny: \"SELECT * FROM\"\n    literal: true\n---\n# Match every line\n",
+}
+
+func (ts *testServer) guard(t *testing.T, args string) (guardResult, error) {
+	t.Helper()
+	out, err := ts.guardCheck(context.Background(), []byte(args))
+	if err != nil {
+		return guardResult{}, err
+	}
+	return out.(guardResult), nil
+}
+
+func TestAttack_GuardCheckReadsNothingOutsideTheWorkspace(t *testing.T) {
+	ts := newTestServer(t, "vault", ruleFiles)
+	outside := filepath.Join(filepath.Dir(ts.work), "secret.txt")
+	write(t, outside, "root:x:0:0:secret\n")
+	if err := os.Symlink(outside, filepath.Join(ts.work, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{
+		`{"repo_path": "/", "files": ["etc/passwd"]}`,
+		`{"repo_path": "/etc", "files": ["passwd"]}`,
+		`{"repo_path": "..", "files": ["secret.txt"]}`,
+		`{"repo_path": "` + filepath.Dir(ts.work) + `", "files": ["secret.txt"]}`,
+		`{"files": ["../secret.txt"]}`,
+		`{"files": ["/etc/passwd"]}`,
+		`{"files": ["link.txt"]}`,
+		`{"repo_path": "/dev", "files": ["zero"]}`,
+	} {
+		rep, err := ts.guard(t, args)
+		if err == nil {
+			t.Errorf("%s: answered ok=%v with %d violations; want it refused", args, rep.OK, rep.Total)
+			continue
+		}
+		if vault.ErrorCode(err) != vault.CodeInvalid {
+			t.Errorf("%s: %v; want invalid_input", args, err)
+		}
+		if strings.Contains(err.Error(), "root:x") || strings.Contains(err.Error(), "secret") && !strings.Contains(args, "secret") {
+			t.Errorf("%s: the error quotes the file: %v", args, err)
+		}
+	}
+	// Inside the workspace, a file is read and a violation quotes only its line.
+	rep, err := ts.guard(t, `{"files": ["src/main.go"]}`)
+	if err != nil || rep.OK || rep.Total != 1 || rep.Violations[0].Text != "package main" {
+		t.Fatalf("a file inside the workspace: %+v, %v", rep, err)
+	}
+}
+
+func TestAttack_GuardCheckDevicesAndFIFOs(t *testing.T) {
+	ts := newTestServer(t, "vault", ruleFiles)
+	fifo := filepath.Join(ts.work, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(ts.work, "zero")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"pipe", "zero", "src"} {
+		done := make(chan error, 1)
+		go func() { _, err := ts.guard(t, `{"files": ["`+f+`"]}`); done <- err }()
+		select {
+		case err := <-done:
+			if vault.ErrorCode(err) != vault.CodeInvalid {
+				t.Errorf("files [%s]: %v; want invalid_input", f, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("files [%s]: no answer after 20 s", f)
+		}
+	}
+}
+
+func TestAttack_GuardFindingsAreCapped(t *testing.T) {
+	ts := newTestServer(t, "vault", ruleFiles)
+	var diff strings.Builder
+	diff.WriteString("diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -0,0 +1,20000 @@\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&diff, "+line %d\n", i)
+	}
+	args, _ := json.Marshal(map[string]string{"diff": diff.String()})
+	rep, err := ts.guard(t, string(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK || rep.Total != 20000 || len(rep.Violations) != guard.MaxViolations || rep.Omitted != 20000-guard.MaxViolations {
+		t.Fatalf("ok=%v total=%d listed=%d omitted=%d", rep.OK, rep.Total, len(rep.Violations), rep.Omitted)
+	}
+	if text := rep.Format(); len(text) > 200<<10 || !strings.Contains(text, fmt.Sprintf("%d more", rep.Omitted)) {
+		t.Fatalf("the report is %d bytes, or does not say how many more there were", len(text))
+	}
+}
+
+// serve runs the stdio server on pipes and returns a function that sends
+// one line and reads the answer to it.
+func serve(t *testing.T, ts *testServer) func(line string) map[string]any {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	go ts.Serve(ctx, inR, outW, io.Discard)
+	t.Cleanup(func() { inW.Close(); cancel() })
+	rd := bufio.NewReaderSize(outR, 1<<20)
+	return func(line string) map[string]any {
+		t.Helper()
+		done := make(chan map[string]any, 1)
+		go func() {
+			inW.Write([]byte(line + "\n"))
+			answer, err := rd.ReadBytes('\n')
+			if len(answer) > 64<<10 {
+				t.Errorf("answer is %d bytes", len(answer))
+			}
+			var m map[string]any
+			if err == nil {
+				json.Unmarshal(answer, &m)
+			}
+			done <- m
+		}()
+		select {
+		case m := <-done:
+			return m
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no answer to a %d-byte message after 30 s", len(line))
+			return nil
+		}
+	}
+}
+
+func TestAttack_MCPMessagesAreBoundedAndAnswered(t *testing.T) {
+	ts := newTestServer(t, "memory", ruleFiles)
+	send := serve(t, ts)
+	init := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if init["result"] == nil {
+		t.Fatalf("initialize: %v", init)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	deep := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory","arguments":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`
+	if m := send(deep); m["error"] == nil || m["id"] != float64(2) {
+		t.Errorf("10,001 levels deep: %v; want a JSON-RPC error for id 2", m)
+	}
+	longID := `{"jsonrpc":"2.0","id":"` + strings.Repeat("x", 4<<20) + `","method":"tools/list"}`
+	if m := send(longID); m["error"] == nil || m["id"] != nil {
+		t.Errorf("a 4 MiB id: %v; want a JSON-RPC error with id null (never echoed)", m)
+	}
+	huge := `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"x":"` + strings.Repeat("y", 40<<20) + `"}}`
+	if m := send(huge); m["error"] == nil || m["id"] != float64(3) {
+		t.Errorf("a 40 MiB message: %v; want a JSON-RPC error for id 3", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`); m["result"] == nil {
+		t.Fatalf("after the attacks the server no longer answers: %v", m)
+	}
+}
