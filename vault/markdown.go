@@ -34,7 +34,8 @@ var wikilink = regexp.MustCompile(`\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|[^\
 // (offsets into data), the first level-1 heading, and the links outside code.
 func parseBody(data []byte, bodyStart int) parsedBody {
 	body := data[bodyStart:]
-	doc := markdown.Parser().Parse(text.NewReader(body))
+	bounded := boundForParse(body) // same offsets; see bound.go
+	doc := markdown.Parser().Parse(text.NewReader(bounded))
 	var out parsedBody
 	masked := append([]byte(nil), body...)
 
