@@ -3,9 +3,15 @@ package drafts
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -226,5 +232,198 @@ func TestAttack_UnmergedDraftDoesNotSwitchRules(t *testing.T) {
 	}
 	if strings.Join(ids, ",") != "no-sleep@active" {
 		t.Fatalf("rules seen by guard: %v; want only no-sleep, still active", ids)
+	}
+}
+
+// mergeCrashWorker merges LORE_MERGE_IDS in LORE_DIR and dies (exit 137,
+// no clean-up, as a SIGKILL) at the step LORE_MERGE_CRASH names. With
+// LORE_MERGE_PARTIAL it first undoes the work-tree update of one file and
+// leaves git's index lock behind, as a read-tree killed half-way would.
+func mergeCrashWorker() int {
+	ctx := context.Background()
+	v, err := vault.Open(os.Getenv("LORE_DIR"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ix, err := fts.Open(ctx, v)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	s, err := Open(ctx, ix)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	crashHook = func(point string) {
+		if point != os.Getenv("LORE_MERGE_CRASH") {
+			return
+		}
+		if f := os.Getenv("LORE_MERGE_PARTIAL"); f != "" {
+			os.WriteFile(filepath.Join(v.Root, f), []byte(os.Getenv("LORE_MERGE_PARTIAL_TEXT")), 0o644)
+			lock := filepath.Join(v.GitDir, "index.lock")
+			os.WriteFile(lock, nil, 0o644)
+			old := time.Now().Add(-time.Minute)
+			os.Chtimes(lock, old, old)
+		}
+		os.Exit(137)
+	}
+	_, err = s.Merge(ctx, strings.Fields(os.Getenv("LORE_MERGE_IDS")))
+	fmt.Fprintln(os.Stderr, "merge returned without crashing:", err)
+	return 1
+}
+
+// A SIGKILL at any step of a merge leaves it complete or absent, and the
+// next lore process finishes it by itself: the org ref holds both Drafts,
+// the work tree and git's index match it, no Draft stays open.
+func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
+	for _, c := range []struct{ point, partial string }{
+		{"after-intent", ""}, {"after-worktree", ""}, {"after-worktree", "howto/release.md"}, {"after-org", ""},
+	} {
+		t.Run(c.point+c.partial, func(t *testing.T) {
+			tv := newVault(t, "", baseFiles)
+			cur := tv.load("api", "mem_release")
+			a := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+			b := tv.apply("web", Op{Create: &CreateOp{Path: "notes/new.md", Body: "# New\n\nfrom web\n"}})
+			before := tv.orgHead()
+			cmd := exec.Command(os.Args[0], "-test.run", "^$")
+			cmd.Env = append(os.Environ(), gitEnv...)
+			cmd.Env = append(cmd.Env, "LORE_MERGE_CRASH="+c.point, "LORE_DIR="+tv.dir, "LORE_MERGE_IDS="+a.DraftID+" "+b.DraftID,
+				"LORE_MERGE_PARTIAL="+c.partial, "LORE_MERGE_PARTIAL_TEXT="+cur.Content)
+			out, err := cmd.CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 137 {
+				t.Fatalf("the worker did not die at %s: %v\n%s", c.point, err, out)
+			}
+			if _, err := os.Stat(filepath.Join(tv.v.DataDir(), "merge.json")); err != nil {
+				t.Fatalf("no merge record left behind: %v", err)
+			}
+			tv.open() // the next lore process
+			if tv.orgHead() == before {
+				t.Fatal("the org ref did not move: the merge was not finished")
+			}
+			if !tv.published("howto/release.md", "then tag") || !tv.published("notes/new.md", "from web") {
+				t.Fatal("the org ref lacks a merged Draft")
+			}
+			if !strings.Contains(tv.read("howto/release.md"), "then tag") || !strings.Contains(tv.read("notes/new.md"), "from web") {
+				t.Fatal("the work tree lacks a merged Draft's text")
+			}
+			if st := tv.git("status", "--porcelain"); strings.TrimSpace(st) != "" {
+				t.Fatalf("the work tree or git's index differ from the org ref:\n%s", st)
+			}
+			if ds, _ := tv.s.List(context.Background(), "", false); len(ds) != 0 {
+				t.Fatalf("%d Drafts still open", len(ds))
+			}
+			if _, err := os.Stat(filepath.Join(tv.v.DataDir(), "merge.json")); err == nil {
+				t.Fatal("the merge record was not cleared")
+			}
+			// And merging goes on working.
+			c2 := tv.apply("api", Op{Create: &CreateOp{Path: "notes/after.md", Body: "# After\n"}})
+			if _, err := tv.s.Merge(context.Background(), []string{c2.DraftID}); err != nil {
+				t.Fatalf("a later merge: %v", err)
+			}
+		})
+	}
+}
+
+// When the org ref moved elsewhere before the next process came (a
+// person's own commit), the interrupted merge is abandoned and the work
+// tree loses the Drafts' unreviewed text; the Drafts stay open.
+func TestAttack_InterruptedMergeIsRolledBackWhenTheOrgRefMoved(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	cur := tv.load("api", "mem_release")
+	a := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), gitEnv...)
+	cmd.Env = append(cmd.Env, "LORE_MERGE_CRASH=after-worktree", "LORE_DIR="+tv.dir, "LORE_MERGE_IDS="+a.DraftID)
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("the worker did not die:\n%s", out)
+	}
+	// A person commits another file with git plumbing (the work tree holds
+	// the unreviewed text, which they do not commit).
+	head := tv.orgHead()
+	commit := strings.TrimSpace(tv.git("commit-tree", "-p", head, "-m", "person", strings.TrimSpace(tv.git("rev-parse", head+"^{tree}"))))
+	tv.git("update-ref", "refs/heads/main", commit, head)
+	tv.open()
+	if strings.Contains(tv.read("howto/release.md"), "then tag") {
+		t.Fatal("the work tree still holds the abandoned merge's unreviewed text")
+	}
+	if ds, _ := tv.s.List(context.Background(), "api", false); len(ds) != 1 {
+		t.Fatalf("the Draft should stay open for review, got %d", len(ds))
+	}
+}
+
+// A ref update killed after creating "<ref>.lock" left the lock behind, and
+// every later store on that Draft failed. A lock older than StaleLock is
+// cleared; StaleLocks names it for lore doctor.
+func TestAttack_StaleRefLockIsCleared(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	cur := tv.load("api", "mem_release")
+	r := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	lock := filepath.Join(tv.root, ".git", "refs", "heads", "drafts", "api", r.DraftID+".lock")
+	if err := os.WriteFile(lock, []byte("0000000000000000000000000000000000000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(lock, old, old)
+	if got := StaleLocks(filepath.Join(tv.root, ".git")); len(got) != 1 || got[0] != lock {
+		t.Fatalf("StaleLocks = %v; want the Draft's lock", got)
+	}
+	cur = tv.load("api", "mem_release")
+	tv.apply("api", update("mem_release", cur.ContentHash, "then tag.", "then tag and push."))
+	if _, err := os.Stat(lock); err == nil {
+		t.Fatal("the stale lock is still there")
+	}
+	if got := StaleLocks(filepath.Join(tv.root, ".git")); len(got) != 0 {
+		t.Fatalf("StaleLocks = %v after the store", got)
+	}
+}
+
+// A file name with a newline made init --git fail half-way (a repository
+// without a commit, which the next init then adopted as it was). The git CLI
+// commits any name git allows.
+func TestAttack_InitWithANewlineInAFileName(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "notes")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "odd\nname.md"), []byte("# Odd\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plain.md"), []byte("# Plain\n"), 0o644)
+	res, err := Init(dir, true, time.Now)
+	if err != nil {
+		t.Fatalf("init --git: %v", err)
+	}
+	if !res.CreatedRepo || res.Committed != 4 {
+		t.Fatalf("%+v; want a new repository with 4 files committed", res)
+	}
+	if out := gitIn(t, dir, "ls-tree", "-r", "--name-only", "-z", "HEAD"); !strings.Contains(out, "odd\nname.md") {
+		t.Fatalf("the first commit lacks the odd name: %q", out)
+	}
+	if res, err = Init(dir, true, time.Now); err != nil || res.CreatedRepo || len(res.Wrote) != 0 {
+		t.Fatalf("a second init: %+v, %v; want nothing to do", res, err)
+	}
+}
+
+// A Draft branch holding a path with a control character (written by an
+// older lore or a person's git) once made every search, load and guard of
+// every project fail. It is left out; the others are read.
+func TestAttack_OneBadDraftDoesNotStopTheOthers(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	cur := tv.load("api", "mem_release")
+	tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	tv.git("checkout", "-q", "-b", "drafts/web/drf_01BAD")
+	tv.write("bad\tname.md", "# Bad\n\nbad words\n")
+	tv.git("add", "-A")
+	tv.git("commit", "-qm", "x\n\nLore-Draft: drf_01BAD\nLore-Operation: create\nLore-Path: bad\tname.md")
+	tv.git("checkout", "-q", "main")
+	os.Remove(filepath.Join(tv.dir, "bad\tname.md"))
+	for _, project := range []string{"api", "web"} {
+		if _, err := tv.ix.Search(context.Background(), "release tests", searchOpt(project)); err != nil {
+			t.Fatalf("search as %s: %v", project, err)
+		}
+		if got := tv.load(project, "mem_release").Content; project == "api" && !strings.Contains(got, "then tag") {
+			t.Fatalf("api lost its own Draft:\n%s", got)
+		}
+		if _, err := tv.ix.RuleSources(context.Background(), project); err != nil {
+			t.Fatalf("rules as %s: %v", project, err)
+		}
 	}
 }

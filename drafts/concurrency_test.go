@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LORE_STORE_WORKER") != "" {
 		os.Exit(storeWorker())
 	}
+	if os.Getenv("LORE_MERGE_CRASH") != "" {
+		os.Exit(mergeCrashWorker())
+	}
 	os.Exit(m.Run())
 }
 

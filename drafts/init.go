@@ -1,10 +1,12 @@
 package drafts
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -89,39 +91,39 @@ func Init(dir string, ownRepo bool, now func() time.Time) (InitResult, error) {
 	res.Notes = len(files)
 	if res.CreatedRepo {
 		repo, err := git.PlainOpen(abs)
-		if err != nil {
-			return res, err
+		if err == nil {
+			res.Committed, err = commitAll(abs, repo, now())
 		}
-		n, err := commitAll(repo, now())
 		if err != nil {
-			return res, err
+			// All or nothing: a repository without its first commit would
+			// be adopted as it is by the next init and refuse every store.
+			os.RemoveAll(filepath.Join(abs, ".git"))
+			for _, name := range res.Wrote {
+				os.Remove(filepath.Join(abs, name))
+			}
+			return InitResult{Root: abs}, fmt.Errorf("%w (nothing was left behind: the new repository and the files lore wrote were removed)", err)
 		}
-		res.Committed = n
 	}
 	return res, nil
 }
 
-func commitAll(repo *git.Repository, when time.Time) (int, error) {
-	wt, err := repo.Worktree()
+// commitAll commits every file in a new repository with the git CLI (which
+// takes any file name git allows; go-git refuses some, such as names with a
+// newline) as the person from git's configuration, hooks and signing off.
+func commitAll(dir string, repo *git.Repository, when time.Time) (int, error) {
+	sig := Signature(repo, when)
+	ctx := context.Background()
+	if _, err := runGit(ctx, dir, "add", "-A"); err != nil {
+		return 0, err
+	}
+	out, err := runGit(ctx, dir, "diff", "--cached", "--name-only", "-z")
 	if err != nil {
 		return 0, err
 	}
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		return 0, fmt.Errorf("git add: %w", err)
-	}
-	st, err := wt.Status()
-	if err != nil {
+	n := strings.Count(out, "\x00")
+	if _, err := runGit(ctx, dir, "-c", "user.name="+sig.Name, "-c", "user.email="+sig.Email, "-c", "commit.gpgsign=false",
+		"commit", "-q", "--no-verify", "--allow-empty", "-m", "Start a lore vault"); err != nil {
 		return 0, err
-	}
-	n := 0
-	for _, s := range st {
-		if s.Staging != git.Unmodified && s.Staging != git.Untracked {
-			n++
-		}
-	}
-	_, err = wt.Commit("Start a lore vault", &git.CommitOptions{Author: Signature(repo, when), AllowEmptyCommits: true})
-	if err != nil {
-		return 0, fmt.Errorf("git commit: %w", err)
 	}
 	return n, nil
 }

@@ -47,6 +47,9 @@ func (s *Store) Merge(ctx context.Context, ids []string) (MergeResult, error) {
 	if err != nil {
 		return MergeResult{}, err
 	}
+	if _, err := s.recoverLocked(ctx, repo); err != nil {
+		return MergeResult{}, err
+	}
 	return s.mergeLocked(ctx, repo, ids, s.clock())
 }
 
@@ -131,30 +134,46 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		res.WorkTree = "unchanged"
 		return res, nil
 	}
-	updated := false
-	if headBranch(s.gitDir) == s.org {
+	onOrg := headBranch(s.gitDir) == s.org
+	if onOrg {
 		if err := s.checkClean(repo, orgCommit.TreeHash, curTree); err != nil {
 			return res, err
 		}
+	}
+	// From here a crash leaves the intent behind, and the next lore process
+	// completes the merge (intent.go).
+	intent := mergeIntent{Org: s.org, Old: org.String(), New: cur.String(), WorkTree: onOrg, Drafts: map[string]string{}, At: now}
+	for _, d := range mergedDrafts {
+		intent.Drafts[d.Branch] = d.HeadHash
+	}
+	if err := s.writeIntent(intent); err != nil {
+		return res, err
+	}
+	crashPoint("after-intent")
+	if onOrg {
 		if _, err := runGit(ctx, s.top, "read-tree", "-m", "-u", org.String(), cur.String()); err != nil {
+			s.clearIntent()
 			return res, fmt.Errorf("update the work tree: %w (nothing was merged)", err)
 		}
-		updated = true
 		res.WorkTree = "updated"
 	} else {
 		res.WorkTree = "not on " + strings.TrimPrefix(s.org, "refs/heads/") + ": only the branch moved"
 	}
+	crashPoint("after-worktree")
 	if err := s.refs.cas(s.org, org, cur); err != nil {
-		if updated {
+		if onOrg {
 			runGit(ctx, s.top, "read-tree", "-m", "-u", cur.String(), org.String())
 		}
+		s.clearIntent()
 		return res, fmt.Errorf("%s moved while merging (run merge again): %w", s.org, err)
 	}
+	crashPoint("after-org")
 	for _, d := range mergedDrafts {
 		if err := s.refs.cas(d.Branch, d.Head, plumbing.ZeroHash); err == nil {
 			s.outboxDiscarded(ctx, d.ID)
 		}
 	}
+	s.clearIntent()
 	res.Merged = merged
 	return res, nil
 }
@@ -261,9 +280,15 @@ func (s *Store) Diff(ctx context.Context, id string) (string, error) {
 
 // runGit runs the git CLI in dir, never prompting for credentials.
 func runGit(ctx context.Context, dir string, args ...string) (string, error) {
+	return runGitIn(ctx, dir, "", args...)
+}
+
+// runGitIn is runGit with stdin; pathspecs are literal.
+func runGitIn(ctx context.Context, dir, stdin string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_ASKPASS=", "SSH_ASKPASS=")
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LITERAL_PATHSPECS=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

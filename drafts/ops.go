@@ -185,6 +185,9 @@ func (s *Store) begin(project, name string, op Op) (*write, func(), error) {
 		return nil, nil, err
 	}
 	repo, err := s.repo()
+	if err == nil {
+		_, err = s.recoverLocked(context.Background(), repo)
+	}
 	if err != nil {
 		unlock()
 		return nil, nil, err

@@ -125,14 +125,24 @@ func (r refs) list(prefix string) (map[string]plumbing.Hash, error) {
 	return out, nil
 }
 
+// StaleLock is the age past which a ref's (or git's index's) lock file is
+// taken to be left by a process that died: git holds such a lock for
+// milliseconds, and waits at most 100 ms for one by default.
+const StaleLock = 10 * time.Second
+
 // lock creates name's lock file, waiting up to a few seconds while another
-// writer (lore or git) holds it.
+// writer (lore or git) holds it. A lock older than StaleLock was left by a
+// process that died holding it (a killed ref update): it is removed, so one
+// crash does not block every later store on that ref.
 func lockRef(p string) (*os.File, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		f, err := os.OpenFile(p+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
 			return f, nil
+		}
+		if errors.Is(err, os.ErrExist) && removeStaleLock(p+".lock") {
+			continue
 		}
 		if !errors.Is(err, os.ErrExist) || time.Now().After(deadline) {
 			return nil, fmt.Errorf("lock %s: %w (if no git or lore process is running, remove %s.lock)", p, err, p)
@@ -273,5 +283,38 @@ func sortedNames(m map[string]plumbing.Hash) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// removeStaleLock removes a lock file older than StaleLock and reports
+// whether it did.
+func removeStaleLock(p string) bool {
+	st, err := os.Stat(p)
+	if err != nil || time.Since(st.ModTime()) < StaleLock {
+		return false
+	}
+	return os.Remove(p) == nil
+}
+
+// StaleLocks lists the lock files under the git directory's refs (and the
+// git index's) older than StaleLock: what a killed git or lore process left.
+func StaleLocks(gitDir string) []string {
+	var out []string
+	check := func(p string, st os.FileInfo) {
+		if strings.HasSuffix(p, ".lock") && time.Since(st.ModTime()) >= StaleLock {
+			out = append(out, p)
+		}
+	}
+	filepath.Walk(filepath.Join(gitDir, "refs"), func(p string, st os.FileInfo, err error) error {
+		if err == nil && !st.IsDir() {
+			check(p, st)
+		}
+		return nil
+	})
+	for _, name := range []string{"index.lock", "packed-refs.lock", "HEAD.lock"} {
+		if st, err := os.Stat(filepath.Join(gitDir, name)); err == nil {
+			check(filepath.Join(gitDir, name), st)
+		}
+	}
 	return out
 }

@@ -43,6 +43,7 @@ type Store struct {
 
 	mu         sync.Mutex
 	infos      map[string]*Draft // by branch and head, see draftAt
+	broken     map[string]string // Draft branches the last listing could not read, and why
 	signed     *refsRead         // the refs OverlaySignature last read, for Overlay
 	reach      map[plumbing.Hash]bool
 	reachOrg   plumbing.Hash
@@ -53,7 +54,7 @@ type Store struct {
 // project its open Drafts (UseOverlay).
 func Open(ctx context.Context, ix *fts.Index) (*Store, error) {
 	v := ix.Vault()
-	s := &Store{v: v, ix: ix, gitDir: v.GitDir, clock: time.Now, infos: map[string]*Draft{}}
+	s := &Store{v: v, ix: ix, gitDir: v.GitDir, clock: time.Now, infos: map[string]*Draft{}, broken: map[string]string{}}
 	common := v.GitDir
 	if data, err := os.ReadFile(filepath.Join(v.GitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(data))
@@ -93,6 +94,10 @@ func Open(ctx context.Context, ix *fts.Index) (*Store, error) {
 		return nil, err
 	}
 	ix.UseOverlay(s)
+	if _, err := s.Recover(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("an interrupted merge could not be finished: %w", err)
+	}
 	return s, nil
 }
 
@@ -101,6 +106,9 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // SetClock replaces the clock (tests).
 func (s *Store) SetClock(now func() time.Time) { s.clock = now }
+
+// CommonDir is the git directory that holds the refs and objects.
+func (s *Store) CommonDir() string { return s.refs.dir }
 
 // OrgRef is the full name of the org ref.
 func (s *Store) OrgRef() string { return s.org }
@@ -194,6 +202,9 @@ func (s *Store) readHeads() (map[string]plumbing.Hash, plumbing.Hash, error) {
 func (s *Store) listFrom(repo *git.Repository, heads map[string]plumbing.Hash, org plumbing.Hash) ([]*Draft, plumbing.Hash, error) {
 	var out []*Draft
 	oldest := time.Time{}
+	s.mu.Lock()
+	s.broken = map[string]string{}
+	s.mu.Unlock()
 	for _, name := range sortedNames(heads) {
 		project, id, ok := splitBranch(name)
 		if !ok {
@@ -201,7 +212,13 @@ func (s *Store) listFrom(repo *git.Repository, heads map[string]plumbing.Hash, o
 		}
 		d, err := s.draftAt(repo, name, project, id, heads[name])
 		if err != nil {
-			return nil, org, fmt.Errorf("read draft %s: %w", name, err)
+			// One Draft that cannot be read (a path git's tools refuse, a
+			// missing object) must not stop every project reading the
+			// others: it is left out, and BrokenDrafts names it.
+			s.mu.Lock()
+			s.broken[name] = err.Error()
+			s.mu.Unlock()
+			continue
 		}
 		if oldest.IsZero() || d.forked.Before(oldest) {
 			oldest = d.forked
@@ -463,8 +480,8 @@ func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]fts.Over
 		od := fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: d.HeadHash}
 		for _, p := range d.Paths {
 			rel := strings.TrimPrefix(p, s.prefix)
-			if !vault.IsMemoryPath(rel) {
-				continue
+			if clean, err := vault.CleanPath(rel); err != nil || clean != rel || !vault.IsMemoryPath(rel) {
+				continue // not a path lore reads (see BrokenDrafts for whole Drafts)
 			}
 			data, ok, err := readBlob(repo.Storer, headTree, p)
 			if err != nil {
@@ -480,6 +497,25 @@ func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]fts.Over
 			od.Files = append(od.Files, f)
 		}
 		out = append(out, od)
+	}
+	return out, nil
+}
+
+// BrokenDrafts returns the Draft branches that cannot be read, and why
+// (for lore doctor and lore drafts list). They are left out everywhere else.
+func (s *Store) BrokenDrafts(ctx context.Context) (map[string]string, error) {
+	repo, err := s.repo()
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := s.list(repo); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.broken))
+	for k, v := range s.broken {
+		out[k] = v
 	}
 	return out, nil
 }

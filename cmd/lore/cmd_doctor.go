@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/vault"
 )
@@ -65,6 +66,14 @@ Example: lore doctor`)
 	fmt.Fprintf(e.stdout, "guard:      %d rules, %d broken\n", len(rs.Rules), len(rs.Broken))
 	for _, br := range rs.Broken {
 		st.Problems = append(st.Problems, vault.Problem{Path: br.ResourcePath, Message: fmt.Sprintf("guard rule %s is broken (not checked): %s", br.Rule, br.Problem)})
+	}
+	if broken, err := storeOf(ix).BrokenDrafts(ctx); err == nil {
+		for branch, why := range broken {
+			st.Problems = append(st.Problems, vault.Problem{Path: branch, Message: "a Draft branch lore cannot read (left out of every project's memory; fix it with git or delete the branch): " + why})
+		}
+	}
+	for _, l := range drafts.StaleLocks(storeOf(ix).CommonDir()) {
+		st.Problems = append(st.Problems, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
 	}
 	if len(st.Problems) == 0 {
 		fmt.Fprintln(e.stdout, "problems:   none")
