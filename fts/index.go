@@ -157,50 +157,30 @@ func (ix *Index) Close() error { return ix.db.Close() }
 // Vault returns the vault the index follows.
 func (ix *Index) Vault() *vault.Vault { return ix.v }
 
-// clear empties the index (the next Refresh rebuilds it from the vault).
-func (ix *Index) clear(ctx context.Context) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return translate(err)
-	}
-	defer tx.Rollback()
-	// Deleting the resources one by one would run the units' delete trigger
-	// for every unit (an FTS5 delete and a log row each: seconds for 10,000
-	// notes, on one core). Instead the FTS table is emptied at once, the log
-	// gets its deletions in one statement, and the tables are emptied with
-	// the trigger set aside; it is put back, as it was, in the same
-	// transaction.
-	var trigger string
-	if err := tx.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'units_after_delete'").Scan(&trigger); err != nil {
-		return fmt.Errorf("clear index: read the units' delete trigger: %w", translate(err))
-	}
-	if err := execAll(ctx, tx,
-		"INSERT INTO units_fts(units_fts) VALUES('delete-all')",
-		"INSERT INTO unit_log(uid, added) SELECT uid, 0 FROM units ORDER BY uid",
-		"DROP TRIGGER units_after_delete",
-		"DELETE FROM links", "DELETE FROM units", "DELETE FROM resources",
-		trigger,
-		"DELETE FROM shadows", "DELETE FROM overlays", "DELETE FROM meta WHERE key = 'overlay'"); err != nil {
-		return fmt.Errorf("clear index: %w", err)
-	}
-	if _, err := bumpGeneration(ctx, tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return translate(err)
-	}
-	ix.mu.Lock()
-	ix.snap, ix.gen = nil, ""
-	ix.mu.Unlock()
-	return nil
-}
-
-// Rebuild empties the index and indexes the whole vault again.
+// Rebuild indexes the whole vault again: every file is read, parsed and
+// written anew, files no longer there are dropped, and the Drafts' rows are
+// written again. It never empties the index first: each batch replaces its
+// files' rows in one transaction, so another process reading meanwhile sees
+// every note, in its old or its new form — never a note missing (emptying
+// first once made load and update answer "not found" and let a create take
+// an existing path while a rebuild ran).
 func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) (RefreshStats, error) {
-	if err := ix.clear(ctx); err != nil {
-		return RefreshStats{}, err
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var st RefreshStats
+	if _, err := ix.refreshPass(ctx, progress, &st, true); err != nil {
+		return st, err
 	}
-	return ix.Refresh(ctx, progress)
+	for pass := 0; pass < 2; pass++ { // what changed while it ran
+		more, err := ix.refreshPass(ctx, progress, &st, false)
+		if err != nil || !more {
+			if err != nil {
+				return st, err
+			}
+			break
+		}
+	}
+	return st, ix.refreshOverlayForced(ctx, true)
 }
 
 // translate maps SQLite driver errors to lore's error codes.
@@ -328,6 +308,7 @@ type change struct {
 	prepared []preparedUnit
 	meta     string // the FTS meta column's text (metaText)
 	gone     bool   // the file disappeared while being read
+	force    bool   // parse and write it even if its bytes did not change (rebuild)
 }
 
 type preparedUnit struct {
@@ -362,7 +343,7 @@ func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (R
 	defer ix.mu.Unlock()
 	var st RefreshStats
 	for pass := 0; pass < 2; pass++ {
-		more, err := ix.refreshPass(ctx, progress, &st)
+		more, err := ix.refreshPass(ctx, progress, &st, false)
 		if err != nil {
 			return st, err
 		}
@@ -373,12 +354,21 @@ func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (R
 	return st, ix.refreshOverlay(ctx)
 }
 
-func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int), st *RefreshStats) (bool, error) {
+// refreshPass indexes what changed since the snapshot; with force, every
+// file in the vault (a rebuild: the watcher's short list is not used).
+func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int), st *RefreshStats, force bool) (bool, error) {
 	snap, err := ix.snapshot(ctx)
 	if err != nil {
 		return false, err
 	}
-	files, problems, checked, err := ix.changedFiles()
+	var files []vault.FileStat
+	var problems []vault.Problem
+	var checked func(string) bool
+	if force {
+		files, problems, err = ix.v.Scan()
+	} else {
+		files, problems, checked, err = ix.changedFiles()
+	}
 	if err != nil {
 		return false, err
 	}
@@ -406,10 +396,10 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		if ok {
 			known++
 		}
-		if ok && old.size == f.Size && old.mod == f.ModNs {
+		if ok && old.size == f.Size && old.mod == f.ModNs && !force {
 			continue
 		}
-		c := &change{stat: f}
+		c := &change{stat: f, force: force}
 		if ok {
 			o := old
 			c.old = &o
@@ -521,7 +511,7 @@ func (ix *Index) prepareOne(c *change, memo tokenMemo) {
 	}
 	c.stat.Size = int64(len(data))
 	c.hash = vault.HashBytes(data)
-	if c.old != nil && c.old.hash == c.hash {
+	if c.old != nil && c.old.hash == c.hash && !c.force {
 		return // touched only
 	}
 	prepareData(c, data, memo)

@@ -46,7 +46,18 @@ func (ix *Index) UseOverlay(src OverlaySource) {
 
 // refreshOverlay rewrites the Draft rows when the Drafts' signature changed.
 // Drafts are few, so they are rewritten whole. Callers hold ix.mu.
-func (ix *Index) refreshOverlay(ctx context.Context) error {
+func (ix *Index) refreshOverlay(ctx context.Context) error { return ix.refreshOverlayForced(ctx, false) }
+
+// refreshOverlayForced is refreshOverlay; with force (a rebuild) every
+// Draft's rows are written again, whatever the signature says.
+//
+// Several processes share the index, so one that read the refs earlier
+// must not write its older overlay over a newer one: the transaction that
+// writes takes SQLite's write lock first and then reads the refs' signature
+// again; if they moved since this process read them, it writes nothing
+// (the process that moved them writes theirs). Every writer thus writes
+// an overlay of refs no older than any write before it.
+func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 	if ix.overlay == nil {
 		return nil
 	}
@@ -59,12 +70,15 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return translate(err)
 	}
-	if cur == sig {
+	if cur == sig && !force {
 		return nil
 	}
 	have, err := ix.overlayHeads(ctx)
 	if err != nil {
 		return err
+	}
+	if force {
+		have = map[string]string{}
 	}
 	drafts, err := ix.overlay.Overlay(ctx, have)
 	if err != nil {
@@ -90,9 +104,16 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 		return translate(err)
 	}
 	defer tx.Rollback()
+	// The DSN's _txlock=immediate makes BeginTx take the write lock: no
+	// other process writes between the check below and the commit.
 	var now string
-	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'overlay'").Scan(&now); err == nil && now == sig {
+	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'overlay'").Scan(&now); err == nil && now == sig && !force {
 		return nil // another process wrote the same overlay meanwhile
+	}
+	if again, err := ix.overlay.OverlaySignature(ctx); err != nil {
+		return err
+	} else if again != sig {
+		return nil // the refs moved since they were read: this overlay is old
 	}
 	w, err := newWriter(ctx, tx)
 	if err != nil {
