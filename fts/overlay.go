@@ -46,7 +46,9 @@ func (ix *Index) UseOverlay(src OverlaySource) {
 
 // refreshOverlay rewrites the Draft rows when the Drafts' signature changed.
 // Drafts are few, so they are rewritten whole. Callers hold ix.mu.
-func (ix *Index) refreshOverlay(ctx context.Context) error { return ix.refreshOverlayForced(ctx, false) }
+func (ix *Index) refreshOverlay(ctx context.Context) error {
+	return ix.refreshOverlayForced(ctx, false)
+}
 
 // refreshOverlayForced is refreshOverlay; with force (a rebuild) every
 // Draft's rows are written again, whatever the signature says.
