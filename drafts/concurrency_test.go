@@ -31,8 +31,9 @@ func TestMain(m *testing.M) {
 }
 
 // storeWorker performs LORE_OPS store operations on LORE_DIR as
-// LORE_PROJECT, printing "ack <local_operation_id> <draft_id>" for each one
-// the store acknowledged: creates, updates of its own notes and updates of a
+// LORE_PROJECT, printing "ack <local_operation_id> <draft_id> <resource_id>
+// <line>" for each one the store acknowledged (line: the text an update
+// added, "-" for a create): creates, updates of its own notes and updates of a
 // shared note that every worker edits (stale hashes are retried, as an
 // agent would, after loading again).
 func storeWorker() int {
@@ -62,6 +63,7 @@ func storeWorker() int {
 	for i := 0; i < n; i++ {
 		var res Result
 		var err error
+		added := "-"
 		switch k := rng.Intn(10); {
 		case k < 4 || len(mine) == 0:
 			p := fmt.Sprintf("notes/%s-%d.md", name, i)
@@ -81,8 +83,9 @@ func storeWorker() int {
 				}
 				body := rs[0].Content
 				last := body[strings.LastIndex(strings.TrimSuffix(body, "\n"), "\n")+1:]
+				added = fmt.Sprintf("%s-op-%d", name, i)
 				res, err = s.Apply(ctx, project, Op{Update: &UpdateOp{ID: id, ExpectedHash: rs[0].ContentHash,
-					Replacements: []Replacement{{OldText: last, NewText: last + fmt.Sprintf("%s op %d\n", name, i)}}}})
+					Replacements: []Replacement{{OldText: last, NewText: last + added + "\n"}}}})
 				if vault.ErrorCode(err) != vault.CodeContentChanged && vault.ErrorCode(err) != vault.CodeReplacementAmbiguous {
 					break
 				}
@@ -92,15 +95,17 @@ func storeWorker() int {
 			fmt.Fprintf(os.Stderr, "%s op %d: %v\n", name, i, err)
 			return 1
 		}
-		fmt.Fprintf(out, "ack %s %s\n", res.LocalOperationID, res.DraftID)
+		fmt.Fprintf(out, "ack %s %s %s %s\n", res.LocalOperationID, res.DraftID, res.ResourceID, added)
 	}
 	return 0
 }
 
 // TestManyProcessesStoreAtOnce runs 8 store processes × 50 operations on one
 // vault, across two projects, while a person commits with the git CLI and
-// the index is refreshed: every acknowledged operation must be a commit on a
-// Draft branch afterwards, each project must see all its notes, and git
+// the index is refreshed and rebuilt: every acknowledged operation must be a
+// commit on a Draft branch afterwards, every line an acknowledged update
+// added must be in the resource's final content as its project sees it (read
+// from git, not the index), each project must see all its notes, and git
 // fsck must be clean.
 func TestManyProcessesStoreAtOnce(t *testing.T) {
 	procs, ops := 8, 50
@@ -113,6 +118,8 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	var wg sync.WaitGroup
 	acks := make([][]string, procs)
+	type added struct{ project, resource, line string }
+	lines := make([][]added, procs)
 	errs := make(chan error, procs+1)
 	for w := 0; w < procs; w++ {
 		wg.Add(1)
@@ -130,8 +137,11 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 				errs <- fmt.Errorf("worker %d: %v\n%s", w, err, stderr.String())
 			}
 			for _, l := range strings.Split(string(out), "\n") {
-				if f := strings.Fields(l); len(f) == 3 && f[0] == "ack" {
+				if f := strings.Fields(l); len(f) == 5 && f[0] == "ack" {
 					acks[w] = append(acks[w], f[1])
+					if f[4] != "-" {
+						lines[w] = append(lines[w], added{project, f[3], f[4]})
+					}
 				}
 			}
 		}(w)
@@ -159,7 +169,11 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 				errs <- fmt.Errorf("person's commit: %v\n%s", err, out)
 				return
 			}
-			if _, err := tv.ix.Refresh(context.Background(), nil); err != nil {
+			refresh := tv.ix.Refresh
+			if i%3 == 2 {
+				refresh = tv.ix.Rebuild
+			}
+			if _, err := refresh(context.Background(), nil); err != nil {
 				errs <- err
 				return
 			}
@@ -188,6 +202,17 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 			}
 		}
 	}
+	// Every acknowledged update's line is in the content, as git holds it.
+	lost := 0
+	for _, list := range lines {
+		for _, a := range list {
+			d := tv.draftCarrying(a.project, a.resource)
+			if d == nil || !strings.Contains(tv.git("show", d.HeadHash+":"+d.Path), a.line+"\n") {
+				lost++
+				t.Errorf("acknowledged update %s of %s (project %s) is not in its final content", a.line, a.resource, a.project)
+			}
+		}
+	}
 	tv.git("fsck", "--strict", "--no-progress")
 	// Each project sees every note its workers created, and not the other's.
 	for w := 0; w < procs; w++ {
@@ -213,4 +238,18 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 		}
 	}
 	t.Logf("%d processes × %d operations: %d acknowledged, all on Draft branches", procs, ops, total)
+}
+
+// draftCarrying returns project's open Draft that carries resource.
+func (tv *tvault) draftCarrying(project, resource string) *Draft {
+	ds, err := tv.s.List(context.Background(), project, false)
+	if err != nil {
+		tv.t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.ResourceID == resource {
+			return d
+		}
+	}
+	return nil
 }

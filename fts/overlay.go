@@ -54,11 +54,11 @@ func (ix *Index) refreshOverlay(ctx context.Context) error {
 // Draft's rows are written again, whatever the signature says.
 //
 // Several processes share the index, so one that read the refs earlier
-// must not write its older overlay over a newer one: the transaction that
-// writes takes SQLite's write lock first and then reads the refs' signature
-// again; if they moved since this process read them, it writes nothing
-// (the process that moved them writes theirs). Every writer thus writes
-// an overlay of refs no older than any write before it.
+// must not write its older overlay over a newer one. The refs are read, and
+// the overlay made from them, inside the transaction that writes it, which
+// holds SQLite's write lock from its start (the DSN's _txlock=immediate):
+// every writer reads refs after the previous writer committed, so no
+// overlay is ever replaced by an older one.
 func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 	if ix.overlay == nil {
 		return nil
@@ -75,12 +75,22 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 	if cur == sig && !force {
 		return nil
 	}
-	have, err := ix.overlayHeads(ctx)
+	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
+		return translate(err)
+	}
+	defer tx.Rollback()
+	if sig, err = ix.overlay.OverlaySignature(ctx); err != nil {
 		return err
 	}
-	if force {
-		have = map[string]string{}
+	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'overlay'").Scan(&cur); err == nil && cur == sig && !force {
+		return nil // another process wrote this overlay meanwhile
+	}
+	have := map[string]string{}
+	if !force {
+		if have, err = overlayHeads(ctx, tx); err != nil {
+			return err
+		}
 	}
 	drafts, err := ix.overlay.Overlay(ctx, have)
 	if err != nil {
@@ -100,22 +110,6 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 			}
 			changes[i] = append(changes[i], c)
 		}
-	}
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return translate(err)
-	}
-	defer tx.Rollback()
-	// The DSN's _txlock=immediate makes BeginTx take the write lock: no
-	// other process writes between the check below and the commit.
-	var now string
-	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'overlay'").Scan(&now); err == nil && now == sig && !force {
-		return nil // another process wrote the same overlay meanwhile
-	}
-	if again, err := ix.overlay.OverlaySignature(ctx); err != nil {
-		return err
-	} else if again != sig {
-		return nil // the refs moved since they were read: this overlay is old
 	}
 	w, err := newWriter(ctx, tx)
 	if err != nil {
@@ -205,8 +199,8 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 }
 
 // overlayHeads returns the Draft heads the index holds rows for.
-func (ix *Index) overlayHeads(ctx context.Context) (map[string]string, error) {
-	rows, err := ix.db.QueryContext(ctx, "SELECT draft, head FROM overlays")
+func overlayHeads(ctx context.Context, tx *sql.Tx) (map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT draft, head FROM overlays")
 	if err != nil {
 		return nil, translate(err)
 	}
