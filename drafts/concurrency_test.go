@@ -237,7 +237,11 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d processes × %d operations: %d acknowledged, all on Draft branches", procs, ops, total)
+	nlines := 0
+	for _, l := range lines {
+		nlines += len(l)
+	}
+	t.Logf("%d processes × %d operations: %d acknowledged, all on Draft branches; %d updates' lines, %d lost", procs, ops, total, nlines, lost)
 }
 
 // draftCarrying returns project's open Draft that carries resource.

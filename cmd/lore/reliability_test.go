@@ -166,10 +166,13 @@ func summary(t *testing.T, name string, cols ...any) {
 	fmt.Println(strings.Join(parts, " | "))
 }
 
-// TestReliabilityManyWriters: 16 lore mcp processes over 4 projects store and
-// activate on one vault for a while, while a person commits with git and
-// lore index runs; every acknowledged store must be on a Draft branch, each
-// project must see its notes, and git fsck must be clean.
+// TestReliabilityManyWriters: 16 lore mcp processes over 4 projects create,
+// update one shared note with expected_hash, and activate on one vault for a
+// while, while a person commits with git and lore index and lore index
+// --rebuild run in a loop. Every acknowledged create's text and every
+// acknowledged update's line must be in git's content (the project's Draft
+// or the org ref), no load or update of the existing note may answer "not
+// found", each project must see its notes, and git fsck must be clean.
 func TestReliabilityManyWriters(t *testing.T) {
 	procs, dur := 8, 4*time.Second
 	if *longRuns {
@@ -182,9 +185,11 @@ func TestReliabilityManyWriters(t *testing.T) {
 	dir := demoVault(t, projects...)
 	sh(t, dir, binary(t), "--vault", dir, "index")
 	type ack struct{ lop, project, path string }
+	type line struct{ project, text string }
 	var mu sync.Mutex
 	var acks []ack
-	attempted, activations := 0, 0
+	var lines []line
+	attempted, activations, updates, conflicts := 0, 0, 0, 0
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(dur)
 	errs := make(chan error, procs+2)
@@ -196,6 +201,38 @@ func TestReliabilityManyWriters(t *testing.T) {
 			c := startMCP(t, dir, project)
 			defer c.close()
 			for i := 0; time.Now().Before(deadline); i++ {
+				if i%4 == 2 {
+					// An update of the shared note: load, then update with its
+					// hash; a stale hash is retried, as an agent would.
+					text := fmt.Sprintf("p%d-update-%d", p, i)
+					for try := 0; ; try++ {
+						res, isErr, err := c.memory(map[string]any{"op": map[string]any{"load": map[string]any{"ids": []string{"howto/release.md"}}}})
+						if err != nil || isErr {
+							errs <- fmt.Errorf("proc %d load of an existing note: %v %v", p, err, res)
+							return
+						}
+						r := res["resources"].([]any)[0].(map[string]any)
+						res, isErr, err = c.memory(map[string]any{"op": map[string]any{"store": map[string]any{"update": map[string]any{
+							"id": r["resource_id"], "expected_hash": r["content_hash"],
+							"replacements": []any{map[string]any{"old_text": "## Before the release\n", "new_text": "## Before the release\n\n" + text + "\n"}}}}}})
+						if err == nil && isErr && strings.Contains(fmt.Sprint(res), "memory_content_changed") && try < 50 {
+							mu.Lock()
+							conflicts++
+							mu.Unlock()
+							continue
+						}
+						if err != nil || isErr {
+							errs <- fmt.Errorf("proc %d update: %v %v", p, err, res)
+							return
+						}
+						mu.Lock()
+						updates++
+						lines = append(lines, line{project, text})
+						mu.Unlock()
+						break
+					}
+					continue
+				}
 				if i%2 == 1 {
 					if _, isErr, err := c.memory(map[string]any{"op": map[string]any{"activate": map[string]any{"query": "how do we release and sync"}}}); err != nil || isErr {
 						errs <- fmt.Errorf("proc %d activate: %v", p, err)
@@ -247,13 +284,17 @@ func TestReliabilityManyWriters(t *testing.T) {
 	}()
 	go func() {
 		defer side.Done()
-		for {
+		for i := 0; ; i++ {
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			cmd := exec.Command(binary(t), "--vault", dir, "index")
+			args := []string{"--vault", dir, "index", "--no-embed"}
+			if i%2 == 1 {
+				args = append(args, "--rebuild")
+			}
+			cmd := exec.Command(binary(t), args...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				errs <- fmt.Errorf("lore index: %v %s", err, out)
 				return
@@ -270,13 +311,39 @@ func TestReliabilityManyWriters(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	logged := sh(t, dir, "git", "log", "--branches=drafts/*", "--format=%B")
+	// Present means the content is in a tree, not only a trailer in a log.
 	present := 0
 	for _, a := range acks {
-		if strings.Contains(logged, "Lore-Operation-Id: "+a.lop+"\n") {
+		found := false
+		for _, r := range strings.Fields(sh(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/heads/drafts/"+a.project+"/")) {
+			if out, err := exec.Command("git", "-C", dir, "show", r+":"+a.path).Output(); err == nil && strings.Contains(string(out), "unique words") {
+				found = true
+				break
+			}
+		}
+		if found {
 			present++
 		} else {
-			t.Errorf("acknowledged %s (%s %s) is not on a Draft branch", a.lop, a.project, a.path)
+			t.Errorf("acknowledged %s (%s %s) is not in any of the project's Draft trees", a.lop, a.project, a.path)
+		}
+	}
+	// Every acknowledged update's line is in the shared note as its project
+	// sees it (read through lore, which reads the Draft from git).
+	kept := 0
+	for _, project := range projects {
+		out, err := exec.Command(binary(t), "--vault", dir, "--project", project, "load", "howto/release.md").CombinedOutput()
+		if err != nil {
+			t.Fatalf("load as %s: %v %s", project, err, out)
+		}
+		for _, l := range lines {
+			if l.project != project {
+				continue
+			}
+			if strings.Contains(string(out), l.text+"\n") {
+				kept++
+			} else {
+				t.Errorf("acknowledged update %s of project %s was lost", l.text, project)
+			}
 		}
 	}
 	sh(t, dir, "git", "fsck", "--strict", "--no-progress")
@@ -291,7 +358,10 @@ func TestReliabilityManyWriters(t *testing.T) {
 			t.Errorf("project %s sees %s's Draft %s", other, a.project, a.path)
 		}
 	}
-	summary(t, "many writers", fmt.Sprintf("%d lore mcp processes, %d projects, %s", procs, len(projects), dur), fmt.Sprintf("stores attempted %d, acknowledged %d, present %d", attempted, len(acks), present), fmt.Sprintf("activations %d", activations), "git fsck clean")
+	summary(t, "many writers", fmt.Sprintf("%d lore mcp processes, %d projects, %s, lore index and --rebuild looping", procs, len(projects), dur),
+		fmt.Sprintf("creates attempted %d, acknowledged %d, present in a tree %d", attempted, len(acks), present),
+		fmt.Sprintf("expected_hash updates acknowledged %d, kept %d (stale hashes retried %d)", updates, kept, conflicts),
+		fmt.Sprintf("activations %d", activations), "git fsck clean")
 }
 
 // runKilled runs cmd and kills it with SIGKILL after d; it reports whether
@@ -325,8 +395,11 @@ func indexOf(xs []string, x string) int {
 
 // TestReliabilityCrashes kills lore with SIGKILL at random (seeded) points
 // of indexing, store, merge and sync, and checks after each kill: git fsck
-// is clean, every ref reads, an acknowledged store is present and an
-// unacknowledged one is whole or absent, the index answers the next call,
+// is clean, every ref reads, an unacknowledged store is whole or absent, a
+// killed merge is all or nothing once the next lore command ran (every
+// Draft's text in the org ref and the work tree with its branch gone, or
+// none of them), and a search answers with the right note. At the end every
+// acknowledged store's text is in a tree (a Draft's head or the org ref),
 // and the next sync completes.
 func TestReliabilityCrashes(t *testing.T) {
 	runs := 16
@@ -398,8 +471,22 @@ func TestReliabilityCrashes(t *testing.T) {
 	embedRun := func(d time.Duration) (bool, string) {
 		return runKilled(t, exec.Command(binary(t), "--vault", evault, "index"), d)
 	}
-	var acked []string
+	type store struct{ lop, path, text string }
+	var acked []store
+	// inSomeTree reports whether path holds text at the org ref or at a
+	// Draft branch's head.
+	inSomeTree := func(path, text string) bool {
+		refs := strings.Fields(sh(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/heads/"))
+		for _, ref := range refs {
+			out, err := exec.Command("git", "-C", dir, "show", ref+":"+path).Output()
+			if err == nil && strings.Contains(string(out), text) {
+				return true
+			}
+		}
+		return false
+	}
 	kills, inconsistencies := 0, 0
+	wholeOrAbsent, allOrNothing := 0, 0
 	ops := map[string]int{}
 	for i := 0; i < runs; i++ {
 		op := []string{"index", "store", "merge", "sync", "embed"}[rng.Intn(5)]
@@ -412,19 +499,31 @@ func TestReliabilityCrashes(t *testing.T) {
 			}
 			killAfter(d, "index")
 		case "store":
-			ok, out := killAfter(d/8, "store", "create", "--path", fmt.Sprintf("notes/crash-%d.md", i), "--body", fmt.Sprintf("# Crash %d\n\ntext\n", i))
+			path, body := fmt.Sprintf("notes/crash-%d.md", i), fmt.Sprintf("# Crash %d\n\ntext\n", i)
+			ok, out := killAfter(d/8, "store", "create", "--path", path, "--body", body)
 			if ok {
 				var r struct {
 					Lop string `json:"local_operation_id"`
 				}
 				json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &r)
-				acked = append(acked, r.Lop)
+				acked = append(acked, store{r.Lop, path, body})
+			} else {
+				// Unacknowledged: whole or absent, in every tree that has it.
+				for _, ref := range strings.Fields(sh(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/heads/")) {
+					got, err := exec.Command("git", "-C", dir, "show", ref+":"+path).Output()
+					if err == nil && !strings.Contains(string(got), body) {
+						inconsistencies++
+						t.Errorf("run %d: a killed store left half a note on %s:\n%s", i, ref, got)
+					}
+				}
+				wholeOrAbsent++
 			}
 		case "merge":
 			// Make a few Drafts, then merge them with a kill in the middle.
-			var ids []string
+			var ids, paths []string
 			for j := 0; j < 3; j++ {
-				out, err := run("store", "create", "--path", fmt.Sprintf("notes/m-%d-%d.md", i, j), "--body", "# M\n\nx\n")
+				path, body := fmt.Sprintf("notes/m-%d-%d.md", i, j), fmt.Sprintf("# M %d %d\n\nx\n", i, j)
+				out, err := run("store", "create", "--path", path, "--body", body)
 				if err != nil {
 					t.Fatalf("store: %v %s", err, out)
 				}
@@ -433,10 +532,34 @@ func TestReliabilityCrashes(t *testing.T) {
 					Draft string `json:"draft_id"`
 				}
 				json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &r)
-				acked = append(acked, r.Lop)
-				ids = append(ids, r.Draft)
+				acked = append(acked, store{r.Lop, path, body})
+				ids, paths = append(ids, r.Draft), append(paths, path)
 			}
 			killAfter(d/4, append([]string{"drafts", "merge"}, ids...)...)
+			// The next lore command finishes or rolls back a killed merge.
+			if out, err := run("drafts", "list"); err != nil {
+				inconsistencies++
+				t.Errorf("run %d: drafts list after a killed merge: %v\n%s", i, err, out)
+			}
+			merged := 0
+			for j, path := range paths {
+				_, onMain := exec.Command("git", "-C", dir, "cat-file", "-e", "refs/heads/main:"+path).Output()
+				_, inTree := os.Stat(filepath.Join(dir, path))
+				branch := exec.Command("git", "-C", dir, "rev-parse", "--verify", "-q", "refs/heads/drafts/api/"+ids[j]).Run()
+				switch {
+				case onMain == nil && inTree == nil && branch != nil:
+					merged++
+				case onMain != nil && inTree != nil && branch == nil:
+				default:
+					inconsistencies++
+					t.Errorf("run %d: after a killed merge %s is half merged (org ref %v, work tree %v, branch %v)", i, path, onMain == nil, inTree == nil, branch == nil)
+				}
+			}
+			if merged != 0 && merged != len(paths) {
+				inconsistencies++
+				t.Errorf("run %d: a killed merge left %d of %d Drafts merged", i, merged, len(paths))
+			}
+			allOrNothing++
 		case "sync":
 			killAfter(d/4, "sync")
 		case "embed":
@@ -459,20 +582,20 @@ func TestReliabilityCrashes(t *testing.T) {
 			inconsistencies++
 			t.Errorf("run %d: refs: %v %s", i, err, out)
 		}
-		if out, err := run("search", "release"); err != nil {
+		if out, err := run("search", "how do we ship a release"); err != nil || !strings.Contains(out, "howto/release.md") {
 			inconsistencies++
-			t.Errorf("run %d (%s after %v): the index did not recover: %v\n%s", i, op, d, err, out)
+			t.Errorf("run %d (%s after %v): the index did not recover (or lost the release note): %v\n%s", i, op, d, err, out)
 		}
 	}
-	// Every acknowledged store is in git (on a Draft branch or merged into main).
-	logged := sh(t, dir, "git", "log", "--all", "--format=%B")
+	// Every acknowledged store's text is in a tree (on a Draft branch or
+	// merged into main), not only its trailer in a commit message.
 	present := 0
-	for _, lop := range acked {
-		if strings.Contains(logged, "Lore-Operation-Id: "+lop+"\n") {
+	for _, a := range acked {
+		if inSomeTree(a.path, a.text) {
 			present++
 		} else {
 			inconsistencies++
-			t.Errorf("acknowledged %s lost", lop)
+			t.Errorf("acknowledged %s (%s) lost", a.lop, a.path)
 		}
 	}
 	// Embedding finishes after the kills: nothing pending, nothing broken.
@@ -495,7 +618,7 @@ func TestReliabilityCrashes(t *testing.T) {
 		t.Errorf("outbox after a clean sync:\n%s", out)
 	}
 	summary(t, "crashes", fmt.Sprintf("%d SIGKILL runs (seed %d; index %d, embed %d, store %d, merge %d, sync %d)", kills, seed, ops["index"], ops["embed"], ops["store"], ops["merge"], ops["sync"]),
-		fmt.Sprintf("acknowledged stores %d, present %d", len(acked), present), fmt.Sprintf("inconsistencies %d", inconsistencies))
+		fmt.Sprintf("acknowledged stores %d, present in a tree %d; killed stores whole or absent %d; killed merges all or nothing %d", len(acked), present, wholeOrAbsent, allOrNothing), fmt.Sprintf("inconsistencies %d", inconsistencies))
 }
 
 // TestReliabilityFreshnessThroughGit: changes made by a person's editor, git
@@ -577,7 +700,8 @@ func TestReliabilityHostilePaths(t *testing.T) {
 	os.WriteFile(secret, []byte("# Secret\n\nnever show this\n"), 0o644)
 	os.Symlink(secret, filepath.Join(dir, "notes", "link.md"))
 	os.Symlink(filepath.Dir(secret), filepath.Join(dir, "linked-dir"))
-	hostile := []string{"../secret.md", "/etc/passwd", secret, "notes/../../secret.md", "a\x00b.md", ".git/config", "notes/link.md", "linked-dir/secret.md", "..", "", "notes\\..\\..\\x.md"}
+	hostile := []string{"../secret.md", "/etc/passwd", secret, "notes/../../secret.md", "a\x00b.md", ".git/config", "notes/link.md", "linked-dir/secret.md", "..", "", "notes\\..\\..\\x.md",
+		"notes/a\nb.md", "notes/a\x01b.md", "notes/a\x7fb.md", "notes/evil\u202Edm.txt.md"}
 	c := startMCP(t, dir, "api")
 	defer c.close()
 	tried, refused := 0, 0
@@ -628,7 +752,16 @@ func TestReliabilityHostilePaths(t *testing.T) {
 		}
 		call("guard_check files "+p, "guard_check", map[string]any{"files": []string{p}, "repo_path": dir})
 	}
-	summary(t, "hostile paths", "load, store create/rename, inspect_log_node, guard_check files", fmt.Sprintf("tried %d, refused %d", tried, refused))
+	// repo_path outside the workspace, devices.
+	for _, args := range []map[string]any{
+		{"repo_path": "/", "files": []string{"etc/passwd"}},
+		{"repo_path": "/dev", "files": []string{"zero"}},
+		{"repo_path": filepath.Dir(secret), "files": []string{"secret.md"}},
+		{"repo_path": "..", "files": []string{"x"}},
+	} {
+		call(fmt.Sprintf("guard_check %v", args), "guard_check", args)
+	}
+	summary(t, "hostile paths", "load, store create/rename (.., absolute, symlinks out, NUL, control and bidi characters), inspect_log_node, guard_check files and repo_path", fmt.Sprintf("tried %d, refused %d", tried, refused))
 }
 
 // TestReliabilityLimits measures a long-running lore mcp on a large vault
