@@ -167,8 +167,8 @@ func splitBranch(name string) (project, id string, ok bool) {
 		return "", "", false
 	}
 	project, id, ok = strings.Cut(rest, "/")
-	if !ok || strings.Contains(id, "/") || project == "" || id == "" {
-		return "", "", false
+	if !ok || strings.Contains(id, "/") || !vault.ValidProjectName(project) || !vault.ValidRefComponent(id) {
+		return "", "", false // not a Draft lore could have made (git ignores such names)
 	}
 	return project, id, true
 }

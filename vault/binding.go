@@ -54,7 +54,7 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 		if err != nil {
 			return Binding{}, err
 		}
-		return checkProject(Binding{Vault: abs, Project: getenv("LORE_PROJECT"), Source: "env"})
+		return CheckProject(Binding{Vault: abs, Project: getenv("LORE_PROJECT"), Source: "env"})
 	}
 	for d := cwd; ; {
 		p := filepath.Join(d, WorkspaceFile)
@@ -70,7 +70,7 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 			if !filepath.IsAbs(v) {
 				v = filepath.Join(d, v)
 			}
-			return checkProject(Binding{Vault: filepath.Clean(v), Project: wf.Project, Source: p})
+			return CheckProject(Binding{Vault: filepath.Clean(v), Project: wf.Project, Source: p})
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -91,13 +91,14 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 		}
 		if best >= 0 {
 			b := bf.Bindings[best]
-			return checkProject(Binding{Vault: b.Vault, Project: b.Project, Source: bindingsPath})
+			return CheckProject(Binding{Vault: b.Vault, Project: b.Project, Source: bindingsPath})
 		}
 	}
 	return Binding{}, Errorf(CodeUnbound, "%s is not bound to a vault: run `lore bind --vault DIR --project NAME` here, add a %s with `vault:` and `project:`, or set LORE_VAULT and LORE_PROJECT", cwd, WorkspaceFile)
 }
 
-func checkProject(b Binding) (Binding, error) {
+// CheckProject refuses a binding whose project is not a valid project name.
+func CheckProject(b Binding) (Binding, error) {
 	if b.Project != "" && !ValidProjectName(b.Project) {
 		return Binding{}, Errorf(CodeConfig, "project %q (from %s) is not a valid project name (%s)", b.Project, b.Source, ProjectNameRules)
 	}

@@ -55,7 +55,7 @@ func (e *env) binding() (vault.Binding, error) {
 		if p == "" {
 			p = e.getenv("LORE_PROJECT")
 		}
-		return vault.Binding{Vault: e.vaultDir, Project: p, Source: "--vault"}, nil
+		return vault.CheckProject(vault.Binding{Vault: e.vaultDir, Project: p, Source: "--vault"})
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -67,9 +67,9 @@ func (e *env) binding() (vault.Binding, error) {
 		return b, err
 	}
 	if e.project != "" {
-		b.Project = e.project
+		b.Project, b.Source = e.project, "--project"
 	}
-	return b, nil
+	return vault.CheckProject(b)
 }
 
 // openIndex opens the bound vault and its index.
