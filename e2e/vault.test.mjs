@@ -109,9 +109,10 @@ test("flush_session: a Draft in the category's folder, superseding in the same D
   const neu = execFileSync("git", ["-C", v.vault, "show", `drafts/api/${draft}:decisions/0007-adr-0007-sync-over-ssh-only.md`]).toString();
   assert.match(neu, /supersedes:\n    - mem_01JDEMO0000000000000000003/);
   assert.match(neu, /\[\[ADR 0003: Sync on demand with backoff\]\]/);
-  // In the project's memory the superseded rule no longer blocks.
+  // An unmerged Draft switches no rule off: the guard obeys published memory.
   const wt = await call(c.client, "guard_check", {});
-  assert.equal(wt.data.violations.filter((x) => x.rule === "no-force-push").length, 0);
+  assert.equal(wt.data.violations.filter((x) => x.rule === "no-force-push").length, 1);
+  assert.equal(wt.data.violations.filter((x) => x.rule.includes("L")).length, 0, "the Draft's new rule does not apply either");
   const missing = await call(c.client, "flush_session", { title: "x", content: "y", supersedes: ["no such note"] });
   assert.equal(missing.isError, true);
   assert.equal(missing.data.error.code, "memory_resource_not_found");

@@ -233,9 +233,13 @@ func TestAttack_MCPMessagesAreBoundedAndAnswered(t *testing.T) {
 	if m := send(longID); m["error"] == nil || m["id"] != nil {
 		t.Errorf("a 4 MiB id: %v; want a JSON-RPC error with id null (never echoed)", m)
 	}
-	huge := `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"x":"` + strings.Repeat("y", 40<<20) + `"}}`
+	huge := `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"x":"` + strings.Repeat("y", 70<<20) + `"}}`
 	if m := send(huge); m["error"] == nil || m["id"] != float64(3) {
-		t.Errorf("a 40 MiB message: %v; want a JSON-RPC error for id 3", m)
+		t.Errorf("a 70 MiB message: %v; want a JSON-RPC error for id 3", m)
+	}
+	idLast := `{"jsonrpc":"2.0","method":"tools/list","params":{"x":"` + strings.Repeat("y", 70<<20) + `"},"id":"last"}`
+	if m := send(idLast); m["error"] == nil || m["id"] != "last" {
+		t.Errorf("a 70 MiB message whose id comes last: %v; want a JSON-RPC error for id \"last\"", m)
 	}
 	if m := send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`); m["result"] == nil {
 		t.Fatalf("after the attacks the server no longer answers: %v", m)

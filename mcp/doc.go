@@ -34,7 +34,7 @@
 //     error, so newer clients fall back to initialize.
 //   - Nothing but protocol goes to stdout; logs go to stderr. The server
 //     exits when stdin closes.
-//   - Every request is answered, at bounded cost: a message over 32 MiB, one
+//   - Every request is answered, at bounded cost: a message over 64 MiB, one
 //     nested deeper than 64 levels, or one whose id is longer than 256 bytes
 //     gets a JSON-RPC error (-32600) before it is decoded, and an id is never
 //     echoed at any length (stdio.go).

@@ -10,16 +10,17 @@ import (
 	"sync"
 )
 
-// maxMessage bounds one JSON-RPC message read from stdin (32 MiB: the
+// maxMessage bounds one JSON-RPC message read from stdin (64 MiB: the
 // largest argument, offload_context's 8 MiB of text, fits even with every
-// character escaped as \uXXXX): tools refuse oversized arguments themselves,
+// character escaped as \uXXXX, and a tool can still say by how much an
+// argument is over its limit): tools refuse oversized arguments themselves,
 // with a tool error that says the limit; a longer message is answered with a
 // JSON-RPC error. maxDepth bounds how deeply a message nests (no tool's
 // input goes past 8 levels) and maxID how long a request id may be; both are
 // answered with a JSON-RPC error before any decoding, so one request cannot
 // cost without bound or go unanswered.
 const (
-	maxMessage = 32 << 20
+	maxMessage = 64 << 20
 	maxDepth   = 64
 	maxID      = 256
 )
@@ -61,30 +62,51 @@ func filterInput(in io.Reader, w *io.PipeWriter, out *lineWriter) {
 }
 
 // readLine reads one line without its newline; of a line longer than
-// maxMessage only the start is kept, and cut is true.
+// maxMessage only the first and the last 4 KiB are kept (where a request's
+// id is), and cut is true.
 func readLine(r *bufio.Reader) (line []byte, cut bool, err error) {
+	var tail []byte
 	for {
 		chunk, isPrefix, err := r.ReadLine()
-		if len(line)+len(chunk) <= maxMessage {
+		switch {
+		case !cut && len(line)+len(chunk) <= maxMessage:
 			line = append(line, chunk...)
-		} else if !cut {
+		case !cut:
 			cut = true
-			line = append(line, chunk[:min(len(chunk), 4096)]...)
+			line = line[:min(len(line), 4096)]
+			tail = append(tail, chunk...)
+		default:
+			tail = append(tail, chunk...)
+		}
+		if len(tail) > 8192 {
+			tail = append(tail[:0], tail[len(tail)-4096:]...)
 		}
 		if err != nil || !isPrefix {
+			if cut {
+				line = append(append(line, "\x00"...), tail[max(0, len(tail)-4096):]...)
+			}
 			return line, cut, err
 		}
 	}
 }
 
-var idField = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
+var (
+	idField = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
+	// A top-level id written last (as the TypeScript SDK writes it).
+	lastID = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*}\s*$`)
+	// A top-level id written first, or after "jsonrpc".
+	firstID = regexp.MustCompile(`^\s*{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
+)
 
-// leadingID finds a request id near the start of a message that will not be
-// decoded (null when there is none, or it is longer than maxID: an id is
-// never echoed at any length).
+// leadingID finds the id of a request that will not be decoded, in the
+// first or last 4 KiB of the message (null when there is none, or it is
+// longer than maxID: an id is never echoed at any length).
 func leadingID(line []byte) json.RawMessage {
-	if m := idField.FindSubmatch(line[:min(len(line), 4096)]); m != nil && len(m[1]) <= maxID {
-		return json.RawMessage(m[1])
+	head, tail := line[:min(len(line), 4096)], line[max(0, len(line)-4096):]
+	for _, m := range [][][]byte{lastID.FindSubmatch(tail), firstID.FindSubmatch(head), idField.FindSubmatch(head)} {
+		if m != nil && len(m[1]) <= maxID {
+			return json.RawMessage(m[1])
+		}
 	}
 	return json.RawMessage("null")
 }
