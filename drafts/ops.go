@@ -2,6 +2,7 @@ package drafts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -352,7 +353,7 @@ func (w *write) create(ctx context.Context, c *CreateOp) error {
 	}
 	if taken, err := w.taken(ctx, p); err != nil || taken {
 		if err == nil {
-			err = vault.Errorf(vault.CodeInvalid, "create.path %s already exists in project %s's memory; update it instead", p, w.project)
+			err = pathTaken{vault.Errorf(vault.CodeInvalid, "create.path %s already exists in project %s's memory; update it instead", p, w.project)}
 		}
 		return err
 	}
@@ -634,6 +635,15 @@ func (s *Store) autoPublish(p string) bool {
 	}
 	return false
 }
+
+// ErrPathTaken is what a create at a path already in use wraps (its code is
+// invalid_input): callers that name notes themselves pick another name.
+var ErrPathTaken = errors.New("the path is taken")
+
+type pathTaken struct{ err error }
+
+func (e pathTaken) Error() string   { return e.err.Error() }
+func (e pathTaken) Unwrap() []error { return []error{e.err, ErrPathTaken} }
 
 func deref(p *string) string {
 	if p == nil {

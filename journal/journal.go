@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -51,30 +52,43 @@ func (j *Journal) Now() Now {
 		LocalOffsetSeconds: off, LocalOffsetMinutes: off / 60}
 }
 
-// CheckNamespace validates {userId}/{projectId}.
+// CheckNamespace validates {userId}/{projectId} as NormalizeNamespace reads it.
 func CheckNamespace(ns string) error {
-	if ns == "" {
-		return vault.Errorf(vault.CodeInvalid, "namespace is required: {userId}/{projectId}")
+	_, err := NormalizeNamespace(ns)
+	return err
+}
+
+// NormalizeNamespace reads a namespace as the spec does: '\' is '/', and
+// empty, "." and ".." segments are ignored ("u1\p1", "u1//p1" and "./u1/p1"
+// are all "u1/p1"); what is left must be exactly two segments, each a valid
+// folder name. A segment with a character a folder name cannot hold is
+// refused with an error that names it rather than rewritten, so two
+// namespaces never land in one folder unnoticed.
+func NormalizeNamespace(ns string) (string, error) {
+	if strings.TrimSpace(ns) == "" {
+		return "", vault.Errorf(vault.CodeInvalid, "namespace is required: {userId}/{projectId}")
 	}
-	parts := strings.Split(ns, "/")
+	var parts []string
+	for _, p := range strings.Split(strings.ReplaceAll(ns, `\`, "/"), "/") {
+		if p != "" && p != "." && p != ".." {
+			parts = append(parts, p)
+		}
+	}
 	if len(parts) != 2 {
-		return vault.Errorf(vault.CodeInvalid, "namespace %q must be exactly two segments, {userId}/{projectId}; it has %d", ns, len(parts))
+		return "", vault.Errorf(vault.CodeInvalid, "namespace %q must be exactly two segments, {userId}/{projectId}; it has %d", ns, len(parts))
 	}
 	for _, p := range parts {
 		switch {
-		case p == "":
-			return vault.Errorf(vault.CodeInvalid, "namespace %q has an empty segment", ns)
-		case p == "." || p == "..":
-			return vault.Errorf(vault.CodeInvalid, "namespace %q has a %q segment", ns, p)
 		case strings.HasPrefix(p, "."):
-			return vault.Errorf(vault.CodeInvalid, "namespace segment %q may not start with a dot", p)
+			return "", vault.Errorf(vault.CodeInvalid, "namespace segment %q may not start with a dot", p)
 		case len(p) > 64:
-			return vault.Errorf(vault.CodeInvalid, "namespace segment %q is longer than 64 bytes", p)
-		case !utf8.ValidString(p) || strings.ContainsAny(p, `\:*?"<>|`) || strings.IndexFunc(p, unicode.IsControl) >= 0 || strings.TrimSpace(p) != p:
-			return vault.Errorf(vault.CodeInvalid, "namespace segment %q holds a character that cannot be part of a folder name", p)
+			return "", vault.Errorf(vault.CodeInvalid, "namespace segment %q is longer than 64 bytes", p)
+		case !utf8.ValidString(p) || strings.ContainsAny(p, `:*?"<>|`) || strings.IndexFunc(p, unicode.IsControl) >= 0 ||
+			strings.TrimSpace(p) != p || vault.CheckName("namespace", p) != nil:
+			return "", vault.Errorf(vault.CodeInvalid, "namespace segment %q holds a character that cannot be part of a folder name", p)
 		}
 	}
-	return nil
+	return parts[0] + "/" + parts[1], nil
 }
 
 var (
@@ -227,7 +241,8 @@ type KeywordList struct {
 
 // KeywordsList lists a namespace's keywords, shortest first.
 func (j *Journal) KeywordsList(ctx context.Context, ns string) (KeywordList, error) {
-	if err := CheckNamespace(ns); err != nil {
+	ns, err := NormalizeNamespace(ns)
+	if err != nil {
 		return KeywordList{}, err
 	}
 	its, err := j.items(ctx, folder(ns))
@@ -334,7 +349,8 @@ type Remembered struct {
 
 // Remember records a memory as a journal note (a Draft, auto-published by default).
 func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, error) {
-	if err := CheckNamespace(in.Namespace); err != nil {
+	var err error
+	if in.Namespace, err = NormalizeNamespace(in.Namespace); err != nil {
 		return Remembered{}, err
 	}
 	if len(in.Keywords) == 0 {
@@ -371,11 +387,24 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 	}
 	title := strings.Join(kws[:min(3, len(kws))], " · ")
 	body := vault.FrontmatterBlock(front, "namespace", "keywords", "occurred_at", "recorded_at", "importance", "source") + "# " + title + "\n\n" + strings.TrimSpace(in.Slice) + "\n" + diaryHeading + "\n" + strings.TrimSpace(in.Diary) + "\n"
-	p := fmt.Sprintf("%s%s/%s-%s.md", folder(in.Namespace), now.Format("2006"), now.Format("2006-01-02"), slugOf(kws[0], now))
+	base := fmt.Sprintf("%s%s/%s-%s", folder(in.Namespace), now.Format("2006"), now.Format("2006-01-02"), slugOf(kws[0], now))
 	desc := firstSentence(in.Slice)
-	res, err := j.st.Apply(ctx, j.project, drafts.Op{Create: &drafts.CreateOp{Path: p, Body: body, Description: &desc}})
-	if err != nil {
-		return Remembered{}, err
+	// Every remember is kept: a name another memory took in the same
+	// instant gets a counter (the store refuses a taken path atomically).
+	var res drafts.Result
+	var p string
+	for n := 1; ; n++ {
+		p = base + ".md"
+		if n > 1 {
+			p = fmt.Sprintf("%s-%d.md", base, n)
+		}
+		res, err = j.st.Apply(ctx, j.project, drafts.Op{Create: &drafts.CreateOp{Path: p, Body: body, Description: &desc}})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, drafts.ErrPathTaken) || n >= 1000 {
+			return Remembered{}, err
+		}
 	}
 	out.ID, out.Path, out.Result = res.ResourceID, p, res
 	return out, nil
@@ -432,7 +461,8 @@ var timeExpr = regexp.MustCompile(`time\s*(>=|<=|=)\s*(\S+)`)
 
 // Recall returns the namespace's memories that match, best first.
 func (j *Journal) Recall(ctx context.Context, in RecallInput) (Recalled, error) {
-	if err := CheckNamespace(in.Namespace); err != nil {
+	var err error
+	if in.Namespace, err = NormalizeNamespace(in.Namespace); err != nil {
 		return Recalled{}, err
 	}
 	limit := 20
@@ -443,7 +473,6 @@ func (j *Journal) Recall(ctx context.Context, in RecallInput) (Recalled, error) 
 		limit = *in.Limit
 	}
 	var from, to time.Time
-	var err error
 	if in.Start != nil {
 		if from, err = ParseTime("start", *in.Start, false); err != nil {
 			return Recalled{}, err

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,13 +56,16 @@ func TestKeywords(t *testing.T) {
 }
 
 func TestCheckNamespace(t *testing.T) {
-	for _, ns := range []string{"u1", "u1/p1/x", "u1/", "/p1", "../p1", "u1/..", "u1/.hidden", `u1\x/p`, ""} {
+	for _, ns := range []string{"u1", "u1/p1/x", "u1/", "/p1", "../p1", "u1/..", "u1/.hidden", `u1\x/p`, "", "u1/p\u202e1", "u1/p:1"} {
 		if CheckNamespace(ns) == nil {
 			t.Errorf("%q accepted", ns)
 		}
 	}
-	if err := CheckNamespace("u1/p1"); err != nil {
-		t.Fatal(err)
+	// The spec: '\\' is '/', empty (and . / ..) segments are ignored.
+	for _, ns := range []string{"u1/p1", `u1\p1`, "u1//p1", "/u1/p1/", "./u1/p1", `u1\\p1`} {
+		if got, err := NormalizeNamespace(ns); err != nil || got != "u1/p1" {
+			t.Errorf("NormalizeNamespace(%q) = %q, %v; want u1/p1", ns, got, err)
+		}
 	}
 }
 
@@ -151,5 +155,27 @@ func TestRecallText(t *testing.T) {
 		"- [2026-11-30T10:00:00Z] cache\n  TTL is 30 s.\n  Set after load tests.\n"
 	if got := r.Text(); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Four remembers in the same second with the same first keyword are four
+// memories: the path scheme never makes one refuse another.
+func TestRememberBurstKeepsEveryMemory(t *testing.T) {
+	j, root := newJournal(t)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	j.SetClock(func() time.Time { return at })
+	for i := 0; i < 4; i++ {
+		if _, err := j.Remember(ctx, RememberInput{Namespace: `u1\p1`, Keywords: []string{"standup"}, Slice: fmt.Sprintf("note %d", i), Diary: "d"}); err != nil {
+			t.Fatalf("remember %d: %v", i, err)
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(root, "journal", "u1", "p1", "2026", "*.md"))
+	if len(matches) != 4 {
+		t.Fatalf("want 4 journal notes, got %v", matches)
+	}
+	r, err := j.Recall(ctx, RecallInput{Namespace: "u1//p1", Keywords: []string{"standup"}})
+	if err != nil || r.Total != 4 || r.Namespace != "u1/p1" {
+		t.Fatalf("recall: %+v, %v", r, err)
 	}
 }

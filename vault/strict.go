@@ -14,7 +14,9 @@ import (
 // lore's contracts want input read: object keys must name a field exactly
 // (case-sensitive; json tags), unknown and repeated keys are refused, null is
 // refused anywhere (optional fields are omitted instead), values must have
-// the field's type, and nothing may follow the value. Every failure is a
+// the field's type, every field whose json tag lacks omitempty must be given
+// (a required field is required: an update's replacement without new_text
+// once deleted text), and nothing may follow the value. Every failure is a
 // CodeInvalid error that names the field by its path, e.g.
 // "op.store.update.replacements[1].old_text".
 func DecodeStrict(data []byte, v any) error {
@@ -110,6 +112,7 @@ func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
 
 func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
 	fields := map[string]reflect.Type{}
+	var required []string // fields whose tag has no omitempty
 	switch t.Kind() {
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
@@ -117,7 +120,7 @@ func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
 			if !f.IsExported() {
 				continue
 			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "-" {
 				continue
 			}
@@ -125,6 +128,9 @@ func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
 				name = f.Name
 			}
 			fields[name] = f.Type
+			if !strings.Contains(opts, "omitempty") {
+				required = append(required, name)
+			}
 		}
 	case reflect.Map, reflect.Interface:
 	default:
@@ -163,6 +169,15 @@ func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
 	}
 	if _, err := dec.Token(); err != nil {
 		return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+	}
+	for _, name := range required {
+		if !seen[name] {
+			sub := name
+			if path != "" {
+				sub = path + "." + name
+			}
+			return Errorf(CodeInvalid, "%s is required", sub)
+		}
 	}
 	return nil
 }
