@@ -427,3 +427,22 @@ func TestAttack_OneBadDraftDoesNotStopTheOthers(t *testing.T) {
 		}
 	}
 }
+
+// Discarding a Draft that never reached the remote once answered "synced",
+// which says the remote has it. The discard is queued, and the next sync
+// confirms it and forgets the row.
+func TestContract_DiscardOfANeverSyncedDraftIsQueued(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	withRemote(t, tv)
+	r := tv.apply("api", Op{Create: &CreateOp{Path: "notes/x.md", Body: "# X\n"}})
+	d := tv.apply("api", Op{Discard: &DiscardOp{ID: r.DraftID}})
+	if d.SyncStatus != "queued" || !d.Queued {
+		t.Fatalf("discard of a never-synced Draft: %+v; want queued", d)
+	}
+	if _, err := tv.s.Sync(context.Background()); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	if e := outboxOf(t, tv.s, r.DraftID); e.DraftID != "" {
+		t.Fatalf("after a sync the outbox still has %+v", e)
+	}
+}

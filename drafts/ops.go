@@ -213,8 +213,11 @@ func (s *Store) validate(name string, op Op, project string) error {
 		if u.ID == "" {
 			return vault.Errorf(vault.CodeInvalid, "update.id is required")
 		}
-		if !strings.HasPrefix(u.ExpectedHash, "sha256:") {
+		if u.ExpectedHash == "" {
 			return vault.Errorf(vault.CodeInvalid, "update.expected_hash is required: the content_hash that load returned (sha256:…)")
+		}
+		if !validHash(u.ExpectedHash) {
+			return vault.Errorf(vault.CodeInvalid, "update.expected_hash %s is not a content hash: it must be \"sha256:\" and 64 hex digits, the content_hash that load returned", quote(u.ExpectedHash))
 		}
 		if len(u.Replacements) == 0 {
 			return vault.Errorf(vault.CodeInvalid, "update.replacements is empty: give at least one {old_text, new_text}")
@@ -418,6 +421,13 @@ func (w *write) rename(ctx context.Context, r *RenameOp) error {
 		return err
 	}
 	content := cur.Content
+	if cur.derivedID {
+		// The id lore handed out for this note came from its path; written
+		// into the frontmatter it keeps naming the note at its new path.
+		if content, err = setFrontmatter(content, "id", cur.ResourceID); err != nil {
+			return err
+		}
+	}
 	if r.Description != nil {
 		if content, err = setFrontmatter(content, "description", *r.Description); err != nil {
 			return err
@@ -517,9 +527,14 @@ func (w *write) finish(ctx context.Context) (Result, error) {
 	s := w.s
 	res := Result{LocalOperationID: w.lop, DraftID: w.draftID, ResourceID: w.resourceID, Path: w.path, Operation: w.op}
 	if w.discarded {
-		status := s.outboxDiscarded(ctx, w.draftID)
+		if s.outboxDiscarded(ctx, w.draftID) == "synced" {
+			// Never pushed: "synced" would say the remote has it. The discard
+			// is queued like any change, and the next sync confirms that the
+			// remote has no such branch (and then forgets the row).
+			s.enqueue(ctx, w.draftID, w.project, BranchPrefix+w.project+"/"+w.draftID, "")
+		}
 		s.recordOp(ctx, w.lop, w.draftID, w.project, w.op, w.resourceID, w.path, "")
-		res.Queued, res.SyncStatus = status != "synced", status
+		res.Queued, res.SyncStatus = true, "queued"
 		return res, nil
 	}
 	msg := fmt.Sprintf("lore %s %s\n\n", w.op, w.path)
@@ -634,6 +649,20 @@ func (s *Store) autoPublish(p string) bool {
 		}
 	}
 	return false
+}
+
+// validHash reports whether h is "sha256:" and 64 lower-case hex digits.
+func validHash(h string) bool {
+	hex, ok := strings.CutPrefix(h, "sha256:")
+	if !ok || len(hex) != 64 {
+		return false
+	}
+	for _, c := range hex {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // ErrPathTaken is what a create at a path already in use wraps (its code is

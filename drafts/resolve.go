@@ -27,7 +27,8 @@ import (
 // from (draft nil: the work tree).
 type seen struct {
 	fts.Resource
-	draft *Draft
+	draft     *Draft
+	derivedID bool // the id comes from the path (no frontmatter id)
 }
 
 // projectDrafts returns the project's open Drafts, read from the refs now.
@@ -120,7 +121,7 @@ func (w *write) seenOf(p string, data []byte, d *Draft) (seen, bool, error) {
 		return seen{}, false, vault.Errorf(vault.CodeInvalid, "%s cannot be changed by store: %s", p, vault.Message(err))
 	}
 	out := seen{Resource: fts.Resource{ResourceID: r.ID, Path: p, Kind: "memory", Scope: vault.ScopeOf(vault.ProjectOf(p)),
-		Title: r.Title, ContentHash: vault.HashBytes(data), Content: string(data)}, draft: d}
+		Title: r.Title, ContentHash: vault.HashBytes(data), Content: string(data)}, draft: d, derivedID: r.IDDerived}
 	if d != nil {
 		out.DraftID = d.ID
 	}

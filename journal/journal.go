@@ -356,6 +356,11 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 	if len(in.Keywords) == 0 {
 		return Remembered{}, vault.Errorf(vault.CodeInvalid, "keywords is required: at least one short keyword")
 	}
+	for i, k := range in.Keywords {
+		if strings.TrimSpace(k) == "" {
+			return Remembered{}, vault.Errorf(vault.CodeInvalid, "keywords[%d] is blank: every keyword must hold a word", i)
+		}
+	}
 	kws := Keywords(in.Keywords)
 	if len(kws) == 0 {
 		return Remembered{}, vault.Errorf(vault.CodeInvalid, "keywords holds only time-like keywords, which are ignored; give at least one topic keyword (put the time in occurred_at)")

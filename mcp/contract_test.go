@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -36,5 +37,40 @@ func TestContract_ReplacementWithoutNewTextIsRefused(t *testing.T) {
 	// An empty new_text, given, deletes text as the spec allows.
 	if _, err := ts.mem(t, `{"op":{"store":{"update":{"id":"mem_release","expected_hash":"`+hash+`","replacements":[{"old_text":"the TTL is 30 seconds and ","new_text":""}]}}}}`); err != nil {
 		t.Fatalf("an empty new_text: %v", err)
+	}
+}
+
+// An error says what is wrong with the value that was sent.
+func TestContract_MessagesNameWhatIsWrong(t *testing.T) {
+	ts := newTestServer(t, "memory", releaseFiles)
+	_, err := ts.mem(t, `{"op":{"store":{"update":{"id":"mem_release","expected_hash":"md5:abc","replacements":[{"old_text":"a","new_text":"b"}]}}}}`)
+	if vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), `"md5:abc" is not a content hash`) {
+		t.Fatalf("expected_hash md5:abc: %v", err)
+	}
+	js := newTestServer(t, "journal", releaseFiles)
+	_, err = js.jRemember(context.Background(), []byte(`{"namespace":"u1/p1","keywords":["  "],"slice":"s","diary":"d"}`))
+	if vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), "keywords[0] is blank") {
+		t.Fatalf("a blank keyword: %v", err)
+	}
+}
+
+// An id lore hands out keeps working while the note exists: renaming a note
+// without a frontmatter id once returned a path_ id that load then did not find.
+func TestContract_RenameKeepsTheIDWorking(t *testing.T) {
+	ts := newTestServer(t, "memory", releaseFiles)
+	out, err := ts.mem(t, `{"op":{"store":{"rename":{"id":"notes/plain.md","new_path":"notes/moved.md"}}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out.(drafts.Result).ResourceID
+	if !strings.HasPrefix(id, "path_") {
+		t.Fatalf("rename returned %q", id)
+	}
+	out, err = ts.mem(t, `{"op":{"load":{"ids":["`+id+`"]}}}`)
+	if err != nil {
+		t.Fatalf("load of the id rename returned: %v", err)
+	}
+	if r := out.(loadResult).Resources[0]; r.Path != "notes/moved.md" || r.ResourceID != id {
+		t.Fatalf("load: %+v", r)
 	}
 }
