@@ -67,8 +67,14 @@ test("bad input is a tool error that names the problem", async () => {
   };
   await bad("keywords_list", { namespace: "u1" }, /exactly two segments/);
   await bad("keywords_list", { namespace: "u1/p1/x" }, /exactly two segments/);
-  await bad("keywords_list", { namespace: "u1/.." }, /".."/);
-  await bad("keywords_list", { namespace: "/p1" }, /empty segment/);
+  await bad("keywords_list", { namespace: "u1/.." }, /exactly two segments/);
+  // The spec: '\\' is '/', empty segments are ignored.
+  const bs = await call(c.client, "keywords_list", { namespace: "u1\\p1" });
+  assert.equal(bs.isError, false, bs.text);
+  assert.equal(bs.data.data.namespace, "u1/p1");
+  const dbl = await call(c.client, "recall", { namespace: "u1//p1", keywords: ["cache"] });
+  assert.equal(dbl.isError, false, dbl.text);
+  await bad("keywords_list", { namespace: "/p1" }, /exactly two segments/);
   await bad("remember", { namespace: "u1/p1", keywords: ["a"], slice: "x", diary: "y", importance: 0 }, /importance 0/);
   await bad("remember", { namespace: "u1/p1", keywords: ["a"], slice: "x", diary: "y", importance: 6 }, /importance 6/);
   await bad("remember", { namespace: "u1/p1", keywords: ["a"], slice: "x", diary: "y", occurred_at: "yesterday-ish" }, /occurred_at/);

@@ -131,8 +131,12 @@ test("every error is a tool result with isError and the spec's code", async () =
 
   assert.equal((await code({ op: { activate: { query: "x", state: "not-a-state" } } })).code, "invalid_activation_state");
   assert.equal((await code({ op: { load: { ids: ["no/such/note.md"] } } })).code, "memory_resource_not_found");
-  assert.equal((await code(upd([{ old_text: "SQLite", new_text: "x" }], "sha256:0000"))).code, "memory_content_changed");
+  assert.equal((await code(upd([{ old_text: "SQLite", new_text: "x" }], "sha256:" + "0".repeat(64)))).code, "memory_content_changed");
   assert.equal((await code(upd([{ old_text: "this text is nowhere", new_text: "x" }]))).code, "text_replacement_not_found");
+  const noNew = await code(upd([{ old_text: "SQLite" }]));
+  assert.equal(noNew.code, "invalid_input");
+  assert.match(noNew.message, /new_text is required/);
+  assert.match((await code(upd([{ old_text: "SQLite", new_text: "x" }], "md5:abc"))).message, /"md5:abc" is not a content hash/);
   assert.equal((await code(upd([{ old_text: "the", new_text: "x" }]))).code, "text_replacement_ambiguous");
   const words = loaded.content.split("\n").find((l) => l.trim().length > 30 && loaded.content.split(l).length === 2);
   assert.equal((await code(upd([{ old_text: words, new_text: "a" }, { old_text: words.slice(5, 20), new_text: "b" }]))).code, "text_replacement_overlap");

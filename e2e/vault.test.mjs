@@ -71,7 +71,8 @@ test("guard_check: the working tree, a diff, files, a branch, strict", async () 
   assert.equal(wt.isError, false);
   assert.equal(wt.data.ok, false);
   assert.equal(wt.data.violations[0].rule, "no-force-push");
-  assert.match(wt.text, /❌ lore guard: 1 violation/);
+  assert.match(wt.text, /❌ Living ADR Guard Failure: 1 violation\(s\) detected/);
+  assert.match(wt.text, /- \[no-force-push\] scripts\/deploy.sh Line 2: .git push --force origin main. violates the rule/);
   const diff = "diff --git a/mcp/x.go b/mcp/x.go\n--- a/mcp/x.go\n+++ b/mcp/x.go\n@@ -1 +1,2 @@\n package mcp\n+func f() { fmt.Println(\"hi\") }\n";
   const d = await call(c.client, "guard_check", { diff });
   assert.equal(d.data.violations[0].rule, "no-fmt-println-in-mcp");

@@ -353,6 +353,49 @@ func (r *Rule) violation(file string, line int, text string) Violation {
 // Blocking reports whether the report should stop a commit.
 func (r Report) Blocking() bool { return !r.OK }
 
+// FormatADR writes the report in the shape of the vault contract's audit
+// report (spec 003): the count, then for each violation the rule id, the
+// file and line, the offending text, the rule, the fix and the note that
+// holds the rule as a wikilink.
+func (r Report) FormatADR() string {
+	var b strings.Builder
+	ms := float64(r.ElapsedUS) / 1000
+	switch {
+	case r.Total == 0:
+		fmt.Fprintf(&b, "✅ Living ADR Guard: no violations (%d files, %d rules, %.1f ms)\n", r.Files, r.Rules, ms)
+	case r.OK:
+		fmt.Fprintf(&b, "⚠️ Living ADR Guard: %d warning(s), nothing blocks (%.1f ms)\n", r.Total, ms)
+	default:
+		fmt.Fprintf(&b, "❌ Living ADR Guard Failure: %d violation(s) detected (%.1f ms)\n", r.Blocks, ms)
+	}
+	for _, v := range r.Violations {
+		where := v.File
+		if v.Line > 0 {
+			where += fmt.Sprintf(" Line %d", v.Line)
+		}
+		sev := ""
+		if v.Severity == "warn" {
+			sev = " (warning)"
+		}
+		if v.Kind == "deny" {
+			fmt.Fprintf(&b, "- [%s] %s: '%s' violates the rule 'deny: %s'%s.\n", v.Rule, where, v.Text, v.Pattern, sev)
+		} else {
+			fmt.Fprintf(&b, "- [%s] %s: does not contain what the rule requires, 'require: %s'%s.\n", v.Rule, where, v.Pattern, sev)
+		}
+		if v.Message != "" {
+			fmt.Fprintf(&b, "  Fix: %s\n", v.Message)
+		}
+		fmt.Fprintf(&b, "  Rule: [[%s]] (%s)\n", v.ResourcePath, v.ResourceID)
+	}
+	if r.Omitted > 0 {
+		fmt.Fprintf(&b, "… and %d more violation(s) not listed (the first %d are shown)\n", r.Omitted, MaxViolations)
+	}
+	for _, br := range r.Broken {
+		fmt.Fprintf(&b, "⚠️ broken rule [%s] in [[%s]]: %s — it is not checked until it is fixed\n", br.Rule, br.ResourcePath, br.Problem)
+	}
+	return b.String()
+}
+
 // Format writes the report for people.
 func (r Report) Format() string {
 	var b strings.Builder

@@ -34,11 +34,20 @@ type Line struct {
 // only). Lines may end in CRLF; "\ No newline at end of file" markers and
 // lines of any length are handled. Combined (merge) diffs are refused. It
 // keeps only what the guard needs: each file's paths, status and added lines.
+//
+// Agents often write diffs by hand, without ---/+++ or @@ lines: "+" lines
+// under a "diff --git" (or "+++") line belong to that file, numbered from 1
+// in the order they come. It fails closed: input with no file in it, or
+// "+" lines before any file, is an error, never a clean report.
 func ParseDiff(data []byte) ([]FileDiff, error) {
 	var files []FileDiff
 	var cur *FileDiff
 	newLine, oldLeft, newLeft := 0, 0, 0
 	inHunk := false
+	loose := 0 // the next line number of a file with no hunk header
+	sawNew := false
+	stray := 0 // the first "+" line outside any file
+	nonBlank := false
 	flush := func() {
 		if cur != nil {
 			if cur.Status == "" {
@@ -46,7 +55,7 @@ func ParseDiff(data []byte) ([]FileDiff, error) {
 			}
 			files = append(files, *cur)
 		}
-		cur, inHunk = nil, false
+		cur, inHunk, loose, sawNew = nil, false, 1, false
 	}
 	lineNo := 0
 	for len(data) > 0 {
@@ -58,6 +67,7 @@ func ParseDiff(data []byte) ([]FileDiff, error) {
 		}
 		lineNo++
 		line := string(bytes.TrimSuffix(raw, []byte("\r")))
+		nonBlank = nonBlank || strings.TrimSpace(line) != ""
 		if inHunk && (oldLeft > 0 || newLeft > 0) {
 			switch {
 			case strings.HasPrefix(line, "+"):
@@ -104,10 +114,11 @@ func ParseDiff(data []byte) ([]FileDiff, error) {
 			if p == "" {
 				cur.Status = "added"
 			}
-		case strings.HasPrefix(line, "+++ "):
+		case strings.HasPrefix(line, "+++ ") && !(cur != nil && (sawNew || len(cur.Added) > 0)):
 			if cur == nil {
 				return nil, fmt.Errorf("line %d: +++ without ---", lineNo)
 			}
+			sawNew = true
 			p, err := diffPath(line[4:], "b/")
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %v", lineNo, err)
@@ -126,7 +137,17 @@ func ParseDiff(data []byte) ([]FileDiff, error) {
 			}
 			oldLeft, newLeft, newLine, inHunk = o, n, start, true
 		case cur == nil:
-			// Text before the first file (a commit message, say): ignored.
+			// Text before the first file (a commit message, say): ignored,
+			// unless it adds lines that no file header claims.
+			if strings.HasPrefix(line, "+") && stray == 0 {
+				stray = lineNo
+			}
+		case strings.HasPrefix(line, "+"):
+			// An added line with no hunk header (a diff written by hand).
+			cur.Added = append(cur.Added, Line{N: loose, Text: line[1:]})
+			loose++
+		case strings.HasPrefix(line, " "):
+			loose++
 		case strings.HasPrefix(line, "new file mode"):
 			cur.Status, cur.OldPath = "added", ""
 		case strings.HasPrefix(line, "deleted file mode"):
@@ -144,6 +165,12 @@ func ParseDiff(data []byte) ([]FileDiff, error) {
 		}
 	}
 	flush()
+	if len(files) == 0 && nonBlank {
+		return nil, fmt.Errorf("no file in it: it cannot be read as a diff (start each file with \"diff --git a/PATH b/PATH\", or \"--- a/PATH\" and \"+++ b/PATH\", then its \"+\" lines)")
+	}
+	if stray > 0 && len(files) == 0 {
+		return nil, fmt.Errorf("line %d: an added line before any file header", stray)
+	}
 	return files, nil
 }
 

@@ -74,3 +74,42 @@ func TestContract_RenameKeepsTheIDWorking(t *testing.T) {
 		t.Fatalf("load: %+v", r)
 	}
 }
+
+// The spec's own example diff (no ---/+++/@@ lines, as agents write them)
+// once passed a deny rule it breaks, and text that is not a diff passed too.
+func TestContract_GuardReadsDiffsAsAgentsWriteThem(t *testing.T) {
+	files := map[string]string{
+		"lore.yaml": "projects:\n  api: {}\n",
+		"decisions/adr-008-sql.md": "---\nid: mem_adr8\ntitle: ADR-008 Query safety\nguard:\n  - id: ADR-008-QuerySafety\n    deny: \"SELECT * FROM\"\n    literal: true\n" +
+			"    message: Name the columns of every query.\n---\n# ADR-008\n",
+	}
+	ts := newTestServer(t, "vault", files)
+	rep, err := ts.guard(t, `{"diff": "diff --git a/src/db.rs b/src/db.rs\n+let res = sqlx::query(\"SELECT * FROM users\").fetch_all(&pool).await;", "strict": true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK || rep.Total != 1 || rep.Violations[0].File != "src/db.rs" || rep.Violations[0].Line != 1 {
+		t.Fatalf("the spec's example: %+v", rep.Report)
+	}
+	text := rep.AgentText()
+	for _, want := range []string{"❌ Living ADR Guard Failure: 1 violation(s) detected", "- [ADR-008-QuerySafety] src/db.rs Line 1: 'let res = sqlx::query(\"SELECT * FROM users\")", "'deny: SELECT * FROM'",
+		"Fix: Name the columns of every query.", "Rule: [[decisions/adr-008-sql.md]]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
+	for _, notDiff := range []string{"SELECT * FROM users", "please check my change", "+let x = 1"} {
+		if _, err := ts.guard(t, `{"diff": "`+notDiff+`"}`); vault.ErrorCode(err) != vault.CodeInvalid {
+			t.Errorf("%q: %v; want invalid_input (it cannot be read as a diff)", notDiff, err)
+		}
+	}
+	// A plain diff without hunk headers, and a normal git diff, are read too.
+	rep, err = ts.guard(t, `{"diff": "--- a/x.sql\n+++ b/x.sql\n+SELECT * FROM t;\n"}`)
+	if err != nil || rep.Total != 1 {
+		t.Fatalf("a plain diff without @@: %+v, %v", rep.Report, err)
+	}
+	rep, err = ts.guard(t, `{"diff": "diff --git a/y.sql b/y.sql\n--- a/y.sql\n+++ b/y.sql\n@@ -1,0 +3,1 @@\n+SELECT * FROM u;\n"}`)
+	if err != nil || rep.Total != 1 || rep.Violations[0].Line != 3 {
+		t.Fatalf("a git diff: %+v, %v", rep.Report, err)
+	}
+}

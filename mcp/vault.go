@@ -204,7 +204,7 @@ type guardInput struct {
 
 type guardResult struct{ guard.Report }
 
-func (g guardResult) AgentText() string { return g.Format() }
+func (g guardResult) AgentText() string { return g.FormatADR() }
 
 func (s *Server) guardCheck(ctx context.Context, raw []byte) (any, error) {
 	in, err := decode[guardInput](raw)
