@@ -64,6 +64,10 @@ test("recall_memory: compact lines by default, whole notes with full", async () 
   assert.match(full.text, /\n---\nid: /);
   const bad = await call(c.client, "recall_memory", { query: "x", mode: "fuzzy" });
   assert.equal(bad.isError, true);
+  // Spec 003 sets no maximum on limit and allows fields its schema does not name.
+  const many = await call(c.client, "recall_memory", { query: "release", limit: 500, mode: "bm25", session: "s-1" });
+  assert.equal(many.isError, false, many.text);
+  assert.ok(many.text.trim().split("\n").length > 3);
 });
 
 test("guard_check: the working tree, a diff, files, a branch, strict", async () => {

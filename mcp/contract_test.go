@@ -113,3 +113,27 @@ func TestContract_GuardReadsDiffsAsAgentsWriteThem(t *testing.T) {
 		t.Fatalf("a git diff: %+v, %v", rep.Report, err)
 	}
 }
+
+// Spec 003's schemas allow fields they do not name, and set no maximum on
+// recall_memory's limit: neither may be refused.
+func TestContract_VaultToolsTakeExtraFieldsAndAnyPositiveLimit(t *testing.T) {
+	ts := newTestServer(t, "vault", releaseFiles)
+	ctx := context.Background()
+	if _, err := ts.recallMemory(ctx, []byte(`{"query":"release TTL","mode":"bm25","limit":500,"client_hint":{"x":[1,2]},"trace":"abc"}`)); err != nil {
+		t.Fatalf("recall_memory with an extra field and limit 500: %v", err)
+	}
+	if _, err := ts.loadout(ctx, []byte(`{"session":"s1"}`)); err != nil {
+		t.Fatalf("get_project_loadout with an extra field: %v", err)
+	}
+	if _, err := ts.recallMemory(ctx, []byte(`{"query":"x","limit":0}`)); vault.ErrorCode(err) != vault.CodeInvalid {
+		t.Fatalf("limit 0: %v; want invalid_input", err)
+	}
+	if _, err := ts.recallMemory(ctx, []byte(`{"query":null}`)); vault.ErrorCode(err) != vault.CodeInvalid {
+		t.Fatalf("a null query: %v; want invalid_input", err)
+	}
+	// The memory tool stays strict, as spec 000 says.
+	ms := newTestServer(t, "memory", releaseFiles)
+	if _, err := ms.mem(t, `{"op":{"load":{"ids":["mem_release"],"extra":1}}}`); vault.ErrorCode(err) != vault.CodeInvalid {
+		t.Fatalf("memory with an unknown field: %v; want invalid_input", err)
+	}
+}

@@ -13,8 +13,7 @@ const loadoutSchema = `{
     "project_name": {"type": "string", "description": "Optional; the server is bound to one project from its working directory, and another name is refused."},
     "diff": {"type": "boolean", "description": "Inspect the working tree's git changes and put the module-relevant decisions first."},
     "branch": {"type": "string", "description": "Optional base branch for comparison (e.g. 'main')."}
-  },
-  "additionalProperties": false
+  }
 }`
 
 const recallDesc = `Search the project's vault — past decisions, designs, how-tos, incidents, notes — with the same hybrid retrieval as lore's activate (BM25 + vectors + one-hop links). Call it first whenever the task needs domain knowledge or a past decision. Default output is one compact line per note: !μ:<tier>|<path>|score:<score>|links:<in>/<out> § <snippet>; full: true returns the whole Markdown of each note.`
@@ -23,12 +22,11 @@ const recallSchema = `{
   "type": "object",
   "properties": {
     "query": {"type": "string", "minLength": 1, "description": "Search query keywords or technical question."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum number of notes to return (default: 5)."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of notes to return (default: 5; at most 100 are ranked and returned)."},
     "full": {"type": "boolean", "description": "When true, returns whole Markdown notes; when false (default), compact lines."},
     "mode": {"type": "string", "enum": ["hybrid", "bm25", "vector"], "description": "Search mode (default: hybrid)."}
   },
-  "required": ["query"],
-  "additionalProperties": false
+  "required": ["query"]
 }`
 
 const guardDesc = `Audit code changes against the rules written in the vault's decisions (deny/require patterns with path globs), deterministically in milliseconds. Call it before committing and after implementing a feature. Checks the given unified diff, else whole files, else the changes since branch, else the working tree's uncommitted changes in repo_path. Reports each violation with rule, file:line, text, the fix and the note that holds the rule; ok is false when an error rule (with strict, any rule) is violated.`
@@ -42,8 +40,7 @@ const guardSchema = `{
     "branch": {"type": "string", "description": "Optional base branch/revision: audit HEAD's changes since it."},
     "strict": {"type": "boolean", "description": "Treat warnings and broken rules as blocking."},
     "files": {"type": "array", "items": {"type": "string"}, "description": "Optional file paths to audit whole instead of a diff."}
-  },
-  "additionalProperties": false
+  }
 }`
 
 const flushDesc = `Write a technical decision, verified fix, ADR or milestone into the vault as a new note, following the vault's folder conventions (category decision → decisions/ with the next number, log → logs/, concept/card → concepts/, skill → skills/, or lore.yaml folders:), with generated frontmatter and [[wikilinks]] to related notes. supersedes marks the old notes status: superseded in the same Draft. The note is a Draft that a person reviews and merges; call it after a task settles something the next task must know.`
@@ -62,8 +59,7 @@ const flushSchema = `{
       "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
     }
   },
-  "required": ["title", "content"],
-  "additionalProperties": false
+  "required": ["title", "content"]
 }`
 
 const distillDesc = `Turn an execution trace, compiler error or debugging session (raw_trace, or an offloaded node_id) into a reusable troubleshooting skill, deterministically: the error signature, the commands in the order that led to the fix, and the final state. target default writes a vault note (a Draft for review); hermes and omp write that agent's SKILL.md. dry_run returns the preview without writing. Call it after a hard-won fix.`
@@ -80,8 +76,7 @@ const distillSchema = `{
     "related_notes": {"type": "array", "items": {"type": "string"}},
     "dry_run": {"type": "boolean", "description": "Return the preview without writing anything."},
     "target": {"type": "string", "enum": ["default", "hermes", "omp"], "description": "default (vault note), hermes (Hermes Agent skill) or omp (Oh My Pi skill)."}
-  },
-  "additionalProperties": false
+  }
 }`
 
 const offloadDesc = `Move verbose terminal output — build logs, test traces, error dumps over 30 lines — out of your context: it is stored locally (never committed) and you get a Mermaid state diagram of at most 15 lines naming the phases and first errors, plus a node_id for inspect_log_node. Call it instead of pasting long output into the conversation.`
@@ -92,8 +87,7 @@ const offloadSchema = `{
     "content": {"type": "string", "minLength": 1, "description": "The raw terminal output or stack trace to store."},
     "task_id": {"type": "string", "description": "Optional task identifier shown with the summary."}
   },
-  "required": ["content"],
-  "additionalProperties": false
+  "required": ["content"]
 }`
 
 const inspectDesc = `Read back the raw text of an offloaded log by its node_id (from offload_context or gc_session_context), whole or a line range. Call it when you need the exact lines of an error.`
@@ -105,8 +99,7 @@ const inspectSchema = `{
     "start_line": {"type": "integer", "minimum": 1, "description": "Optional first line (1-based)."},
     "end_line": {"type": "integer", "minimum": 1, "description": "Optional last line (inclusive)."}
   },
-  "required": ["node_id"],
-  "additionalProperties": false
+  "required": ["node_id"]
 }`
 
 const gcDesc = `Garbage-collect a long agent trajectory: tool outputs longer than threshold lines outside the last hot_window turns are offloaded and replaced by one-line references, repeated error dumps collapse into references to the first. Returns the folded trajectory, tokens before and after, the reduction (TRR), and where it sits in context_window against the 15–60% smart zone.`
@@ -119,8 +112,7 @@ const gcSchema = `{
     "hot_window": {"type": "integer", "minimum": 0, "description": "Recent turns kept untouched (default: 5)."},
     "context_window": {"type": "integer", "minimum": 1000, "description": "Context window in tokens for the smart-zone figure (default: 128000)."}
   },
-  "required": ["trajectory_json"],
-  "additionalProperties": false
+  "required": ["trajectory_json"]
 }`
 
 const nowDesc = `Current time, local and UTC (RFC 3339, to the second, with the local offset). Call it before answering about the current date or time, or before recording something relative ("next Monday"), unless the conversation already states the current time.`

@@ -102,7 +102,7 @@ type loadoutInput struct {
 }
 
 func (s *Server) loadout(ctx context.Context, raw []byte) (any, error) {
-	in, err := decode[loadoutInput](raw)
+	in, err := decodeOpen[loadoutInput](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +123,9 @@ func (s *Server) loadout(ctx context.Context, raw []byte) (any, error) {
 	return textResult{Text: text, Data: map[string]any{"project": s.project, "changed_paths": orNone(changed), "tokens": vault.EstimateTokens(text)}}, nil
 }
 
+// maxRecall is the most notes recall_memory ranks and returns.
+const maxRecall = 100
+
 type recallInput struct {
 	Query string  `json:"query"`
 	Limit *int    `json:"limit,omitempty"`
@@ -131,7 +134,7 @@ type recallInput struct {
 }
 
 func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
-	in, err := decode[recallInput](raw)
+	in, err := decodeOpen[recallInput](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +143,12 @@ func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
 	}
 	limit := 5
 	if in.Limit != nil {
-		if *in.Limit < 1 || *in.Limit > 50 {
-			return nil, vault.Errorf(vault.CodeInvalid, "limit %d is not 1–50", *in.Limit)
+		if *in.Limit < 1 {
+			return nil, vault.Errorf(vault.CodeInvalid, "limit %d is not a positive number of notes", *in.Limit)
 		}
-		limit = *in.Limit
+		// The spec sets no maximum; the work is capped, not the contract:
+		// at most maxRecall notes are ranked and returned.
+		limit = min(*in.Limit, maxRecall)
 	}
 	mode := "hybrid"
 	if in.Mode != nil {
@@ -207,7 +212,7 @@ type guardResult struct{ guard.Report }
 func (g guardResult) AgentText() string { return g.FormatADR() }
 
 func (s *Server) guardCheck(ctx context.Context, raw []byte) (any, error) {
-	in, err := decode[guardInput](raw)
+	in, err := decodeOpen[guardInput](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +276,7 @@ type flushInput struct {
 }
 
 func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
-	in, err := decode[flushInput](raw)
+	in, err := decodeOpen[flushInput](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +410,7 @@ type distillInput struct {
 }
 
 func (s *Server) distill(ctx context.Context, raw []byte) (any, error) {
-	in, err := decode[distillInput](raw)
+	in, err := decodeOpen[distillInput](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +488,7 @@ type offloadResult struct{ offload.Offloaded }
 func (o offloadResult) AgentText() string { return o.Text }
 
 func (s *Server) offloadContext(ctx context.Context, raw []byte) (any, error) {
-	in, err := decode[offloadInput](raw)
+	in, err := decodeOpen[offloadInput](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +512,7 @@ func (i inspectResult) AgentText() string {
 }
 
 func (s *Server) inspectNode(ctx context.Context, raw []byte) (any, error) {
-	in, err := decode[inspectInput](raw)
+	in, err := decodeOpen[inspectInput](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -529,7 +534,7 @@ type gcInput struct {
 }
 
 func (s *Server) gcContext(ctx context.Context, raw []byte) (any, error) {
-	in, err := decode[gcInput](raw)
+	in, err := decodeOpen[gcInput](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -550,6 +555,14 @@ func (s *Server) gcContext(ctx context.Context, raw []byte) (any, error) {
 func decode[T any](raw []byte) (T, error) {
 	var in T
 	err := vault.DecodeStrict(orEmpty(raw), &in)
+	return in, err
+}
+
+// decodeOpen decodes a vault-profile tool's input: spec 003's schemas allow
+// fields they do not name, so an unknown field is skipped, not refused.
+func decodeOpen[T any](raw []byte) (T, error) {
+	var in T
+	err := vault.DecodeOpen(orEmpty(raw), &in)
 	return in, err
 }
 

@@ -19,14 +19,22 @@ import (
 // once deleted text), and nothing may follow the value. Every failure is a
 // CodeInvalid error that names the field by its path, e.g.
 // "op.store.update.replacements[1].old_text".
-func DecodeStrict(data []byte, v any) error {
+func DecodeStrict(data []byte, v any) error { return decode(data, v, false) }
+
+// DecodeOpen is DecodeStrict for contracts whose schemas allow fields they
+// do not name (the vault profile's, spec 003): an unknown field is skipped
+// instead of refused; everything else is as strict.
+func DecodeOpen(data []byte, v any) error { return decode(data, v, true) }
+
+func decode(data []byte, v any, open bool) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("DecodeStrict needs a non-nil pointer, got %T", v)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := checkValue(dec, rv.Type().Elem(), ""); err != nil {
+	c := checker{open: open}
+	if err := c.value(dec, rv.Type().Elem(), ""); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -70,8 +78,11 @@ func typeName(t reflect.Type) string {
 	return t.String()
 }
 
-// checkValue reads one value from dec and checks its keys and nulls against t.
-func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
+// checker checks keys and nulls; open skips unknown fields.
+type checker struct{ open bool }
+
+// value reads one value from dec and checks its keys and nulls against t.
+func (c checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -85,7 +96,7 @@ func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
 	case json.Delim:
 		switch tok {
 		case '{':
-			return checkObject(dec, t, path)
+			return c.object(dec, t, path)
 		case '[':
 			var elem reflect.Type
 			switch t.Kind() {
@@ -97,7 +108,7 @@ func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
 				return Errorf(CodeInvalid, "%s: expected %s, got an array", orTop(path), typeName(t))
 			}
 			for i := 0; dec.More(); i++ {
-				if err := checkValue(dec, elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				if err := c.value(dec, elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 					return err
 				}
 			}
@@ -110,7 +121,7 @@ func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
 	return nil // scalars: their types are checked by the decoder
 }
 
-func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
+func (c checker) object(dec *json.Decoder, t reflect.Type, path string) error {
 	fields := map[string]reflect.Type{}
 	var required []string // fields whose tag has no omitempty
 	switch t.Kind() {
@@ -156,6 +167,12 @@ func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
 		case reflect.Struct:
 			var ok bool
 			if ft, ok = fields[key]; !ok {
+				if c.open {
+					if err := skipValue(dec); err != nil {
+						return Errorf(CodeInvalid, "invalid JSON at %s: %v", sub, syntaxMessage(err))
+					}
+					continue
+				}
 				return Errorf(CodeInvalid, "unknown field %s (field names are case-sensitive)", sub)
 			}
 		case reflect.Map:
@@ -163,7 +180,7 @@ func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
 		default:
 			ft = t
 		}
-		if err := checkValue(dec, ft, sub); err != nil {
+		if err := c.value(dec, ft, sub); err != nil {
 			return err
 		}
 	}
@@ -187,4 +204,24 @@ func syntaxMessage(err error) string {
 		return "the JSON ends too early"
 	}
 	return err.Error()
+}
+
+// skipValue reads one whole value from dec and drops it.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
