@@ -180,6 +180,8 @@ test("search_model_preparing when the model is not there", async () => {
       assert.equal(r.isError, true);
       assert.equal(r.data.error.code, "search_model_preparing");
       assert.match(r.data.error.message, /lore model fetch/);
+      assert.equal(typeof r.data.error.progress, "number", "progress is a field, not only text");
+      assert.ok(r.data.error.progress >= 0 && r.data.error.progress <= 1);
       // load does not need the model.
       const l = await memory(c.client, { op: { load: { ids: ["LORE.md"] } } });
       assert.equal(l.isError, false);

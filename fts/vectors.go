@@ -333,7 +333,8 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 func notReady(err error) error {
 	var nr *embed.NotReadyError
 	if errors.As(err, &nr) {
-		return vault.Errorf(vault.CodeModelPreparing, "%s (progress %.0f%%)", nr.Error(), 100*nr.Progress)
+		p := nr.Progress
+		return &vault.Error{Code: vault.CodeModelPreparing, Message: fmt.Sprintf("%s (progress %.0f%%)", nr.Error(), 100*p), Progress: &p}
 	}
 	return err
 }

@@ -152,6 +152,9 @@ type errorObject struct {
 	Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		// Progress (0–1) comes with search_model_preparing, as a field
+		// an agent can read, not only inside the message.
+		Progress *float64 `json:"progress,omitempty"`
 	} `json:"error"`
 }
 
@@ -159,6 +162,7 @@ func toErrorObject(err error) errorObject {
 	var e errorObject
 	e.Error.Code = vault.ErrorCode(err)
 	e.Error.Message = vault.Message(err)
+	e.Error.Progress = vault.ErrorProgress(err)
 	if e.Error.Code == vault.CodeInternal {
 		e.Error.Message = fmt.Sprintf("internal error: %s", e.Error.Message)
 	}

@@ -40,6 +40,17 @@ const (
 type Error struct {
 	Code    string
 	Message string
+	// Progress is search_model_preparing's progress, 0–1 (nil otherwise).
+	Progress *float64
+}
+
+// ErrorProgress returns the progress an error carries, if any.
+func ErrorProgress(err error) *float64 {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Progress
+	}
+	return nil
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
