@@ -449,3 +449,33 @@ func TestBoostLinks(t *testing.T) {
 		}
 	}
 }
+
+// A unit the caller holds that changed since it was delivered comes back as
+// replace even when the new query would not select it: the agent must never
+// keep stale text without being told.
+func TestActivate_ChangedHeldUnitIsReplacedUnderAnotherQuery(t *testing.T) {
+	tv, _ := activateVault(t, deltaNotes)
+	first := tv.activate("sync", "")
+	if actions(first)["mem_a/sync/0/0"] != "add" {
+		t.Fatalf("first call: %v", actions(first))
+	}
+	tv.write("a.md", strings.Replace(deltaNotes["a.md"], "exponentially", "exponentially up to five minutes", 1))
+	other := tv.activate("cache invalidation", first.NextState)
+	var got *Fragment
+	for i, f := range other.Fragments {
+		if f.UnitKey == "mem_a/sync/0/0" {
+			got = &other.Fragments[i]
+		}
+	}
+	if got == nil || got.Action != "replace" || !strings.Contains(got.Content, "up to five minutes") {
+		t.Fatalf("the changed held unit under another query: %+v (fragments %v)", got, actions(other))
+	}
+	if a := actions(other)["mem_b/sync/0/0"]; a != "" {
+		t.Errorf("an unchanged held unit was sent again: %s", a)
+	}
+	// Held at its new hash now: the next call says nothing about it.
+	again := tv.activate("cache invalidation", other.NextState)
+	if a := actions(again)["mem_a/sync/0/0"]; a != "" || len(again.Removed) != 0 {
+		t.Errorf("after the replace: %s, removed %v", a, again.Removed)
+	}
+}

@@ -81,10 +81,41 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 		return nil, err
 	}
 	gone := map[string]bool{}
+	delivered := map[string]bool{}
+	for _, f := range act.Fragments {
+		delivered[f.UnitKey] = true
+	}
+	var changed []string
 	for _, e := range held {
-		if !current[e.key] {
+		switch h, ok := current[e.key]; {
+		case !ok:
 			gone[e.key] = true
 			act.Removed = append(act.Removed, e.key)
+		case hashPrefix(h) != e.hash && !delivered[e.key]:
+			changed = append(changed, e.key)
+		}
+	}
+	// A unit the caller holds that changed since it was delivered comes back
+	// as replace even when this query did not select it: the agent must
+	// never keep stale text without being told. One that does not fit the
+	// token budget is listed in removed instead (what the caller holds of it
+	// is no longer current), so it is never silently stale.
+	if len(changed) > 0 {
+		units, err := ix.unitsByKey(ctx, changed, req.Project)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range changed {
+			u, ok := units[k]
+			if !ok || used+u.Tokens > lim.TokenBudget {
+				gone[k] = true
+				act.Removed = append(act.Removed, k)
+				continue
+			}
+			used += u.Tokens
+			act.Fragments = append(act.Fragments, Fragment{Action: "replace", UnitKey: u.UnitKey, ContentHash: u.ContentHash,
+				ResourceID: u.ResourceID, Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: u.HeadingPath,
+				DraftID: u.DraftID, Content: u.Content})
 		}
 	}
 	// next_state: this call's fragments first, then what the caller still holds.
@@ -121,10 +152,10 @@ func overlaps(rs [][2]int, start, end int) bool {
 	return false
 }
 
-// currentUnits reports which of the held unit keys resolve in the project's
-// Effective Memory now.
-func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project string) (map[string]bool, error) {
-	out := map[string]bool{}
+// currentUnits returns the held unit keys that resolve in the project's
+// Effective Memory now, with their content hashes.
+func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project string) (map[string]string, error) {
+	out := map[string]string{}
 	for lo := 0; lo < len(held); lo += 200 {
 		batch := held[lo:min(lo+200, len(held))]
 		vis, qargs := visibleTo(project)
@@ -140,14 +171,65 @@ func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project st
 			}
 		}
 		// Through the resources' id index: units have no index of keys.
-		keys, err := queryColumn[string](ctx, ix.db, `SELECT u.unit_key FROM resources r CROSS JOIN units u ON u.rid = r.rid
+		rows, err := ix.db.QueryContext(ctx, `SELECT u.unit_key, u.content_hash FROM resources r CROSS JOIN units u ON u.rid = r.rid
 			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(keyMarks, ",")+`) AND r.resource_id IN (`+strings.Join(idMarks, ",")+`)`,
 			append(qargs, idArgs...)...)
 		if err != nil {
-			return nil, err
+			return nil, translate(err)
 		}
-		for _, k := range keys {
-			out[k] = true
+		for rows.Next() {
+			var k, h string
+			if err := rows.Scan(&k, &h); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[k] = h
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, translate(err)
+		}
+	}
+	return out, nil
+}
+
+// unitsByKey returns the units with the given keys in the project's
+// Effective Memory, by key.
+func (ix *Index) unitsByKey(ctx context.Context, keys []string, project string) (map[string]Hit, error) {
+	out := map[string]Hit{}
+	for lo := 0; lo < len(keys); lo += 200 {
+		batch := keys[lo:min(lo+200, len(keys))]
+		vis, qargs := visibleTo(project)
+		ids := map[string]bool{}
+		var idMarks, keyMarks []string
+		var idArgs []any
+		for _, k := range batch {
+			keyMarks = append(keyMarks, "?")
+			qargs = append(qargs, k)
+			if id := keyResourceID(k); !ids[id] {
+				ids[id] = true
+				idMarks, idArgs = append(idMarks, "?"), append(idArgs, id)
+			}
+		}
+		rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM resources r CROSS JOIN units u ON u.rid = r.rid
+			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(keyMarks, ",")+`) AND r.resource_id IN (`+strings.Join(idMarks, ",")+`)`,
+			append(qargs, idArgs...)...)
+		if err != nil {
+			return nil, translate(err)
+		}
+		for rows.Next() {
+			h, err := scanHit(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[h.UnitKey] = h
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, translate(err)
 		}
 	}
 	return out, nil

@@ -74,11 +74,11 @@ func (ix *Index) recordRun(ctx context.Context, rec runRecord, at time.Time) (st
 		})
 	}
 	for _, f := range rec.Fragments {
-		c := byKey[f.UnitKey]
-		rec.Delivered = append(rec.Delivered, runDelivered{
-			Action: f.Action, UnitKey: f.UnitKey, ContentHash: f.ContentHash, Path: f.Path,
-			Start: c.Start, End: c.End, Content: c.Content,
-		})
+		d := runDelivered{Action: f.Action, UnitKey: f.UnitKey, ContentHash: f.ContentHash, Path: f.Path, Content: f.Content}
+		if c := byKey[f.UnitKey]; c != nil {
+			d.Start, d.End, d.Content = c.Start, c.End, c.Content
+		} // else a held unit that changed, sent again though not ranked
+		rec.Delivered = append(rec.Delivered, d)
 	}
 	if rec.Removed == nil {
 		rec.Removed = []string{}
