@@ -126,8 +126,10 @@ func decodeState(key []byte, token string) ([]stateEntry, error) {
 	if !ok {
 		return nil, invalidState("is truncated")
 	}
-	payload, err1 := base64.RawURLEncoding.DecodeString(payloadB64)
-	sig, err2 := base64.RawURLEncoding.DecodeString(macB64)
+	// Strict: a token's last character must not carry stray bits, so each
+	// signed state has exactly one spelling (the fuzzer found a second one).
+	payload, err1 := base64.RawURLEncoding.Strict().DecodeString(payloadB64)
+	sig, err2 := base64.RawURLEncoding.Strict().DecodeString(macB64)
 	if err1 != nil || err2 != nil || len(payload) < 10 || len(sig) != 16 {
 		return nil, invalidState("is damaged")
 	}
