@@ -72,9 +72,15 @@
 //     the index: it parses and writes every file again, each batch replacing
 //     its files' rows in one transaction, and then rewrites the Drafts' rows,
 //     so a process reading meanwhile never finds a note missing (emptying
-//     first, with the delete trigger set aside, was 1.2 s faster on 10,000
-//     notes but made loads answer "not found" and let a create take an
-//     existing path while it ran: TestAttack_RebuildNeverHidesANoteFromAnotherProcess).
+//     first made loads answer "not found" and let a create take an existing
+//     path while it ran: TestAttack_RebuildNeverHidesANoteFromAnotherProcess).
+//     The price: each file's old rows are deleted through the units' delete
+//     trigger (an FTS5 delete per unit), so `lore index --rebuild --no-embed`
+//     of `lore bench`'s 10,000 notes takes 7.2 and 8.0 s, against 4.7 and
+//     4.8 s when it emptied the index first (80ad217), in alternating runs.
+//     One transaction for the whole rebuild would hide nothing either, but
+//     would hold SQLite's write lock for the whole run, and every other
+//     process's freshness check would fail after its 10 s busy time-out.
 //   - The Drafts' rows (overlay.go) are written under SQLite's write lock
 //     after reading the refs again: a process that read older refs writes
 //     nothing, so no process overwrites a newer overlay with an older one.
