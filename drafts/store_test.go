@@ -138,7 +138,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		"missing id":     {update("mem_nope", cur.ContentHash, "SQLite", "x"), vault.CodeNotFound},
 		"no replacement": {Op{Update: &UpdateOp{ID: "mem_adr1", ExpectedHash: cur.ContentHash}}, vault.CodeInvalid},
 		"empty old_text": {update("mem_adr1", cur.ContentHash, "", "x"), vault.CodeInvalid},
-		"stale hash":     {update("mem_adr1", "sha256:0000", "FTS5", "x"), vault.CodeContentChanged},
+		"stale hash":     {update("mem_adr1", "sha256:"+strings.Repeat("0", 64), "FTS5", "x"), vault.CodeContentChanged},
 		"not found":      {update("mem_adr1", cur.ContentHash, "FTS5", "x", "Postgres", "y"), vault.CodeReplacementNotFound},
 		"ambiguous":      {update("mem_adr1", cur.ContentHash, "SQLite", "x"), vault.CodeReplacementAmbiguous},
 		"overlap":        {update("mem_adr1", cur.ContentHash, "with FTS5", "a", "SQLite with", "b"), vault.CodeReplacementOverlap},

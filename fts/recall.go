@@ -43,13 +43,12 @@ func (ix *Index) Recall(ctx context.Context, q, mode, project string, limit int)
 		}
 		seen[c.RID] = true
 		h := RecallHit{ResourceID: c.ResourceID, Path: c.Path, Title: c.Title, Score: c.Final, Snippet: Snippet(c.Content, words, 160), DraftID: c.DraftID}
-		err := ix.db.QueryRowContext(ctx, `SELECT r.tier,
-			(SELECT COUNT(*) FROM links l WHERE l.rid = r.rid),
-			(SELECT COUNT(*) FROM links l JOIN resources s ON s.rid = l.rid
-			  WHERE s.rid != r.rid AND (l.target = r.resource_id OR l.target = r.path OR l.target || '.md' = r.path OR lower(l.target) = r.title_key))
-			FROM resources r WHERE r.rid = ?`, c.RID).Scan(&h.Tier, &h.LinksOut, &h.LinksIn)
-		if err != nil {
+		if err := ix.db.QueryRowContext(ctx, `SELECT tier FROM resources WHERE rid = ?`, c.RID).Scan(&h.Tier); err != nil {
 			return nil, translate(err)
+		}
+		var err error
+		if h.LinksIn, h.LinksOut, err = ix.linkCounts(ctx, c.RID, project); err != nil {
+			return nil, err
 		}
 		out = append(out, h)
 	}

@@ -26,7 +26,8 @@ type writer struct {
 	body                                []byte
 	lastOld                             int64 // the largest uid before this transaction's inserts
 	inserting                           bool  // beginInserts was called
-	links                               []any // [rid, kind, target, heading] of each link to write (see writeLinks)
+	links                               []any // [rid, kind, target, heading, target key] of each link to write (see writeLinks)
+	names                               []any // [rid, name, kind] of each name to write
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -133,17 +134,33 @@ var maxPendingLinks = 100_000
 
 // writeLinks writes the links held so far in one statement.
 func (w *writer) writeLinks() error {
-	if len(w.links) == 0 {
+	if len(w.links) == 0 && len(w.names) == 0 {
 		return nil
+	}
+	if w.links == nil {
+		w.links = []any{}
 	}
 	links, err := json.Marshal(w.links)
 	if err != nil {
 		return err
 	}
 	w.links = w.links[:0]
-	return w.exec(`INSERT INTO links(rid, kind, target, heading)
-		SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
-		FROM json_each(?) ORDER BY key`, string(links))
+	if err := w.exec(`INSERT INTO links(rid, kind, target, heading, target_key)
+		SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]')
+		FROM json_each(?) ORDER BY key`, string(links)); err != nil {
+		return err
+	}
+	if len(w.names) == 0 {
+		return nil
+	}
+	names, err := json.Marshal(w.names)
+	if err != nil {
+		return err
+	}
+	w.names = w.names[:0]
+	return w.exec(`INSERT INTO names(rid, name, kind)
+		SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')
+		FROM json_each(?) ORDER BY key`, string(names))
 }
 
 // insertParts writes a resource row's units, terms and links.
@@ -163,9 +180,12 @@ func (w *writer) insertParts(c *change, rid int64) error {
 			return err
 		}
 	}
+	for _, n := range r.Names() {
+		w.names = append(w.names, []any{rid, n.Key, n.Kind})
+	}
 	for _, l := range r.Links {
-		w.links = append(w.links, []any{rid, l.Kind, l.Target, l.Heading})
-		if len(w.links) >= maxPendingLinks {
+		w.links = append(w.links, []any{rid, l.Kind, l.Target, l.Heading, vault.LinkKey(l.Target)})
+		if len(w.links)+len(w.names) >= maxPendingLinks {
 			if err := w.writeLinks(); err != nil {
 				return err
 			}

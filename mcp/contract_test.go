@@ -137,3 +137,22 @@ func TestContract_VaultToolsTakeExtraFieldsAndAnyPositiveLimit(t *testing.T) {
 		t.Fatalf("memory with an unknown field: %v; want invalid_input", err)
 	}
 }
+
+// flush_session's supersedes takes the names a wikilink takes: the file's
+// base name, with or without [[ ]], any case.
+func TestContract_FlushSupersedesByWikilinkName(t *testing.T) {
+	files := map[string]string{
+		"lore.yaml":              "projects:\n  api: {}\n",
+		"adr/adr-012-redlock.md": "---\nid: mem_adr12\ntitle: ADR 012 Redlock\n---\n# ADR 012\n\nRedlock.\n",
+	}
+	for _, ref := range []string{`"adr-012-redlock"`, `["[[adr-012-redlock]]"]`, `["ADR-012-Redlock"]`} {
+		ts := newTestServer(t, "vault", files)
+		out, err := ts.flushSession(context.Background(), []byte(`{"title":"ADR 016 Lock service","category":"decision","content":"We use the lock service.","supersedes":`+ref+`}`))
+		if err != nil {
+			t.Fatalf("supersedes %s: %v", ref, err)
+		}
+		if got := out.(textResult).Data.(map[string]any)["superseded"]; len(got.([]string)) != 1 || got.([]string)[0] != "mem_adr12" {
+			t.Fatalf("supersedes %s: %v", ref, got)
+		}
+	}
+}

@@ -338,26 +338,15 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 	return textResult{Text: text + "\n", Data: map[string]any{"path": p, "superseded": orNone(superseded), "result": res}}, nil
 }
 
-// resolveNote finds a note by id, path, or exact title (as the index's
-// exact stage does), in the project's memory.
+// resolveNote finds the note a supersedes entry names — an id, a path, a
+// title, an alias or a file's base name, with or without [[ ]] — as a
+// wikilink resolves (vault/names.go), in the project's memory.
 func (s *Server) resolveNote(ctx context.Context, ref string) (string, error) {
-	ref = strings.Trim(strings.TrimSpace(ref), "[]")
-	if rs, err := s.ix.Load(ctx, []string{ref}, s.project); err == nil {
-		return rs[0].ResourceID, nil
+	id, _, err := s.ix.ResolveLink(ctx, ref, s.project)
+	if vault.ErrorCode(err) == vault.CodeNotFound {
+		return "", vault.Errorf(vault.CodeNotFound, "supersedes: no note %q (by id, path, title, alias or file name) in project %s's memory", ref, s.project)
 	}
-	if rs, err := s.ix.Load(ctx, []string{ref + ".md"}, s.project); err == nil {
-		return rs[0].ResourceID, nil
-	}
-	hits, err := s.ix.Search(ctx, ref, fts.SearchOptions{Project: s.project, Limit: 3})
-	if err != nil {
-		return "", err
-	}
-	for _, h := range hits {
-		if h.Stage == "exact" {
-			return h.ResourceID, nil
-		}
-	}
-	return "", vault.Errorf(vault.CodeNotFound, "supersedes: no note %q (by id, path or title) in project %s's memory", ref, s.project)
+	return id, err
 }
 
 var numbered = regexp.MustCompile(`^(\d{3,5})-`)

@@ -159,3 +159,29 @@ func BenchmarkParsePathological(b *testing.B) {
 		}
 	}
 }
+
+func TestLinkKeysAndNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"[[adr-012-redlock]]":              "adr-012-redlock",
+		"ADR-012-Redlock":                  "adr-012-redlock",
+		"decisions/ADR-012-redlock.md":     "decisions/adr-012-redlock",
+		"[[adr-012-redlock#Decision|the]]": "adr-012-redlock",
+		"./notes/x.md":                     "notes/x",
+		" 分布式锁 ":                           "分布式锁",
+	} {
+		if got := LinkKey(in); got != want {
+			t.Errorf("LinkKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+	r, err := Parse("decisions/adr-012-redlock.md", []byte("---\nid: mem_adr12\ntitle: ADR 012 Redlock\naliases: [Redlock, 分布式锁]\n---\n# x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range r.Names() {
+		got = append(got, fmt.Sprintf("%s:%d", n.Key, n.Kind))
+	}
+	if strings.Join(got, ",") != "mem_adr12:0,decisions/adr-012-redlock:1,adr 012 redlock:2,redlock:3,分布式锁:3,adr-012-redlock:4" {
+		t.Fatalf("names: %v", got)
+	}
+}

@@ -20,6 +20,7 @@ type Frontmatter struct {
 	SupersededBy StringList `yaml:"superseded_by"`
 	Tier         string     `yaml:"tier"`
 	Keywords     StringList `yaml:"keywords"`
+	Aliases      StringList `yaml:"aliases"` // other names wikilinks may use (as Obsidian reads them)
 	OccurredAt   string     `yaml:"occurred_at"`
 	Importance   string     `yaml:"importance"`
 	Source       string     `yaml:"source"`

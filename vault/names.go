@@ -1,0 +1,73 @@
+package vault
+
+import (
+	"path"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Links are resolved the way Obsidian resolves them, so a vault edited there
+// links the same in lore: a link target may be a note's id, its path (with or
+// without .md), its title, one of its frontmatter aliases, or its file's base
+// name without the extension (Obsidian's default form, [[adr-012-redlock]]),
+// compared case-insensitively. When several notes answer to one name, the
+// tie goes to the strongest kind of name (NameID, then NamePath, NameTitle,
+// NameAlias, NameBase), then to the shortest path, then to the path that
+// sorts first: one rule everywhere lore resolves a link.
+
+// Kinds of names a note answers to, strongest first.
+const (
+	NameID = iota
+	NamePath
+	NameTitle
+	NameAlias
+	NameBase
+)
+
+// Name is one name a note answers to, as a LinkKey.
+type Name struct {
+	Key  string
+	Kind int
+}
+
+// LinkKey is the form link targets and names are compared in: the target
+// without [[ ]], without its |alias and #heading parts, without a leading
+// "./" or "/" and a trailing ".md", trimmed, NFC and lower-cased.
+func LinkKey(target string) string {
+	t := strings.TrimSpace(target)
+	t = strings.TrimSuffix(strings.TrimPrefix(t, "[["), "]]")
+	if i := strings.IndexByte(t, '|'); i >= 0 {
+		t = t[:i]
+	}
+	if i := strings.IndexByte(t, '#'); i >= 0 {
+		t = t[:i]
+	}
+	t = strings.TrimSpace(t)
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "./"), "/")
+	if strings.HasSuffix(strings.ToLower(t), ".md") {
+		t = t[:len(t)-3]
+	}
+	return strings.ToLower(norm.NFC.String(t))
+}
+
+// Names returns the names the note answers to, each once (a name that two
+// kinds give is kept as the stronger kind).
+func (r *Resource) Names() []Name {
+	var out []Name
+	seen := map[string]bool{}
+	add := func(s string, kind int) {
+		if k := LinkKey(s); k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, Name{k, kind})
+		}
+	}
+	add(r.ID, NameID)
+	add(r.Path, NamePath)
+	add(r.Title, NameTitle)
+	for _, a := range r.Front.Aliases {
+		add(a, NameAlias)
+	}
+	add(path.Base(r.Path), NameBase)
+	return out
+}
