@@ -589,4 +589,3 @@ func (ix *Index) Rank(ctx context.Context, q, mode, project string, depth int) (
 	}
 	return out, nil
 }
-
