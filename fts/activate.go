@@ -73,6 +73,10 @@ type Fragment struct {
 	// DraftID names the project's open Draft the text comes from; omitted
 	// for the vault's working tree.
 	DraftID string `json:"draft_id,omitempty"`
+	// Status is the note's status when it is not active (superseded,
+	// deprecated, …): an agent must not take a replaced decision for a
+	// current one.
+	Status string `json:"status,omitempty"`
 }
 
 // Activation is the response of activate, shaped as the spec shows it.
@@ -416,25 +420,90 @@ func (ix *Index) rerank(ctx context.Context, q string, cs []*candidate) error {
 }
 
 // applyStatus ranks superseded and deprecated resources below what replaced
-// them: their score is halved, and kept below their successor's best unit when
-// the successor is among the candidates.
-func (ix *Index) applyStatus(ctx context.Context, cs []*candidate) {
+// them: their score is halved, a successor that is not among the candidates
+// is brought in (its most substantial unit) just above the old note, and the
+// order is then made to keep every successor above every note it replaces,
+// exact matches included — in whatever language the query matched the old
+// note's words.
+func (ix *Index) applyStatus(ctx context.Context, cs []*candidate, project string) []*candidate {
 	best := map[string]float64{}
 	for _, c := range cs {
 		best[c.ResourceID] = math.Max(best[c.ResourceID], c.Final)
 	}
+	type pair struct{ old, successor string }
+	var pairs []pair
+	pulled := map[string]bool{}
 	for _, c := range cs {
 		if c.Status != "superseded" && c.Status != "deprecated" {
 			continue
 		}
 		c.Final *= statusPenalty
 		for _, s := range ix.successors(ctx, c.RID, c.ResourceID) {
-			if b, ok := best[s]; ok && c.Final >= b {
-				c.Final = b * 0.99
+			pairs = append(pairs, pair{c.ResourceID, s})
+			if b, ok := best[s]; ok {
+				if c.Final >= b {
+					c.Final = b * 0.99
+				}
+				continue
+			}
+			if pulled[s] {
+				continue
+			}
+			if h, ok := ix.leadUnit(ctx, s, project); ok {
+				pulled[s] = true
+				n := &candidate{Hit: h}
+				n.Final, n.Fused = c.Final*1.01+1e-9, c.Final*1.01+1e-9
+				cs = append(cs, n)
 			}
 		}
 	}
 	sortCandidates(cs)
+	// Enforce the order: a successor's first unit comes before the first
+	// unit of what it replaces (bounded: a cycle of supersedes cannot loop).
+	for round := 0; round < len(pairs)+1; round++ {
+		first := map[string]int{}
+		for i, c := range cs {
+			if _, ok := first[c.ResourceID]; !ok {
+				first[c.ResourceID] = i
+			}
+		}
+		moved := false
+		for _, p := range pairs {
+			i, okOld := first[p.old]
+			j, okNew := first[p.successor]
+			if !okOld || !okNew || j < i {
+				continue
+			}
+			c := cs[j]
+			copy(cs[i+1:j+1], cs[i:j])
+			cs[i] = c
+			moved = true
+			break
+		}
+		if !moved {
+			break
+		}
+	}
+	return cs
+}
+
+// leadUnit returns the first unit of a resource (by id, in project's
+// memory) that holds more than its heading: what stands for the resource
+// when it is brought in as a successor.
+func (ix *Index) leadUnit(ctx context.Context, id, project string) (Hit, bool) {
+	vis, vargs := visibleTo(project)
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM resources r CROSS JOIN units u ON u.rid = r.rid
+		WHERE r.resource_id = ? AND r.indexed = 1 AND `+vis+` ORDER BY (u.tokens >= 20) DESC, u.ord LIMIT 1`,
+		append([]any{id}, vargs...)...)
+	if err != nil {
+		return Hit{}, false
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return Hit{}, false
+	}
+	h, err := scanHit(rows)
+	return h, err == nil
 }
 
 // successors returns the ids of resources that supersede this one: those
@@ -561,7 +630,7 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 		lap("rerank", t)
 	}
 	t = time.Now()
-	ix.applyStatus(ctx, ranked)
+	ranked = ix.applyStatus(ctx, ranked, project)
 	lap("status", t)
 	return ranked, nil
 }

@@ -479,3 +479,35 @@ func TestActivate_ChangedHeldUnitIsReplacedUnderAnotherQuery(t *testing.T) {
 		t.Errorf("after the replace: %s, removed %v", a, again.Removed)
 	}
 }
+
+// A superseded note arrives marked, and never above the note that
+// supersedes it — also when the successor shares no word with the query (a
+// mixed Chinese/English query that only the old note's words match), and
+// when the old note is an exact match. Links are written Obsidian's way.
+func TestActivate_SupersededIsMarkedAndNeverAboveItsSuccessor(t *testing.T) {
+	tv, _ := activateVault(t, map[string]string{
+		"adr/adr-004-single-redis.md": "---\nid: mem_adr4\ntitle: ADR 004 Stripe webhook 幂等性\nstatus: superseded\nsuperseded_by: \"[[adr-012-redlock]]\"\n---\n# ADR 004\n\nStripe webhook 幂等性 uses one Redis 分布式锁 per event id.\n",
+		"adr/adr-012-redlock.md":      "---\nid: mem_adr12\ntitle: ADR 012 Redlock\nsupersedes: [adr-004-single-redis]\n---\n# ADR 012\n\nLocks are taken with Redlock across five nodes; a lost node no longer loses a lock.\n",
+		"notes/other.md":              "# Other\n\nunrelated text about caching\n",
+	})
+	for _, q := range []string{"Stripe webhook 幂等性 分布式锁", "ADR 004 Stripe webhook 幂等性", "double refunds 幂等性 webhook"} {
+		act := tv.activate(q, "")
+		pos := map[string]int{}
+		for i, f := range act.Fragments {
+			if _, ok := pos[f.ResourceID]; !ok {
+				pos[f.ResourceID] = i
+			}
+			if f.ResourceID == "mem_adr4" && f.Status != "superseded" {
+				t.Errorf("%q: the superseded note arrives unmarked: %+v", q, f)
+			}
+			if f.ResourceID == "mem_adr12" && f.Status != "" {
+				t.Errorf("%q: the active note is marked %q", q, f.Status)
+			}
+		}
+		old, hasOld := pos["mem_adr4"]
+		neu, hasNew := pos["mem_adr12"]
+		if hasOld && (!hasNew || neu > old) {
+			t.Errorf("%q: fragments %v: the superseded ADR-004 comes before ADR-012", q, keys(act))
+		}
+	}
+}

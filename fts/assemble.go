@@ -67,7 +67,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 		c.Outcome = "delivered:" + action
 		f := Fragment{
 			Action: action, UnitKey: c.UnitKey, ContentHash: c.ContentHash, ResourceID: c.ResourceID,
-			Scope: c.Scope, Kind: "memory", Path: c.Path, HeadingPath: c.HeadingPath, DraftID: c.DraftID,
+			Scope: c.Scope, Kind: "memory", Path: c.Path, HeadingPath: c.HeadingPath, DraftID: c.DraftID, Status: noteStatus(c.Status),
 		}
 		if action != "reuse" {
 			f.Content = c.Content
@@ -115,7 +115,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 			used += u.Tokens
 			act.Fragments = append(act.Fragments, Fragment{Action: "replace", UnitKey: u.UnitKey, ContentHash: u.ContentHash,
 				ResourceID: u.ResourceID, Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: u.HeadingPath,
-				DraftID: u.DraftID, Content: u.Content})
+				DraftID: u.DraftID, Content: u.Content, Status: noteStatus(u.Status)})
 		}
 	}
 	// next_state: this call's fragments first, then what the caller still holds.
@@ -246,4 +246,12 @@ func keyResourceID(key string) string {
 		key = key[:j]
 	}
 	return key
+}
+
+// noteStatus is a fragment's status field: empty for an active note.
+func noteStatus(s string) string {
+	if s == "active" {
+		return ""
+	}
+	return s
 }
