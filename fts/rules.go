@@ -5,7 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"path"
+	"regexp"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/lore-memory/lore/vault"
 )
@@ -129,4 +133,58 @@ func (ix *Index) PublishedPath(ctx context.Context, id string) (string, error) {
 		return "", nil
 	}
 	return p, translate(err)
+}
+
+// RecentNote is a log or decision note for the loadout's recent section.
+type RecentNote struct {
+	Path, Title, Description string
+	Date                     time.Time // from a YYYY-MM-DD in the file name, else the file's time
+}
+
+var datePrefix = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
+
+// RecentNotes returns the newest n published notes project sees that are
+// under one of folders (e.g. "logs/") or have tier L2, newest first.
+func (ix *Index) RecentNotes(ctx context.Context, project string, folders []string, n int) ([]RecentNote, error) {
+	cond := []string{"upper(r.tier) = 'L2'"}
+	var args []any
+	for _, f := range folders {
+		cond = append(cond, `r.path LIKE ? ESCAPE '\'`)
+		args = append(args, strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.Trim(f, "/")+"/")+"%")
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, title, description, mod_ns FROM resources r
+		WHERE r.indexed = 1 AND r.draft = '' AND (r.project = '' OR r.project = ?) AND r.status NOT IN ('superseded', 'deprecated')
+		AND (`+strings.Join(cond, " OR ")+`)`, append([]any{project}, args...)...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []RecentNote
+	for rows.Next() {
+		var r RecentNote
+		var mod int64
+		if err := rows.Scan(&r.Path, &r.Title, &r.Description, &mod); err != nil {
+			return nil, err
+		}
+		r.Date = time.Unix(0, mod).UTC()
+		if m := datePrefix.FindStringSubmatch(path.Base(r.Path)); m != nil {
+			if d, err := time.Parse("2006-01-02", m[1]+"-"+m[2]+"-"+m[3]); err == nil {
+				r.Date = d
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Date.Equal(out[j].Date) {
+			return out[i].Date.After(out[j].Date)
+		}
+		return out[i].Path > out[j].Path
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
 }

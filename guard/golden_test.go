@@ -35,4 +35,14 @@ func TestLoadoutGolden(t *testing.T) {
 	stack := Source{Path: "guides/stack.md", Tags: []string{"stack"}, Status: "active", Description: "Go 1.26, SQLite (FTS5, sqlite-vec), git."}
 	golden.Check(t, "loadout.md", Loadout([]Source{sync, sql, vision, stack}, "api", nil))
 	golden.Check(t, "loadout-diff.md", Loadout([]Source{sync, sql, vision, stack}, "api", []string{"scripts/deploy.sh"}))
+	// The spec's shape: a root line and the recent logs.
+	extra := Extra{Root: "projects/api/README.md", Recent: []Recent{
+		{Date: "2026-10-08", Path: "logs/2026-10-08-webhook-retry-storm.md", Description: "Fixed the Stripe webhook retry storm."},
+		{Date: "2026-09-30", Path: "logs/2026-09-30-ttl.md"},
+	}}
+	full := LoadoutWith([]Source{sync, sql, vision, stack}, "api", nil, extra)
+	golden.Check(t, "loadout-full.md", full)
+	if n := vault.EstimateTokens(full); n >= LoadoutBudget {
+		t.Errorf("the loadout is %d tokens", n)
+	}
 }

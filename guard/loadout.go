@@ -10,14 +10,35 @@ import (
 // LoadoutBudget is the loadout's size limit in tokens.
 const LoadoutBudget = 300
 
-// Loadout is the short context an agent reads at the start of a session:
-// the project's vision (tier L1), its stack (notes tagged stack), and its
-// invariants (tier L3) with the decisions that hold rules, within
-// LoadoutBudget tokens. With changed paths, the resources whose rules cover
-// them come first ("Active for this change"). Superseded and deprecated
-// resources, and other projects' folders, are left out. Lines that do not
-// fit are counted at the end.
+// Recent is a dated log or decision note for the loadout's recent section.
+type Recent struct {
+	Date        string // YYYY-MM-DD
+	Path        string
+	Description string
+}
+
+// Extra is what the loadout shows besides the rule sources: the project's
+// root note and its recent logs (the spec's "Root" line and "Recent L2 Logs").
+type Extra struct {
+	Root   string
+	Recent []Recent
+}
+
+// Loadout is LoadoutWith without a root line or recent logs.
 func Loadout(sources []Source, project string, changed []string) string {
+	return LoadoutWith(sources, project, changed, Extra{})
+}
+
+// LoadoutWith is the short context an agent reads at the start of a
+// session, in the shape spec 003 gives it: a root line (the project's root
+// note), then the project's vision (tier L1), its stack (notes tagged
+// stack), its invariants (tier L3) with the decisions that hold rules, and
+// its recent logs (dated log notes and tier L2), within LoadoutBudget
+// tokens. With changed paths, the resources whose rules cover them come
+// first ("Active for this change"). Superseded and deprecated resources,
+// and other projects' folders, are left out. Lines that do not fit are
+// counted at the end.
+func LoadoutWith(sources []Source, project string, changed []string, extra Extra) string {
 	var live []Source
 	for _, s := range sources {
 		if s.Status == "superseded" || s.Status == "deprecated" {
@@ -72,8 +93,23 @@ func Loadout(sources []Source, project string, changed []string) string {
 	pick("## Vision", func(s Source) bool { return strings.EqualFold(s.Tier, "L1") })
 	pick("## Stack", func(s Source) bool { return hasTag(s, "stack") })
 	pick("## L3 Invariants & Decisions", func(s Source) bool { return strings.EqualFold(s.Tier, "L3") || len(s.Rules) > 0 })
+	if len(extra.Recent) > 0 {
+		sec := section{title: "## Recent L2 Logs"}
+		for _, r := range extra.Recent {
+			d := r.Description
+			if d == "" {
+				d = strings.TrimSuffix(r.Path[strings.LastIndexByte(r.Path, '/')+1:], ".md")
+			}
+			sec.lines = append(sec.lines, fmt.Sprintf("- %s: %s ([[%s]])", r.Date, oneLine(d), r.Path))
+		}
+		secs = append(secs, sec)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Context Loadout: %s\n", name)
+	if extra.Root != "" {
+		fmt.Fprintf(&b, "- Root: `%s`\n", extra.Root)
+	}
+	header := b.Len()
 	left := 0
 	for _, sec := range secs {
 		if len(sec.lines) == 0 {
@@ -93,7 +129,7 @@ func Loadout(sources []Source, project string, changed []string) string {
 			b.WriteString(l + "\n")
 		}
 	}
-	if b.Len() == len(fmt.Sprintf("# Context Loadout: %s\n", name)) {
+	if b.Len() == header {
 		b.WriteString("(no vision, stack or invariant notes yet: give notes tier: L1 or L3, or guard: rules)\n")
 	}
 	if left > 0 {

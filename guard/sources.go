@@ -2,6 +2,7 @@ package guard
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/lore-memory/lore/fts"
 )
@@ -19,4 +20,40 @@ func Sources(ctx context.Context, ix *fts.Index, project string) ([]Source, erro
 			Rules: r.Rules, Description: r.Description, Tier: r.Tier, Tags: r.Tags}
 	}
 	return out, nil
+}
+
+// LoadoutFrom builds the loadout of project from the index: the rule
+// sources, the project's root note (projects/<name>/README.md, index.md or
+// <name>.md, else the vault's guidelines file) and its five most recent log
+// notes (the log and decision folders of lore.yaml, or tier L2).
+func LoadoutFrom(ctx context.Context, ix *fts.Index, project string, changed []string) (string, error) {
+	src, err := Sources(ctx, ix, project)
+	if err != nil {
+		return "", err
+	}
+	v := ix.Vault()
+	var extra Extra
+	var roots []string
+	if project != "" {
+		base := "projects/" + project + "/"
+		roots = append(roots, base+"README.md", base+"index.md", base+project+".md", "projects/"+project+".md")
+	}
+	for _, p := range append(roots, v.Config.Guidelines) {
+		if _, ok := v.StatFile(filepath.FromSlash(p)); ok {
+			extra.Root = p
+			break
+		}
+	}
+	notes, err := ix.RecentNotes(ctx, project, []string{v.Config.Folder("log"), v.Config.Folder("decision")}, 5)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range notes {
+		d := n.Description
+		if d == "" {
+			d = n.Title
+		}
+		extra.Recent = append(extra.Recent, Recent{Date: n.Date.Format("2006-01-02"), Path: n.Path, Description: d})
+	}
+	return LoadoutWith(src, project, changed, extra), nil
 }

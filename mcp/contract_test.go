@@ -156,3 +156,34 @@ func TestContract_FlushSupersedesByWikilinkName(t *testing.T) {
 		}
 	}
 }
+
+// get_project_loadout has the spec's root line and recent-log section, and
+// stays under 300 tokens.
+func TestContract_LoadoutHasRootAndRecentLogs(t *testing.T) {
+	files := map[string]string{
+		"lore.yaml":                      "projects:\n  api: {}\n",
+		"LORE.md":                        "# Guidelines\n",
+		"projects/api/README.md":         "---\ntier: L1\ndescription: The public API.\n---\n# API\n",
+		"decisions/0001-sqlite.md":       "---\ntier: L3\ndescription: The index is SQLite.\n---\n# SQLite\n",
+		"logs/2026-10-08-retry-storm.md": "---\ndescription: Fixed the webhook retry storm.\n---\n# Retry storm\n",
+		"logs/2026-09-01-older.md":       "# Older\n",
+		"logs/2026-11-20-superseded.md":  "---\nstatus: superseded\n---\n# Old log\n",
+	}
+	ts := newTestServer(t, "vault", files)
+	out, err := ts.loadout(context.Background(), []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := out.(textResult).Text
+	for _, want := range []string{"- Root: `projects/api/README.md`", "## Recent L2 Logs", "- 2026-10-08: Fixed the webhook retry storm.", "- 2026-09-01: Older"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the loadout lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "superseded") || strings.Index(text, "2026-10-08") > strings.Index(text, "2026-09-01") {
+		t.Errorf("recent logs: newest first, superseded ones left out:\n%s", text)
+	}
+	if n := vault.EstimateTokens(text); n >= 300 {
+		t.Errorf("the loadout is %d tokens", n)
+	}
+}

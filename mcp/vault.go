@@ -109,17 +109,16 @@ func (s *Server) loadout(ctx context.Context, raw []byte) (any, error) {
 	if err := s.checkProjectName(in.ProjectName); err != nil {
 		return nil, err
 	}
-	src, err := s.sources(ctx)
-	if err != nil {
-		return nil, err
-	}
 	var changed []string
 	if (in.Diff != nil && *in.Diff) || deref(in.Branch) != "" {
 		if changed, err = guard.ChangedPaths(ctx, s.opt.WorkDir, deref(in.Branch)); err != nil {
 			return nil, err
 		}
 	}
-	text := guard.Loadout(src, s.project, changed)
+	text, err := guard.LoadoutFrom(ctx, s.ix, s.project, changed)
+	if err != nil {
+		return nil, err
+	}
 	return textResult{Text: text, Data: map[string]any{"project": s.project, "changed_paths": orNone(changed), "tokens": vault.EstimateTokens(text)}}, nil
 }
 

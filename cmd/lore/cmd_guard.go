@@ -143,7 +143,8 @@ existing hook is kept and runs first; uninstall puts it back.`)
 
 func runLoadout(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "loadout", "[--diff] [--branch BASE]", `Print the project's loadout: vision (tier L1), stack (notes tagged stack)
-and invariants (tier L3, and notes with guard rules) in at most 300 tokens.
+and invariants (tier L3, and notes with guard rules), with the project's root
+note and its recent logs, in at most 300 tokens.
 With --diff (the work tree's changes) or --branch BASE, the notes whose rules
 cover the changed files come first.`)
 	withDiff := fs.Bool("diff", false, "put the notes whose rules cover the uncommitted changes first")
@@ -157,16 +158,16 @@ cover the changed files come first.`)
 		return err
 	}
 	defer closeIndex(ix)
-	src, err := guard.Sources(ctx, ix, b.Project)
-	if err != nil {
-		return err
-	}
 	var changed []string
 	if *withDiff || *branch != "" {
 		if changed, err = guard.ChangedPaths(ctx, *repoDir, *branch); err != nil {
 			return err
 		}
 	}
-	fmt.Fprint(e.stdout, guard.Loadout(src, b.Project, changed))
+	text, err := guard.LoadoutFrom(ctx, ix, b.Project, changed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(e.stdout, text)
 	return nil
 }
