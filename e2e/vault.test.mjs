@@ -102,16 +102,16 @@ test("flush_session: a Draft in the category's folder, superseding in the same D
     content: "## Decision\n\nOnly SSH remotes.\n\n## Rules\n\n- deny: `https://`\n",
   });
   assert.equal(r.isError, false, r.text);
-  assert.equal(r.data.data.path, "decisions/0007-adr-0007-sync-over-ssh-only.md");
+  assert.equal(r.data.data.path, "decisions/0007-sync-over-ssh-only.md");
   assert.match(r.text, /Draft drf_/);
   const draft = r.data.data.result.draft_id;
   const branch = execFileSync("git", ["-C", v.vault, "show", "--stat", "--format=%B", `drafts/api/${draft}`]).toString();
   assert.match(branch, /decisions\/0003-sync-on-demand.md/);
-  assert.match(branch, /decisions\/0007-adr-0007-sync-over-ssh-only.md/);
+  assert.match(branch, /decisions\/0007-sync-over-ssh-only.md/);
   const old = execFileSync("git", ["-C", v.vault, "show", `drafts/api/${draft}:decisions/0003-sync-on-demand.md`]).toString();
   assert.match(old, /status: superseded/);
   assert.match(old, /superseded_by: mem_/);
-  const neu = execFileSync("git", ["-C", v.vault, "show", `drafts/api/${draft}:decisions/0007-adr-0007-sync-over-ssh-only.md`]).toString();
+  const neu = execFileSync("git", ["-C", v.vault, "show", `drafts/api/${draft}:decisions/0007-sync-over-ssh-only.md`]).toString();
   assert.match(neu, /supersedes:\n    - mem_01JDEMO0000000000000000003/);
   assert.match(neu, /\[\[ADR 0003: Sync on demand with backoff\]\]/);
   // An unmerged Draft switches no rule off: the guard obeys published memory.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/vault"
@@ -185,5 +186,30 @@ func TestContract_LoadoutHasRootAndRecentLogs(t *testing.T) {
 	}
 	if n := vault.EstimateTokens(text); n >= 300 {
 		t.Errorf("the loadout is %d tokens", n)
+	}
+}
+
+// flush_session follows the vault's own folders and naming style.
+func TestContract_FlushFollowsTheVaultsStyle(t *testing.T) {
+	files := map[string]string{
+		"lore.yaml":                      "projects:\n  api: {}\n",
+		"adr/adr-001-idempotency.md":     "# ADR 001\n",
+		"adr/adr-012-redlock.md":         "# ADR 012\n",
+		"logs/2026-10-08-retry-storm.md": "# Retry storm\n",
+	}
+	ts := newTestServer(t, "vault", files)
+	ts.opt.Now = func() time.Time { return time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC) }
+	for _, c := range []struct{ args, want string }{
+		{`{"title":"ADR 016: Lock service","category":"decision","content":"x"}`, "adr/adr-016-lock-service.md"},
+		{`{"title":"Refund alert tuned","category":"log","content":"x"}`, "logs/2026-11-30-refund-alert-tuned.md"},
+		{`{"title":"Another decision","category":"decision","content":"x"}`, "adr/adr-017-another-decision.md"},
+	} {
+		out, err := ts.flushSession(context.Background(), []byte(c.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.(textResult).Data.(map[string]any)["path"]; got != c.want {
+			t.Errorf("%s: path %v, want %s", c.args, got, c.want)
+		}
 	}
 }

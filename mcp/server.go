@@ -8,6 +8,7 @@ import (
 	"log"
 	"path/filepath"
 	"strings"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -39,6 +40,14 @@ type Server struct {
 type Options struct {
 	WorkDir string              // the code repository's folder (guard, loadout); default "."
 	Getenv  func(string) string // for the skill folders of distill_session_skill
+	Now     func() time.Time    // the clock (notes' dates and names); default time.Now
+}
+
+func (s *Server) now() time.Time {
+	if s.opt.Now != nil {
+		return s.opt.Now()
+	}
+	return time.Now()
 }
 
 // New makes the server of a profile for the project the workspace is bound

@@ -2,14 +2,12 @@ package mcp
 
 import (
 	"context"
+	"path"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/fts"
@@ -286,9 +284,9 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 	if in.Category != nil && *in.Category != "" {
 		category = *in.Category
 	}
-	folder := s.ix.Vault().Config.Folder(category)
-	if _, err := vault.CleanPath(folder + "/x.md"); err != nil {
-		return nil, vault.Errorf(vault.CodeInvalid, "category %q does not make a folder name", category)
+	folder, err := s.categoryFolder(ctx, category)
+	if err != nil {
+		return nil, err
 	}
 	// Resolve what it supersedes to resource ids.
 	var superseded []string
@@ -303,7 +301,7 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	front := map[string]any{"title": in.Title, "category": category, "status": "active", "created": time.Now().UTC().Format("2006-01-02")}
+	front := map[string]any{"title": in.Title, "category": category, "status": "active", "created": s.now().UTC().Format("2006-01-02")}
 	keys := []string{"title", "description", "category", "tags", "status", "supersedes", "created"}
 	if in.Summary != nil && *in.Summary != "" {
 		front["description"] = *in.Summary
@@ -348,41 +346,40 @@ func (s *Server) resolveNote(ctx context.Context, ref string) (string, error) {
 	return id, err
 }
 
-var numbered = regexp.MustCompile(`^(\d{3,5})-`)
+// categoryFolder is the folder a category's notes go to: lore.yaml's
+// folders: when it names one; else the first of the category's usual folders
+// (vault.CategoryFolders) that already holds notes; else the default.
+func (s *Server) categoryFolder(ctx context.Context, category string) (string, error) {
+	cfg := s.ix.Vault().Config
+	folder := cfg.Folder(category)
+	if _, set := cfg.Folders[strings.ToLower(strings.TrimSpace(category))]; !set {
+		for _, f := range vault.CategoryFolders[strings.ToLower(strings.TrimSpace(category))] {
+			if rs, err := s.ix.Under(ctx, f+"/", s.project); err == nil && len(rs) > 0 {
+				folder = f
+				break
+			}
+		}
+	}
+	if _, err := vault.CleanPath(folder + "/x.md"); err != nil {
+		return "", vault.Errorf(vault.CodeInvalid, "category %q does not make a folder name", category)
+	}
+	return folder, nil
+}
 
-// freePath names a new note in folder: decisions get the next number
-// (NNNN-slug.md); any name in use gets a -2, -3 … suffix.
+// freePath names a new note in folder in the style of the notes already
+// there (vault.NoteName).
 func (s *Server) freePath(ctx context.Context, folder, title, category string) (string, error) {
 	existing, err := s.ix.Under(ctx, folder+"/", s.project)
 	if err != nil {
 		return "", err
 	}
-	taken := map[string]bool{}
-	next := 1
+	var names []string
 	for _, r := range existing {
-		taken[r.Path] = true
-		if m := numbered.FindStringSubmatch(filepath.Base(r.Path)); m != nil {
-			if n, _ := strconv.Atoi(m[1]); n >= next {
-				next = n + 1
-			}
+		if path.Dir(r.Path) == folder {
+			names = append(names, r.Path)
 		}
 	}
-	slug := vault.Slugify(title)
-	if slug == "" {
-		slug = "note"
-	}
-	if len(slug) > 60 {
-		slug = strings.Trim(slug[:60], "-")
-	}
-	name := slug
-	if strings.EqualFold(category, "decision") || strings.EqualFold(category, "adr") {
-		name = fmt.Sprintf("%04d-%s", next, slug)
-	}
-	p := folder + "/" + name + ".md"
-	for i := 2; taken[p]; i++ {
-		p = fmt.Sprintf("%s/%s-%d.md", folder, name, i)
-	}
-	return p, nil
+	return vault.NoteName(folder, names, title, category, s.now()), nil
 }
 
 type distillInput struct {

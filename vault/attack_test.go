@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Names an agent or a careless edit can send, each of which once broke the
@@ -183,5 +184,30 @@ func TestLinkKeysAndNames(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "mem_adr12:0,decisions/adr-012-redlock:1,adr 012 redlock:2,redlock:3,分布式锁:3,adr-012-redlock:4" {
 		t.Fatalf("names: %v", got)
+	}
+}
+
+func TestNoteNameFollowsTheFolder(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		folder   string
+		existing []string
+		title    string
+		category string
+		want     string
+	}{
+		{"adr", []string{"adr/adr-001-idempotency.md", "adr/adr-012-redlock.md"}, "ADR 016: Lock service", "decision", "adr/adr-016-lock-service.md"},
+		{"adr", []string{"adr/adr-001-idempotency.md", "adr/adr-012-redlock.md"}, "Lock service", "decision", "adr/adr-013-lock-service.md"},
+		{"adr", []string{"adr/adr-012-redlock.md"}, "ADR 012: Again", "decision", "adr/adr-013-again.md"},
+		{"logs", []string{"logs/2026-10-08-retry-storm.md", "logs/2026-09-01-x.md"}, "Refund alert tuned", "log", "logs/2026-11-30-refund-alert-tuned.md"},
+		{"decisions", []string{"decisions/0001-sqlite.md", "decisions/0002-sync.md"}, "Retry budget", "decision", "decisions/0003-retry-budget.md"},
+		{"decisions", nil, "Retry budget", "decision", "decisions/0001-retry-budget.md"},
+		{"logs", nil, "Retry budget", "log", "logs/2026-11-30-retry-budget.md"},
+		{"concepts", []string{"concepts/idempotency.md", "concepts/locks.md"}, "Backoff", "concept", "concepts/backoff.md"},
+		{"concepts", []string{"concepts/backoff.md"}, "Backoff", "concept", "concepts/backoff-2.md"},
+	} {
+		if got := NoteName(c.folder, c.existing, c.title, c.category, now); got != c.want {
+			t.Errorf("NoteName(%s, %v, %q) = %s, want %s", c.folder, c.existing, c.title, got, c.want)
+		}
 	}
 }
