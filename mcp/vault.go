@@ -2,10 +2,10 @@ package mcp
 
 import (
 	"context"
-	"path"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
