@@ -561,6 +561,7 @@ func (w *write) finish(ctx context.Context) (Result, error) {
 	}
 	s.enqueue(ctx, w.draftID, w.project, branch, head.String())
 	s.recordOp(ctx, w.lop, w.draftID, w.project, w.op, w.resourceID, w.path, head.String())
+	s.ix.NotifyChanged() // a long-running server indexes and embeds it now
 	res.Queued, res.SyncStatus = true, "queued"
 	base := w.parent
 	if w.draft != nil {

@@ -55,8 +55,12 @@ test("get_project_loadout: ≤ 300 tokens, diff brings the relevant decision fir
 test("recall_memory: compact lines by default, whole notes with full", async () => {
   const r = await call(c.client, "recall_memory", { query: "why SQLite for the index", limit: 3 });
   assert.equal(r.isError, false);
-  const lines = r.text.trim().split("\n");
+  const all = r.text.trim().split("\n");
+  const lines = all.filter((l) => l.startsWith("!μ:"));
   assert.equal(lines.length, 3);
+  // This server embeds nothing (LORE_MCP_NO_EMBED): the answer says the vectors are missing.
+  assert.match(all[all.length - 1], /sections have no vector yet/);
+  assert.ok(r.data.data.vectors_pending > 0);
   for (const l of lines) assert.match(l, /^!μ:[^|]+\|[^|]+\.md\|score:[0-9.]+\|links:\d+\/\d+ § /);
   assert.match(lines[0], /decisions\/0001-sqlite-for-the-index\.md/);
   const full = await call(c.client, "recall_memory", { query: "why SQLite for the index", limit: 1, full: true, mode: "bm25" });

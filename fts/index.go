@@ -49,7 +49,31 @@ type Index struct {
 	key     []byte
 	keyErr  error
 	clock   func() time.Time
+
+	// changed is signalled (without blocking) when the index may have new
+	// units to embed: a refresh or an overlay wrote rows, the watcher saw an
+	// edit, or a Draft was stored. A long-running server embeds on it.
+	changed chan struct{}
+	// vectorsBehind is true while some units may lack a vector (until an
+	// EmbedPending run finds none left).
+	vectorsBehind atomic.Bool
 }
+
+// NotifyChanged tells a long-running process that the index may have new
+// units to embed (package drafts calls it after a store).
+func (ix *Index) NotifyChanged() {
+	ix.vectorsBehind.Store(true)
+	select {
+	case ix.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Changes is signalled after NotifyChanged (at most one signal waits).
+func (ix *Index) Changes() <-chan struct{} { return ix.changed }
+
+// VectorsBehind reports whether some units may still lack a vector.
+func (ix *Index) VectorsBehind() bool { return ix.emb != nil && ix.vectorsBehind.Load() }
 
 // fileRow is what the freshness check remembers of an indexed file.
 type fileRow struct {
@@ -148,7 +172,9 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 			return nil, translate(err)
 		}
 	}
-	return &Index{v: v, db: db, clock: time.Now}, nil
+	ix := &Index{v: v, db: db, clock: time.Now, changed: make(chan struct{}, 1)}
+	ix.vectorsBehind.Store(true)
+	return ix, nil
 }
 
 // Close closes the database.
@@ -626,6 +652,9 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 	}
 	if err := translate(tx.Commit()); err != nil {
 		return err
+	}
+	if len(batch) > 0 {
+		ix.NotifyChanged()
 	}
 	// When nobody else wrote since our snapshot, bring it up to date in place
 	// instead of reading every row again.

@@ -195,6 +195,9 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 		return err
 	}
 	ix.snap = nil
+	if len(rewrite) > 0 {
+		ix.NotifyChanged()
+	}
 	return nil
 }
 

@@ -131,8 +131,14 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 	if _, err := ix.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embed_hash NOT IN (SELECT embed_hash FROM units)`); err != nil {
 		return 0, translate(err)
 	}
+	// Cleared before looking: a change made while this run works sets it
+	// again, and the next run picks that up.
+	ix.vectorsBehind.Store(false)
 	total, err := ix.PendingEmbeddings(ctx)
 	if err != nil || total == 0 {
+		if err != nil {
+			ix.vectorsBehind.Store(true)
+		}
 		return 0, err
 	}
 	done := 0
@@ -142,6 +148,9 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 		// meanwhile are found by the next round.
 		uids, err := ix.pendingUnits(ctx)
 		if err != nil || len(uids) == 0 {
+			if err != nil {
+				ix.vectorsBehind.Store(true)
+			}
 			return done, err
 		}
 		for lo := 0; lo < len(uids); lo += embedBatch {
@@ -153,10 +162,11 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 				continue // deleted meanwhile
 			}
 			vecs, err := ix.emb.Embed(ctx, texts)
-			if err != nil {
-				return done, err
+			if err == nil {
+				err = ix.storeVectors(ctx, hashes, vecs)
 			}
-			if err := ix.storeVectors(ctx, hashes, vecs); err != nil {
+			if err != nil {
+				ix.vectorsBehind.Store(true)
 				return done, err
 			}
 			done += len(hashes)

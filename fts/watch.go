@@ -64,6 +64,7 @@ func (ix *Index) Watch(ctx context.Context) error {
 					return
 				}
 				wt.event(ev)
+				ix.NotifyChanged()
 			case _, ok := <-w.Errors:
 				if !ok {
 					return

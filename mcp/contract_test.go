@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -211,5 +212,33 @@ func TestContract_FlushFollowsTheVaultsStyle(t *testing.T) {
 		if got := out.(textResult).Data.(map[string]any)["path"]; got != c.want {
 			t.Errorf("%s: path %v, want %s", c.args, got, c.want)
 		}
+	}
+}
+
+// While sections lack vectors, recall_memory says so, and a vector search
+// that finds nothing shows the lexical matches instead of nothing.
+func TestContract_RecallSaysWhenVectorsAreMissing(t *testing.T) {
+	ts := newTestServer(t, "vault", releaseFiles)
+	ctx := context.Background()
+	if err := ts.ix.UseEmbedder(ctx, &embed.HashEmbedder{Dims: 64}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ts.recallMemory(ctx, []byte(`{"query":"the TTL is 30 seconds and the budget is 3","mode":"vector"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.(textResult)
+	if !strings.Contains(r.Text, "howto/release.md") || !strings.Contains(r.Text, "no vector yet") || r.Data.(map[string]any)["vectors_pending"].(int) == 0 {
+		t.Fatalf("vector mode before embedding:\n%s", r.Text)
+	}
+	if _, err := ts.ix.EmbedPending(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err = ts.recallMemory(ctx, []byte(`{"query":"the TTL is 30 seconds and the budget is 3","mode":"vector"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := out.(textResult); strings.Contains(r.Text, "no vector yet") || !strings.Contains(r.Text, "howto/release.md") {
+		t.Fatalf("vector mode after embedding:\n%s", r.Text)
 	}
 }

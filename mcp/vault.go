@@ -163,6 +163,25 @@ func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// While some sections have no vector yet (just edited or stored, or
+	// the server just started), the answer says so; a vector search that
+	// found nothing then shows the lexical matches instead of nothing.
+	pending := 0
+	note := ""
+	if mode != "lexical" && s.ix.VectorsBehind() {
+		if pending, err = s.ix.PendingEmbeddings(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if pending > 0 {
+		note = fmt.Sprintf("(%d sections have no vector yet — they are being embedded now; vector results are incomplete until then)\n", pending)
+		if mode == "vector" && len(hits) == 0 {
+			if hits, err = s.ix.Recall(ctx, in.Query, "lexical", s.project, limit); err != nil {
+				return nil, err
+			}
+			note = fmt.Sprintf("(%d sections have no vector yet — they are being embedded now; these are lexical matches meanwhile)\n", pending)
+		}
+	}
 	if hits == nil {
 		hits = []fts.RecallHit{}
 	}
@@ -192,7 +211,8 @@ func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
 	if len(hits) == 0 {
 		b.WriteString("(no matching notes)\n")
 	}
-	return textResult{Text: b.String(), Data: map[string]any{"hits": hits, "mode": mode}}, nil
+	b.WriteString(note)
+	return textResult{Text: b.String(), Data: map[string]any{"hits": hits, "mode": mode, "vectors_pending": pending}}, nil
 }
 
 type guardInput struct {

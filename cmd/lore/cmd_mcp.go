@@ -77,18 +77,36 @@ func background(ctx context.Context, e *env, ix indexLike) {
 	}
 	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
 	syncing := e.getenv("LORE_MCP_NO_SYNC") == ""
-	t := time.NewTimer(2 * time.Second)
+	// Embedding runs at once, then whenever the index reports a change (an
+	// edit the watcher saw, a stored Draft, a refresh that wrote units),
+	// after a short pause that lets a burst of changes settle; sync runs
+	// every 30 s.
+	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
+		timed := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			timed = true
+		case <-ix.Changes():
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			if _, err := ix.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(e.stderr, "lore mcp: refresh:", err)
+			}
 		}
 		if embed && ix.Embedder() != nil {
 			if _, err := ix.EmbedPending(ctx, nil); err != nil && ctx.Err() == nil {
 				fmt.Fprintln(e.stderr, "lore mcp: embedding:", err)
 			}
+		}
+		if !timed {
+			continue
 		}
 		// Drafts reach the vault's remote by themselves when it has one and
 		// something is waiting in the outbox (sync on demand: no fetches while
@@ -144,4 +162,5 @@ type indexLike interface {
 	PostingsStats() (fts.MemStats, bool)
 	Embedder() embed.Embedder
 	EmbedPending(ctx context.Context, progress func(done, total int)) (int, error)
+	Changes() <-chan struct{}
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// A long-running lore mcp indexes and embeds what changed as soon as it
+// changes (an edit the watcher sees), with no query asking: before, it
+// embedded 2 s after start-up and then every 30 s, and indexed only when a
+// query came. The test polls without refreshing the index itself, for at
+// most 20 s (less than the old period), and asserts no time.
+func TestBackgroundEmbedsChangesAsTheyHappen(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nfirst note\n"), 0o644)
+	cmd := exec.Command("git", "init", "-q", "-b", "main", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ix, err := fts.Open(context.Background(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if err := ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 64}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string {
+		if k == "LORE_MCP_NO_SYNC" {
+			return "1"
+		}
+		return ""
+	}}
+	go background(ctx, e, ix)
+	waitFor := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if n, err := ix.PendingEmbeddings(context.Background()); err == nil && n == 0 && !ix.VectorsBehind() {
+				return
+			}
+		}
+		t.Fatalf("%s: units still without vectors after 20 s", what)
+	}
+	waitFor("start-up")
+	time.Sleep(100 * time.Millisecond) // the watcher is up
+	os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B\n\na second note, written after start-up\n"), 0o644)
+	// The edit reaches the index and its vectors without any query.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		p, _ := ix.PublishedPath(context.Background(), vault.DerivedID("b.md")) // reads, never refreshes
+		n, _ := ix.PendingEmbeddings(context.Background())
+		if p == "b.md" && n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new note was not indexed and embedded by the server on its own (indexed %q, pending %d)", p, n)
+		}
+	}
+}
