@@ -93,6 +93,15 @@ test("guard_check: the working tree, a diff, files, a branch, strict", async () 
   assert.equal(br.data.violations.length, 0, "nothing committed since main");
   const bad = await call(c.client, "guard_check", { diff: "@@ -1 +1 @@\n+x\n" });
   assert.equal(bad.isError, true);
+  // A diff as agents write it (the spec's example shape: no ---/+++/@@ lines).
+  const loose = await call(c.client, "guard_check", { diff: "diff --git a/scripts/release.sh b/scripts/release.sh\n+git push --force origin main\n" });
+  assert.equal(loose.isError, false, loose.text);
+  assert.equal(loose.data.ok, false);
+  assert.equal(loose.data.violations[0].line, 1);
+  // Text that is not a diff is an error, never ok.
+  const prose = await call(c.client, "guard_check", { diff: "I changed the deploy script to force-push" });
+  assert.equal(prose.isError, true);
+  assert.match(prose.data.error.message, /cannot be read as a diff/);
 });
 
 test("flush_session: a Draft in the category's folder, superseding in the same Draft", async () => {
