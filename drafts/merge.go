@@ -50,6 +50,11 @@ func (s *Store) Merge(ctx context.Context, ids []string) (MergeResult, error) {
 	if _, err := s.recoverLocked(ctx, repo); err != nil {
 		return MergeResult{}, err
 	}
+	// The person's own uncommitted edits become their commit first, so
+	// the merge can combine them with the Drafts (pending.go).
+	if _, _, err := s.commitEditsLocked(ctx, "Record edits to notes before merging Drafts"); err != nil {
+		return MergeResult{}, err
+	}
 	return s.mergeLocked(ctx, repo, ids, s.clock())
 }
 
@@ -87,16 +92,32 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 			return res, err
 		}
 		var clash []string
+		combined := map[string][]byte{} // paths both changed, merged cleanly
 		for _, p := range d.Paths {
-			b, _, err := blobAt(repo.Storer, baseTree, p)
+			b, inBase, err := blobAt(repo.Storer, baseTree, p)
 			if err != nil {
 				return res, err
 			}
-			h, _, _ := blobAt(repo.Storer, headTree, p)
-			c, _, _ := blobAt(repo.Storer, curTree, p)
-			if c != b && c != h {
-				clash = append(clash, p)
+			h, inHead, _ := blobAt(repo.Storer, headTree, p)
+			c, inCur, _ := blobAt(repo.Storer, curTree, p)
+			if c == b || c == h {
+				continue
 			}
+			// Both changed the note since the Draft forked: git's three-way
+			// file merge, when all three versions exist and they touched
+			// different lines.
+			if inBase && inHead && inCur {
+				vb, err1 := blobBytes(repo, b)
+				vh, err2 := blobBytes(repo, h)
+				vc, err3 := blobBytes(repo, c)
+				if err1 == nil && err2 == nil && err3 == nil {
+					if out, clean, err := mergeFile(ctx, s.top, vc, vb, vh); err == nil && clean {
+						combined[p] = out
+						continue
+					}
+				}
+			}
+			clash = append(clash, p)
 		}
 		if len(clash) > 0 {
 			conflicts = append(conflicts, fmt.Sprintf("%s: %s", id, strings.Join(clash, ", ")))
@@ -107,6 +128,11 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		} else {
 			for _, p := range d.Paths {
 				h, _, _ := blobAt(repo.Storer, headTree, p)
+				if data, ok := combined[p]; ok {
+					if h, err = writeBlob(repo.Storer, data); err != nil {
+						return res, err
+					}
+				}
 				if curTree, err = setPath(repo.Storer, curTree, p, h); err != nil {
 					return res, err
 				}
@@ -227,8 +253,9 @@ func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
 	return done, nil
 }
 
-// Diff returns a unified diff of a Draft against the org ref: for each path
-// the Draft changes, the org ref's current version against the Draft's.
+// Diff returns a unified diff of what a Draft proposes: for each path it
+// changes, the version it forked from (the org ref's then, or a person's
+// uncommitted version it started from, see pending.go) against the Draft's.
 func (s *Store) Diff(ctx context.Context, id string) (string, error) {
 	d, err := s.Find(ctx, id)
 	if err != nil {
@@ -238,11 +265,7 @@ func (s *Store) Diff(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	org, err := s.refs.read(s.org)
-	if err != nil {
-		return "", err
-	}
-	orgTree, headTree, err := s.trees(repo, org, d.Head)
+	orgTree, headTree, err := s.trees(repo, d.Base, d.Head)
 	if err != nil {
 		return "", err
 	}

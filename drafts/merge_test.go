@@ -75,11 +75,45 @@ func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
 	if after := strings.TrimSpace(tv.git("rev-parse", "main")); after != before {
 		t.Fatal("a conflicting merge moved main")
 	}
-	// Uncommitted changes to an affected file: refused, nothing changes.
+	// Uncommitted changes to an affected file: the person's edit becomes
+	// their own commit, and the Draft is merged with it (different lines).
 	cur = tv.load("api", "mem_release")
 	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Tests first."))
+	tv.write("howto/release.md", strings.Replace(tv.read("howto/release.md"), "# Release\n", "# Release (my unsaved note)\n", 1))
+	if _, err = tv.s.Merge(ctx, []string{d.DraftID}); err != nil {
+		t.Fatalf("merge over a person's uncommitted edit: %v", err)
+	}
+	got := tv.read("howto/release.md")
+	if !strings.Contains(got, "my unsaved note") || !strings.Contains(got, "Tests first.") {
+		t.Fatalf("the merge lost one of the two edits:\n%s", got)
+	}
+	// Authored as git's own configuration gives the person (as lore, this
+	// process, sees it), not as an agent or lore.
+	ident, _ := runGit(ctx, tv.root, "var", "GIT_AUTHOR_IDENT")
+	name := strings.TrimSpace(ident[:strings.Index(ident, " <")])
+	if log := tv.git("log", "--format=%an|%s", "main"); !strings.Contains(log, name+"|Record edits to notes before merging Drafts") {
+		t.Fatalf("the person's edit is not their own commit (%s):\n%s", name, log)
+	}
+	if st := strings.TrimSpace(tv.git("status", "--porcelain")); st != "" {
+		t.Fatalf("after the merge the work tree differs from main:\n%s", st)
+	}
+	tv.git("fsck", "--strict")
+}
+
+// With commit_edits: false, people commit themselves: a merge touching an
+// uncommitted note is refused, and nothing changes.
+func TestMergeWaitsForPeopleWhoCommitThemselves(t *testing.T) {
+	files := map[string]string{}
+	for p, s := range baseFiles {
+		files[p] = s
+	}
+	files["lore.yaml"] = "projects:\n  api: {}\ncommit_edits: false\n"
+	tv := newVault(t, "", files)
+	cur := tv.load("api", "mem_release")
+	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Tests first."))
 	tv.write("howto/release.md", tv.read("howto/release.md")+"\nmy unsaved note\n")
-	_, err = tv.s.Merge(ctx, []string{d.DraftID})
+	before := strings.TrimSpace(tv.git("rev-parse", "main"))
+	_, err := tv.s.Merge(context.Background(), []string{d.DraftID})
 	if vault.ErrorCode(err) != vault.CodeConflict || !strings.Contains(err.Error(), "howto/release.md") {
 		t.Fatalf("dirty tree: %v", err)
 	}
@@ -89,7 +123,6 @@ func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
 	if after := strings.TrimSpace(tv.git("rev-parse", "main")); after != before {
 		t.Fatal("a refused merge moved main")
 	}
-	tv.git("fsck", "--strict")
 }
 
 func TestPersonsGitMergeIsUnderstood(t *testing.T) {

@@ -279,8 +279,10 @@ func (w *write) current(ctx context.Context, field, id string) (seen, error) {
 }
 
 // start picks the Draft to extend (d, the one carrying the resource, if
-// any) or a new one forked from the org ref, and loads the tree to edit.
-func (w *write) start(d *Draft) error {
+// any) or a new one forked from the org ref — from a pending base holding
+// the person's uncommitted version of the note at pending, when there is
+// one (see pending.go) — and loads the tree to edit.
+func (w *write) start(d *Draft, pending string) error {
 	if d != nil {
 		w.draft, w.draftID, w.parent = d, d.ID, d.Head
 	} else {
@@ -292,6 +294,11 @@ func (w *write) start(d *Draft) error {
 			return vault.Errorf(vault.CodeNotVault, "the org ref %s does not exist yet: commit the vault once (git commit) before storing", w.s.org)
 		}
 		w.draftID, w.parent = newID("drf_", w.s.clock()), org
+		if pending != "" {
+			if w.parent, err = w.pendingBase(org, pending); err != nil {
+				return err
+			}
+		}
 	}
 	c, err := w.repo.CommitObject(w.parent)
 	if err != nil {
@@ -368,7 +375,7 @@ func (w *write) create(ctx context.Context, c *CreateOp) error {
 	if err := checkBody("create.body", p, data); err != nil {
 		return err
 	}
-	if err := w.start(nil); err != nil {
+	if err := w.start(nil, ""); err != nil {
 		return err
 	}
 	w.path, w.description = p, deref(c.Description)
@@ -395,7 +402,7 @@ func (w *write) update(ctx context.Context, u *UpdateOp) error {
 	if err := checkBody("update", cur.Path, []byte(out)); err != nil {
 		return err
 	}
-	if err := w.start(cur.draft); err != nil {
+	if err := w.start(cur.draft, cur.Path); err != nil {
 		return err
 	}
 	w.resourceID, w.path, w.description = cur.ResourceID, cur.Path, deref(u.Description)
@@ -433,7 +440,7 @@ func (w *write) rename(ctx context.Context, r *RenameOp) error {
 			return err
 		}
 	}
-	if err := w.start(cur.draft); err != nil {
+	if err := w.start(cur.draft, cur.Path); err != nil {
 		return err
 	}
 	w.resourceID, w.path, w.description = cur.ResourceID, np, deref(r.Description)
@@ -466,7 +473,7 @@ func (w *write) delete(ctx context.Context, d *DeleteOp) error {
 			return w.drop(dr)
 		}
 	}
-	if err := w.start(cur.draft); err != nil {
+	if err := w.start(cur.draft, ""); err != nil {
 		return err
 	}
 	if _, ok, err := blobAt(w.repo.Storer, w.tree, w.s.prefix+cur.Path); err != nil {

@@ -102,13 +102,10 @@ func (w *write) resolve(ctx context.Context, target string) (seen, bool, error) 
 	return w.seenOf(p, data, nil)
 }
 
-// fromDraft reads path p from Draft d's head (gone there: not found).
+// fromDraft reads path p as Draft d's project sees it (effective: the
+// Draft's version, combined with a person's newer edit); gone: not found.
 func (w *write) fromDraft(d *Draft, p string) (seen, bool, error) {
-	_, headTree, err := w.s.trees(w.repo, plumbing.ZeroHash, d.Head)
-	if err != nil {
-		return seen{}, false, err
-	}
-	data, ok, err := readBlob(w.repo.Storer, headTree, w.s.prefix+p)
+	data, ok, err := w.s.effective(context.Background(), w.repo, d, p)
 	if err != nil || !ok {
 		return seen{}, false, err
 	}

@@ -6,9 +6,11 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -439,9 +441,33 @@ func (s *Store) OverlaySignature(ctx context.Context) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s\n", s.org, org)
 	for _, n := range sortedNames(heads) {
-		fmt.Fprintf(h, "%s %s\n", n, heads[n])
+		fmt.Fprintf(h, "%s %s", n, heads[n])
+		// A person's edit of a note a Draft changes changes what the
+		// project sees (effective): the work tree's stamp of its paths.
+		s.mu.Lock()
+		d := s.infos[heads[n].String()+n]
+		s.mu.Unlock()
+		if d != nil {
+			fmt.Fprintf(h, " %s", s.workStamp(d))
+		}
+		fmt.Fprintln(h)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// workStamp is the size and time of the work-tree files of a Draft's paths.
+func (s *Store) workStamp(d *Draft) string {
+	h := fnv.New64a()
+	for _, p := range d.Paths {
+		rel, ok := strings.CutPrefix(p, s.prefix)
+		if !ok {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(s.v.Root, filepath.FromSlash(rel))); err == nil {
+			fmt.Fprintf(h, "%s %d %d\n", rel, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
 }
 
 // Overlay returns every open (unmerged) Draft with its versions of the
@@ -469,21 +495,18 @@ func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]fts.Over
 		if d.Merged {
 			continue
 		}
-		if have[d.ID] == d.HeadHash {
-			out = append(out, fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: d.HeadHash, Unchanged: true})
+		head := d.HeadHash + "+" + s.workStamp(d)
+		if have[d.ID] == head {
+			out = append(out, fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: head, Unchanged: true})
 			continue
 		}
-		_, headTree, err := s.trees(repo, d.Base, d.Head)
-		if err != nil {
-			return nil, err
-		}
-		od := fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: d.HeadHash}
+		od := fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: head}
 		for _, p := range d.Paths {
 			rel := strings.TrimPrefix(p, s.prefix)
 			if clean, err := vault.CleanPath(rel); err != nil || clean != rel || !vault.IsMemoryPath(rel) {
 				continue // not a path lore reads (see BrokenDrafts for whole Drafts)
 			}
-			data, ok, err := readBlob(repo.Storer, headTree, p)
+			data, ok, err := s.effective(ctx, repo, d, rel)
 			if err != nil {
 				return nil, err
 			}

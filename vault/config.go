@@ -45,7 +45,15 @@ type Config struct {
 	// decision → decisions, log → logs, concept and card → concepts, skill →
 	// skills; any other category is its own folder name).
 	Folders map[string]string `yaml:"folders"`
+	// CommitEdits: lore records a person's uncommitted edits to notes as
+	// their own commit on the org ref before it merges Drafts, and on
+	// `lore commit` (default true). false: people commit themselves, and a
+	// merge that touches an uncommitted note waits for them.
+	CommitEdits *bool `yaml:"commit_edits"`
 }
+
+// CommitsEdits reports whether lore commits a person's pending edits.
+func (c Config) CommitsEdits() bool { return c.CommitEdits == nil || *c.CommitEdits }
 
 // JournalConfig configures the journal profile.
 type JournalConfig struct {

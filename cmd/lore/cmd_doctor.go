@@ -72,6 +72,19 @@ Example: lore doctor`)
 			st.Problems = append(st.Problems, vault.Problem{Path: branch, Message: "a Draft branch lore cannot read (left out of every project's memory; fix it with git or delete the branch): " + why})
 		}
 	}
+	if pending, err := storeOf(ix).PendingEdits(ctx); err == nil && len(pending) > 0 {
+		what := "lore records them as your own commit before it merges Drafts, or now with `lore commit`"
+		if !v.Config.CommitsEdits() {
+			what = "commit_edits is false: commit them yourself; a merge that touches one waits until you do"
+		}
+		fmt.Fprintf(e.stdout, "edits:      %d uncommitted note(s) (%s)\n", len(pending), what)
+		for _, p := range pending[:min(len(pending), 10)] {
+			fmt.Fprintf(e.stdout, "            %s\n", p)
+		}
+		if len(pending) > 10 {
+			fmt.Fprintf(e.stdout, "            … and %d more\n", len(pending)-10)
+		}
+	}
 	for _, l := range drafts.StaleLocks(storeOf(ix).CommonDir()) {
 		st.Problems = append(st.Problems, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
 	}

@@ -56,6 +56,7 @@ func commands() []command {
 		{"runs", "list and show retrieval runs", runRuns},
 		{"store", "propose a change to memory as a Draft", runStore},
 		{"drafts", "review Drafts: list, show, diff, merge, discard", runDrafts},
+		{"commit", "record your uncommitted edits to notes as your own commit", runCommit},
 		{"sync", "push Drafts to the vault's remote; --status shows the outbox", runSync},
 		{"mcp", "serve agents over MCP (stdio); mcp config prints the set-up", runMCP},
 		{"guard", "check code changes against the rules in memory; install the hook", runGuard},
