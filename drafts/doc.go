@@ -59,10 +59,27 @@
 // lines.
 //
 // Update applies to the version the project sees (the working tree with its
-// Drafts), and the Draft carries the result on top of the org ref. If a
-// person has uncommitted edits to that file, they are in the loaded text and
-// so in the Draft; merge then refuses until the person commits or stashes
-// them, so nothing of theirs is published behind their back.
+// Drafts), and the Draft carries the result.
+//
+// # People who never type git
+//
+// A person edits notes in any editor; lore reads the work tree, so a saved
+// edit is published memory at once. lore records a person's uncommitted
+// edits to notes (and lore.yaml, the guidelines file) as the person's own
+// commit on the org ref — authored as git's configuration names them —
+// at two moments only: before it merges Drafts, and on `lore commit`
+// (pending.go). `commit_edits: false` in lore.yaml leaves committing to
+// people who do it themselves; a merge that touches an uncommitted note then
+// refuses and names it, so nothing of theirs is published behind their back.
+// A Draft of a note with uncommitted edits forks from a pending base (the
+// org ref plus the person's version, authored as them), so the Draft holds
+// only the agent's change and its diff shows just that. When the org ref
+// and a Draft both changed a note since it forked (the person's recorded
+// edit, or their own git commit), merge combines them with git merge-file
+// and stops only where both touched the same lines. While a Draft is open,
+// a person's newer edit of its note is never hidden: the project sees the
+// edit combined with the Draft's change, or the person's edit alone where
+// they clash (effective), and store checks expected_hash against that view.
 //
 // # Concurrency and crashes
 //
@@ -79,10 +96,10 @@
 // # Merge
 //
 // Merge (for people) takes several Drafts, all or nothing: for each path a
-// Draft changes, the org ref must still hold the fork point's version or
-// already hold the Draft's; otherwise the merge stops and names the paths
-// (merge_conflict) — lore does no line-level merging, so a person's text is
-// never combined with an agent's without review. The first Draft whose fork
+// Draft changes, the org ref must still hold the fork point's version,
+// already hold the Draft's, or combine with it cleanly under git merge-file
+// (both changed different lines); otherwise the merge stops and names the
+// paths (merge_conflict). The first Draft whose fork
 // point is the org head fast-forwards; the others become merge commits. When
 // the vault's work tree is on the org branch, affected files must match the
 // org ref byte for byte (else the merge refuses and names them) and the
