@@ -101,8 +101,9 @@
 // (both changed different lines); otherwise the merge stops and names the
 // paths (merge_conflict). The first Draft whose fork
 // point is the org head fast-forwards; the others become merge commits. When
-// the vault's work tree is on the org branch, affected files must match the
-// org ref byte for byte (else the merge refuses and names them) and the
+// the vault's work tree is on the org branch, the person's pending edits are
+// recorded first (with commit_edits: false, affected files must match the
+// org ref byte for byte, else the merge refuses and names them) and the
 // work tree and index are updated with `git read-tree -m -u OLD NEW`, the
 // git CLI's own two-tree fast-forward, before the org ref moves. A Draft
 // already in the org ref's history (a person's `git merge`) counts as merged:
