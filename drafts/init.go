@@ -22,6 +22,7 @@ type InitResult struct {
 	Root        string
 	CreatedRepo bool
 	Wrote       []string // files Init created (never an existing one)
+	OrgRef      string   // the adopted repository's branch, when it is not main
 	Committed   int      // files in the initial commit (0 when the repo existed)
 	Notes       int      // memory files found
 }
@@ -64,8 +65,19 @@ func Init(dir string, ownRepo bool, now func() time.Time) (InitResult, error) {
 	if res.CreatedRepo, err = InitRepo(abs, ownRepo); err != nil {
 		return res, err
 	}
+	// An adopted repository keeps its own branch as the org ref (a
+	// repository on master once got org_ref: main, and every store failed).
+	config := vault.ConfigTemplate
+	if !res.CreatedRepo {
+		if gd, err := vault.FindGitDir(abs); err == nil {
+			if b := strings.TrimPrefix(headBranch(gd), "refs/heads/"); b != "" && b != "main" && vault.CheckBranchName(b) == nil {
+				config = strings.Replace(config, "\norg_ref: main\n", "\norg_ref: "+b+"\n", 1)
+				res.OrgRef = b
+			}
+		}
+	}
 	for _, f := range []struct{ name, body string }{
-		{vault.ConfigFile, vault.ConfigTemplate},
+		{vault.ConfigFile, config},
 		{"LORE.md", vault.GuidelinesTemplate},
 	} {
 		p := filepath.Join(abs, f.name)

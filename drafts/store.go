@@ -109,6 +109,9 @@ func (s *Store) Close() error { return s.db.Close() }
 // SetClock replaces the clock (tests).
 func (s *Store) SetClock(now func() time.Time) { s.clock = now }
 
+// OrgHead is the org ref's commit (zero when the branch has none yet).
+func (s *Store) OrgHead() (plumbing.Hash, error) { return s.refs.read(s.org) }
+
 // CommonDir is the git directory that holds the refs and objects.
 func (s *Store) CommonDir() string { return s.refs.dir }
 

@@ -67,6 +67,13 @@ Example: lore doctor`)
 	for _, br := range rs.Broken {
 		st.Problems = append(st.Problems, vault.Problem{Path: br.ResourcePath, Message: fmt.Sprintf("guard rule %s is broken (not checked): %s", br.Rule, br.Problem)})
 	}
+	if head, err := storeOf(ix).OrgHead(); err != nil || head.IsZero() {
+		why := "has no commit yet"
+		if err != nil {
+			why = "cannot be read: " + err.Error()
+		}
+		st.Problems = append(st.Problems, vault.Problem{Path: "org ref " + v.Config.OrgRef, Message: why + "; agents cannot store until it has one: run `lore commit` to record the vault's notes as its first commit (or set org_ref in lore.yaml to the branch that holds your notes)"})
+	}
 	if broken, err := storeOf(ix).BrokenDrafts(ctx); err == nil {
 		for branch, why := range broken {
 			st.Problems = append(st.Problems, vault.Problem{Path: branch, Message: "a Draft branch lore cannot read (left out of every project's memory; fix it with git or delete the branch): " + why})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/vault"
 )
 
 func ruleSet(ctx context.Context, ix *fts.Index, project string) (*guard.RuleSet, error) {
@@ -126,6 +127,11 @@ existing hook is kept and runs first; uninstall puts it back.`)
 	}
 	var did string
 	if which == "install" {
+		// The hook runs lore guard in the repository: without a binding
+		// there, every later commit would be blocked by unbound_workspace.
+		if _, err := e.bindingFor(repo.Root); err != nil {
+			return vault.Errorf(vault.CodeUnbound, "the hook would block every commit of %s: it is not bound to a vault (%s). Bind it first: lore bind --vault DIR --project NAME --workspace %s", repo.Root, vault.Message(err), repo.Root)
+		}
 		bin, _ := os.Executable()
 		if bin == "" {
 			bin = "lore"

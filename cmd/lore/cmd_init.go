@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ Example: lore init ~/notes`)
 	if len(pos) == 1 {
 		dir = pos[0]
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usageError{fmt.Sprintf("%s is a file, not a folder: give the folder of your notes", dir)}
+	}
 	res, err := drafts.Init(dir, *ownRepo, time.Now)
 	if err != nil {
 		return err
@@ -41,6 +45,9 @@ Example: lore init ~/notes`)
 		fmt.Fprintf(e.stdout, "Created a git repository in %s\n", res.Root)
 	} else {
 		fmt.Fprintf(e.stdout, "Adopted %s (an existing git repository)\n", res.Root)
+		if res.OrgRef != "" {
+			fmt.Fprintf(e.stdout, "Its branch %s holds published memory (org_ref: %s in lore.yaml)\n", res.OrgRef, res.OrgRef)
+		}
 	}
 	if len(res.Wrote) > 0 {
 		fmt.Fprintf(e.stdout, "Wrote %s\n", strings.Join(res.Wrote, ", "))
@@ -82,6 +89,21 @@ Example: lore bind --vault ~/notes --project api`)
 		return err
 	}
 	v.Close()
+	// A project the vault does not know is allowed (it may be new), but said.
+	if _, known := v.Config.Projects[*project]; !known {
+		if st, err := os.Stat(filepath.Join(v.Root, "projects", *project)); err != nil || !st.IsDir() {
+			var names []string
+			for n := range v.Config.Projects {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			known := "none yet"
+			if len(names) > 0 {
+				known = strings.Join(names, ", ")
+			}
+			fmt.Fprintf(e.stderr, "lore: note: project %q is not in %s's lore.yaml (projects: %s) and has no projects/%s/ folder; binding it anyway. Add it under projects: in lore.yaml if it is meant to exist.\n", *project, v.Root, known, *project)
+		}
+	}
 	p, err := vault.BindingsPath()
 	if err != nil {
 		return err

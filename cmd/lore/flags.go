@@ -50,6 +50,15 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // binding resolves the vault folder and project for this invocation.
 func (e *env) binding() (vault.Binding, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return vault.Binding{}, err
+	}
+	return e.bindingFor(cwd)
+}
+
+// bindingFor resolves the binding a command run in dir would use.
+func (e *env) bindingFor(dir string) (vault.Binding, error) {
 	if e.vaultDir != "" {
 		p := e.project
 		if p == "" {
@@ -57,12 +66,8 @@ func (e *env) binding() (vault.Binding, error) {
 		}
 		return vault.CheckProject(vault.Binding{Vault: e.vaultDir, Project: p, Source: "--vault"})
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return vault.Binding{}, err
-	}
 	bp, _ := vault.BindingsPath()
-	b, err := vault.ResolveBinding(cwd, e.getenv, bp)
+	b, err := vault.ResolveBinding(dir, e.getenv, bp)
 	if err != nil {
 		return b, err
 	}
