@@ -3,11 +3,17 @@ GO      ?= go
 TAGS    := sqlite_fts5
 BIN     := bin/lore
 DEMO    := .demo/vault
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS := -X main.commit=$(COMMIT)
 
-.PHONY: build test bench demo lint eval fuzz clean model reliability
+.PHONY: build install test bench demo lint eval fuzz clean model reliability
 
 build:
-	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/lore
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/lore
+
+# Puts lore on PATH: into $(go env GOBIN), else $(go env GOPATH)/bin.
+install:
+	$(GO) install -tags $(TAGS) -ldflags "$(LDFLAGS)" ./cmd/lore
 
 # Go tests (real SQLite, git, git daemon on loopback), then the end-to-end
 # tests: the official MCP TypeScript SDK client driving lore mcp.

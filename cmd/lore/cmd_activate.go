@@ -19,7 +19,7 @@ Prints the fragments, the removed units, next_state and the run id.
 Example: lore activate "fix the sync retry budget" --json`)
 	state := fs.String("state", "", "next_state of the previous call")
 	asJSON := fs.Bool("json", false, "print the response as JSON, as MCP returns it")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -64,9 +64,12 @@ delivered, and the timings.
 
 Example: lore runs show run_0193a…`)
 	n := fs.Int("n", 20, "runs to list")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *n < 1 {
+		return usageError{fmt.Sprintf("-n %d: give a positive number", *n)}
 	}
 	if len(pos) == 0 || (pos[0] != "list" && pos[0] != "show") || (pos[0] == "show") != (len(pos) == 2) {
 		fs.Usage()

@@ -66,7 +66,7 @@ Examples:
 	page := fs.Int("page", 1, "show: the page of requests")
 	asJSON := fs.Bool("json", false, "print JSON")
 	homes := homeFlags(fs, e)
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ Example: lore bench -n 10000`)
 	nq := fs.Int("queries", 300, "search queries to time")
 	dir := fs.String("dir", "", "build the vault in DIR and keep it (default: temporary)")
 	vectors := fs.Bool("vectors", true, "also time activate with a vector for every unit")
-	if pos, err := parse(fs, args); err != nil {
+	if pos, err := e.parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usageError{"bench takes no arguments"}

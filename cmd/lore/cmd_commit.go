@@ -13,7 +13,7 @@ recorded now. Nothing else you staged is committed. With commit_edits: false
 in lore.yaml (for people who commit themselves) it does nothing.
 
 Example: lore commit`)
-	if pos, err := parse(fs, args); err != nil {
+	if pos, err := e.parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usageError{"commit takes no arguments"}

@@ -16,7 +16,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 be read as memory and why. Exit status 1 when any file has a problem.
 
 Example: lore doctor`)
-	if pos, err := parse(fs, args); err != nil {
+	if pos, err := e.parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usageError{"doctor takes no arguments"}

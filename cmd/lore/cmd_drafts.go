@@ -50,7 +50,7 @@ Examples:
 	fs.Var(&olds, "old", "update: exact text to replace (repeat with --new)")
 	fs.Var(&news, "new", "update: its replacement (repeat with --old)")
 	newPath := fs.String("new-path", "", "rename: the new path")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ Examples:
   lore drafts merge drf_01J… drf_01K…`)
 	all := fs.Bool("all", false, "list: include Drafts already merged by git")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ that cannot be pushed stay in the outbox, retrying with backoff; --status
 prints the outbox without syncing.`)
 	status := fs.Bool("status", false, "print each Draft's sync status and last error; do not sync")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	ix, _, err := e.openIndex(ctx)

@@ -27,7 +27,7 @@ Examples:
 	mode := fs.String("mode", "lexical", "retrieval mode: lexical, vector or hybrid (the last two use the built-in model)")
 	keep := fs.String("keep", "", "build the vault in DIR and keep it (default: a temporary folder, removed)")
 	cases := fs.Bool("cases", false, "score the bound vault on its evaluation cases (made with \"Report inaccurate\" in lore serve) instead of a data set")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

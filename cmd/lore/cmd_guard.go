@@ -43,7 +43,7 @@ Examples:
 	strict := fs.Bool("strict", false, "warnings and broken rules block too")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	repoDir := fs.String("repo", ".", "the code repository")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func runGuardHook(ctx context.Context, e *env, which string, args []string) erro
 	fs := newFlags(e, "guard "+which, "[--repo DIR]", `Install or remove the pre-commit hook that runs lore guard --staged. An
 existing hook is kept and runs first; uninstall puts it back.`)
 	repoDir := fs.String("repo", ".", "the code repository")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	repo, err := guard.OpenRepo(ctx, *repoDir)
@@ -156,7 +156,7 @@ cover the changed files come first.`)
 	withDiff := fs.Bool("diff", false, "put the notes whose rules cover the uncommitted changes first")
 	branch := fs.String("branch", "", "put the notes whose rules cover the changes since BASE first")
 	repoDir := fs.String("repo", ".", "the code repository")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	ix, b, err := e.openIndex(ctx)

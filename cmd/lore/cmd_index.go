@@ -18,7 +18,7 @@ before every query; run it after a large change to pay the cost up front.
 Example: lore index --rebuild`)
 	rebuild := fs.Bool("rebuild", false, "rebuild the index from nothing")
 	noEmbed := fs.Bool("no-embed", false, "the lexical index only; leave embedding to a later lore index or lore mcp")
-	if pos, err := parse(fs, args); err != nil {
+	if pos, err := e.parse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usageError{"index takes no arguments"}

@@ -23,7 +23,7 @@ asks for a repository of its own.
 
 Example: lore init ~/notes`)
 	ownRepo := fs.Bool("git", false, "create a git repository in DIR even when DIR is inside another one")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ Example: lore bind --vault ~/notes --project api`)
 	vaultDir := fs.String("vault", e.vaultDir, "the vault folder")
 	project := fs.String("project", e.project, "the project name")
 	workspace := fs.String("workspace", "", "the working directory to bind (default: current)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ Examples:
 	diaries := fs.Bool("include-diary", false, "recall: include diaries")
 	text := fs.Bool("text", false, "print a summary instead of JSON")
 	pretty := fs.Bool("pretty", false, "indent the JSON")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ memory_resource_not_found and exit status 3.
 
 Example: lore load decisions/0002-sqlite-index.md`)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

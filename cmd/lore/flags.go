@@ -14,20 +14,48 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// newFlags returns a flag set that prints usage (with an example) to stderr.
+// ownVaultFlags are the commands that define --vault/--project themselves.
+var ownVaultFlags = map[string]bool{"bind": true, "activity": true}
+
+// newFlags returns a command's flag set. Its usage (with an example) goes to
+// stdout when asked for (-h, --help: `lore search -h | less` works) and to
+// stderr after a bad flag. --vault and --project are accepted after the
+// command too, as before it.
 func newFlags(e *env, name, args, about string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: lore %s %s\n\n%s\n", name, args, about)
+		fmt.Fprintf(fs.Output(), "Usage: lore %s %s\n\n%s\n", name, args, about)
 		fs.PrintDefaults()
+	}
+	if !ownVaultFlags[name] {
+		fs.StringVar(&e.vaultDir, "vault", e.vaultDir, "the vault folder (overrides the binding; also before the command)")
+		fs.StringVar(&e.project, "project", e.project, "the project (overrides the binding; also before the command)")
 	}
 	return fs
 }
 
+// wantsHelp reports whether args ask for help before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
 // parse parses flags anywhere among the arguments ("search foo -n 3") and
-// returns the positional ones.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+// returns the positional ones. -h prints the usage to stdout.
+func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	if wantsHelp(args) {
+		fs.SetOutput(e.stdout)
+		fs.Usage()
+		return nil, flag.ErrHelp
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -100,11 +100,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&e.vaultDir, "vault", "", "vault folder (overrides the binding)")
 	fs.StringVar(&e.project, "project", "", "project name (overrides the binding)")
 	fs.Usage = func() { usage(stderr) }
+	showVersion := fs.Bool("version", false, "print the version, the commit and the index format")
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		usage(stdout) // asked for: to stdout, so `lore -h | less` works
+		return exitOK
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitUsage
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
 	}
 	if fs.NArg() == 0 {
 		usage(stderr)
@@ -116,9 +125,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitCode(stderr, c.run(ctx, e, rest))
 		}
 	}
-	if name == "help" {
+	switch name {
+	case "help":
 		usage(stdout)
 		return exitOK
+	case "version":
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
+	}
+	if near := nearestCommand(name); near != "" {
+		fmt.Fprintf(stderr, "lore: unknown command %q; did you mean %q?\n", name, near)
+		return exitUsage
 	}
 	fmt.Fprintf(stderr, "lore: unknown command %q\n", name)
 	usage(stderr)
@@ -153,7 +170,7 @@ func exitCode(stderr io.Writer, err error) int {
 	switch vault.ErrorCode(err) {
 	case vault.CodeNotFound:
 		return exitNotFound
-	case vault.CodeInvalid:
+	case vault.CodeInvalid, vault.CodeInvalidState, vault.CodeReplacementNotFound, vault.CodeReplacementAmbiguous, vault.CodeReplacementOverlap:
 		return exitUsage
 	case vault.CodeUnbound, vault.CodeNotVault, vault.CodeConfig:
 		return exitSetup
