@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -132,7 +133,35 @@ func yamlError(err error, data []byte) string {
 		}
 		return fmt.Sprintf("line %d (`%s`): ", n, strings.TrimSpace(lines[n-1]))
 	})
+	// "field orgref not found in type vault.Config": name the key and the
+	// keys that are allowed there, not a Go type.
+	msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := unknownField.FindStringSubmatch(m)
+		if keys := allowedKeys[sub[2]]; keys != "" {
+			return fmt.Sprintf("unknown key %q (allowed here: %s)", sub[1], keys)
+		}
+		return fmt.Sprintf("unknown key %q", sub[1])
+	})
 	return strings.Join(strings.Fields(msg), " ")
+}
+
+var unknownField = regexp.MustCompile(`field (\S+) not found in type ([\w.]+)`)
+
+// allowedKeys lists, by Go type, the keys lore.yaml allows in that mapping.
+var allowedKeys = map[string]string{}
+
+func init() {
+	for name, v := range map[string]any{"vault.Config": Config{}, "vault.JournalConfig": JournalConfig{}, "vault.ProjectConfig": ProjectConfig{},
+		"vault.RetrievalConfig": RetrievalConfig{}, "vault.EmbeddingConfig": EmbeddingConfig{}, "vault.RerankConfig": RerankConfig{}} {
+		t := reflect.TypeOf(v)
+		var keys []string
+		for i := 0; i < t.NumField(); i++ {
+			if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
+				keys = append(keys, k)
+			}
+		}
+		allowedKeys[name] = strings.Join(keys, ", ")
+	}
 }
 
 var projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

@@ -39,10 +39,15 @@ Example: lore index --rebuild`)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%d memory files: %d added, %d updated, %d removed, %d unchanged bytes re-stamped, %d skipped\n",
-		st.Files, st.Added, st.Updated, st.Removed, st.Touched, st.Skipped)
-	if n := st.Skipped + len(st.Problems); n > 0 {
-		fmt.Fprintf(e.stdout, "Some files could not be read as memory; `lore doctor` lists them and why.\n")
+	fmt.Fprintf(e.stdout, "%d memory files: %d added, %d updated, %d removed, %d skipped\n",
+		st.Files, st.Added, st.Updated, st.Removed, st.Skipped)
+	// Say, where the person is looking, which files lore could not read
+	// (whole, or their frontmatter): one line each.
+	if all, err := ix.Stats(ctx); err == nil && len(all.Problems) > 0 {
+		fmt.Fprintf(e.stdout, "%d file(s) could not be read as lore reads notes:\n", len(all.Problems))
+		for _, p := range all.Problems {
+			fmt.Fprintf(e.stdout, "  %s: %s\n", p.Path, p.Message)
+		}
 	}
 	if ix.Embedder() != nil && !*noEmbed {
 		n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "embedding"))
