@@ -57,12 +57,14 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
 	$(GO) vet -tags $(TAGS) ./...
 
-# Ranking quality on SciFact (needs ../shared/data/scifact); the vault and its
-# vectors are kept in .eval/ so later runs skip the embedding.
+# Ranking quality on SciFact, a BEIR-format folder (SCIFACT=DIR); the vault
+# and its vectors are kept in .eval/ so later runs skip the embedding.
+SCIFACT ?= data/scifact
 eval: build model
-	$(BIN) eval ../shared/data/scifact --mode lexical --keep .eval/scifact
-	$(BIN) eval ../shared/data/scifact --mode vector --keep .eval/scifact
-	$(BIN) eval ../shared/data/scifact --mode hybrid --keep .eval/scifact
+	@test -f $(SCIFACT)/queries.jsonl || { echo "make eval needs SciFact in BEIR format: make eval SCIFACT=DIR (corpus.jsonl[.gz], queries.jsonl, qrels/test.tsv)"; exit 2; }
+	$(BIN) eval $(SCIFACT) --mode lexical --keep .eval/scifact
+	$(BIN) eval $(SCIFACT) --mode vector --keep .eval/scifact
+	$(BIN) eval $(SCIFACT) --mode hybrid --keep .eval/scifact
 
 # Run each fuzz target for a while (the seed corpora run in make test).
 fuzz:

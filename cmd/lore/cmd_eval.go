@@ -22,7 +22,7 @@ With --cases, it scores the bound vault instead on the evaluation cases people
 made from retrieval runs (Recall@20, nDCG@10, MRR).
 
 Examples:
-  lore eval ../shared/data/scifact
+  lore eval ~/data/scifact
   lore eval --cases --mode hybrid`)
 	mode := fs.String("mode", "lexical", "retrieval mode: lexical, vector or hybrid (the last two use the built-in model)")
 	keep := fs.String("keep", "", "build the vault in DIR and keep it (default: a temporary folder, removed)")
