@@ -44,13 +44,13 @@ demo: build model
 	rm -rf $(DEMO) && mkdir -p $(dir $(DEMO)) && cp -R testdata/demo-vault $(DEMO)
 	$(BIN) init --git $(DEMO)
 	$(BIN) --vault $(DEMO) index
-	@echo; echo '$$ lore search "how do we ship a new release" -n 3'
+	@echo; echo '$$ $(BIN) --vault $(DEMO) search "how do we ship a new release" -n 3'
 	@$(BIN) --vault $(DEMO) search "how do we ship a new release" -n 3
-	@echo; echo '$$ lore search "并发控制" -n 2'
+	@echo; echo '$$ $(BIN) --vault $(DEMO) search "并发控制" -n 2'
 	@$(BIN) --vault $(DEMO) search "并发控制" -n 2
-	@echo; echo '$$ lore search parseConfigFile -n 1'
+	@echo; echo '$$ $(BIN) --vault $(DEMO) search parseConfigFile -n 1'
 	@$(BIN) --vault $(DEMO) search parseConfigFile -n 1
-	@echo; echo '$$ lore activate "what must I check before shipping a new version?"'
+	@echo; echo '$$ $(BIN) --vault $(DEMO) activate "what must I check before shipping a new version?"'
 	@$(BIN) --vault $(DEMO) activate "what must I check before shipping a new version?"
 
 lint:
