@@ -51,7 +51,7 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 		return rep, err
 	}
 	defer unlock()
-	if _, err := runGit(ctx, s.top, "remote", "get-url", s.remote); err != nil {
+	if !s.HasRemote(ctx) {
 		return rep, vault.Errorf(vault.CodeConfig, "the vault has no git remote %q: add one with `git remote add %s URL`, or name another with remote: in lore.yaml", s.remote, s.remote)
 	}
 	if err := s.reconcile(ctx); err != nil {
@@ -247,4 +247,11 @@ func (s *Store) reconcile(ctx context.Context) error {
 		s.outboxDiscarded(ctx, id)
 	}
 	return nil
+}
+
+// HasRemote reports whether the vault's git remote (remote: in lore.yaml,
+// origin by default) exists.
+func (s *Store) HasRemote(ctx context.Context) bool {
+	_, err := runGit(ctx, s.top, "remote", "get-url", s.remote)
+	return err == nil
 }

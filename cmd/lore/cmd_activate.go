@@ -53,7 +53,8 @@ Example: lore activate "fix the sync retry budget" --json`)
 	if len(act.Removed) > 0 {
 		fmt.Fprintf(e.stdout, "removed: %s\n", strings.Join(act.Removed, ", "))
 	}
-	fmt.Fprintf(e.stdout, "run: %s\nnext_state: %s\n", act.RunID, act.NextState)
+	fmt.Fprintf(e.stdout, "run: %s (lore runs show %s: every candidate and why it was cut)\n", act.RunID, act.RunID)
+	fmt.Fprintf(e.stdout, "next_state (pass it as --state to get only what changed next time): %s\n", act.NextState)
 	return nil
 }
 
@@ -93,6 +94,11 @@ Example: lore runs show run_0193a…`)
 	if err != nil {
 		return err
 	}
+	if len(runs) == 0 {
+		fmt.Fprintln(e.stdout, "no retrieval runs yet: each activate records one")
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "%-30s  %-19s  %9s  %-8s %s\n", "RUN", "WHEN (UTC)", "TIME", "PROJECT", "QUERY")
 	for _, r := range runs {
 		fmt.Fprintf(e.stdout, "%s  %s  %6.1f ms  %-8s %s\n", r.RunID, r.CreatedAt[:19], float64(r.TotalUS)/1000, orDash(r.Project), r.Query)
 	}

@@ -175,6 +175,7 @@ Examples:
 			fmt.Fprintln(e.stdout, "no open Drafts")
 			return nil
 		}
+		hasRemote := st.HasRemote(ctx)
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "DRAFT\tPROJECT\tLAST OP\tPATH\tOPS\tSYNC\tUPDATED")
 		for _, d := range ds {
@@ -187,6 +188,9 @@ Examples:
 				p = d.Paths[0]
 			}
 			status := st.SyncStatus(ctx, d.ID)
+			if status == "queued" && !hasRemote {
+				status = "local (no remote)"
+			}
 			if d.Merged {
 				status = "merged"
 			}
@@ -299,6 +303,13 @@ prints the outbox without syncing.`)
 		if rep.Error != "" {
 			fmt.Fprintf(e.stdout, "will retry: %s\n", rep.Error)
 		}
+	}
+	if !st.HasRemote(ctx) {
+		fmt.Fprintf(e.stdout, "no remote %q: Drafts stay on this machine (that is fine for one person); add one with `git remote add %s URL` to share them\n", ix.Vault().Config.Remote, ix.Vault().Config.Remote)
+	}
+	if len(rep.Outbox) == 0 {
+		fmt.Fprintln(e.stdout, "nothing is waiting to sync")
+		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DRAFT\tPROJECT\tSTATUS\tATTEMPTS\tLAST ERROR")

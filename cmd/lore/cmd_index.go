@@ -11,7 +11,7 @@ import (
 )
 
 func runIndex(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "index", "[--rebuild]", `Bring the index up to date with the vault. Searches do this by themselves
+	fs := newFlags(e, "index", "[--rebuild] [--no-embed]", `Bring the index up to date with the vault. Searches do this by themselves
 before every query; run it after a large change to pay the cost up front.
 --rebuild throws the index away and builds it again from the vault.
 
