@@ -97,6 +97,21 @@ test("activity: session, request, fragments, Retrieval Process, report, back", a
   assert.match(out, /Recall@20\s+1\.0000/);
 });
 
+test("memory: find a note from the search box, open it whole; a favicon", async () => {
+  needBrowser();
+  const page = await browser.newPage();
+  await page.goto(url);
+  assert.match(await page.getAttribute("link[rel=icon]", "href"), /^data:image\/svg\+xml/);
+  await page.fill("#q", "how do we ship a new release");
+  await page.press("#q", "Enter");
+  await page.waitForFunction(() => document.querySelector("#sessions").textContent.includes("howto/release.md"));
+  await page.click("#sessions li:first-child");
+  await page.waitForSelector("pre.note");
+  assert.match(await page.textContent("#detail"), /howto\/release\.md/);
+  assert.match(await page.textContent("pre.note"), /# How to release a new version/);
+  await page.close();
+});
+
 test("drafts: diff and merge from the page", async () => {
   needBrowser();
   const page = await browser.newPage();

@@ -84,6 +84,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/drafts/diff", s.draftDiff)
 	mux.HandleFunc("POST /api/drafts/merge", s.draftMerge)
 	mux.HandleFunc("POST /api/drafts/discard", s.draftDiscard)
+	mux.HandleFunc("GET /api/search", s.search)
+	mux.HandleFunc("GET /api/note", s.note)
 	return s.guard(mux)
 }
 
@@ -368,4 +370,41 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		return nil
 	}
 	return err
+}
+
+// search finds notes with the same index as lore search: people open the UI
+// to look at memory, not only at activity. project defaults to the server's.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if q == "" {
+		fail(w, vault.Errorf(vault.CodeInvalid, "q is empty: type what to find"))
+		return
+	}
+	hits, err := s.ix.Search(r.Context(), q, fts.SearchOptions{Project: s.viewProject(r), Limit: 20})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if hits == nil {
+		hits = []fts.Hit{}
+	}
+	writeJSON(w, map[string]any{"hits": hits})
+}
+
+// note returns one whole note by id or path.
+func (s *Server) note(w http.ResponseWriter, r *http.Request) {
+	rs, err := s.ix.Load(r.Context(), []string{r.URL.Query().Get("id")}, s.viewProject(r))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, rs[0])
+}
+
+// viewProject is the project whose memory a request looks at.
+func (s *Server) viewProject(r *http.Request) string {
+	if p := r.URL.Query().Get("project"); p != "" && vault.ValidProjectName(p) {
+		return p
+	}
+	return s.project
 }

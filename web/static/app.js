@@ -62,7 +62,13 @@ async function loadSessions(fresh) {
   }
   state.cursor = page.next_cursor || "";
   $("#more").hidden = !state.cursor;
-  if (!page.sessions.length && fresh) $("#sessions").append(el("li", { class: "time" }, "No sessions in the bound workspaces."));
+  if (!page.sessions.length && fresh) {
+    $("#sessions").append(el("li", { class: "time" }, "No agent sessions yet."));
+    $("#detail").replaceChildren(el("div", { class: "empty" },
+      el("p", {}, "No agent has used this memory yet from the workspaces bound to it."),
+      el("p", {}, "Bind a code folder (lore bind --vault DIR --project NAME), connect an agent there (lore mcp config --client claude prints how), and its sessions appear here: each request, what it asked of memory and what it got."),
+      el("p", {}, "Meanwhile, find a note with the search box on the left.")));
+  }
 }
 
 async function openSession(token, li) {
@@ -174,3 +180,40 @@ $("#refresh").addEventListener("click", () => loadSessions(true));
 $("#more").addEventListener("click", () => loadSessions(false));
 $("#nav-drafts").addEventListener("click", (e) => { e.preventDefault(); showDrafts(); });
 loadProjects().catch((err) => { $("#detail").replaceChildren(el("p", { class: "error" }, err.message)); });
+
+// Find a note: the same index as lore search; a hit opens the whole note.
+async function findNotes(q) {
+  $("#list").classList.remove("hidden");
+  const ul = $("#sessions");
+  ul.replaceChildren(el("li", { class: "time" }, "Searching…"));
+  $("#more").hidden = true;
+  try {
+    const r = await api("/api/search?" + new URLSearchParams({ q }));
+    ul.replaceChildren();
+    if (!r.hits.length) ul.append(el("li", { class: "time" }, "No note matches “" + q + "”."));
+    for (const h of r.hits) {
+      const li = el("li", { onclick: () => openNote(h.resource_id || h.path, li) },
+        el("div", {}, h.path + (h.heading_path.length ? " › " + h.heading_path.join(" › ") : "")),
+        el("div", { class: "time" }, h.snippet || ""));
+      ul.append(li);
+    }
+  } catch (err) {
+    ul.replaceChildren(el("li", { class: "error" }, "Search failed: " + err.message));
+  }
+}
+
+async function openNote(id, li) {
+  document.querySelectorAll("#sessions li").forEach((x) => x.classList.toggle("active", x === li));
+  const d = $("#detail");
+  try {
+    const n = await api("/api/note?" + new URLSearchParams({ id }));
+    d.replaceChildren(el("h2", {}, n.title || n.path), el("div", { class: "time" }, n.path + " · " + n.resource_id + (n.draft_id ? " · Draft " + n.draft_id : "")),
+      el("pre", { class: "note" }, n.content));
+  } catch (err) {
+    d.replaceChildren(el("p", { class: "error" }, "Could not load the note: " + err.message));
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#find").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#q").value.trim(); if (q) findNotes(q); });
+});
