@@ -57,7 +57,7 @@ Example: lore doctor`)
 				ready = err.Error()
 			}
 		}
-		fmt.Fprintf(e.stdout, "vectors:    %s (%s), %d unit texts waiting for `lore index`\n", em.Name(), ready, pending)
+		fmt.Fprintf(e.stdout, "vectors:    %s (%s), %d sections waiting to be embedded (`lore index`, or a running `lore mcp`, embeds them)\n", em.Name(), ready, pending)
 	}
 	rs, err := ruleSet(ctx, ix, b.Project)
 	if err != nil {

@@ -57,7 +57,7 @@ Example: lore index --rebuild`)
 		case err != nil:
 			return fmt.Errorf("embedding (the lexical index is complete): %w", err)
 		default:
-			fmt.Fprintf(e.stdout, "vectors: %d unit texts embedded with %s\n", n, ix.Embedder().Name())
+			fmt.Fprintf(e.stdout, "vectors: %d sections embedded with %s\n", n, ix.Embedder().Name())
 		}
 	}
 	fmt.Fprintf(e.stderr, "took %s\n", time.Since(start).Round(time.Millisecond))

@@ -69,5 +69,17 @@ Example: lore search "how do we release" -n 5`)
 		}
 		fmt.Fprintf(e.stdout, "%d. %s  (%s)%s\n   %s\n   %s\n", i+1, where, score, status, h.UnitKey, h.Snippet)
 	}
+	unreadableFooter(ctx, e, ix)
 	return nil
+}
+
+// unreadableFooter tells a person at a terminal how many files lore could
+// not read as notes (a pipe or a script gets the results alone).
+func unreadableFooter(ctx context.Context, e *env, ix *fts.Index) {
+	if !isTerminal(e.stdout) {
+		return
+	}
+	if st, err := ix.Stats(ctx); err == nil && len(st.Problems) > 0 {
+		fmt.Fprintf(e.stdout, "(%d file(s) could not be read as notes; `lore doctor` lists them and why)\n", len(st.Problems))
+	}
 }

@@ -603,7 +603,7 @@ func TestReliabilityCrashes(t *testing.T) {
 		inconsistencies++
 		t.Errorf("embedding after the crashes: %s", out)
 	}
-	if out, _ := exec.Command(binary(t), "--vault", evault, "doctor").CombinedOutput(); !strings.Contains(string(out), ", 0 unit texts waiting") {
+	if out, _ := exec.Command(binary(t), "--vault", evault, "doctor").CombinedOutput(); !strings.Contains(string(out), ", 0 sections waiting") {
 		inconsistencies++
 		t.Errorf("vectors pending after a full index:\n%s", out)
 	}
