@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/lore-memory/lore/fts"
 )
@@ -65,6 +67,7 @@ delivered, and the timings.
 
 Example: lore runs show run_0193a…`)
 	n := fs.Int("n", 20, "runs to list")
+	asJSON := fs.Bool("json", false, "show: print the stored record as JSON")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -86,9 +89,12 @@ Example: lore runs show run_0193a…`)
 		if err != nil {
 			return err
 		}
-		var v any
-		json.Unmarshal(rec, &v)
-		return writeJSON(e.stdout, v)
+		if *asJSON {
+			var v any
+			json.Unmarshal(rec, &v)
+			return writeJSON(e.stdout, v)
+		}
+		return printRun(e, rec)
 	}
 	runs, err := ix.Runs(ctx, *n)
 	if err != nil {
@@ -117,4 +123,58 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// printRun shows a retrieval run for people: the query, what was delivered,
+// then every candidate with its ranks, scores and fate (--json for tools).
+func printRun(e *env, rec []byte) error {
+	var r struct {
+		RunID, CreatedAt, Query, Project, Mode string
+		TotalUS                                int64 `json:"total_us"`
+		Delivered                              []struct {
+			Action, Path string
+			UnitKey      string `json:"unit_key"`
+			Content      string
+		}
+		Candidates []struct {
+			Rank        int
+			Path        string
+			HeadingPath []string `json:"heading_path"`
+			Tokens      int
+			ExactRank   int     `json:"exact_rank"`
+			BM25Rank    int     `json:"bm25_rank"`
+			VectorRank  int     `json:"vector_rank"`
+			Final       float64 `json:"final"`
+			Outcome     string
+		}
+		Removed []string
+	}
+	if err := json.Unmarshal(rec, &r); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "run %s · %s · project %s · mode %s · %.1f ms\nquery: %s\n\n", r.RunID, r.CreatedAt, orDash(r.Project), r.Mode, float64(r.TotalUS)/1000, r.Query)
+	fmt.Fprintf(e.stdout, "delivered (%d):\n", len(r.Delivered))
+	for i, d := range r.Delivered {
+		fmt.Fprintf(e.stdout, "  %d. [%s] %s  (%s)\n", i+1, d.Action, d.Path, d.UnitKey)
+	}
+	if len(r.Removed) > 0 {
+		fmt.Fprintf(e.stdout, "removed: %s\n", strings.Join(r.Removed, ", "))
+	}
+	rank := func(n int) string {
+		if n == 0 {
+			return "-"
+		}
+		return strconv.Itoa(n)
+	}
+	fmt.Fprintf(e.stdout, "\ncandidates (%d):\n", len(r.Candidates))
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RANK\tOUTCOME\tSCORE\tEXACT\tBM25\tVECTOR\tTOKENS\tSECTION")
+	for _, c := range r.Candidates {
+		where := c.Path
+		if len(c.HeadingPath) > 0 {
+			where += " › " + strings.Join(c.HeadingPath, " › ")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\t%s\t%s\t%d\t%s\n", c.Rank, c.Outcome, c.Final, rank(c.ExactRank), rank(c.BM25Rank), rank(c.VectorRank), c.Tokens, where)
+	}
+	return tw.Flush()
 }
