@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -241,17 +240,7 @@ func TestAttack_UnmergedDraftDoesNotSwitchRules(t *testing.T) {
 // leaves git's index lock behind, as a read-tree killed half-way would.
 func mergeCrashWorker() int {
 	ctx := context.Background()
-	v, err := vault.Open(os.Getenv("LORE_DIR"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ix, err := fts.Open(ctx, v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	s, err := Open(ctx, ix)
+	v, _, s, err := openAll(os.Getenv("LORE_DIR"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

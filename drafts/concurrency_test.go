@@ -41,17 +41,7 @@ func storeWorker() int {
 	dir, project, name := os.Getenv("LORE_DIR"), os.Getenv("LORE_PROJECT"), os.Getenv("LORE_STORE_WORKER")
 	var n int
 	fmt.Sscan(os.Getenv("LORE_OPS"), &n)
-	v, err := vault.Open(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ix, err := fts.Open(ctx, v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	s, err := Open(ctx, ix)
+	_, ix, s, err := openAll(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -256,4 +246,20 @@ func (tv *tvault) draftCarrying(project, resource string) *Draft {
 		}
 	}
 	return nil
+}
+
+// openAll opens a vault folder, its index and its Draft store, as a lore
+// process does (for the worker processes of these tests).
+func openAll(dir string) (*vault.Vault, *fts.Index, *Store, error) {
+	ctx := context.Background()
+	v, err := vault.Open(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ix, err := fts.Open(ctx, v)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := Open(ctx, ix)
+	return v, ix, s, err
 }

@@ -339,32 +339,9 @@ func (ix *Index) boostLinks(ctx context.Context, cs []*candidate, project string
 			rids = append(rids, strconv.FormatInt(c.RID, 10))
 		}
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT rid, target_key FROM links WHERE rid IN (`+strings.Join(rids, ",")+`) AND target_key != ''`)
+	links, list, err := ix.linkKeys(ctx, `SELECT rid, target_key FROM links WHERE rid IN (`+strings.Join(rids, ",")+`) AND target_key != ''`)
 	if err != nil {
-		return translate(err)
-	}
-	type link struct {
-		from int64
-		key  string
-	}
-	var links []link
-	keys := map[string]bool{}
-	for rows.Next() {
-		var l link
-		if err := rows.Scan(&l.from, &l.key); err != nil {
-			rows.Close()
-			return err
-		}
-		links, keys[l.key] = append(links, l), true
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return translate(err)
-	}
-	list := make([]string, 0, len(keys))
-	for k := range keys {
-		list = append(list, k)
+		return err
 	}
 	res, err := ix.resolveKeys(ctx, list, project)
 	if err != nil {

@@ -2,6 +2,7 @@ package fts
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 )
 
@@ -155,49 +156,37 @@ func overlaps(rs [][2]int, start, end int) bool {
 // currentUnits returns the held unit keys that resolve in the project's
 // Effective Memory now, with their content hashes.
 func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project string) (map[string]string, error) {
-	out := map[string]string{}
-	for lo := 0; lo < len(held); lo += 200 {
-		batch := held[lo:min(lo+200, len(held))]
-		vis, qargs := visibleTo(project)
-		ids := map[string]bool{}
-		var idMarks, keyMarks []string
-		var idArgs []any
-		for _, e := range batch {
-			keyMarks = append(keyMarks, "?")
-			qargs = append(qargs, e.key)
-			if id := keyResourceID(e.key); !ids[id] {
-				ids[id] = true
-				idMarks, idArgs = append(idMarks, "?"), append(idArgs, id)
-			}
-		}
-		// Through the resources' id index: units have no index of keys.
-		rows, err := ix.db.QueryContext(ctx, `SELECT u.unit_key, u.content_hash FROM resources r CROSS JOIN units u ON u.rid = r.rid
-			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(keyMarks, ",")+`) AND r.resource_id IN (`+strings.Join(idMarks, ",")+`)`,
-			append(qargs, idArgs...)...)
-		if err != nil {
-			return nil, translate(err)
-		}
-		for rows.Next() {
-			var k, h string
-			if err := rows.Scan(&k, &h); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[k] = h
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, translate(err)
-		}
+	keys := make([]string, len(held))
+	for i, e := range held {
+		keys[i] = e.key
 	}
-	return out, nil
+	out := map[string]string{}
+	err := ix.eachUnit(ctx, keys, project, "u.unit_key, u.content_hash", func(rows *sql.Rows) error {
+		var k, h string
+		err := rows.Scan(&k, &h)
+		out[k] = h
+		return err
+	})
+	return out, err
 }
 
 // unitsByKey returns the units with the given keys in the project's
 // Effective Memory, by key.
 func (ix *Index) unitsByKey(ctx context.Context, keys []string, project string) (map[string]Hit, error) {
 	out := map[string]Hit{}
+	err := ix.eachUnit(ctx, keys, project, hitColumns, func(rows *sql.Rows) error {
+		h, err := scanHit(rows)
+		out[h.UnitKey] = h
+		return err
+	})
+	return out, err
+}
+
+// eachUnit selects columns of the units with the given keys in the
+// project's Effective Memory, 200 keys a query, and hands each row to scan.
+// Units are found through the resources' id index (a unit key starts with
+// its resource id): units have no index of keys.
+func (ix *Index) eachUnit(ctx context.Context, keys []string, project, columns string, scan func(*sql.Rows) error) error {
 	for lo := 0; lo < len(keys); lo += 200 {
 		batch := keys[lo:min(lo+200, len(keys))]
 		vis, qargs := visibleTo(project)
@@ -212,27 +201,25 @@ func (ix *Index) unitsByKey(ctx context.Context, keys []string, project string) 
 				idMarks, idArgs = append(idMarks, "?"), append(idArgs, id)
 			}
 		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM resources r CROSS JOIN units u ON u.rid = r.rid
+		rows, err := ix.db.QueryContext(ctx, `SELECT `+columns+` FROM resources r CROSS JOIN units u ON u.rid = r.rid
 			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(keyMarks, ",")+`) AND r.resource_id IN (`+strings.Join(idMarks, ",")+`)`,
 			append(qargs, idArgs...)...)
 		if err != nil {
-			return nil, translate(err)
+			return translate(err)
 		}
 		for rows.Next() {
-			h, err := scanHit(rows)
-			if err != nil {
+			if err := scan(rows); err != nil {
 				rows.Close()
-				return nil, err
+				return err
 			}
-			out[h.UnitKey] = h
 		}
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
-			return nil, translate(err)
+			return translate(err)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // keyResourceID is the resource id a unit_key starts with: the key without

@@ -97,32 +97,10 @@ func (ix *Index) linkCounts(ctx context.Context, rid int64, project string) (in,
 		return 0, 0, translate(err)
 	}
 	vis, vargs := visibleTo(project)
-	rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT l.rid, l.target_key FROM links l CROSS JOIN resources r ON r.rid = l.rid
+	links, list, err := ix.linkKeys(ctx, `SELECT DISTINCT l.rid, l.target_key FROM links l CROSS JOIN resources r ON r.rid = l.rid
 		WHERE l.target_key IN (SELECT name FROM names WHERE rid = ?) AND l.rid != ? AND `+vis, append([]any{rid, rid}, vargs...)...)
-	if err != nil {
-		return 0, 0, translate(err)
-	}
-	type link struct {
-		from int64
-		key  string
-	}
-	var links []link
-	keys := map[string]bool{}
-	for rows.Next() {
-		var l link
-		if err := rows.Scan(&l.from, &l.key); err != nil {
-			rows.Close()
-			return 0, 0, err
-		}
-		links, keys[l.key] = append(links, l), true
-	}
-	rows.Close()
-	if len(links) == 0 {
-		return 0, out, nil
-	}
-	list := make([]string, 0, len(keys))
-	for k := range keys {
-		list = append(list, k)
+	if err != nil || len(links) == 0 {
+		return 0, out, err
 	}
 	res, err := ix.resolveKeys(ctx, list, project)
 	if err != nil {
@@ -135,4 +113,35 @@ func (ix *Index) linkCounts(ctx context.Context, rid int64, project string) (in,
 		}
 	}
 	return len(from), out, nil
+}
+
+// link is one link: the resource that writes it and its target's key.
+type link struct {
+	from int64
+	key  string
+}
+
+// linkKeys runs a query answering (rid, target_key) rows and returns the
+// links and their distinct keys.
+func (ix *Index) linkKeys(ctx context.Context, q string, args ...any) ([]link, []string, error) {
+	rows, err := ix.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, nil, translate(err)
+	}
+	defer rows.Close()
+	var links []link
+	keys := map[string]bool{}
+	var list []string
+	for rows.Next() {
+		var l link
+		if err := rows.Scan(&l.from, &l.key); err != nil {
+			return nil, nil, err
+		}
+		links = append(links, l)
+		if !keys[l.key] {
+			keys[l.key] = true
+			list = append(list, l.key)
+		}
+	}
+	return links, list, translate(rows.Err())
 }
