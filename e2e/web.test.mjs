@@ -20,7 +20,7 @@ before(async () => {
   const act = JSON.parse(lore("activate", "--json", "how do we ship a new release"));
   runId = act.run_id;
   const first = act.fragments[0];
-  draftId = JSON.parse(lore("store", "create", "--path", "howto/web-ui.md", "--body", "# Web UI\n\nMerged from the page.\n")).draft_id;
+  draftId = JSON.parse(lore("store", "create", "--json", "--path", "howto/web-ui.md", "--body", "# Web UI\n\nMerged from the page.\n")).draft_id;
   // A Codex rollout of this workspace that called lore's memory tool.
   const dir = join(v.root, "codex", "sessions", "2026", "11", "30");
   mkdirSync(dir, { recursive: true });

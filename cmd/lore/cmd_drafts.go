@@ -28,9 +28,10 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func runStore(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "store", "create|update|rename|delete|discard [flags] | --json JSON|-", `Propose a change to memory as a Draft (a commit on the branch
-drafts/<project>/<draft_id>); the vault's files are not touched. Prints the
-result as JSON: local_operation_id, draft_id, queued, sync_status.
+	fs := newFlags(e, "store", "create|update|rename|delete|discard [flags] | --op JSON|- [--json]", `Propose a change to memory as a Draft (a commit on the branch
+drafts/<project>/<draft_id>); the vault's files are not touched. Prints what
+was proposed; --json prints the memory tool's result (local_operation_id,
+draft_id, queued, sync_status, …).
 
 Examples:
   lore store create --path howto/release.md --body-file notes.md --description "How to release"
@@ -38,8 +39,9 @@ Examples:
   lore store rename --id mem_… --new-path howto/releasing.md
   lore store delete --id mem_…
   lore store discard --id drf_…
-  lore store --json '{"update":{"id":"mem_…","expected_hash":"sha256:…","replacements":[{"old_text":"a","new_text":"b"}]}}'`)
-	jsonArg := fs.String("json", "", "the operation as the store object of the memory tool (\"-\" reads stdin)")
+  lore store --op '{"update":{"id":"mem_…","expected_hash":"sha256:…","replacements":[{"old_text":"a","new_text":"b"}]}}' --json`)
+	jsonArg := fs.String("op", "", "the operation as the store object of the memory tool (\"-\" reads stdin)")
+	asJSON := fs.Bool("json", false, "print the result as JSON, as the memory tool returns it")
 	p := fs.String("path", "", "create: the new resource's path")
 	body := fs.String("body", "", "create: the Markdown body")
 	bodyFile := fs.String("body-file", "", "create: read the body from this file (\"-\": stdin)")
@@ -78,7 +80,7 @@ Examples:
 		}
 	case len(pos) != 1:
 		fs.Usage()
-		return usageError{"store needs one operation: create, update, rename, delete or discard (or --json)"}
+		return usageError{"store needs one operation: create, update, rename, delete or discard (or --op JSON)"}
 	default:
 		switch pos[0] {
 		case "create":
@@ -124,7 +126,20 @@ Examples:
 	if err != nil {
 		return err
 	}
-	return printJSON(e.stdout, res)
+	if *asJSON {
+		return printJSON(e.stdout, res)
+	}
+	what := res.Operation + " " + res.Path
+	switch {
+	case res.Operation == "discard":
+		fmt.Fprintf(e.stdout, "discarded Draft %s (%s)\n", res.DraftID, orDash(res.Path))
+	case res.Published:
+		fmt.Fprintf(e.stdout, "published %s at once (auto_publish in lore.yaml); Draft %s\n", what, res.DraftID)
+	default:
+		fmt.Fprintf(e.stdout, "proposed %s as Draft %s (project %s); review it with: lore drafts diff %s\n", what, res.DraftID, b.Project, res.DraftID)
+	}
+	fmt.Fprintf(e.stdout, "resource %s · operation %s · sync %s\n", orDash(res.ResourceID), res.LocalOperationID, res.SyncStatus)
+	return nil
 }
 
 func runDrafts(ctx context.Context, e *env, args []string) error {

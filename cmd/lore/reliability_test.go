@@ -500,7 +500,7 @@ func TestReliabilityCrashes(t *testing.T) {
 			killAfter(d, "index")
 		case "store":
 			path, body := fmt.Sprintf("notes/crash-%d.md", i), fmt.Sprintf("# Crash %d\n\ntext\n", i)
-			ok, out := killAfter(d/8, "store", "create", "--path", path, "--body", body)
+			ok, out := killAfter(d/8, "store", "create", "--json", "--path", path, "--body", body)
 			if ok {
 				var r struct {
 					Lop string `json:"local_operation_id"`
@@ -523,7 +523,7 @@ func TestReliabilityCrashes(t *testing.T) {
 			var ids, paths []string
 			for j := 0; j < 3; j++ {
 				path, body := fmt.Sprintf("notes/m-%d-%d.md", i, j), fmt.Sprintf("# M %d %d\n\nx\n", i, j)
-				out, err := run("store", "create", "--path", path, "--body", body)
+				out, err := run("store", "create", "--json", "--path", path, "--body", body)
 				if err != nil {
 					t.Fatalf("store: %v %s", err, out)
 				}
