@@ -47,7 +47,7 @@ func TestBackgroundEmbedsChangesAsTheyHappen(t *testing.T) {
 		}
 		return ""
 	}}
-	go background(ctx, e, ix)
+	go background(ctx, e, ix, nil)
 	waitFor := func(what string) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

@@ -33,7 +33,7 @@ Example: lore activate "fix the sync retry budget" --json`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	act, err := ix.Activate(ctx, fts.ActivateRequest{Query: strings.Join(pos, " "), State: *state, Project: b.Project})
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ Example: lore runs show run_0193a…`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	if pos[0] == "show" {
 		rec, err := ix.Run(ctx, pos[1])
 		if err != nil {

@@ -22,12 +22,12 @@ Example: lore commit`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	if !ix.Vault().Config.CommitsEdits() {
 		fmt.Fprintln(e.stdout, "commit_edits is false in lore.yaml: you commit your edits yourself; nothing done")
 		return nil
 	}
-	commit, paths, err := storeOf(ix).CommitEdits(ctx)
+	commit, paths, err := e.store.CommitEdits(ctx)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ Example: lore doctor`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	v := ix.Vault()
 	project := b.Project
 	if project == "" {
@@ -67,19 +67,19 @@ Example: lore doctor`)
 	for _, br := range rs.Broken {
 		st.Problems = append(st.Problems, vault.Problem{Path: br.ResourcePath, Message: fmt.Sprintf("guard rule %s is broken (not checked): %s", br.Rule, br.Problem)})
 	}
-	if head, err := storeOf(ix).OrgHead(); err != nil || head.IsZero() {
+	if head, err := e.store.OrgHead(); err != nil || head.IsZero() {
 		why := "has no commit yet"
 		if err != nil {
 			why = "cannot be read: " + err.Error()
 		}
 		st.Problems = append(st.Problems, vault.Problem{Path: "org ref " + v.Config.OrgRef, Message: why + "; agents cannot store until it has one: run `lore commit` to record the vault's notes as its first commit (or set org_ref in lore.yaml to the branch that holds your notes)"})
 	}
-	if broken, err := storeOf(ix).BrokenDrafts(ctx); err == nil {
+	if broken, err := e.store.BrokenDrafts(ctx); err == nil {
 		for branch, why := range broken {
 			st.Problems = append(st.Problems, vault.Problem{Path: branch, Message: "a Draft branch lore cannot read (left out of every project's memory; fix it with git or delete the branch): " + why})
 		}
 	}
-	if pending, err := storeOf(ix).PendingEdits(ctx); err == nil && len(pending) > 0 {
+	if pending, err := e.store.PendingEdits(ctx); err == nil && len(pending) > 0 {
 		what := "lore records them as your own commit before it merges Drafts, or now with `lore commit`"
 		if !v.Config.CommitsEdits() {
 			what = "commit_edits is false: commit them yourself; a merge that touches one waits until you do"
@@ -92,7 +92,7 @@ Example: lore doctor`)
 			fmt.Fprintf(e.stdout, "            … and %d more\n", len(pending)-10)
 		}
 	}
-	for _, l := range drafts.StaleLocks(storeOf(ix).CommonDir()) {
+	for _, l := range drafts.StaleLocks(e.store.CommonDir()) {
 		st.Problems = append(st.Problems, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
 	}
 	if len(st.Problems) == 0 {

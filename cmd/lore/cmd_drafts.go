@@ -121,8 +121,8 @@ Examples:
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
-	res, err := storeOf(ix).Apply(ctx, b.Project, op)
+	defer e.closeIndex(ix)
+	res, err := e.store.Apply(ctx, b.Project, op)
 	if err != nil {
 		return err
 	}
@@ -165,8 +165,8 @@ Examples:
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
-	st := storeOf(ix)
+	defer e.closeIndex(ix)
+	st := e.store
 	ids := pos[1:]
 	needIDs := func() error {
 		if len(ids) == 0 {
@@ -299,8 +299,8 @@ prints the outbox without syncing.`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
-	st := storeOf(ix)
+	defer e.closeIndex(ix)
+	st := e.store
 	var rep drafts.SyncReport
 	if *status {
 		rep.Outbox, err = st.Outbox(ctx)

@@ -135,7 +135,7 @@ func evalCases(ctx context.Context, e *env, mode string) error {
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	cs, err := ix.Cases()
 	if err != nil {
 		return err

@@ -63,7 +63,7 @@ Examples:
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	rs, err := ruleSet(ctx, ix, b.Project)
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ cover the changed files come first.`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	var changed []string
 	if *withDiff || *branch != "" {
 		if changed, err = guard.ChangedPaths(ctx, *repoDir, *branch); err != nil {

@@ -27,7 +27,7 @@ Example: lore index --rebuild`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	start := time.Now()
 	progress := progressPrinter(e.stderr, "indexing")
 	var st fts.RefreshStats

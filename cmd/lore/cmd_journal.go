@@ -49,8 +49,8 @@ Examples:
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
-	j := journal.New(ix, storeOf(ix), b.Project)
+	defer e.closeIndex(ix)
+	j := journal.New(ix, e.store, b.Project)
 	var out any
 	var summary string
 	switch op {

@@ -28,7 +28,7 @@ Example: lore load decisions/0002-sqlite-index.md`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	res, err := ix.Load(ctx, pos, b.Project)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/lore-memory/lore/drafts"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,21 +46,21 @@ Register it with your agent: lore mcp config --client claude`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	wd, _ := os.Getwd()
-	srv, err := mcp.New(ix, storeOf(ix), b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
+	srv, err := mcp.New(ix, e.store, b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
 	if err != nil {
 		return err
 	}
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
-	go background(bg, e, ix)
+	go background(bg, e, ix, e.store)
 	return srv.Serve(ctx, e.stdin, e.stdout, e.stderr)
 }
 
 // background keeps the index warm off the query path: a first refresh, a
 // watcher on the vault, and embedding of new units every little while.
-func background(ctx context.Context, e *env, ix indexLike) {
+func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 	if _, err := ix.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "lore mcp: refresh:", err)
 	}
@@ -108,8 +109,8 @@ func background(ctx context.Context, e *env, ix indexLike) {
 		// Drafts reach the vault's remote by themselves when it has one and
 		// something is waiting in the outbox (sync on demand: no fetches while
 		// nothing was stored); the outbox keeps the backoff.
-		if syncing {
-			if st, ok := storeOfOK(ix.(*fts.Index)); ok && st.Pending(ctx) {
+		if syncing && st != nil {
+			if st.Pending(ctx) {
 				if rep, err := st.Sync(ctx); err == nil && rep.Error != "" {
 					fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)
 				}
@@ -149,6 +150,12 @@ func sameFile(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(a)
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
+}
+
+// syncer is what background needs of the Draft store (nil: no sync).
+type syncer interface {
+	Pending(ctx context.Context) bool
+	Sync(ctx context.Context) (drafts.SyncReport, error)
 }
 
 // indexLike is what background needs of the index.

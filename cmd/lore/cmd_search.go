@@ -33,7 +33,7 @@ Example: lore search "how do we release" -n 5`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	hits, err := ix.Search(ctx, strings.Join(pos, " "), fts.SearchOptions{Limit: *n, Project: b.Project})
 	if err != nil {
 		return err

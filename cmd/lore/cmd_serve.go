@@ -22,11 +22,11 @@ bound vault. Open the printed URL: it carries the token every request needs.`)
 	if err != nil {
 		return err
 	}
-	defer closeIndex(ix)
+	defer e.closeIndex(ix)
 	runs := activity.NewIndexRuns()
 	runs.Add(ix)
 	defer runs.Close()
-	srv := web.New(activity.New(*homes, e.workspaces()), runs, ix, storeOf(ix), b.Project)
+	srv := web.New(activity.New(*homes, e.workspaces()), runs, ix, e.store, b.Project)
 	l, url, err := srv.Listen(*port)
 	if err != nil {
 		return err

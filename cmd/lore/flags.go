@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
@@ -126,29 +125,10 @@ func (e *env) openIndex(ctx context.Context) (*fts.Index, vault.Binding, error) 
 		v.Close()
 		return nil, b, err
 	}
-	stores.Store(ix, st)
+	e.store = st
 	return ix, b, nil
 }
 
-// stores holds the Draft store opened with each index (see openIndex).
-var stores sync.Map
-
-// storeOf returns the Draft store opened with ix.
-func storeOf(ix *fts.Index) *drafts.Store {
-	st, _ := stores.Load(ix)
-	return st.(*drafts.Store)
-}
-
-// storeOfOK is storeOf for callers that may hold an index opened elsewhere.
-func storeOfOK(ix *fts.Index) (*drafts.Store, bool) {
-	st, ok := stores.Load(ix)
-	if !ok {
-		return nil, false
-	}
-	return st.(*drafts.Store), true
-}
-
-// openIndexWithModels is openIndex with the embedding model and reranker that
 // lore.yaml configures attached.
 func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Binding, error) {
 	ix, b, err := e.openIndex(ctx)
@@ -158,7 +138,7 @@ func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Bindin
 	cfg := ix.Vault().Config
 	dir, err := embed.DefaultModelDir()
 	if err != nil {
-		closeIndex(ix)
+		e.closeIndex(ix)
 		return nil, b, err
 	}
 	em, err := embed.FromConfig(cfg.Embedding, dir)
@@ -166,25 +146,27 @@ func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Bindin
 		err = ix.UseEmbedder(ctx, em)
 	}
 	if err != nil {
-		closeIndex(ix)
+		e.closeIndex(ix)
 		return nil, b, vault.Errorf(vault.CodeConfig, "lore.yaml embedding: %v", err)
 	}
 	rr, err := embed.RerankerFromConfig(cfg.Rerank)
 	if err != nil {
-		closeIndex(ix)
+		e.closeIndex(ix)
 		return nil, b, vault.Errorf(vault.CodeConfig, "lore.yaml rerank: %v", err)
 	}
 	ix.UseReranker(rr)
 	if err := ix.UseFusion(cfg.Retrieval.Fusion); err != nil {
-		closeIndex(ix)
+		e.closeIndex(ix)
 		return nil, b, err
 	}
 	return ix, b, nil
 }
 
-func closeIndex(ix *fts.Index) {
-	if st, ok := stores.LoadAndDelete(ix); ok {
-		st.(*drafts.Store).Close()
+// closeIndex closes the index openIndex opened, with its Draft store.
+func (e *env) closeIndex(ix *fts.Index) {
+	if e.store != nil {
+		e.store.Close()
+		e.store = nil
 	}
 	v := ix.Vault()
 	ix.Close()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lore-memory/lore/drafts"
 	"io"
 	"os"
 	"os/signal"
@@ -38,6 +39,7 @@ type env struct {
 	vaultDir       string // --vault
 	project        string // --project
 	getenv         func(string) string
+	store          *drafts.Store // the Draft store openIndex opened with the index
 }
 
 type command struct {
