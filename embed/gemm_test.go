@@ -8,7 +8,23 @@ import (
 
 // TestSgemm compares the kernel path against a plain triple loop, on shapes
 // with and without full 4×16 tiles and with strided sub-matrices.
+// TestSgemm checks sgemm against a float64 reference, on every machine both
+// with the AVX2/FMA kernels (when the CPU has them) and with the pure-Go
+// path that machines without them take.
 func TestSgemm(t *testing.T) {
+	paths := []bool{false}
+	if haveAVX2FMA {
+		paths = append(paths, true)
+	}
+	saved := haveAVX2FMA
+	defer func() { haveAVX2FMA = saved }()
+	for _, kernels := range paths {
+		haveAVX2FMA = kernels
+		t.Run(map[bool]string{false: "pure-Go", true: "AVX2-FMA"}[kernels], testSgemm)
+	}
+}
+
+func testSgemm(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for _, sz := range [][3]int{{1, 1, 1}, {4, 16, 1}, {5, 17, 3}, {128, 512, 256}, {37, 48, 70}, {8, 15, 9}, {30, 32, 40}, {24, 64, 5}, {7, 16, 2}, {40, 48, 600}, {3, 32, 300}} {
 		m, n, k := sz[0], sz[1], sz[2]

@@ -122,6 +122,9 @@ func (ix *Index) EvalCases(ctx context.Context, cases []Case, mode string) (Case
 		for _, e := range c.Expected {
 			want[e] = true
 		}
+		if len(want) == 0 {
+			continue // a case that expects nothing cannot be scored (nor divide by zero)
+		}
 		found := 0
 		var dcg, idcg float64
 		rr := 0.0

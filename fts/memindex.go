@@ -50,7 +50,7 @@ const maxMemUnits = 150_000
 
 type plist struct {
 	docs []int32  // doc numbers, ascending
-	freq []uint16 // weighted term frequency (DefaultWeights are integers)
+	freq []uint16 // weighted term frequency (the column weights are integer constants)
 }
 
 type memDoc struct {
@@ -308,11 +308,11 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 					}
 					u.length += int32(len(ts))
 				}
-				add(r.res.path, uint16(DefaultWeights.Path))
-				add(r.res.title, uint16(DefaultWeights.Title))
-				add(r.res.meta, uint16(DefaultWeights.Meta))
-				add(memo.tokens(strings.Join(hp, " ")), uint16(DefaultWeights.Heading))
-				add(memo.tokens(r.content), uint16(DefaultWeights.Body))
+				add(r.res.path, weightPath)
+				add(r.res.title, weightTitle)
+				add(r.res.meta, weightMeta)
+				add(memo.tokens(strings.Join(hp, " ")), weightHeading)
+				add(memo.tokens(r.content), weightBody)
 				u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
 				for t, f := range freq {
 					u.toks, u.freq = append(u.toks, t), append(u.freq, f)

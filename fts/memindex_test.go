@@ -61,7 +61,7 @@ func compareScorers(t *testing.T, tv *testVault, projects []string) {
 			if len(ts) == 0 {
 				continue
 			}
-			want, err := tv.ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights, 25)
+			want, err := tv.ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights(), 25)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +204,7 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 		t.Fatal("no postings")
 	}
 	ts := queryTerms("release")
-	want, _ := tv.ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights, 10)
+	want, _ := tv.ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights(), 10)
 	got, _ := tv.ix.memHits(ctx, m.search(ts, "", 10))
 	if len(got) != 3 || len(want) != 3 {
 		t.Fatalf("release: in memory %d hits, FTS5 %d, want 3", len(got), len(want))

@@ -19,9 +19,23 @@ type Weights struct {
 	Path, Title, Meta, Heading, Body float64
 }
 
-// DefaultWeights: a match in the path or title says more than one in the body.
-// Tuned on SciFact and the demo vault; see the package doc.
-var DefaultWeights = Weights{Path: 8, Title: 6, Meta: 3, Heading: 4, Body: 1}
+// columnWeights are the integer BM25 weights of the FTS columns: a match in
+// the path or title says more than one in the body (tuned on SciFact and the
+// demo vault; see the package doc). They are constants, and integers, because
+// the in-memory scorer keeps weighted term counts as uint16 (memindex.go):
+// one set of weights, which the two scorers cannot disagree on.
+const (
+	weightPath    = 8
+	weightTitle   = 6
+	weightMeta    = 3
+	weightHeading = 4
+	weightBody    = 1
+)
+
+// DefaultWeights returns the column weights both scorers use.
+func DefaultWeights() Weights {
+	return Weights{Path: weightPath, Title: weightTitle, Meta: weightMeta, Heading: weightHeading, Body: weightBody}
+}
 
 // SearchOptions narrow a search.
 type SearchOptions struct {
@@ -185,7 +199,7 @@ func (ix *Index) bm25(ctx context.Context, ts []string, project string, limit in
 	if m != nil {
 		return ix.memHits(ctx, m.search(ts, project, limit))
 	}
-	return ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights, limit)
+	return ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights(), limit)
 }
 
 // memHits reads the rows of the in-memory scorer's winners, in its order.
