@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/lore-memory/lore/internal/gitcli"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -301,25 +301,14 @@ func (s *Store) Diff(ctx context.Context, id string) (string, error) {
 	return patch.String(), nil
 }
 
-// runGit runs the git CLI in dir, never prompting for credentials.
+// runGit runs the git CLI in dir (gitcli: never prompting, literal
+// pathspecs).
 func runGit(ctx context.Context, dir string, args ...string) (string, error) {
 	return runGitIn(ctx, dir, "", args...)
 }
 
-// runGitIn is runGit with stdin; pathspecs are literal.
+// runGitIn is runGit with stdin.
 func runGitIn(ctx context.Context, dir, stdin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LITERAL_PATHSPECS=1")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.String(), fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return out.String(), nil
+	out, err := gitcli.Run(ctx, dir, strings.NewReader(stdin), args...)
+	return string(out), err
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/lore-memory/lore/internal/gitcli"
 )
 
 // Repo is the code repository a check runs in, through the git CLI (the
@@ -211,18 +213,9 @@ func WholeFiles(root string, paths []string) ([]FileDiff, error) {
 }
 
 func git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = stdin
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+	out, err := gitcli.Run(ctx, dir, stdin, args...)
+	if err != nil {
+		return nil, err
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
