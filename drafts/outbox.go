@@ -53,7 +53,7 @@ func openOutbox(ctx context.Context, p string) (*sql.DB, error) {
 
 // enqueue marks a Draft's new head for sync.
 func (s *Store) enqueue(ctx context.Context, id, project, branch, head string) {
-	s.db.ExecContext(ctx, `INSERT INTO outbox(draft_id, project, branch, head, status, updated_at) VALUES (?, ?, ?, ?, 'queued', ?)
+	s.outboxExec(ctx, `INSERT INTO outbox(draft_id, project, branch, head, status, updated_at) VALUES (?, ?, ?, ?, 'queued', ?)
 		ON CONFLICT(draft_id) DO UPDATE SET head = excluded.head, status = 'queued', attempts = 0, last_error = '', next_at = 0, updated_at = excluded.updated_at`,
 		id, project, branch, head, s.clock().UnixMilli())
 }
@@ -65,16 +65,16 @@ func (s *Store) outboxDiscarded(ctx context.Context, id string) string {
 	var pushed string
 	s.db.QueryRowContext(ctx, "SELECT pushed FROM outbox WHERE draft_id = ?", id).Scan(&pushed)
 	if pushed == "" {
-		s.db.ExecContext(ctx, "DELETE FROM outbox WHERE draft_id = ?", id)
+		s.outboxExec(ctx, "DELETE FROM outbox WHERE draft_id = ?", id)
 		return "synced"
 	}
-	s.db.ExecContext(ctx, `UPDATE outbox SET head = '', status = 'queued', attempts = 0, last_error = '', next_at = 0, updated_at = ? WHERE draft_id = ?`,
+	s.outboxExec(ctx, `UPDATE outbox SET head = '', status = 'queued', attempts = 0, last_error = '', next_at = 0, updated_at = ? WHERE draft_id = ?`,
 		s.clock().UnixMilli(), id)
 	return "queued"
 }
 
 func (s *Store) recordOp(ctx context.Context, lop, draft, project, op, rid, path, commit string) {
-	s.db.ExecContext(ctx, `INSERT OR IGNORE INTO ops(local_operation_id, draft_id, project, op, resource_id, path, commit_hash, created_at)
+	s.outboxExec(ctx, `INSERT OR IGNORE INTO ops(local_operation_id, draft_id, project, op, resource_id, path, commit_hash, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, lop, draft, project, op, rid, path, commit, s.clock().UnixMilli())
 }
 
@@ -137,4 +137,25 @@ func (s *Store) Pending(ctx context.Context) bool {
 	var n int
 	s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM outbox WHERE status IN ('queued', 'retrying', 'syncing')").Scan(&n)
 	return n > 0
+}
+
+// outboxExec runs an outbox statement whose failure must not fail what it
+// records: a store is acknowledged once its commit is on the Draft branch,
+// and the branches are the truth — reconcile rebuilds the outbox's rows from
+// them at every sync. So an error here is kept (OutboxError, for lore
+// doctor) instead of undoing or failing an operation that is already durable.
+func (s *Store) outboxExec(ctx context.Context, q string, args ...any) {
+	if _, err := s.db.ExecContext(ctx, q, args...); err != nil {
+		s.mu.Lock()
+		s.outboxErr = err
+		s.mu.Unlock()
+	}
+}
+
+// OutboxError is the last error writing the outbox met in this process (nil:
+// none); the next sync repairs the outbox from the Draft branches.
+func (s *Store) OutboxError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.outboxErr
 }

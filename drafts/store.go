@@ -46,6 +46,7 @@ type Store struct {
 	mu         sync.Mutex
 	infos      map[string]*Draft // by branch and head, see draftAt
 	broken     map[string]string // Draft branches the last listing could not read, and why
+	outboxErr  error             // the last failed outbox write (see outboxExec)
 	signed     *refsRead         // the refs OverlaySignature last read, for Overlay
 	reach      map[plumbing.Hash]bool
 	reachOrg   plumbing.Hash

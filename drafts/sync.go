@@ -78,7 +78,7 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 	}
 	rows.Close()
 	for _, d := range dues {
-		s.db.ExecContext(ctx, "UPDATE outbox SET status = 'syncing', updated_at = ? WHERE draft_id = ?", now.UnixMilli(), d.id)
+		s.outboxExec(ctx, "UPDATE outbox SET status = 'syncing', updated_at = ? WHERE draft_id = ?", now.UnixMilli(), d.id)
 	}
 	fail := func(reason string) {
 		for _, d := range dues {
@@ -86,7 +86,7 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 			if d.attempts+1 >= maxAttempts {
 				st = "failed"
 			}
-			s.db.ExecContext(ctx, `UPDATE outbox SET status = ?, attempts = attempts + 1, last_error = ?, next_at = ?, updated_at = ? WHERE draft_id = ?`,
+			s.outboxExec(ctx, `UPDATE outbox SET status = ?, attempts = attempts + 1, last_error = ?, next_at = ?, updated_at = ? WHERE draft_id = ?`,
 				st, reason, now.Add(backoff(d.attempts)).UnixMilli(), now.UnixMilli(), d.id)
 		}
 		rep.Error = reason
@@ -143,17 +143,17 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 			continue
 		}
 		if flag == "!" && !strings.Contains(summary, "remote ref does not exist") {
-			s.db.ExecContext(ctx, `UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ?, updated_at = ? WHERE draft_id = ?`,
+			s.outboxExec(ctx, `UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ?, updated_at = ? WHERE draft_id = ?`,
 				"the remote refused the push: "+summary, now.UnixMilli(), d.id)
 			rep.Failed = append(rep.Failed, d.id)
 			continue
 		}
 		if d.head == "" {
-			s.db.ExecContext(ctx, "DELETE FROM outbox WHERE draft_id = ?", d.id)
+			s.outboxExec(ctx, "DELETE FROM outbox WHERE draft_id = ?", d.id)
 			rep.Deleted = append(rep.Deleted, d.id)
 			continue
 		}
-		s.db.ExecContext(ctx, `UPDATE outbox SET status = 'synced', attempts = 0, last_error = '', pushed = ?, updated_at = ? WHERE draft_id = ? AND head = ?`,
+		s.outboxExec(ctx, `UPDATE outbox SET status = 'synced', attempts = 0, last_error = '', pushed = ?, updated_at = ? WHERE draft_id = ? AND head = ?`,
 			d.head, now.UnixMilli(), d.id, d.head)
 		rep.Pushed = append(rep.Pushed, d.id)
 	}

@@ -92,6 +92,9 @@ Example: lore doctor`)
 			fmt.Fprintf(e.stdout, "            … and %d more\n", len(pending)-10)
 		}
 	}
+	if err := e.store.OutboxError(); err != nil {
+		st.Problems = append(st.Problems, vault.Problem{Path: "sync outbox", Message: "a write to the outbox failed (" + err.Error() + "); the next lore sync rebuilds it from the Draft branches"})
+	}
 	for _, l := range drafts.StaleLocks(e.store.CommonDir()) {
 		st.Problems = append(st.Problems, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
 	}
