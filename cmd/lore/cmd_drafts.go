@@ -161,6 +161,19 @@ Examples:
 		fs.Usage()
 		return usageError{"drafts needs a subcommand: list, show, diff, merge or discard"}
 	}
+	// Each subcommand takes only its own flags (the flag set is shared).
+	allowed := map[string]map[string]bool{
+		"list": {"all": true, "json": true}, "show": {"json": true}, "merge": {"json": true}, "diff": {}, "discard": {},
+	}
+	var wrong []string
+	fs.Visit(func(f *flag.Flag) {
+		if ok, known := allowed[pos[0]][f.Name]; known && !ok || (!known && f.Name != "vault" && f.Name != "project") {
+			wrong = append(wrong, "--"+f.Name)
+		}
+	})
+	if len(wrong) > 0 {
+		return usageError{fmt.Sprintf("drafts %s does not take %s", pos[0], strings.Join(wrong, ", "))}
+	}
 	ix, b, err := e.openIndex(ctx)
 	if err != nil {
 		return err
