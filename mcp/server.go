@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -177,7 +179,8 @@ func (s *Server) Serve(ctx context.Context, stdin io.Reader, stdout, logw io.Wri
 	ss := server.NewStdioServer(s.srv)
 	ss.SetErrorLogger(log.New(logw, "lore mcp: ", log.LstdFlags))
 	err := ss.Listen(ctx, pr, out)
-	if err == nil || err == io.EOF || err == context.Canceled || strings.Contains(err.Error(), "EOF") {
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, os.ErrClosed) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return fmt.Errorf("mcp: %w", err)

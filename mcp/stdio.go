@@ -197,23 +197,17 @@ func withIsError(msg []byte) []byte {
 	if !bytes.Contains(msg, []byte(`"structuredContent"`)) || bytes.Contains(msg, []byte(`"isError"`)) {
 		return msg
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil {
+	// mcp-go writes a response as {"jsonrpc":…,"id":…,"result":{…}} and a
+	// successful tool result without isError (false is omitted): the key is
+	// added at the start of the result object, without decoding and encoding
+	// the whole message again. (An id cannot hold the unescaped bytes
+	// "result":{, so the first match is the key.)
+	i := bytes.Index(msg, []byte(`"result":{`))
+	if i < 0 {
 		return msg
 	}
-	var res map[string]json.RawMessage
-	if json.Unmarshal(m["result"], &res) != nil || res["content"] == nil {
-		return msg
-	}
-	res["isError"] = json.RawMessage("false")
-	data, err := json.Marshal(res)
-	if err != nil {
-		return msg
-	}
-	m["result"] = data
-	out, err := json.Marshal(m)
-	if err != nil {
-		return msg
-	}
+	i += len(`"result":{`)
+	out := make([]byte, 0, len(msg)+len(`"isError":false,`))
+	out = append(append(append(out, msg[:i]...), `"isError":false,`...), msg[i:]...)
 	return out
 }
