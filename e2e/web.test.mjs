@@ -112,6 +112,26 @@ test("memory: find a note from the search box, open it whole; a favicon", async 
   await page.close();
 });
 
+test("an empty state that says how to get agent sessions there", async () => {
+  needBrowser();
+  const empty = spawn(LORE, ["serve", "--codex-home", join(v.root, "none"), "--claude-home", join(v.root, "none"), "--dsh-home", join(v.root, "none")],
+    { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", XDG_CONFIG_HOME: join(v.root, ".config") } });
+  try {
+    const emptyURL = await new Promise((resolve, reject) => {
+      let out = "";
+      empty.stdout.on("data", (d) => { out += d; const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/); if (m) resolve(m[0]); });
+      setTimeout(() => reject(new Error("lore serve printed no URL: " + out)), 10000);
+    });
+    const page = await browser.newPage();
+    await page.goto(emptyURL);
+    await page.waitForFunction(() => document.querySelector("#detail").textContent.includes("No agent has used this memory yet"));
+    assert.match(await page.textContent("#detail"), /lore mcp config --client claude/);
+    await page.close();
+  } finally {
+    empty.kill();
+  }
+});
+
 test("drafts: diff and merge from the page", async () => {
   needBrowser();
   const page = await browser.newPage();
