@@ -76,11 +76,9 @@ func TestAttack_AutoPublishJournalNoteWithAGuardRule(t *testing.T) {
 }
 
 func TestAttack_AutoPublishSupersedingADecisionFromJournal(t *testing.T) {
-	files := map[string]string{}
-	for p, s := range baseFiles {
-		files[p] = s
-	}
-	files["decisions/0004.md"] = "---\nid: mem_adr4\ntitle: Retry budget\nguard:\n  - id: no-sleep\n    deny: \"time.Sleep\"\n---\n# Retry budget\n"
+	files := withFiles(map[string]string{
+		"decisions/0004.md": "---\nid: mem_adr4\ntitle: Retry budget\nguard:\n  - id: no-sleep\n    deny: \"time.Sleep\"\n---\n# Retry budget\n",
+	})
 	tv := newVault(t, "", files)
 	before := tv.orgHead()
 	r, err := tv.s.CreateSuperseding(context.Background(), "api", CreateOp{Path: "journal/x.md", Body: "# X\n\nnew budget\n"}, []string{"decisions/0004.md"})
@@ -96,11 +94,9 @@ func TestAttack_AutoPublishSupersedingADecisionFromJournal(t *testing.T) {
 }
 
 func TestAttack_AutoPublishOfAnEditThatDropsARule(t *testing.T) {
-	files := map[string]string{}
-	for p, s := range baseFiles {
-		files[p] = s
-	}
-	files["journal/rules.md"] = "---\nid: mem_jr\nguard:\n  - id: r1\n    deny: \"rm -rf\"\n---\n# Rules kept in the journal\n\ntext\n"
+	files := withFiles(map[string]string{
+		"journal/rules.md": "---\nid: mem_jr\nguard:\n  - id: r1\n    deny: \"rm -rf\"\n---\n# Rules kept in the journal\n\ntext\n",
+	})
 	tv := newVault(t, "", files)
 	before := tv.orgHead()
 	cur := tv.load("api", "mem_jr")
@@ -200,11 +196,9 @@ func TestAttack_DiscardByResourceOfADeleteDraft(t *testing.T) {
 // An unmerged Draft must not switch guard rules on or off: rules and the
 // status that decides whether they apply come from published memory.
 func TestAttack_UnmergedDraftDoesNotSwitchRules(t *testing.T) {
-	files := map[string]string{}
-	for p, s := range baseFiles {
-		files[p] = s
-	}
-	files["decisions/0004.md"] = "---\nid: mem_adr4\ntitle: Retry budget\nguard:\n  - id: no-sleep\n    deny: \"time.Sleep\"\n---\n# Retry budget\n"
+	files := withFiles(map[string]string{
+		"decisions/0004.md": "---\nid: mem_adr4\ntitle: Retry budget\nguard:\n  - id: no-sleep\n    deny: \"time.Sleep\"\n---\n# Retry budget\n",
+	})
 	tv := newVault(t, "", files)
 	ctx := context.Background()
 	if _, err := tv.s.CreateSuperseding(ctx, "api", CreateOp{Path: "decisions/0005.md", Body: "# New budget\n"}, []string{"mem_adr4"}); err != nil {

@@ -145,3 +145,15 @@ var baseFiles = map[string]string{
 func searchOpt(project string) fts.SearchOptions {
 	return fts.SearchOptions{Project: project, Limit: 10}
 }
+
+// withFiles returns baseFiles with some files added or replaced.
+func withFiles(extra map[string]string) map[string]string {
+	out := map[string]string{}
+	for p, s := range baseFiles {
+		out[p] = s
+	}
+	for p, s := range extra {
+		out[p] = s
+	}
+	return out
+}

@@ -103,11 +103,9 @@ func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
 // With commit_edits: false, people commit themselves: a merge touching an
 // uncommitted note is refused, and nothing changes.
 func TestMergeWaitsForPeopleWhoCommitThemselves(t *testing.T) {
-	files := map[string]string{}
-	for p, s := range baseFiles {
-		files[p] = s
-	}
-	files["lore.yaml"] = "projects:\n  api: {}\ncommit_edits: false\n"
+	files := withFiles(map[string]string{
+		"lore.yaml": "projects:\n  api: {}\ncommit_edits: false\n",
+	})
 	tv := newVault(t, "", files)
 	cur := tv.load("api", "mem_release")
 	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Tests first."))
@@ -173,11 +171,9 @@ func TestVaultInsideALargerRepository(t *testing.T) {
 }
 
 func TestAutoPublish(t *testing.T) {
-	files := map[string]string{}
-	for p, s := range baseFiles {
-		files[p] = s
-	}
-	files["lore.yaml"] = "projects:\n  api: {}\nauto_publish:\n  - journal/**\n"
+	files := withFiles(map[string]string{
+		"lore.yaml": "projects:\n  api: {}\nauto_publish:\n  - journal/**\n",
+	})
 	tv := newVault(t, "", files)
 	r := tv.apply("api", Op{Create: &CreateOp{Path: "journal/2026-11-30.md", Body: "# Today\n\nshipped drafts\n"}})
 	if !r.Published {
