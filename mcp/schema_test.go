@@ -52,8 +52,9 @@ func TestToolSchemaSnapshot(t *testing.T) {
 	}
 }
 
-// TestSchemaIsValidJSON keeps the hand-written input schema parseable and
-// in step with the decoder's field names.
+// TestSchemaIsValidJSON keeps the hand-written input schemas parseable
+// (TestSchemasMatchTheDecodingTypes holds them to the Go types field by
+// field).
 func TestSchemaIsValidJSON(t *testing.T) {
 	for _, schema := range []string{memorySchema, loadoutSchema, recallSchema, guardSchema, flushSchema, distillSchema, offloadSchema, inspectSchema, gcSchema, kwListSchema, rememberSchema, recallJSchema} {
 		var s map[string]any
