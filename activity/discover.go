@@ -204,37 +204,19 @@ func (a *Activity) discover(f Filter) *snapshot {
 	}
 	// Find the logs, then read their headers in parallel.
 	type job struct {
-		host, path string
-		info       fs.FileInfo
-		active     bool
+		src    source
+		path   string
+		info   fs.FileInfo
+		active bool
 	}
 	var jobs []job
-	for _, dir := range []string{"archived_sessions", "sessions"} {
-		err := walkFiles(filepath.Join(a.homes.Codex, dir), func(p string, info fs.FileInfo) {
-			if strings.HasSuffix(p, ".jsonl") {
-				jobs = append(jobs, job{"codex", p, info, dir == "sessions"})
-			}
+	for _, src := range sources {
+		err := src.find(a.homes, func(p string, info fs.FileInfo, active bool) {
+			jobs = append(jobs, job{src, p, info, active})
 		})
 		if err != nil {
-			snap.problems = append(snap.problems, "codex: "+err.Error())
+			snap.problems = append(snap.problems, src.host()+": "+err.Error())
 		}
-	}
-	err := walkFiles(filepath.Join(a.homes.Claude, "projects"), func(p string, info fs.FileInfo) {
-		base := filepath.Base(p)
-		if strings.HasSuffix(base, ".jsonl") && !strings.HasPrefix(base, "agent-") && !strings.Contains(filepath.ToSlash(p), "/subagents/") {
-			jobs = append(jobs, job{"claude", p, info, false})
-		}
-	})
-	if err != nil {
-		snap.problems = append(snap.problems, "claude: "+err.Error())
-	}
-	err = walkFiles(filepath.Join(a.homes.DSH, "sessions"), func(p string, info fs.FileInfo) {
-		if filepath.Base(p) == "session.jsonl.zstd" {
-			jobs = append(jobs, job{"dsh", p, info, false})
-		}
-	})
-	if err != nil {
-		snap.problems = append(snap.problems, "dsh: "+err.Error())
 	}
 	results := make([]Summary, len(jobs))
 	found := make([]bool, len(jobs))
@@ -245,15 +227,7 @@ func (a *Activity) discover(f Filter) *snapshot {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				j := jobs[i]
-				switch j.host {
-				case "codex":
-					results[i], found[i] = codexHeader(j.path, j.info)
-				case "claude":
-					results[i], found[i] = claudeHeader(j.path, j.info)
-				case "dsh":
-					results[i], found[i] = dshHeader(j.path, j.info)
-				}
+				results[i], found[i] = jobs[i].src.header(jobs[i].path, jobs[i].info)
 			}
 		}()
 	}
@@ -262,7 +236,10 @@ func (a *Activity) discover(f Filter) *snapshot {
 	}
 	close(next)
 	wg.Wait()
-	titles := codexTitles(filepath.Join(a.homes.Codex, "session_index.jsonl"))
+	titles := map[string]map[string]string{}
+	for _, src := range sources {
+		titles[src.host()] = src.titles(a.homes)
+	}
 	for i, j := range jobs {
 		if !found[i] {
 			continue
@@ -273,10 +250,10 @@ func (a *Activity) discover(f Filter) *snapshot {
 			continue
 		}
 		s.Project, s.Vault = w.Project, w.Vault
-		if t := titles[s.SessionID]; t != "" && s.Host == "codex" {
+		if t := titles[s.Host][s.SessionID]; t != "" {
 			s.Title = t
 		}
-		// An active Codex copy wins over an archived one (archived come first).
+		// An active copy wins over an archived one (archived come first).
 		add(s, j.active)
 	}
 	for _, s := range byKey {

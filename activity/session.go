@@ -144,27 +144,11 @@ func (a *Activity) parsed(ctx context.Context, sum Summary, runs Runs) (*Session
 	}
 	s := &Session{Summary: sum, mod: info.ModTime()}
 	var b builder
-	switch sum.Host {
-	case "codex":
-		err = eachLine(sum.File, func(_ int, l []byte) {
-			if _, ok := codexUserText(l); ok {
-				b.structured = true
-			}
-		})
-		if err == nil {
-			err = eachLine(sum.File, func(n int, l []byte) { b.codex(n, l) })
-		}
-	case "claude":
-		err = eachLine(sum.File, func(n int, l []byte) { b.claude(n, l) })
-	case "dsh":
-		var recs []dshRecord
-		var complete bool
-		recs, complete, err = readDSH(sum.File, 0)
-		s.Partial = !complete
-		for _, r := range recs {
-			b.dsh(r)
-		}
+	src := sourceOf(sum.Host)
+	if src == nil {
+		return nil, fmt.Errorf("%s: no reader for %q sessions", sum.File, sum.Host)
 	}
+	err = src.read(s, &b)
 	if err != nil {
 		return nil, err
 	}
