@@ -3,7 +3,6 @@ package fts
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,37 +117,16 @@ func (ix *Index) EvalCases(ctx context.Context, cases []Case, mode string) (Case
 				res = append(res, u.ResourceID)
 			}
 		}
-		want := map[string]bool{}
+		want := map[string]int{}
 		for _, e := range c.Expected {
-			want[e] = true
+			want[e] = 1
 		}
 		if len(want) == 0 {
 			continue // a case that expects nothing cannot be scored (nor divide by zero)
 		}
-		found := 0
-		var dcg, idcg float64
-		rr := 0.0
-		for i, id := range res {
-			if !want[id] {
-				continue
-			}
-			if i < 20 {
-				found++
-			}
-			if i < 10 {
-				dcg += 1 / math.Log2(float64(i+2))
-			}
-			if rr == 0 {
-				rr = 1 / float64(i+1)
-			}
-		}
-		for i := 0; i < min(len(want), 10); i++ {
-			idcg += 1 / math.Log2(float64(i+2))
-		}
-		m.Recall20 += float64(found) / float64(len(want))
-		if idcg > 0 {
-			m.NDCG10 += dcg / idcg
-		}
+		ndcg, recall, rr := rankMetrics(res, want, 10, 20, 0)
+		m.Recall20 += recall
+		m.NDCG10 += ndcg
 		m.MRR += rr
 		m.Cases++
 	}
