@@ -53,16 +53,9 @@ func (w *write) projectDrafts() ([]*Draft, error) {
 // the project's own open Drafts first, then the vault's work tree. A path
 // outside the project's view (another project's folder) is not found.
 func (w *write) resolve(ctx context.Context, target string) (seen, bool, error) {
-	if target == "" || strings.ContainsRune(target, 0) {
-		return seen{}, false, vault.Errorf(vault.CodeInvalid, "resource id or path %q is empty or holds a NUL byte", target)
-	}
-	p := ""
-	if strings.Contains(target, "/") || strings.HasSuffix(strings.ToLower(target), ".md") {
-		clean, err := vault.CleanPath(target)
-		if err != nil {
-			return seen{}, false, err
-		}
-		p = clean
+	p, err := vault.TargetPath(target)
+	if err != nil {
+		return seen{}, false, err
 	}
 	ds, err := w.projectDrafts()
 	if err != nil {
@@ -74,7 +67,7 @@ func (w *write) resolve(ctx context.Context, target string) (seen, bool, error) 
 			if d.Path == "" {
 				return seen{}, false, nil // deleted in the Draft
 			}
-			return w.fromDraft(d, d.Path)
+			return w.fromDraft(ctx, d, d.Path)
 		}
 	}
 	if p == "" {
@@ -88,7 +81,7 @@ func (w *write) resolve(ctx context.Context, target string) (seen, bool, error) 
 	for _, d := range ds {
 		for _, dp := range d.Paths {
 			if strings.TrimPrefix(dp, w.s.prefix) == p {
-				return w.fromDraft(d, p)
+				return w.fromDraft(ctx, d, p)
 			}
 		}
 	}
@@ -104,8 +97,8 @@ func (w *write) resolve(ctx context.Context, target string) (seen, bool, error) 
 
 // fromDraft reads path p as Draft d's project sees it (effective: the
 // Draft's version, combined with a person's newer edit); gone: not found.
-func (w *write) fromDraft(d *Draft, p string) (seen, bool, error) {
-	data, ok, err := w.s.effective(context.Background(), w.repo, d, p)
+func (w *write) fromDraft(ctx context.Context, d *Draft, p string) (seen, bool, error) {
+	data, ok, err := w.s.effective(ctx, w.repo, d, p)
 	if err != nil || !ok {
 		return seen{}, false, err
 	}
@@ -129,26 +122,18 @@ func (w *write) seenOf(p string, data []byte, d *Draft) (seen, bool, error) {
 // when the file confirms it, else a scan of the vault (the index may be
 // behind, or being rebuilt). "" when no file has that id.
 func (w *write) workTreePath(ctx context.Context, id string) (string, error) {
-	if strings.HasPrefix(id, "path_") {
-		// A derived id names a path; the index knows which (its hash is one-way).
-		if p, err := w.s.ix.PublishedPath(ctx, id); err == nil && p != "" && vault.DerivedID(p) == id {
-			return p, nil
-		}
-	} else if p, err := w.s.ix.PublishedPath(ctx, id); err == nil && p != "" && w.fileHasID(p, id) {
+	if p, err := w.s.ix.PublishedPath(ctx, id); err == nil && p != "" && w.fileHasID(p, id) {
 		return p, nil
 	}
 	files, _, err := w.s.v.Scan()
 	if err != nil {
 		return "", err
 	}
+	derived := strings.HasPrefix(id, "path_")
 	for _, f := range files {
-		if strings.HasPrefix(id, "path_") {
-			if vault.DerivedID(f.Path) == id && w.fileHasID(f.Path, id) {
-				return f.Path, nil
-			}
-			continue
-		}
-		if w.fileHasID(f.Path, id) {
+		// A derived id names its path (the hash is cheap); a frontmatter
+		// id must be in the file's bytes.
+		if (!derived || vault.DerivedID(f.Path) == id) && w.fileHasID(f.Path, id) {
 			return f.Path, nil
 		}
 	}
@@ -158,10 +143,7 @@ func (w *write) workTreePath(ctx context.Context, id string) (string, error) {
 // fileHasID reads a work-tree file and reports whether its id is id.
 func (w *write) fileHasID(p, id string) bool {
 	data, err := w.s.v.ReadFile(filepath.FromSlash(p))
-	if err != nil {
-		return false
-	}
-	if !strings.HasPrefix(id, "path_") && !bytes.Contains(data, []byte(id)) {
+	if err != nil || (!strings.HasPrefix(id, "path_") && !bytes.Contains(data, []byte(id))) {
 		return false
 	}
 	r, err := vault.Parse(p, data)
@@ -175,7 +157,7 @@ func (w *write) taken(ctx context.Context, p string) (bool, error) {
 	if _, ok, err := w.resolve(ctx, p); err != nil || ok {
 		return ok, err
 	}
-	if _, err := w.s.v.ReadFile(filepath.FromSlash(p)); vault.ErrorCode(err) != vault.CodeNotFound {
+	if _, ok := w.s.v.StatFile(filepath.FromSlash(p)); ok {
 		return true, nil // on disk (perhaps shadowed by a Draft's rename): not free
 	}
 	org, err := w.s.refs.read(w.s.org)

@@ -371,16 +371,9 @@ func (ix *Index) Load(ctx context.Context, targets []string, project string) ([]
 }
 
 func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource, error) {
-	if target == "" || strings.ContainsRune(target, 0) {
-		return Resource{}, vault.Errorf(vault.CodeInvalid, "resource id or path %q is empty or holds a NUL byte", target)
-	}
-	p := ""
-	if strings.Contains(target, "/") || strings.HasSuffix(strings.ToLower(target), ".md") {
-		clean, err := vault.CleanPath(target)
-		if err != nil {
-			return Resource{}, err
-		}
-		p = clean
+	p, err := vault.TargetPath(target)
+	if err != nil {
+		return Resource{}, err
 	}
 	var r Resource
 	var fspath, proj, problem string
@@ -388,7 +381,7 @@ func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource,
 	var rid sql.NullString
 	var body []byte
 	vis, vargs := visibleTo(project)
-	err := ix.db.QueryRowContext(ctx, `SELECT resource_id, path, fspath, project, title, description, indexed, problem, draft, body
+	err = ix.db.QueryRowContext(ctx, `SELECT resource_id, path, fspath, project, title, description, indexed, problem, draft, body
 		FROM resources r WHERE (r.resource_id = ? OR r.path = ?) AND `+vis+` ORDER BY r.draft = '', r.draft DESC LIMIT 1`,
 		args([]any{target, p}, vargs)...).Scan(&rid, &r.Path, &fspath, &proj, &r.Title, &r.Description, &indexed, &problem, &r.DraftID, &body)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -103,3 +103,17 @@ func CheckName(what, s string) error {
 func isBidiControl(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
+
+// TargetPath reads a resource target as load and store take it — an id or a
+// vault path — and returns the clean path when it is one ("" for an id).
+// A target with a '/' or ending in .md is a path and must pass CleanPath;
+// an empty target or one with a NUL byte is refused.
+func TargetPath(target string) (string, error) {
+	if target == "" || strings.ContainsRune(target, 0) {
+		return "", Errorf(CodeInvalid, "resource id or path %q is empty or holds a NUL byte", target)
+	}
+	if strings.Contains(target, "/") || strings.HasSuffix(strings.ToLower(target), ".md") {
+		return CleanPath(target)
+	}
+	return "", nil
+}
