@@ -206,8 +206,12 @@ func writeAtomic(full string, data []byte) error {
 		return err
 	}
 	tmp := full + ".lore-tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
+	err := os.WriteFile(tmp, data, 0o644)
+	if err == nil {
+		err = os.Rename(tmp, full)
 	}
-	return os.Rename(tmp, full)
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }

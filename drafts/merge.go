@@ -111,7 +111,7 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 				vh, err2 := blobBytes(repo, h)
 				vc, err3 := blobBytes(repo, c)
 				if err1 == nil && err2 == nil && err3 == nil {
-					if out, clean, err := mergeFile(ctx, s.top, vc, vb, vh); err == nil && clean {
+					if out, clean, err := mergeFile(ctx, vc, vb, vh); err == nil && clean {
 						combined[p] = out
 						continue
 					}

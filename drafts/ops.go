@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -620,26 +621,26 @@ func (s *Store) autoPublishable(repo *git.Repository, base, head plumbing.Hash) 
 }
 
 // sameRules reports whether two versions of a note (nil: absent) write the
-// same guard rules; a version that cannot be parsed counts as different.
+// same guard rules (a rule's line number does not count, though a body-form
+// rule's id names its line, so moving one is a change); a version that
+// cannot be parsed counts as different.
 func sameRules(p string, a, b []byte) bool {
-	rules := func(data []byte) (string, bool) {
+	rules := func(data []byte) ([]vault.RuleSpec, bool) {
 		if data == nil {
-			return "", true
+			return nil, true
 		}
 		r, err := vault.Parse(p, data)
 		if err != nil {
-			return "", false
+			return nil, false
 		}
-		var out strings.Builder
-		for _, spec := range r.Rules {
-			spec.Line = 0 // moving a rule within the note is no change
-			fmt.Fprintf(&out, "%#v\n", spec)
+		for i := range r.Rules {
+			r.Rules[i].Line = 0
 		}
-		return out.String(), true
+		return r.Rules, true
 	}
 	ra, oka := rules(a)
 	rb, okb := rules(b)
-	return oka && okb && ra == rb
+	return oka && okb && (len(ra) == 0 && len(rb) == 0 || reflect.DeepEqual(ra, rb))
 }
 
 // autoPublish reports whether lore.yaml marks p as merged on store

@@ -122,6 +122,8 @@ func (s *Store) commitEditsLocked(ctx context.Context, subject string) (string, 
 	}
 	args = append(args, "commit", "-q", "--no-verify", "-m", msg, "--pathspec-from-file=-", "--pathspec-file-nul")
 	if _, err := runGitIn(ctx, s.top, list, args...); err != nil {
+		// Nothing half done: what add staged is unstaged again.
+		runGitIn(ctx, s.top, list, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul")
 		return "", nil, fmt.Errorf("record your edits: %w", err)
 	}
 	head, err := s.refs.read(s.org)
@@ -142,7 +144,7 @@ func (w *write) pendingBase(org plumbing.Hash, p string) (plumbing.Hash, error) 
 	if err != nil {
 		return org, err
 	}
-	data, err := os.ReadFile(filepath.Join(s.v.Root, filepath.FromSlash(p)))
+	data, err := s.v.ReadFile(filepath.FromSlash(p)) // through the vault's root: no symlink out
 	if err != nil || (inOrg && bytes.Equal(data, published)) {
 		return org, nil // not on disk (a Draft's own file), or unchanged
 	}
@@ -162,7 +164,7 @@ func (w *write) pendingBase(org plumbing.Hash, p string) (plumbing.Hash, error) 
 // mergeFile is git's three-way merge of one file's versions: ours (the org
 // ref's now), base (where the Draft forked) and theirs (the Draft's). It
 // reports whether the merge was clean.
-func mergeFile(ctx context.Context, dir string, ours, base, theirs []byte) ([]byte, bool, error) {
+func mergeFile(ctx context.Context, ours, base, theirs []byte) ([]byte, bool, error) {
 	tmp, err := os.MkdirTemp("", "lore-merge-")
 	if err != nil {
 		return nil, false, err
@@ -216,7 +218,7 @@ func (s *Store) effective(ctx context.Context, repo *git.Repository, d *Draft, p
 	if err != nil {
 		return nil, false, err
 	}
-	work, werr := os.ReadFile(filepath.Join(s.v.Root, filepath.FromSlash(p)))
+	work, werr := s.v.ReadFile(filepath.FromSlash(p)) // through the vault's root: no symlink out
 	if werr != nil {
 		return head, inHead, nil // not in the work tree: the Draft's version
 	}
@@ -233,7 +235,7 @@ func (s *Store) effective(ctx context.Context, repo *git.Repository, d *Draft, p
 		return work, true, nil
 	}
 	if inBase && inHead {
-		if merged, clean, err := mergeFile(ctx, s.top, work, base, head); err == nil && clean {
+		if merged, clean, err := mergeFile(ctx, work, base, head); err == nil && clean {
 			return merged, true, nil
 		}
 	}
