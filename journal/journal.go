@@ -83,8 +83,7 @@ func NormalizeNamespace(ns string) (string, error) {
 			return "", vault.Errorf(vault.CodeInvalid, "namespace segment %q may not start with a dot", p)
 		case len(p) > 64:
 			return "", vault.Errorf(vault.CodeInvalid, "namespace segment %q is longer than 64 bytes", p)
-		case !utf8.ValidString(p) || strings.ContainsAny(p, `:*?"<>|`) || strings.IndexFunc(p, unicode.IsControl) >= 0 ||
-			strings.TrimSpace(p) != p || vault.CheckName("namespace", p) != nil:
+		case strings.ContainsAny(p, `:*?"<>|`) || strings.TrimSpace(p) != p || vault.CheckName("namespace", p) != nil:
 			return "", vault.Errorf(vault.CodeInvalid, "namespace segment %q holds a character that cannot be part of a folder name", p)
 		}
 	}

@@ -64,8 +64,8 @@ func (s *Server) repoDir(ctx context.Context, dir *string) (string, error) {
 	if dir == nil || *dir == "" {
 		return s.opt.WorkDir, nil
 	}
-	if err := vault.CheckName("repo_path", *dir); err != nil || strings.ContainsRune(*dir, 0) {
-		return "", vault.Errorf(vault.CodeInvalid, "repo_path %q holds a NUL byte or a control character", *dir)
+	if err := vault.CheckName("repo_path", *dir); err != nil {
+		return "", err // NUL is a control character too
 	}
 	want := *dir
 	if !filepath.IsAbs(want) {
