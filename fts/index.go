@@ -197,14 +197,8 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) (R
 	if _, err := ix.refreshPass(ctx, progress, &st, true); err != nil {
 		return st, err
 	}
-	for pass := 0; pass < 2; pass++ { // what changed while it ran
-		more, err := ix.refreshPass(ctx, progress, &st, false)
-		if err != nil || !more {
-			if err != nil {
-				return st, err
-			}
-			break
-		}
+	if err := ix.refreshPasses(ctx, progress, &st); err != nil { // what changed while it ran
+		return st, err
 	}
 	return st, ix.refreshOverlayForced(ctx, true)
 }
@@ -368,16 +362,22 @@ func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (R
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var st RefreshStats
-	for pass := 0; pass < 2; pass++ {
-		more, err := ix.refreshPass(ctx, progress, &st, false)
-		if err != nil {
-			return st, err
-		}
-		if !more {
-			break
-		}
+	if err := ix.refreshPasses(ctx, progress, &st); err != nil {
+		return st, err
 	}
 	return st, ix.refreshOverlay(ctx)
+}
+
+// refreshPasses runs refreshPass until nothing is left (at most twice: the
+// second pass picks up files whose freed ids changed them).
+func (ix *Index) refreshPasses(ctx context.Context, progress func(done, total int), st *RefreshStats) error {
+	for pass := 0; pass < 2; pass++ {
+		more, err := ix.refreshPass(ctx, progress, st, false)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
 }
 
 // refreshPass indexes what changed since the snapshot; with force, every
