@@ -245,3 +245,21 @@ func TestAttack_MCPMessagesAreBoundedAndAnswered(t *testing.T) {
 		t.Fatalf("after the attacks the server no longer answers: %v", m)
 	}
 }
+
+// shapeProblem measures only the top-level id, wherever it stands, without
+// decoding the message.
+func TestShapeProblemFindsTheTopLevelID(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for msg, bad := range map[string]bool{
+		`{"jsonrpc":"2.0","id":"` + long + `","method":"ping"}`:                             true,
+		`{"jsonrpc":"2.0","method":"ping","params":{},"id" : "` + long + `"}`:               true,
+		`{"jsonrpc":"2.0","id":` + strings.Repeat("9", 300) + `,"method":"ping"}`:           true,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"id":"` + long + `"}}`:     false,
+		`{"jsonrpc":"2.0","method":"id","params":{"x":"\"id\":\"` + long + `\""},"id":"a"}`: false,
+		`{"jsonrpc":"2.0","id":"a\"b","method":"ping"}`:                                     false,
+	} {
+		if got := shapeProblem([]byte(msg)) != ""; got != bad {
+			t.Errorf("%.60s…: problem %v, want %v", msg, got, bad)
+		}
+	}
+}

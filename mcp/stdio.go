@@ -112,11 +112,13 @@ func leadingID(line []byte) json.RawMessage {
 }
 
 // shapeProblem scans a message once, without decoding it, and says what is
-// wrong with its shape: nesting deeper than maxDepth, or a request id longer
-// than maxID bytes ("" when neither).
+// wrong with its shape: nesting deeper than maxDepth, or a top-level request
+// id longer than maxID bytes ("" when neither). It reads every message, so it
+// decodes none: the same scan finds the id's value and measures it.
 func shapeProblem(line []byte) string {
 	depth, inString, escaped := 0, false, false
-	for _, c := range line {
+	strStart, idStart := -1, -1
+	for i, c := range line {
 		switch {
 		case escaped:
 			escaped = false
@@ -125,9 +127,14 @@ func shapeProblem(line []byte) string {
 				escaped = true
 			} else if c == '"' {
 				inString = false
+				if depth == 1 && idStart < 0 && i-strStart == 3 && string(line[strStart:i+1]) == `"id"` {
+					if j := skipSpace(line, i+1); j < len(line) && line[j] == ':' {
+						idStart = skipSpace(line, j+1)
+					}
+				}
 			}
 		case c == '"':
-			inString = true
+			inString, strStart = true, i
 		case c == '{' || c == '[':
 			if depth++; depth > maxDepth {
 				return fmt.Sprintf("message nests deeper than %d levels", maxDepth)
@@ -136,15 +143,41 @@ func shapeProblem(line []byte) string {
 			depth--
 		}
 	}
-	if bytes.Contains(line, []byte(`"id"`)) {
-		var m struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(line, &m) == nil && len(m.ID) > maxID {
-			return fmt.Sprintf("request id is %d bytes; the limit is %d", len(m.ID), maxID)
-		}
+	if n := valueLen(line, idStart); n > maxID {
+		return fmt.Sprintf("request id is %d bytes; the limit is %d", n, maxID)
 	}
 	return ""
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// valueLen measures the JSON scalar that starts at i (a string with its
+// quotes, or a number or literal up to the next delimiter); 0 when i < 0.
+func valueLen(b []byte, i int) int {
+	if i < 0 || i >= len(b) {
+		return 0
+	}
+	if b[i] == '"' {
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j - i + 1
+			}
+		}
+		return len(b) - i
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ' ' {
+		j++
+	}
+	return j - i
 }
 
 // discoverID returns the id of a server/discover request.
