@@ -13,12 +13,10 @@ import (
 func TestLoop_EditProposeReviewMergeWithoutGit(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
-	// 1. A note written in an editor, never committed.
-	note := "# Retry budget\n\nThe sync retries five times.\n\n## Why\n\nNetworks fail.\n"
-	tv.write("decisions/0002-retry-budget.md", note)
-	// 2. An agent proposes a change to it.
-	cur := tv.load("api", "decisions/0002-retry-budget.md")
-	r := tv.apply("api", update(cur.ResourceID, cur.ContentHash, "five times", "three times"))
+	// 1. A note written in an editor, never committed; 2. an agent proposes
+	// a change to it.
+	r := proposeOnUncommittedNote(tv)
+	note := retryNote
 	// 3. Review: the diff is the agent's change, not the whole file as new.
 	diff, err := tv.s.Diff(ctx, r.DraftID)
 	if err != nil {
@@ -55,7 +53,7 @@ func TestLoop_EditProposeReviewMergeWithoutGit(t *testing.T) {
 	}
 	// 6. And keeps editing; the next proposal works the same way.
 	tv.write("decisions/0002-retry-budget.md", want+"\n## Later\n\nMore thoughts.\n")
-	cur = tv.load("api", "decisions/0002-retry-budget.md")
+	cur := tv.load("api", "decisions/0002-retry-budget.md")
 	r = tv.apply("api", update(cur.ResourceID, cur.ContentHash, "More thoughts.", "More thoughts, reviewed."))
 	if _, err := tv.s.Merge(ctx, []string{r.DraftID}); err != nil {
 		t.Fatalf("second merge: %v", err)
@@ -71,11 +69,8 @@ func TestLoop_EditProposeReviewMergeWithoutGit(t *testing.T) {
 func TestLoop_DraftMergesAfterThePersonsOwnCommit(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
-	note := "# Retry budget\n\nThe sync retries five times.\n\n## Why\n\nNetworks fail.\n"
-	tv.write("decisions/0002-retry-budget.md", note)
-	cur := tv.load("api", "decisions/0002-retry-budget.md")
-	r := tv.apply("api", update(cur.ResourceID, cur.ContentHash, "five times", "three times"))
-	tv.write("decisions/0002-retry-budget.md", strings.Replace(note, "Networks fail.", "Networks fail often.", 1))
+	r := proposeOnUncommittedNote(tv)
+	tv.write("decisions/0002-retry-budget.md", strings.Replace(retryNote, "Networks fail.", "Networks fail often.", 1))
 	tv.git("add", "-A")
 	tv.git("commit", "-qm", "my retry note")
 	if _, err := tv.s.Merge(ctx, []string{r.DraftID}); err != nil {
@@ -85,4 +80,15 @@ func TestLoop_DraftMergesAfterThePersonsOwnCommit(t *testing.T) {
 	if !strings.Contains(got, "three times") || !strings.Contains(got, "Networks fail often.") {
 		t.Fatalf("after the merge:\n%s", got)
 	}
+}
+
+const retryNote = "# Retry budget\n\nThe sync retries five times.\n\n## Why\n\nNetworks fail.\n"
+
+// proposeOnUncommittedNote writes retryNote as a person's uncommitted note
+// and has project api's agent propose "three times" instead of "five times".
+func proposeOnUncommittedNote(tv *tvault) Result {
+	tv.t.Helper()
+	tv.write("decisions/0002-retry-budget.md", retryNote)
+	cur := tv.load("api", "decisions/0002-retry-budget.md")
+	return tv.apply("api", update(cur.ResourceID, cur.ContentHash, "five times", "three times"))
 }
