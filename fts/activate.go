@@ -339,8 +339,14 @@ func (ix *Index) boostLinks(ctx context.Context, cs []*candidate, project string
 			rids = append(rids, strconv.FormatInt(c.RID, 10))
 		}
 	}
-	links, list, err := ix.linkKeys(ctx, `SELECT rid, target_key FROM links WHERE rid IN (`+strings.Join(rids, ",")+`) AND target_key != ''`)
-	if err != nil {
+	// Only links whose key is a name of another candidate can link two
+	// candidates: one indexed join finds them (usually few), and only their
+	// keys go through the tie rule, since another note may answer to the
+	// same name more strongly.
+	in := strings.Join(rids, ",")
+	links, list, err := ix.linkKeys(ctx, `SELECT DISTINCT l.rid, l.target_key FROM links l CROSS JOIN names n ON n.name = l.target_key
+		WHERE l.rid IN (`+in+`) AND n.rid IN (`+in+`) AND n.rid != l.rid`)
+	if err != nil || len(links) == 0 {
 		return err
 	}
 	res, err := ix.resolveKeys(ctx, list, project)
