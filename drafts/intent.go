@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // A merge changes three things that no single write covers: the work tree
@@ -53,24 +55,10 @@ func (s *Store) writeIntent(in mergeIntent) error {
 	if err != nil {
 		return err
 	}
-	tmp := s.intentPath() + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err = f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, s.intentPath())
-	}
-	if err != nil {
+	if err := vault.WriteFileAtomic(s.intentPath(), data); err != nil {
 		return fmt.Errorf("record the merge before making it: %w", err)
 	}
-	syncDir(filepath.Dir(tmp))
+	syncDir(filepath.Dir(s.intentPath()))
 	return nil
 }
 
@@ -182,7 +170,7 @@ func (s *Store) settleWorkTree(ctx context.Context, repo *git.Repository, from, 
 				return err
 			}
 		default:
-			if err := writeAtomic(full, want); err != nil {
+			if err := vault.WriteFileAtomic(full, want); err != nil {
 				return err
 			}
 		}
@@ -198,20 +186,4 @@ func (s *Store) settleWorkTree(ctx context.Context, repo *git.Repository, from, 
 		return fmt.Errorf("update git's index after the interrupted merge: %w", err)
 	}
 	return nil
-}
-
-// writeAtomic writes a file through a temporary file and a rename.
-func writeAtomic(full string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return err
-	}
-	tmp := full + ".lore-tmp"
-	err := os.WriteFile(tmp, data, 0o644)
-	if err == nil {
-		err = os.Rename(tmp, full)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
