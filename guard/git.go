@@ -25,7 +25,7 @@ type Repo struct {
 
 // OpenRepo finds the repository holding dir.
 func OpenRepo(ctx context.Context, dir string) (*Repo, error) {
-	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	out, err := gitcli.Run(ctx, dir, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("%s is not inside a git repository: %w", dir, err)
 	}
@@ -38,7 +38,7 @@ var diffArgs = []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", 
 
 // Staged returns the staged changes as a unified diff.
 func (r *Repo) Staged(ctx context.Context) ([]byte, error) {
-	return git(ctx, r.Root, nil, append(diffArgs, "--cached")...)
+	return gitcli.Run(ctx, r.Root, nil, append(diffArgs, "--cached")...)
 }
 
 // Branch returns the changes of HEAD since it forked from base.
@@ -46,12 +46,12 @@ func (r *Repo) Branch(ctx context.Context, base string) ([]byte, error) {
 	if strings.HasPrefix(base, "-") {
 		return nil, fmt.Errorf("base %q is not a revision", base)
 	}
-	return git(ctx, r.Root, nil, append(diffArgs, base+"...HEAD", "--")...)
+	return gitcli.Run(ctx, r.Root, nil, append(diffArgs, base+"...HEAD", "--")...)
 }
 
 // WorkTree returns the uncommitted changes (staged and not) against HEAD.
 func (r *Repo) WorkTree(ctx context.Context) ([]byte, error) {
-	return git(ctx, r.Root, nil, append(diffArgs, "HEAD", "--")...)
+	return gitcli.Run(ctx, r.Root, nil, append(diffArgs, "HEAD", "--")...)
 }
 
 // Blobs returns a Content that reads files from a git revision ("" for the
@@ -64,8 +64,7 @@ func (r *Repo) Blobs(ctx context.Context, rev string) (Content, func()) {
 	started := false
 	start := func() bool {
 		started = true
-		cmd = exec.CommandContext(ctx, "git", "cat-file", "--batch")
-		cmd.Dir = r.Root
+		cmd = gitcli.Command(ctx, r.Root, "cat-file", "--batch")
 		var err error
 		if in, err = cmd.StdinPipe(); err != nil {
 			return false
@@ -208,14 +207,6 @@ func WholeFiles(root string, paths []string) ([]FileDiff, error) {
 			}
 		}
 		out = append(out, f)
-	}
-	return out, nil
-}
-
-func git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	out, err := gitcli.Run(ctx, dir, stdin, args...)
-	if err != nil {
-		return nil, err
 	}
 	return out, nil
 }

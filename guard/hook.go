@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/lore-memory/lore/internal/gitcli"
 )
 
 // hookMarker identifies the hook lore writes.
@@ -30,7 +32,7 @@ exec "$LORE" guard --staged
 
 // HookPath returns the pre-commit hook's path (core.hooksPath respected).
 func (r *Repo) HookPath(ctx context.Context) (string, error) {
-	out, err := git(ctx, r.Root, nil, "rev-parse", "--git-path", "hooks")
+	out, err := gitcli.Run(ctx, r.Root, nil, "rev-parse", "--git-path", "hooks")
 	if err != nil {
 		return "", err
 	}

@@ -20,10 +20,8 @@ import (
 // its standard output. A failure's error names the git command and what git
 // said on standard error; the output so far is returned with it.
 func Run(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
+	cmd := Command(ctx, dir, args...)
 	cmd.Stdin = stdin
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LITERAL_PATHSPECS=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -34,6 +32,15 @@ func Run(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]by
 		return out.Bytes(), fmt.Errorf("git %s: %s", subcommand(args), msg)
 	}
 	return out.Bytes(), nil
+}
+
+// Command returns git with args, set up to run in dir the way Run runs it,
+// for a caller that streams its input and output itself.
+func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LITERAL_PATHSPECS=1")
+	return cmd
 }
 
 // subcommand is the git command among args ("status" in "-c x=y status …").
