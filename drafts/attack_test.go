@@ -231,7 +231,8 @@ func TestAttack_UnmergedDraftDoesNotSwitchRules(t *testing.T) {
 // mergeCrashWorker merges LORE_MERGE_IDS in LORE_DIR and dies (exit 137,
 // no clean-up, as a SIGKILL) at the step LORE_MERGE_CRASH names. With
 // LORE_MERGE_PARTIAL it first undoes the work-tree update of one file and
-// leaves git's index lock behind, as a read-tree killed half-way would.
+// leaves git's index lock behind, as a read-tree killed half-way would; with
+// LORE_MERGE_REFLOCK it leaves a young lock on a Draft's branch.
 func mergeCrashWorker() int {
 	ctx := context.Background()
 	v, _, s, err := openAll(os.Getenv("LORE_DIR"))
@@ -250,6 +251,19 @@ func mergeCrashWorker() int {
 			old := time.Now().Add(-time.Minute)
 			os.Chtimes(lock, old, old)
 		}
+		if os.Getenv("LORE_MERGE_REFLOCK") != "" {
+			// Killed while deleting a merged Draft's branch: its ref lock
+			// stays, a few seconds old by the time the next process comes.
+			filepath.WalkDir(filepath.Join(v.GitDir, "refs/heads/drafts"), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					os.WriteFile(p+".lock", nil, 0o644)
+					young := time.Now().Add(-3 * time.Second)
+					os.Chtimes(p+".lock", young, young)
+					return filepath.SkipAll
+				}
+				return nil
+			})
+		}
 		os.Exit(137)
 	}
 	_, err = s.Merge(ctx, strings.Fields(os.Getenv("LORE_MERGE_IDS")))
@@ -261,10 +275,11 @@ func mergeCrashWorker() int {
 // next lore process finishes it by itself: the org ref holds both Drafts,
 // the work tree and git's index match it, no Draft stays open.
 func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
-	for _, c := range []struct{ point, partial string }{
-		{"after-intent", ""}, {"after-worktree", ""}, {"after-worktree", "howto/release.md"}, {"after-org", ""},
+	for _, c := range []struct{ point, partial, reflock string }{
+		{"after-intent", "", ""}, {"after-worktree", "", ""}, {"after-worktree", "howto/release.md", ""}, {"after-org", "", ""},
+		{"after-org", "", "branch-lock"},
 	} {
-		t.Run(c.point+c.partial, func(t *testing.T) {
+		t.Run(c.point+c.partial+c.reflock, func(t *testing.T) {
 			tv := newVault(t, "", baseFiles)
 			cur := tv.load("api", "mem_release")
 			a := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
@@ -273,7 +288,7 @@ func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run", "^$")
 			cmd.Env = append(os.Environ(), gitEnv...)
 			cmd.Env = append(cmd.Env, "LORE_MERGE_CRASH="+c.point, "LORE_DIR="+tv.dir, "LORE_MERGE_IDS="+a.DraftID+" "+b.DraftID,
-				"LORE_MERGE_PARTIAL="+c.partial, "LORE_MERGE_PARTIAL_TEXT="+cur.Content)
+				"LORE_MERGE_PARTIAL="+c.partial, "LORE_MERGE_PARTIAL_TEXT="+cur.Content, "LORE_MERGE_REFLOCK="+c.reflock)
 			out, err := cmd.CombinedOutput()
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 137 {
 				t.Fatalf("the worker did not die at %s: %v\n%s", c.point, err, out)
@@ -296,6 +311,9 @@ func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
 			}
 			if ds, _ := tv.s.List(context.Background(), "", false); len(ds) != 0 {
 				t.Fatalf("%d Drafts still open", len(ds))
+			}
+			if left := tv.git("for-each-ref", "refs/heads/drafts/"); left != "" {
+				t.Fatalf("merged Drafts' branches are left:\n%s", left)
 			}
 			if _, err := os.Stat(filepath.Join(tv.v.DataDir(), "merge.json")); err == nil {
 				t.Fatal("the merge record was not cleared")

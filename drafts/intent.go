@@ -104,6 +104,7 @@ func (s *Store) recoverLocked(ctx context.Context, repo *git.Repository) (string
 	outcome := "finished"
 	switch org {
 	case old:
+		awaitLock(s.refs.path(s.org) + ".lock")
 		if err := s.refs.cas(s.org, old, neu); err != nil {
 			return "", fmt.Errorf("finish the interrupted merge: %w", err)
 		}
@@ -116,7 +117,10 @@ func (s *Store) recoverLocked(ctx context.Context, repo *git.Repository) (string
 		}
 		for branch, head := range in.Drafts {
 			if plumbing.IsHash(head) {
-				s.refs.cas(branch, plumbing.NewHash(head), plumbing.ZeroHash) // moved since: keep it
+				// A lock on the branch may be the killed merge's, left as it
+				// died deleting it; a branch that moved since is kept.
+				awaitLock(s.refs.path(branch) + ".lock")
+				s.refs.cas(branch, plumbing.NewHash(head), plumbing.ZeroHash)
 			}
 		}
 	default:
@@ -175,12 +179,7 @@ func (s *Store) settleWorkTree(ctx context.Context, repo *git.Repository, from, 
 			}
 		}
 	}
-	lockPath := filepath.Join(s.gitDir, "index.lock")
-	for deadline := time.Now().Add(StaleLock + time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := os.Stat(lockPath); err != nil || removeStaleLock(lockPath) || time.Now().After(deadline) {
-			break
-		}
-	}
+	awaitLock(filepath.Join(s.gitDir, "index.lock"))
 	cmd := []string{"-c", "core.quotePath=false", "reset", "-q", index.String(), "--pathspec-from-file=-", "--pathspec-file-nul"}
 	if _, err := runGitIn(ctx, s.top, strings.Join(paths, "\x00"), cmd...); err != nil {
 		return fmt.Errorf("update git's index after the interrupted merge: %w", err)

@@ -288,6 +288,18 @@ func sortedNames(m map[string]plumbing.Hash) []string {
 
 // removeStaleLock removes a lock file older than StaleLock and reports
 // whether it did.
+// awaitLock waits until lock file p is gone, or removes it once it is
+// stale: what a process that finishes an interrupted write does with a lock
+// the killed writer may have left (it is taken as the killed process's only
+// when it grows older than StaleLock, so this can take that long).
+func awaitLock(p string) {
+	for deadline := time.Now().Add(StaleLock + time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(p); err != nil || removeStaleLock(p) || time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
 func removeStaleLock(p string) bool {
 	st, err := os.Stat(p)
 	if err != nil || time.Since(st.ModTime()) < StaleLock {
