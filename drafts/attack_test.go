@@ -232,7 +232,8 @@ func TestAttack_UnmergedDraftDoesNotSwitchRules(t *testing.T) {
 // no clean-up, as a SIGKILL) at the step LORE_MERGE_CRASH names. With
 // LORE_MERGE_PARTIAL it first undoes the work-tree update of one file and
 // leaves git's index lock behind, as a read-tree killed half-way would; with
-// LORE_MERGE_REFLOCK it leaves a young lock on a Draft's branch.
+// LORE_MERGE_REFLOCK it leaves a young lock (a few seconds old when the next
+// process comes) on the org ref or a Draft's branch.
 func mergeCrashWorker() int {
 	ctx := context.Background()
 	v, _, s, err := openAll(os.Getenv("LORE_DIR"))
@@ -251,14 +252,18 @@ func mergeCrashWorker() int {
 			old := time.Now().Add(-time.Minute)
 			os.Chtimes(lock, old, old)
 		}
-		if os.Getenv("LORE_MERGE_REFLOCK") != "" {
-			// Killed while deleting a merged Draft's branch: its ref lock
-			// stays, a few seconds old by the time the next process comes.
+		lockRef := func(p string) {
+			os.WriteFile(p+".lock", nil, 0o644)
+			young := time.Now().Add(-3 * time.Second)
+			os.Chtimes(p+".lock", young, young)
+		}
+		switch os.Getenv("LORE_MERGE_REFLOCK") {
+		case "org-lock": // killed while moving the org ref
+			lockRef(filepath.Join(v.GitDir, "refs/heads/main"))
+		case "branch-lock": // killed while deleting a merged Draft's branch
 			filepath.WalkDir(filepath.Join(v.GitDir, "refs/heads/drafts"), func(p string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() {
-					os.WriteFile(p+".lock", nil, 0o644)
-					young := time.Now().Add(-3 * time.Second)
-					os.Chtimes(p+".lock", young, young)
+					lockRef(p)
 					return filepath.SkipAll
 				}
 				return nil
@@ -277,7 +282,7 @@ func mergeCrashWorker() int {
 func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
 	for _, c := range []struct{ point, partial, reflock string }{
 		{"after-intent", "", ""}, {"after-worktree", "", ""}, {"after-worktree", "howto/release.md", ""}, {"after-org", "", ""},
-		{"after-org", "", "branch-lock"},
+		{"after-worktree", "", "org-lock"}, {"after-org", "", "branch-lock"},
 	} {
 		t.Run(c.point+c.partial+c.reflock, func(t *testing.T) {
 			tv := newVault(t, "", baseFiles)
