@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/vault"
+
+	"github.com/lore-memory/lore/eval/synth"
 )
 
 // benchNotes is how many notes the benchmarks generate; LORE_BENCH_NOTES
@@ -25,7 +27,7 @@ func benchIndex(b *testing.B) (*Index, []string) {
 	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
 		b.Fatalf("git init: %v\n%s", err, out)
 	}
-	paths, err := GenerateVault(root, benchNotes(), 1)
+	paths, err := synth.GenerateVault(root, benchNotes(), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func BenchmarkRefreshUnchanged(b *testing.B) {
 func BenchmarkSearchQueryOnly(b *testing.B) {
 	ix, _ := benchIndex(b)
 	ctx := context.Background()
-	qs := SynthQueries(200, 1)
+	qs := synth.Queries(200, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], SearchOptions{Limit: 10}); err != nil {
@@ -76,7 +78,7 @@ func BenchmarkSearchInMemory(b *testing.B) {
 	if err := ix.KeepInMemory(ctx); err != nil {
 		b.Fatal(err)
 	}
-	qs := SynthQueries(200, 1)
+	qs := synth.Queries(200, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], SearchOptions{Limit: 10}); err != nil {
@@ -90,7 +92,7 @@ func BenchmarkColdIndex(b *testing.B) {
 	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
 		b.Fatalf("git init: %v\n%s", err, out)
 	}
-	if _, err := GenerateVault(root, benchNotes(), 1); err != nil {
+	if _, err := synth.GenerateVault(root, benchNotes(), 1); err != nil {
 		b.Fatal(err)
 	}
 	v, err := vault.Open(root)
@@ -119,7 +121,7 @@ func BenchmarkColdIndex(b *testing.B) {
 // must be valid memory (an earlier generator cut runes in half).
 func TestGenerateVault_AllNotesIndex(t *testing.T) {
 	tv := newTestVault(t, nil)
-	if _, err := GenerateVault(tv.root, 300, 1); err != nil {
+	if _, err := synth.GenerateVault(tv.root, 300, 1); err != nil {
 		t.Fatal(err)
 	}
 	st, err := tv.ix.Stats(context.Background())

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/eval/synth"
 )
 
 // listOverlay is an OverlaySource with a fixed list of Drafts (package drafts
@@ -37,7 +39,7 @@ func (o *listOverlay) Overlay(_ context.Context, have map[string]string) ([]Over
 // ones, CJK words and single characters (prefix phrases), identifiers, and
 // the demo vault's own topics.
 func memQueries() []string {
-	qs := SynthQueries(150, 7)
+	qs := synth.Queries(150, 7)
 	qs = append(qs, "检索", "并发控制", "检", "发布 回滚", "parseConfigFile", "max_retry_count", "internal/fts/index.go",
 		"how do we release", "what is it", "deploy rollback incident", "postgres connection pool timeout",
 		"ADR superseded decision", "café naïve", "retry retries retrying", "索引 index 缓存")
@@ -92,7 +94,7 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 		files["cjk/"+p] = s
 	}
 	tv := newTestVault(t, files)
-	if _, err := GenerateVault(tv.root, 400, 3); err != nil {
+	if _, err := synth.GenerateVault(tv.root, 400, 3); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ { // project notes, so the project views differ

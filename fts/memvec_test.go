@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
+
+	"github.com/lore-memory/lore/eval/synth"
 )
 
 // The in-memory first pass finds exactly the vectors a brute-force Hamming
@@ -22,7 +24,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 	if err := tv.ix.UseEmbedder(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := GenerateVault(tv.root, 60, 5); err != nil {
+	if _, err := synth.GenerateVault(tv.root, 60, 5); err != nil {
 		t.Fatal(err)
 	}
 	// Copies share one vector: their units tie, and unit_key orders them.

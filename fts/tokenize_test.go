@@ -17,6 +17,8 @@ import (
 	kljensen "github.com/kljensen/snowball/english"
 
 	"github.com/lore-memory/lore/vault"
+
+	"github.com/lore-memory/lore/eval/synth"
 )
 
 func allTerms(s string) []string {
@@ -301,7 +303,7 @@ func TestTermsMatchReference(t *testing.T) {
 			return nil
 		})
 	}
-	inputs = append(inputs, SynthQueries(50, 3)...)
+	inputs = append(inputs, synth.Queries(50, 3)...)
 	for _, in := range inputs {
 		if got, want := allTerms(in), refTerms(in); !slices.Equal(got, want) {
 			t.Fatalf("terms(%.60q):\n got %q\nwant %q", in, got, want)
@@ -312,16 +314,7 @@ func TestTermsMatchReference(t *testing.T) {
 // BenchmarkIndexText tokenizes generated notes on every core, as a cold
 // index does.
 func BenchmarkIndexText(b *testing.B) {
-	s := newSynth(9)
-	texts := make([]string, 4096) // ~10 MB: a vault's worth of vocabulary
-	for i := range texts {
-		var sb strings.Builder
-		for k := 0; k < 40; k++ {
-			sb.WriteString(s.sentence(12))
-			sb.WriteByte(' ')
-		}
-		texts[i] = sb.String()
-	}
+	texts := synth.Texts(4096, 40, 9) // ~10 MB: a vault's worth of vocabulary
 	for _, memo := range []bool{false, true} {
 		b.Run(fmt.Sprintf("memo=%v", memo), func(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {

@@ -25,6 +25,8 @@ import (
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
+
+	"github.com/lore-memory/lore/eval"
 )
 
 //go:embed static
@@ -285,7 +287,7 @@ func (s *Server) addCase(w http.ResponseWriter, r *http.Request) {
 		fail(w, vault.Errorf(vault.CodeInvalid, "cases are kept for the served vault %s", s.ix.Vault().Root))
 		return
 	}
-	c, err := s.ix.AddCase(r.Context(), fts.Case{RunID: in.RunID, Project: in.Project, Query: in.Query, Expected: in.Expected, Note: in.Note})
+	c, err := eval.CasesOf(s.ix.Vault()).Add(r.Context(), s.ix, eval.Case{RunID: in.RunID, Project: in.Project, Query: in.Query, Expected: in.Expected, Note: in.Note})
 	if err != nil {
 		fail(w, err)
 		return

@@ -13,6 +13,8 @@ import (
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
+
+	"github.com/lore-memory/lore/eval/synth"
 )
 
 func runBench(ctx context.Context, e *env, args []string) error {
@@ -36,7 +38,7 @@ Example: lore bench -n 10000`)
 		return err
 	}
 	defer cleanup()
-	paths, err := fts.GenerateVault(root, *n, 1)
+	paths, err := synth.GenerateVault(root, *n, 1)
 	if err != nil {
 		return err
 	}
@@ -89,7 +91,7 @@ Example: lore bench -n 10000`)
 	}
 	fmt.Fprintf(out, "freshness, one edited  p50 %s  p95 %s\n", pct(oneChanged, 50), pct(oneChanged, 95))
 
-	queries := fts.SynthQueries(*nq, 1)
+	queries := synth.Queries(*nq, 1)
 	queryOnly, err := timeN(len(queries), func(i int) error {
 		_, err := ix.SearchFresh(ctx, queries[i], fts.SearchOptions{Limit: 10})
 		return err

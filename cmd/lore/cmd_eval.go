@@ -10,6 +10,8 @@ import (
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
+
+	"github.com/lore-memory/lore/eval"
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -41,7 +43,7 @@ Examples:
 	if *mode != "lexical" && *mode != "vector" && *mode != "hybrid" {
 		return usageError{fmt.Sprintf("--mode %s: want lexical, vector or hybrid", *mode)}
 	}
-	ds, err := fts.LoadBEIR(pos[0])
+	ds, err := eval.LoadBEIR(pos[0])
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "read data set %s: %v", pos[0], err)
 	}
@@ -92,7 +94,7 @@ Examples:
 	}
 	byPath := map[string]string{}
 	for _, d := range ds.Docs {
-		byPath[fts.DocPath(d.ID)] = d.ID
+		byPath[eval.DocPath(d.ID)] = d.ID
 	}
 	m, err := ds.Evaluate(ctx, func(ctx context.Context, q string) ([]string, error) {
 		units, err := ix.Rank(ctx, q, *mode, "", 300)
@@ -136,7 +138,7 @@ func evalCases(ctx context.Context, e *env, mode string) error {
 		return err
 	}
 	defer e.closeIndex(ix)
-	cs, err := ix.Cases()
+	cs, err := eval.CasesOf(ix.Vault()).All()
 	if err != nil {
 		return err
 	}
@@ -144,7 +146,7 @@ func evalCases(ctx context.Context, e *env, mode string) error {
 		fmt.Fprintln(e.stdout, "no evaluation cases yet: make some with \"Report inaccurate\" in lore serve")
 		return nil
 	}
-	m, err := ix.EvalCases(ctx, cs, mode)
+	m, err := eval.ScoreCases(ctx, ix, cs, mode)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,9 @@
-package fts
+// Package synth writes synthetic vaults for `lore bench` and the Go
+// benchmarks: deterministic for a seed, with frontmatter, headings,
+// wikilinks, code identifiers and some Chinese, about 4 KB a note, words
+// drawn from a Zipf distribution like real prose. It imports nothing of lore,
+// so the index's own tests can use it.
+package synth
 
 import (
 	"fmt"
@@ -10,11 +15,7 @@ import (
 	"unicode/utf8"
 )
 
-// Synthetic vaults for `lore bench` and the Go benchmarks: deterministic for a
-// seed, with frontmatter, headings, wikilinks, code identifiers and some Chinese,
-// about 4 KB a note, words drawn from a Zipf distribution like real prose.
-
-var synthWords = strings.Fields(`the of and to in is that for it as with was on be by this are or from at
+var words = strings.Fields(`the of and to in is that for it as with was on be by this are or from at
 which an but not have has had were can all their been more one will would there what so about when if out
 up into some could them other than then these only its time two may first any new over also after use used
 index search memory agent vault note release deploy test build query token budget fragment section heading
@@ -28,19 +29,19 @@ container image cluster node pod service endpoint gateway proxy balancer databas
 backup restore snapshot checkpoint recovery failover consistency isolation durability atomic idempotent
 concurrency parallel async await promise callback event signal channel buffer pool limit quota rate burst`)
 
-var synthCJK = strings.Fields(`检索 并发 控制 索引 发布 回滚 配置 缓存 日志 监控 告警 事务 分支 合并 审核 同步 远程
+var cjk = strings.Fields(`检索 并发 控制 索引 发布 回滚 配置 缓存 日志 监控 告警 事务 分支 合并 审核 同步 远程
 向量 模型 查询 预算 片段 章节 标题 错误 重试 超时 队列 锁定 提交 规则 检查 钩子 脚本 流水线 容器 集群
 服务 网关 代理 数据库 副本 分片 备份 恢复 快照 一致性 隔离 持久化`)
 
-type synth struct {
+type gen struct {
 	r     *rand.Rand
 	zipf  *rand.Zipf
 	vocab []string
 }
 
-func newSynth(seed int64) *synth {
+func newGen(seed int64) *gen {
 	r := rand.New(rand.NewSource(seed))
-	vocab := append([]string(nil), synthWords...)
+	vocab := append([]string(nil), words...)
 	syll := strings.Fields("ka lo mi ter san vel dor ix qu ren pa tho lin gar bes ump or fy zen")
 	for len(vocab) < 6000 { // a long tail of rare words
 		n := 2 + r.Intn(3)
@@ -50,12 +51,12 @@ func newSynth(seed int64) *synth {
 		}
 		vocab = append(vocab, w)
 	}
-	return &synth{r: r, zipf: rand.NewZipf(r, 1.07, 2, uint64(len(vocab)-1)), vocab: vocab}
+	return &gen{r: r, zipf: rand.NewZipf(r, 1.07, 2, uint64(len(vocab)-1)), vocab: vocab}
 }
 
-func (s *synth) word() string { return s.vocab[s.zipf.Uint64()] }
+func (s *gen) word() string { return s.vocab[s.zipf.Uint64()] }
 
-func (s *synth) identifier() string {
+func (s *gen) identifier() string {
 	a, b, c := s.word(), s.word(), s.word()
 	switch s.r.Intn(3) {
 	case 0:
@@ -66,14 +67,14 @@ func (s *synth) identifier() string {
 	return "internal/" + a + "/" + b + ".go"
 }
 
-func (s *synth) sentence(n int) string {
+func (s *gen) sentence(n int) string {
 	ws := make([]string, n)
 	for i := range ws {
 		switch k := s.r.Intn(40); {
 		case k == 0:
 			ws[i] = "`" + s.identifier() + "`"
 		case k == 1:
-			ws[i] = synthCJK[s.r.Intn(len(synthCJK))] + synthCJK[s.r.Intn(len(synthCJK))]
+			ws[i] = cjk[s.r.Intn(len(cjk))] + cjk[s.r.Intn(len(cjk))]
 		default:
 			ws[i] = s.word()
 		}
@@ -83,16 +84,16 @@ func (s *synth) sentence(n int) string {
 	return string(unicode.ToUpper(r)) + out[n:] + "."
 }
 
-func synthTitle(s *synth, i int) string {
+func title(s *gen, i int) string {
 	return fmt.Sprintf("%s %s %s %d", s.word(), s.word(), s.word(), i)
 }
 
 // GenerateVault writes n synthetic notes under root/bench and returns their paths.
 func GenerateVault(root string, n int, seed int64) ([]string, error) {
-	s := newSynth(seed)
+	s := newGen(seed)
 	titles := make([]string, n)
 	for i := range titles {
-		titles[i] = synthTitle(s, i)
+		titles[i] = title(s, i)
 	}
 	paths := make([]string, n)
 	for i := 0; i < n; i++ {
@@ -125,19 +126,35 @@ func GenerateVault(root string, n int, seed int64) ([]string, error) {
 	return paths, nil
 }
 
-// SynthQueries returns n agent-like queries over the synthetic vocabulary.
-func SynthQueries(n int, seed int64) []string {
-	s := newSynth(seed + 1)
+// Queries returns n agent-like queries over the synthetic vocabulary.
+func Queries(n int, seed int64) []string {
+	s := newGen(seed + 1)
 	out := make([]string, n)
 	for i := range out {
 		switch i % 10 {
 		case 0:
 			out[i] = s.identifier()
 		case 1:
-			out[i] = synthCJK[s.r.Intn(len(synthCJK))]
+			out[i] = cjk[s.r.Intn(len(cjk))]
 		default:
 			out[i] = s.sentence(4 + s.r.Intn(8))
 		}
+	}
+	return out
+}
+
+// Texts returns n texts of the given number of 12-word sentences, drawn as
+// the notes' prose is.
+func Texts(n, sentences int, seed int64) []string {
+	s := newGen(seed)
+	out := make([]string, n)
+	for i := range out {
+		var sb strings.Builder
+		for k := 0; k < sentences; k++ {
+			sb.WriteString(s.sentence(12))
+			sb.WriteByte(' ')
+		}
+		out[i] = sb.String()
 	}
 	return out
 }

@@ -1,14 +1,18 @@
-package fts
+package eval
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -25,14 +29,33 @@ type Case struct {
 	Note      string   `json:"note,omitempty"`
 }
 
+// Loader finds resources by id or path, as load does.
+type Loader interface {
+	Load(ctx context.Context, targets []string, project string) ([]fts.Resource, error)
+}
+
+// UnitRanker ranks units for a query as activate does, best first.
+type UnitRanker interface {
+	Rank(ctx context.Context, q, mode, project string, depth int) ([]fts.RankedUnit, error)
+}
+
+// Cases is a vault's file of evaluation cases.
+type Cases struct {
+	Path string           // <data dir>/cases.jsonl
+	Now  func() time.Time // the clock; time.Now when nil
+}
+
+// CasesOf returns the cases file of a vault.
+func CasesOf(v *vault.Vault) Cases {
+	return Cases{Path: filepath.Join(v.DataDir(), "cases.jsonl")}
+}
+
 var casesMu sync.Mutex
 
-func (ix *Index) casesPath() string { return filepath.Join(ix.v.DataDir(), "cases.jsonl") }
-
-// AddCase checks and stores a case: the query must not be empty and every
+// Add checks and stores a case: the query must not be empty and every
 // expected resource must exist in the project's memory (a path is stored
 // as its resource id).
-func (ix *Index) AddCase(ctx context.Context, c Case) (Case, error) {
+func (cs Cases) Add(ctx context.Context, mem Loader, c Case) (Case, error) {
 	c.Query = strings.TrimSpace(c.Query)
 	if c.Query == "" {
 		return Case{}, vault.Errorf(vault.CodeInvalid, "a case needs the query")
@@ -46,26 +69,32 @@ func (ix *Index) AddCase(ctx context.Context, c Case) (Case, error) {
 		if e == "" {
 			continue
 		}
-		rs, err := ix.Load(ctx, []string{e}, c.Project)
+		rs, err := mem.Load(ctx, []string{e}, c.Project)
 		if err != nil {
 			return Case{}, err
 		}
 		ids = append(ids, rs[0].ResourceID)
 	}
 	c.Expected = ids
-	now := ix.clock().UTC()
-	c.CreatedAt = now.Format(time.RFC3339)
-	c.ID = "case_" + strings.TrimPrefix(newRunID(now), "run_")
+	now := time.Now
+	if cs.Now != nil {
+		now = cs.Now
+	}
+	t := now().UTC()
+	var b [6]byte
+	rand.Read(b[:])
+	c.CreatedAt = t.Format(time.RFC3339)
+	c.ID = fmt.Sprintf("case_%012x%s", t.UnixMilli(), hex.EncodeToString(b[:]))
 	line, err := json.Marshal(c)
 	if err != nil {
 		return Case{}, err
 	}
 	casesMu.Lock()
 	defer casesMu.Unlock()
-	if err := os.MkdirAll(ix.v.DataDir(), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(cs.Path), 0o755); err != nil {
 		return Case{}, err
 	}
-	f, err := os.OpenFile(ix.casesPath(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(cs.Path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return Case{}, err
 	}
@@ -76,10 +105,10 @@ func (ix *Index) AddCase(ctx context.Context, c Case) (Case, error) {
 	return c, f.Sync()
 }
 
-// Cases returns the stored cases (a damaged line is skipped).
-func (ix *Index) Cases() ([]Case, error) {
+// All returns the stored cases (a damaged line is skipped).
+func (cs Cases) All() ([]Case, error) {
 	var out []Case
-	err := readJSONL(ix.casesPath(), func(b []byte) error {
+	err := readJSONL(cs.Path, func(b []byte) error {
 		var c Case
 		if json.Unmarshal(b, &c) == nil && c.Query != "" {
 			out = append(out, c)
@@ -100,12 +129,12 @@ type CaseMetrics struct {
 	MRR      float64 `json:"mrr"`
 }
 
-// EvalCases ranks each case's query as activate would (mode hybrid,
+// ScoreCases ranks each case's query as activate would (mode hybrid,
 // lexical or vector) and scores the resources that come back.
-func (ix *Index) EvalCases(ctx context.Context, cases []Case, mode string) (CaseMetrics, error) {
+func ScoreCases(ctx context.Context, r UnitRanker, cases []Case, mode string) (CaseMetrics, error) {
 	var m CaseMetrics
 	for _, c := range cases {
-		ranked, err := ix.Rank(ctx, c.Query, mode, c.Project, 40)
+		ranked, err := r.Rank(ctx, c.Query, mode, c.Project, 40)
 		if err != nil {
 			return m, err
 		}

@@ -1,0 +1,92 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// openIndex writes files into a new vault (a real git repository) and
+// returns its refreshed index.
+func openIndex(t *testing.T, files map[string]string) *fts.Index {
+	t.Helper()
+	root := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", "-b", "main", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	for p, s := range files {
+		if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := vault.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	ix, err := fts.Open(context.Background(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// ScoreCases scores the cases that name what they expect, and skips (never
+// divides by zero for) a case that expects nothing.
+func TestScoreCases_ScoresAndSkipsEmptyCases(t *testing.T) {
+	ix := openIndex(t, map[string]string{
+		"a.md": "---\nid: mem_a\n---\n# Alpha\n\nsync retries back off\n",
+		"b.md": "---\nid: mem_b\n---\n# Beta\n\ncache invalidation\n",
+	})
+	m, err := ScoreCases(context.Background(), ix, []Case{
+		{Query: "sync retries", Expected: []string{"mem_a"}},
+		{Query: "cache", Expected: nil},
+	}, "lexical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Cases != 1 || math.IsNaN(m.Recall20) || m.Recall20 != 1 || m.MRR != 1 || math.Abs(m.NDCG10-1) > 1e-9 {
+		t.Fatalf("metrics %+v; want one case scored perfectly", m)
+	}
+}
+
+// Add stores a path as its resource id, refuses a case without a query or
+// naming a resource that does not exist, and All reads back what was added
+// (skipping a damaged line).
+func TestCases_AddResolvesAndReadsBack(t *testing.T) {
+	ix := openIndex(t, map[string]string{"a.md": "---\nid: mem_a\n---\n# Alpha\n\nsync\n"})
+	cs := CasesOf(ix.Vault())
+	cs.Now = func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }
+	ctx := context.Background()
+	if _, err := cs.Add(ctx, ix, Case{Query: "  ", Expected: []string{"a.md"}}); vault.ErrorCode(err) != vault.CodeInvalid {
+		t.Errorf("a case without a query: %v", err)
+	}
+	if _, err := cs.Add(ctx, ix, Case{Query: "sync", Expected: []string{"nope.md"}}); err == nil {
+		t.Errorf("a case naming a missing resource was stored")
+	}
+	c, err := cs.Add(ctx, ix, Case{Query: " sync ", Expected: []string{"a.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Query != "sync" || len(c.Expected) != 1 || c.Expected[0] != "mem_a" || c.CreatedAt != "2026-12-01T00:00:00Z" {
+		t.Errorf("stored case %+v", c)
+	}
+	f, _ := os.OpenFile(cs.Path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{half a line\n")
+	f.Close()
+	all, err := cs.All()
+	if err != nil || len(all) != 1 || all[0].ID != c.ID {
+		t.Fatalf("All = %+v, %v; want the one case", all, err)
+	}
+}
