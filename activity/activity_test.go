@@ -53,7 +53,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { f.ix.Close(); v.Close() })
 	act := func(q, project string) string {
-		a, err := f.ix.Activate(context.Background(), fts.ActivateRequest{Query: q, Project: project})
+		a, err := f.ix.Activate(context.Background(), vault.ActivateRequest{Query: q, Project: project})
 		if err != nil {
 			t.Fatal(err)
 		}

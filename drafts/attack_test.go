@@ -40,7 +40,7 @@ func gitTry(dir string, args ...string) (string, error) {
 func TestAttack_AutoPublishRenameOfADecisionIntoJournal(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	before := tv.orgHead()
-	r := tv.apply("api", Op{Rename: &RenameOp{ID: "mem_adr1", NewPath: "journal/gone.md"}})
+	r := tv.apply("api", vault.Op{Rename: &vault.RenameOp{ID: "mem_adr1", NewPath: "journal/gone.md"}})
 	if r.Published {
 		t.Fatalf("a rename of decisions/0001.md into journal/ was published without review: %+v", r)
 	}
@@ -59,17 +59,17 @@ func TestAttack_AutoPublishJournalNoteWithAGuardRule(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	before := tv.orgHead()
 	body := "---\ntitle: Standup\nguard:\n  - id: block-all\n    deny: \".\"\n---\n# Standup\n\nnothing\n"
-	r := tv.apply("api", Op{Create: &CreateOp{Path: "journal/standup.md", Body: body}})
+	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "journal/standup.md", Body: body}})
 	if r.Published || tv.orgHead() != before {
 		t.Fatalf("a journal note carrying a guard rule was published: %+v", r)
 	}
 	body2 := "# Standup\n\n## Rules\n\n- deny: `SELECT`\n"
-	r = tv.apply("web", Op{Create: &CreateOp{Path: "journal/standup2.md", Body: body2}})
+	r = tv.apply("web", vault.Op{Create: &vault.CreateOp{Path: "journal/standup2.md", Body: body2}})
 	if r.Published || tv.orgHead() != before {
 		t.Fatalf("a journal note carrying a body-form rule was published: %+v", r)
 	}
 	// An ordinary journal note still publishes at once.
-	r = tv.apply("api", Op{Create: &CreateOp{Path: "journal/today.md", Body: "# Today\n\nshipped\n"}})
+	r = tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "journal/today.md", Body: "# Today\n\nshipped\n"}})
 	if !r.Published || !tv.published("journal/today.md", "shipped") {
 		t.Fatalf("a plain journal note was not auto-published: %+v", r)
 	}
@@ -81,7 +81,7 @@ func TestAttack_AutoPublishSupersedingADecisionFromJournal(t *testing.T) {
 	})
 	tv := newVault(t, "", files)
 	before := tv.orgHead()
-	r, err := tv.s.CreateSuperseding(context.Background(), "api", CreateOp{Path: "journal/x.md", Body: "# X\n\nnew budget\n"}, []string{"decisions/0004.md"})
+	r, err := tv.s.CreateSuperseding(context.Background(), "api", vault.CreateOp{Path: "journal/x.md", Body: "# X\n\nnew budget\n"}, []string{"decisions/0004.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestAttack_EmptyIndexNeitherHidesNorFreesANote(t *testing.T) {
 		t.Fatal(err)
 	}
 	tv.missing("api", "mem_release")
-	_, err := tv.s.Apply(ctx, "api", Op{Create: &CreateOp{Path: "howto/release.md", Body: "# Replaced\n"}})
+	_, err := tv.s.Apply(ctx, "api", vault.Op{Create: &vault.CreateOp{Path: "howto/release.md", Body: "# Replaced\n"}})
 	if vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("create over an existing published note: %v; want it refused", err)
 	}
@@ -175,20 +175,20 @@ func TestAttack_EmptyIndexNeitherHidesNorFreesANote(t *testing.T) {
 	if r.Path != "howto/release.md" {
 		t.Fatalf("update went to %q", r.Path)
 	}
-	if _, err := tv.s.Apply(ctx, "web", Op{Rename: &RenameOp{ID: "mem_adr1", NewPath: "decisions/sqlite.md"}}); err != nil {
+	if _, err := tv.s.Apply(ctx, "web", vault.Op{Rename: &vault.RenameOp{ID: "mem_adr1", NewPath: "decisions/sqlite.md"}}); err != nil {
 		t.Fatalf("rename of an existing note the index does not hold: %v", err)
 	}
 }
 
 func TestAttack_DiscardByResourceOfADeleteDraft(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
-	r := tv.apply("api", Op{Delete: &DeleteOp{ID: "mem_release"}})
-	d := tv.apply("api", Op{Discard: &DiscardOp{ID: "mem_release"}})
+	r := tv.apply("api", vault.Op{Delete: &vault.DeleteOp{ID: "mem_release"}})
+	d := tv.apply("api", vault.Op{Discard: &vault.DiscardOp{ID: "mem_release"}})
 	if d.DraftID != r.DraftID || d.Operation != "discard" {
 		t.Fatalf("discard by the deleted resource's id: %+v (the Draft was %s)", d, r.DraftID)
 	}
-	r = tv.apply("api", Op{Delete: &DeleteOp{ID: "howto/release.md"}})
-	if d = tv.apply("api", Op{Discard: &DiscardOp{ID: "howto/release.md"}}); d.DraftID != r.DraftID {
+	r = tv.apply("api", vault.Op{Delete: &vault.DeleteOp{ID: "howto/release.md"}})
+	if d = tv.apply("api", vault.Op{Discard: &vault.DiscardOp{ID: "howto/release.md"}}); d.DraftID != r.DraftID {
 		t.Fatalf("discard by the deleted resource's path: %+v", d)
 	}
 }
@@ -201,10 +201,10 @@ func TestAttack_UnmergedDraftDoesNotSwitchRules(t *testing.T) {
 	})
 	tv := newVault(t, "", files)
 	ctx := context.Background()
-	if _, err := tv.s.CreateSuperseding(ctx, "api", CreateOp{Path: "decisions/0005.md", Body: "# New budget\n"}, []string{"mem_adr4"}); err != nil {
+	if _, err := tv.s.CreateSuperseding(ctx, "api", vault.CreateOp{Path: "decisions/0005.md", Body: "# New budget\n"}, []string{"mem_adr4"}); err != nil {
 		t.Fatal(err)
 	}
-	tv.apply("api", Op{Create: &CreateOp{Path: "notes/block.md", Body: "---\nguard:\n  - id: block-all\n    deny: \".\"\n---\n# Block\n"}})
+	tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/block.md", Body: "---\nguard:\n  - id: block-all\n    deny: \".\"\n---\n# Block\n"}})
 	// The project itself sees its Draft (status superseded) ...
 	if got := tv.load("api", "mem_adr4").Content; !strings.Contains(got, "status: superseded") {
 		t.Fatalf("the project should still see its own Draft:\n%s", got)
@@ -288,7 +288,7 @@ func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
 			tv := newVault(t, "", baseFiles)
 			cur := tv.load("api", "mem_release")
 			a := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
-			b := tv.apply("web", Op{Create: &CreateOp{Path: "notes/new.md", Body: "# New\n\nfrom web\n"}})
+			b := tv.apply("web", vault.Op{Create: &vault.CreateOp{Path: "notes/new.md", Body: "# New\n\nfrom web\n"}})
 			before := tv.orgHead()
 			cmd := exec.Command(os.Args[0], "-test.run", "^$")
 			cmd.Env = append(os.Environ(), gitEnv...)
@@ -324,7 +324,7 @@ func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
 				t.Fatal("the merge record was not cleared")
 			}
 			// And merging goes on working.
-			c2 := tv.apply("api", Op{Create: &CreateOp{Path: "notes/after.md", Body: "# After\n"}})
+			c2 := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/after.md", Body: "# After\n"}})
 			if _, err := tv.s.Merge(context.Background(), []string{c2.DraftID}); err != nil {
 				t.Fatalf("a later merge: %v", err)
 			}
@@ -440,8 +440,8 @@ func TestAttack_OneBadDraftDoesNotStopTheOthers(t *testing.T) {
 func TestContract_DiscardOfANeverSyncedDraftIsQueued(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	withRemote(t, tv)
-	r := tv.apply("api", Op{Create: &CreateOp{Path: "notes/x.md", Body: "# X\n"}})
-	d := tv.apply("api", Op{Discard: &DiscardOp{ID: r.DraftID}})
+	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/x.md", Body: "# X\n"}})
+	d := tv.apply("api", vault.Op{Discard: &vault.DiscardOp{ID: r.DraftID}})
 	if d.SyncStatus != "queued" || !d.Queued {
 		t.Fatalf("discard of a never-synced Draft: %+v; want queued", d)
 	}

@@ -3,6 +3,7 @@ package drafts
 import (
 	"context"
 	"fmt"
+	"github.com/lore-memory/lore/vault"
 	"strings"
 	"testing"
 )
@@ -28,7 +29,7 @@ func BenchmarkStoreCreate(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := tv.s.Apply(ctx, "api", Op{Create: &CreateOp{Path: fmt.Sprintf("notes/n%d.md", i), Body: "# N\n\ntext\n"}}); err != nil {
+		if _, err := tv.s.Apply(ctx, "api", vault.Op{Create: &vault.CreateOp{Path: fmt.Sprintf("notes/n%d.md", i), Body: "# N\n\ntext\n"}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -42,7 +43,7 @@ func BenchmarkMerge100(b *testing.B) {
 		tv := newVault(b, "", baseFiles)
 		var ids []string
 		for j := 0; j < 100; j++ {
-			r, err := tv.s.Apply(ctx, []string{"api", "web"}[j%2], Op{Create: &CreateOp{Path: fmt.Sprintf("notes/m%d.md", j), Body: "# M\n\ntext\n"}})
+			r, err := tv.s.Apply(ctx, []string{"api", "web"}[j%2], vault.Op{Create: &vault.CreateOp{Path: fmt.Sprintf("notes/m%d.md", j), Body: "# M\n\ntext\n"}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -51,13 +51,13 @@ func storeWorker() int {
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
 	for i := 0; i < n; i++ {
-		var res Result
+		var res vault.StoreResult
 		var err error
 		added := "-"
 		switch k := rng.Intn(10); {
 		case k < 4 || len(mine) == 0:
 			p := fmt.Sprintf("notes/%s-%d.md", name, i)
-			res, err = s.Apply(ctx, project, Op{Create: &CreateOp{Path: p, Body: fmt.Sprintf("# %s %d\n\nline 0 of %s\n", name, i, name)}})
+			res, err = s.Apply(ctx, project, vault.Op{Create: &vault.CreateOp{Path: p, Body: fmt.Sprintf("# %s %d\n\nline 0 of %s\n", name, i, name)}})
 			if err == nil {
 				mine = append(mine, res.ResourceID)
 			}
@@ -67,15 +67,15 @@ func storeWorker() int {
 				id = mine[rng.Intn(len(mine))]
 			}
 			for try := 0; try < 50; try++ {
-				var rs []fts.Resource
+				var rs []vault.Loaded
 				if rs, err = ix.Load(ctx, []string{id}, project); err != nil {
 					break
 				}
 				body := rs[0].Content
 				last := body[strings.LastIndex(strings.TrimSuffix(body, "\n"), "\n")+1:]
 				added = fmt.Sprintf("%s-op-%d", name, i)
-				res, err = s.Apply(ctx, project, Op{Update: &UpdateOp{ID: id, ExpectedHash: rs[0].ContentHash,
-					Replacements: []Replacement{{OldText: last, NewText: last + added + "\n"}}}})
+				res, err = s.Apply(ctx, project, vault.Op{Update: &vault.UpdateOp{ID: id, ExpectedHash: rs[0].ContentHash,
+					Replacements: []vault.Replacement{{OldText: last, NewText: last + added + "\n"}}}})
 				if vault.ErrorCode(err) != vault.CodeContentChanged && vault.ErrorCode(err) != vault.CodeReplacementAmbiguous {
 					break
 				}
@@ -207,7 +207,7 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 	// Each project sees every note its workers created, and not the other's.
 	for w := 0; w < procs; w++ {
 		project, other := []string{"api", "web"}[w%2], []string{"web", "api"}[w%2]
-		hits, err := tv.ix.Search(context.Background(), fmt.Sprintf("line 0 of w%d", w), fts.SearchOptions{Project: project, Limit: 200})
+		hits, err := tv.ix.Search(context.Background(), fmt.Sprintf("line 0 of w%d", w), vault.SearchOptions{Project: project, Limit: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 		if seen == 0 {
 			t.Errorf("project %s sees none of worker %d's notes", project, w)
 		}
-		hits, _ = tv.ix.Search(context.Background(), fmt.Sprintf("line 0 of w%d", w), fts.SearchOptions{Project: other, Limit: 200})
+		hits, _ = tv.ix.Search(context.Background(), fmt.Sprintf("line 0 of w%d", w), vault.SearchOptions{Project: other, Limit: 200})
 		for _, h := range hits {
 			if strings.HasPrefix(h.Path, fmt.Sprintf("notes/w%d-", w)) {
 				t.Fatalf("project %s sees worker %d's Draft %s", other, w, h.Path)

@@ -98,7 +98,7 @@ func (tv *tvault) read(p string) string {
 	return string(data)
 }
 
-func (tv *tvault) apply(project string, op Op) Result {
+func (tv *tvault) apply(project string, op vault.Op) vault.StoreResult {
 	tv.t.Helper()
 	res, err := tv.s.Apply(context.Background(), project, op)
 	if err != nil {
@@ -107,7 +107,7 @@ func (tv *tvault) apply(project string, op Op) Result {
 	return res
 }
 
-func (tv *tvault) load(project, id string) fts.Resource {
+func (tv *tvault) load(project, id string) vault.Loaded {
 	tv.t.Helper()
 	rs, err := tv.ix.Load(context.Background(), []string{id}, project)
 	if err != nil {
@@ -126,12 +126,12 @@ func (tv *tvault) missing(project, id string) {
 
 func str(s string) *string { return &s }
 
-func update(id, hash string, rs ...string) Op {
-	u := &UpdateOp{ID: id, ExpectedHash: hash}
+func update(id, hash string, rs ...string) vault.Op {
+	u := &vault.UpdateOp{ID: id, ExpectedHash: hash}
 	for i := 0; i+1 < len(rs); i += 2 {
-		u.Replacements = append(u.Replacements, Replacement{OldText: rs[i], NewText: rs[i+1]})
+		u.Replacements = append(u.Replacements, vault.Replacement{OldText: rs[i], NewText: rs[i+1]})
 	}
-	return Op{Update: u}
+	return vault.Op{Update: u}
 }
 
 var baseFiles = map[string]string{
@@ -142,8 +142,8 @@ var baseFiles = map[string]string{
 	"projects/api/api.md": "---\nid: mem_api\n---\n# API notes\n\nThe API uses JSON.\n",
 }
 
-func searchOpt(project string) fts.SearchOptions {
-	return fts.SearchOptions{Project: project, Limit: 10}
+func searchOpt(project string) vault.SearchOptions {
+	return vault.SearchOptions{Project: project, Limit: 10}
 }
 
 // withFiles returns baseFiles with some files added or replaced.

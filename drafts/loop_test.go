@@ -2,6 +2,7 @@ package drafts
 
 import (
 	"context"
+	"github.com/lore-memory/lore/vault"
 	"strings"
 	"testing"
 )
@@ -86,7 +87,7 @@ const retryNote = "# Retry budget\n\nThe sync retries five times.\n\n## Why\n\nN
 
 // proposeOnUncommittedNote writes retryNote as a person's uncommitted note
 // and has project api's agent propose "three times" instead of "five times".
-func proposeOnUncommittedNote(tv *tvault) Result {
+func proposeOnUncommittedNote(tv *tvault) vault.StoreResult {
 	tv.t.Helper()
 	tv.write("decisions/0002-retry-budget.md", retryNote)
 	cur := tv.load("api", "decisions/0002-retry-budget.md")

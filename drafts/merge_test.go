@@ -41,7 +41,7 @@ func TestMergeFastForwardUpdatesCleanWorkTree(t *testing.T) {
 func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
-	a := tv.apply("api", Op{Create: &CreateOp{Path: "notes/a.md", Body: "# A\n\nalpha\n"}})
+	a := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/a.md", Body: "# A\n\nalpha\n"}})
 	cur := tv.load("web", "mem_adr1")
 	b := tv.apply("web", update("mem_adr1", cur.ContentHash, "One file, no server.", "One file."))
 	// A person commits to main meanwhile (another file).
@@ -126,7 +126,7 @@ func TestMergeWaitsForPeopleWhoCommitThemselves(t *testing.T) {
 func TestPersonsGitMergeIsUnderstood(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
-	r := tv.apply("api", Op{Create: &CreateOp{Path: "notes/by-git.md", Body: "# By git\n\nmerged by hand\n"}})
+	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/by-git.md", Body: "# By git\n\nmerged by hand\n"}})
 	tv.git("merge", "-q", "--no-edit", "drafts/api/"+r.DraftID)
 	ds, err := tv.s.List(ctx, "api", false)
 	if err != nil || len(ds) != 0 {
@@ -175,14 +175,14 @@ func TestAutoPublish(t *testing.T) {
 		"lore.yaml": "projects:\n  api: {}\nauto_publish:\n  - journal/**\n",
 	})
 	tv := newVault(t, "", files)
-	r := tv.apply("api", Op{Create: &CreateOp{Path: "journal/2026-11-30.md", Body: "# Today\n\nshipped drafts\n"}})
+	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "journal/2026-11-30.md", Body: "# Today\n\nshipped drafts\n"}})
 	if !r.Published {
 		t.Fatalf("%+v", r)
 	}
 	if !strings.Contains(tv.read("journal/2026-11-30.md"), "shipped drafts") {
 		t.Fatal("auto-published note not in the work tree")
 	}
-	r = tv.apply("api", Op{Create: &CreateOp{Path: "notes/x.md", Body: "# X\n\nnot published\n"}})
+	r = tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/x.md", Body: "# X\n\nnot published\n"}})
 	if r.Published {
 		t.Fatal("a path outside auto_publish was published")
 	}

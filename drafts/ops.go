@@ -19,94 +19,6 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// Op is one store call: exactly one operation, and optionally the resource
-// kind beside it ("memory", the only one). Field names are the spec's.
-type Op struct {
-	Resource *string    `json:"resource,omitempty"`
-	Create   *CreateOp  `json:"create,omitempty"`
-	Update   *UpdateOp  `json:"update,omitempty"`
-	Rename   *RenameOp  `json:"rename,omitempty"`
-	Delete   *DeleteOp  `json:"delete,omitempty"`
-	Discard  *DiscardOp `json:"discard,omitempty"`
-}
-
-// CreateOp adds a new resource at Path with a new mem_ id.
-type CreateOp struct {
-	Path        string  `json:"path"`
-	Body        string  `json:"body"`
-	Description *string `json:"description,omitempty"`
-}
-
-// UpdateOp applies exact-text replacements to the resource whose full hash is
-// ExpectedHash.
-type UpdateOp struct {
-	ID           string        `json:"id"`
-	ExpectedHash string        `json:"expected_hash"`
-	Replacements []Replacement `json:"replacements"`
-	Description  *string       `json:"description,omitempty"`
-}
-
-// Replacement replaces the one occurrence of OldText with NewText.
-type Replacement struct {
-	OldText string `json:"old_text"`
-	NewText string `json:"new_text"`
-}
-
-// RenameOp moves a resource to NewPath.
-type RenameOp struct {
-	ID          string  `json:"id"`
-	NewPath     string  `json:"new_path"`
-	Description *string `json:"description,omitempty"`
-}
-
-// DeleteOp proposes deleting a resource.
-type DeleteOp struct {
-	ID          string  `json:"id"`
-	Description *string `json:"description,omitempty"`
-}
-
-// DiscardOp drops a Draft: ID is the draft id or the id/path of the resource
-// it carries.
-type DiscardOp struct {
-	ID string `json:"id"`
-}
-
-// Result is what store returns (the spec's four fields, plus the resource it
-// concerns and whether an auto-publish path merged it at once).
-type Result struct {
-	LocalOperationID string `json:"local_operation_id"`
-	DraftID          string `json:"draft_id"`
-	Queued           bool   `json:"queued"`
-	SyncStatus       string `json:"sync_status"`
-	ResourceID       string `json:"resource_id,omitempty"`
-	Path             string `json:"path,omitempty"`
-	Operation        string `json:"operation"`
-	Published        bool   `json:"published,omitempty"`
-}
-
-// Name returns the operation's name, and an error unless exactly one is set.
-func (op Op) Name() (string, error) {
-	var names []string
-	for _, o := range []struct {
-		name string
-		set  bool
-	}{{"create", op.Create != nil}, {"update", op.Update != nil}, {"rename", op.Rename != nil}, {"delete", op.Delete != nil}, {"discard", op.Discard != nil}} {
-		if o.set {
-			names = append(names, o.name)
-		}
-	}
-	if op.Resource != nil && *op.Resource != "memory" {
-		return "", vault.Errorf(vault.CodeInvalid, "resource: %q is not allowed; the only resource is \"memory\"", *op.Resource)
-	}
-	switch len(names) {
-	case 1:
-		return names[0], nil
-	case 0:
-		return "", vault.Errorf(vault.CodeInvalid, "store needs exactly one operation: create, update, rename, delete or discard")
-	}
-	return "", vault.Errorf(vault.CodeInvalid, "store holds %d operations (%s); send exactly one", len(names), strings.Join(names, ", "))
-}
-
 // storePath checks a path an operation writes: inside the vault, a .md file
 // outside dot-folders, and shared or under this project's own folder.
 func storePath(field, p, project string) (string, error) {
@@ -145,14 +57,14 @@ func checkBody(field, p string, data []byte) error {
 // branch (or deletes the branch, for discard) and queues the Draft for sync.
 // Operations are serialized across processes by a lock file; refs change by
 // compare-and-swap. Nothing is written unless every check passed.
-func (s *Store) Apply(ctx context.Context, project string, op Op) (Result, error) {
+func (s *Store) Apply(ctx context.Context, project string, op vault.Op) (vault.StoreResult, error) {
 	name, err := op.Name()
 	if err != nil {
-		return Result{}, err
+		return vault.StoreResult{}, err
 	}
 	w, unlock, err := s.begin(project, name, op)
 	if err != nil {
-		return Result{}, err
+		return vault.StoreResult{}, err
 	}
 	defer unlock()
 	switch name {
@@ -168,14 +80,14 @@ func (s *Store) Apply(ctx context.Context, project string, op Op) (Result, error
 		err = w.discard(ctx, op.Discard.ID)
 	}
 	if err != nil {
-		return Result{}, err
+		return vault.StoreResult{}, err
 	}
 	return w.finish(ctx)
 }
 
 // begin checks an operation's input and project, takes the store lock and
 // opens the repository: the start of every write.
-func (s *Store) begin(project, name string, op Op) (*write, func(), error) {
+func (s *Store) begin(project, name string, op vault.Op) (*write, func(), error) {
 	if project == "" || !vault.ValidProjectName(project) {
 		return nil, nil, vault.Errorf(vault.CodeUnbound, "store needs a project: Drafts are carried by one (bind this workspace with `lore bind --vault DIR --project NAME`)")
 	}
@@ -198,7 +110,7 @@ func (s *Store) begin(project, name string, op Op) (*write, func(), error) {
 }
 
 // validate checks what needs no repository.
-func (s *Store) validate(name string, op Op, project string) error {
+func (s *Store) validate(name string, op vault.Op, project string) error {
 	switch name {
 	case "create":
 		c := op.Create
@@ -357,7 +269,7 @@ func (w *write) put(p string, data []byte) error {
 	return nil
 }
 
-func (w *write) create(ctx context.Context, c *CreateOp) error {
+func (w *write) create(ctx context.Context, c *vault.CreateOp) error {
 	p, _ := storePath("create.path", c.Path, w.project)
 	if err := w.s.noSymlink("create.path", p); err != nil {
 		return err
@@ -383,7 +295,7 @@ func (w *write) create(ctx context.Context, c *CreateOp) error {
 	return w.put(p, data)
 }
 
-func (w *write) update(ctx context.Context, u *UpdateOp) error {
+func (w *write) update(ctx context.Context, u *vault.UpdateOp) error {
 	cur, err := w.current(ctx, "update.id", u.ID)
 	if err != nil {
 		return err
@@ -410,7 +322,7 @@ func (w *write) update(ctx context.Context, u *UpdateOp) error {
 	return w.put(cur.Path, []byte(out))
 }
 
-func (w *write) rename(ctx context.Context, r *RenameOp) error {
+func (w *write) rename(ctx context.Context, r *vault.RenameOp) error {
 	cur, err := w.current(ctx, "rename.id", r.ID)
 	if err != nil {
 		return err
@@ -451,7 +363,7 @@ func (w *write) rename(ctx context.Context, r *RenameOp) error {
 	return w.put(np, []byte(content))
 }
 
-func (w *write) delete(ctx context.Context, d *DeleteOp) error {
+func (w *write) delete(ctx context.Context, d *vault.DeleteOp) error {
 	cur, err := w.current(ctx, "delete.id", d.ID)
 	if err != nil {
 		return err
@@ -531,9 +443,9 @@ func (w *write) drop(d *Draft) error {
 
 // finish commits the edited tree on the Draft branch (unless the operation
 // dropped the Draft), queues it for sync and, on an auto-publish path, merges it.
-func (w *write) finish(ctx context.Context) (Result, error) {
+func (w *write) finish(ctx context.Context) (vault.StoreResult, error) {
 	s := w.s
-	res := Result{LocalOperationID: w.lop, DraftID: w.draftID, ResourceID: w.resourceID, Path: w.path, Operation: w.op}
+	res := vault.StoreResult{LocalOperationID: w.lop, DraftID: w.draftID, ResourceID: w.resourceID, Path: w.path, Operation: w.op}
 	if w.discarded {
 		if s.outboxDiscarded(ctx, w.draftID) == "synced" {
 			// Never pushed: "synced" would say the remote has it. The discard
@@ -557,7 +469,7 @@ func (w *write) finish(ctx context.Context) (Result, error) {
 		Author: *sig, Committer: *sig, Message: msg, TreeHash: w.tree, ParentHashes: []plumbing.Hash{w.parent},
 	})
 	if err != nil {
-		return Result{}, err
+		return vault.StoreResult{}, err
 	}
 	branch := BranchPrefix + w.project + "/" + w.draftID
 	old := plumbing.ZeroHash
@@ -565,7 +477,7 @@ func (w *write) finish(ctx context.Context) (Result, error) {
 		old = w.draft.Head
 	}
 	if err := s.refs.cas(branch, old, head); err != nil {
-		return Result{}, fmt.Errorf("store: %w", err)
+		return vault.StoreResult{}, fmt.Errorf("store: %w", err)
 	}
 	s.enqueue(ctx, w.draftID, w.project, branch, head.String())
 	s.recordOp(ctx, w.lop, w.draftID, w.project, w.op, w.resourceID, w.path, head.String())
@@ -693,7 +605,7 @@ func deref(p *string) string {
 // Replace applies exact-text replacements to content, all against the same
 // original: each old_text must occur exactly once, and no two may overlap.
 // Any failure rejects the whole set with the spec's error code.
-func Replace(content string, rs []Replacement) (string, error) {
+func Replace(content string, rs []vault.Replacement) (string, error) {
 	type span struct{ start, end, i int }
 	spans := make([]span, 0, len(rs))
 	for i, r := range rs {
@@ -818,10 +730,10 @@ func setFrontmatter(s, key, value string) (string, error) {
 // marks each resource in supersede (ids or paths of the project's Effective
 // Memory) status: superseded with superseded_by naming the new one. The
 // caller's body should say supersedes: itself. It is flush_session's write.
-func (s *Store) CreateSuperseding(ctx context.Context, project string, c CreateOp, supersede []string) (Result, error) {
-	w, unlock, err := s.begin(project, "create", Op{Create: &c})
+func (s *Store) CreateSuperseding(ctx context.Context, project string, c vault.CreateOp, supersede []string) (vault.StoreResult, error) {
+	w, unlock, err := s.begin(project, "create", vault.Op{Create: &c})
 	if err != nil {
-		return Result{}, err
+		return vault.StoreResult{}, err
 	}
 	defer unlock()
 	// Read the old notes before the new one exists, then write all in one tree.
@@ -830,12 +742,12 @@ func (s *Store) CreateSuperseding(ctx context.Context, project string, c CreateO
 	for i, id := range supersede {
 		cur, err := w.current(ctx, fmt.Sprintf("supersedes[%d]", i), id)
 		if err != nil {
-			return Result{}, err
+			return vault.StoreResult{}, err
 		}
 		olds = append(olds, old{cur.Path, cur.Content})
 	}
 	if err := w.create(ctx, &c); err != nil {
-		return Result{}, err
+		return vault.StoreResult{}, err
 	}
 	for _, o := range olds {
 		out, err := setFrontmatter(o.content, "status", "superseded")
@@ -843,10 +755,10 @@ func (s *Store) CreateSuperseding(ctx context.Context, project string, c CreateO
 			out, err = setFrontmatter(out, "superseded_by", w.resourceID)
 		}
 		if err != nil {
-			return Result{}, err
+			return vault.StoreResult{}, err
 		}
 		if err := w.put(o.path, []byte(out)); err != nil {
-			return Result{}, err
+			return vault.StoreResult{}, err
 		}
 	}
 	return w.finish(ctx)

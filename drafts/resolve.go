@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -26,7 +25,7 @@ import (
 // seen is a resource as the project sees it: its bytes and where they come
 // from (draft nil: the work tree).
 type seen struct {
-	fts.Resource
+	vault.Loaded
 	draft     *Draft
 	derivedID bool // the id comes from the path (no frontmatter id)
 }
@@ -110,7 +109,7 @@ func (w *write) seenOf(p string, data []byte, d *Draft) (seen, bool, error) {
 	if err != nil {
 		return seen{}, false, vault.Errorf(vault.CodeInvalid, "%s cannot be changed by store: %s", p, vault.Message(err))
 	}
-	out := seen{Resource: fts.Resource{ResourceID: r.ID, Path: p, Kind: "memory", Scope: vault.ScopeOf(vault.ProjectOf(p)),
+	out := seen{Loaded: vault.Loaded{ResourceID: r.ID, Path: p, Kind: "memory", Scope: vault.ScopeOf(vault.ProjectOf(p)),
 		Title: r.Title, ContentHash: vault.HashBytes(data), Content: string(data)}, draft: d, derivedID: r.IDDerived}
 	if d != nil {
 		out.DraftID = d.ID

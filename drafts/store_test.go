@@ -10,7 +10,7 @@ import (
 
 func TestCreateIsADraftOnlyItsProjectSees(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
-	res := tv.apply("api", Op{Create: &CreateOp{Path: "howto/deploy.md", Body: "# Deploy\n\nUse blue-green deploys.\n", Description: str("How we deploy")}})
+	res := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "howto/deploy.md", Body: "# Deploy\n\nUse blue-green deploys.\n", Description: str("How we deploy")}})
 	if res.Operation != "create" || !strings.HasPrefix(res.DraftID, "drf_") || !strings.HasPrefix(res.ResourceID, "mem_") ||
 		!strings.HasPrefix(res.LocalOperationID, "lop_") || !res.Queued || res.SyncStatus != "queued" {
 		t.Fatalf("result %+v", res)
@@ -64,7 +64,7 @@ func TestUpdateRenameDeleteStackOnOneDraft(t *testing.T) {
 	if vault.ErrorCode(err) != vault.CodeContentChanged {
 		t.Fatalf("stale hash: %v", err)
 	}
-	r2 := tv.apply("api", Op{Rename: &RenameOp{ID: "mem_release", NewPath: "howto/releasing.md"}})
+	r2 := tv.apply("api", vault.Op{Rename: &vault.RenameOp{ID: "mem_release", NewPath: "howto/releasing.md"}})
 	if r2.DraftID != r1.DraftID {
 		t.Fatalf("rename opened a second Draft: %s vs %s", r2.DraftID, r1.DraftID)
 	}
@@ -79,7 +79,7 @@ func TestUpdateRenameDeleteStackOnOneDraft(t *testing.T) {
 		t.Fatalf("draft %+v %v", d, err)
 	}
 	// Delete of a published resource stays a Draft.
-	r3 := tv.apply("api", Op{Delete: &DeleteOp{ID: "mem_release"}})
+	r3 := tv.apply("api", vault.Op{Delete: &vault.DeleteOp{ID: "mem_release"}})
 	if r3.Operation != "delete" || r3.DraftID != r1.DraftID {
 		t.Fatalf("delete %+v", r3)
 	}
@@ -87,7 +87,7 @@ func TestUpdateRenameDeleteStackOnOneDraft(t *testing.T) {
 	tv.missing("api", "howto/releasing.md")
 	tv.load("web", "mem_release")
 	// Discard by resource id is refused (it is not visible now); by draft id it works.
-	r4 := tv.apply("api", Op{Discard: &DiscardOp{ID: r1.DraftID}})
+	r4 := tv.apply("api", vault.Op{Discard: &vault.DiscardOp{ID: r1.DraftID}})
 	if r4.Operation != "discard" || r4.DraftID != r1.DraftID {
 		t.Fatalf("discard %+v", r4)
 	}
@@ -101,9 +101,9 @@ func TestUpdateRenameDeleteStackOnOneDraft(t *testing.T) {
 
 func TestDeleteOfUnpublishedCreateIsDiscard(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
-	c := tv.apply("api", Op{Create: &CreateOp{Path: "notes/tmp.md", Body: "# Tmp\n\nscratch\n"}})
-	tv.apply("api", Op{Rename: &RenameOp{ID: c.ResourceID, NewPath: "notes/tmp2.md"}})
-	d := tv.apply("api", Op{Delete: &DeleteOp{ID: c.ResourceID}})
+	c := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/tmp.md", Body: "# Tmp\n\nscratch\n"}})
+	tv.apply("api", vault.Op{Rename: &vault.RenameOp{ID: c.ResourceID, NewPath: "notes/tmp2.md"}})
+	d := tv.apply("api", vault.Op{Delete: &vault.DeleteOp{ID: c.ResourceID}})
 	if d.Operation != "discard" || d.DraftID != c.DraftID {
 		t.Fatalf("delete of an unpublished create: %+v", d)
 	}
@@ -118,41 +118,41 @@ func TestBadInputChangesNothing(t *testing.T) {
 	cur := tv.load("api", "mem_adr1")
 	long := strings.Repeat("x", MaxBody+1)
 	for name, c := range map[string]struct {
-		op   Op
+		op   vault.Op
 		code string
 	}{
-		"dotdot":         {Op{Create: &CreateOp{Path: "../out.md", Body: "x"}}, vault.CodeInvalid},
-		"absolute":       {Op{Create: &CreateOp{Path: "/etc/x.md", Body: "x"}}, vault.CodeInvalid},
-		"git dir":        {Op{Create: &CreateOp{Path: ".git/x.md", Body: "x"}}, vault.CodeInvalid},
-		"not md":         {Op{Create: &CreateOp{Path: "notes/x.txt", Body: "x"}}, vault.CodeInvalid},
-		"other project":  {Op{Create: &CreateOp{Path: "projects/web/x.md", Body: "x"}}, vault.CodeInvalid},
-		"exists":         {Op{Create: &CreateOp{Path: "howto/release.md", Body: "x"}}, vault.CodeInvalid},
-		"nul":            {Op{Create: &CreateOp{Path: "notes/n.md", Body: "a\x00b"}}, vault.CodeInvalid},
-		"bad utf8":       {Op{Create: &CreateOp{Path: "notes/n.md", Body: "a\xffb"}}, vault.CodeInvalid},
-		"too big":        {Op{Create: &CreateOp{Path: "notes/n.md", Body: long}}, vault.CodeInvalid},
-		"id in body":     {Op{Create: &CreateOp{Path: "notes/n.md", Body: "---\nid: mem_mine\n---\n# x\n"}}, vault.CodeInvalid},
-		"empty body":     {Op{Create: &CreateOp{Path: "notes/n.md", Body: " \n"}}, vault.CodeInvalid},
-		"two ops":        {Op{Create: &CreateOp{Path: "notes/n.md", Body: "x"}, Delete: &DeleteOp{ID: "mem_adr1"}}, vault.CodeInvalid},
-		"no op":          {Op{}, vault.CodeInvalid},
-		"resource":       {Op{Resource: str("rule"), Delete: &DeleteOp{ID: "mem_adr1"}}, vault.CodeInvalid},
+		"dotdot":         {vault.Op{Create: &vault.CreateOp{Path: "../out.md", Body: "x"}}, vault.CodeInvalid},
+		"absolute":       {vault.Op{Create: &vault.CreateOp{Path: "/etc/x.md", Body: "x"}}, vault.CodeInvalid},
+		"git dir":        {vault.Op{Create: &vault.CreateOp{Path: ".git/x.md", Body: "x"}}, vault.CodeInvalid},
+		"not md":         {vault.Op{Create: &vault.CreateOp{Path: "notes/x.txt", Body: "x"}}, vault.CodeInvalid},
+		"other project":  {vault.Op{Create: &vault.CreateOp{Path: "projects/web/x.md", Body: "x"}}, vault.CodeInvalid},
+		"exists":         {vault.Op{Create: &vault.CreateOp{Path: "howto/release.md", Body: "x"}}, vault.CodeInvalid},
+		"nul":            {vault.Op{Create: &vault.CreateOp{Path: "notes/n.md", Body: "a\x00b"}}, vault.CodeInvalid},
+		"bad utf8":       {vault.Op{Create: &vault.CreateOp{Path: "notes/n.md", Body: "a\xffb"}}, vault.CodeInvalid},
+		"too big":        {vault.Op{Create: &vault.CreateOp{Path: "notes/n.md", Body: long}}, vault.CodeInvalid},
+		"id in body":     {vault.Op{Create: &vault.CreateOp{Path: "notes/n.md", Body: "---\nid: mem_mine\n---\n# x\n"}}, vault.CodeInvalid},
+		"empty body":     {vault.Op{Create: &vault.CreateOp{Path: "notes/n.md", Body: " \n"}}, vault.CodeInvalid},
+		"two ops":        {vault.Op{Create: &vault.CreateOp{Path: "notes/n.md", Body: "x"}, Delete: &vault.DeleteOp{ID: "mem_adr1"}}, vault.CodeInvalid},
+		"no op":          {vault.Op{}, vault.CodeInvalid},
+		"resource":       {vault.Op{Resource: str("rule"), Delete: &vault.DeleteOp{ID: "mem_adr1"}}, vault.CodeInvalid},
 		"missing id":     {update("mem_nope", cur.ContentHash, "SQLite", "x"), vault.CodeNotFound},
-		"no replacement": {Op{Update: &UpdateOp{ID: "mem_adr1", ExpectedHash: cur.ContentHash}}, vault.CodeInvalid},
+		"no replacement": {vault.Op{Update: &vault.UpdateOp{ID: "mem_adr1", ExpectedHash: cur.ContentHash}}, vault.CodeInvalid},
 		"empty old_text": {update("mem_adr1", cur.ContentHash, "", "x"), vault.CodeInvalid},
 		"stale hash":     {update("mem_adr1", "sha256:"+strings.Repeat("0", 64), "FTS5", "x"), vault.CodeContentChanged},
 		"not found":      {update("mem_adr1", cur.ContentHash, "FTS5", "x", "Postgres", "y"), vault.CodeReplacementNotFound},
 		"ambiguous":      {update("mem_adr1", cur.ContentHash, "SQLite", "x"), vault.CodeReplacementAmbiguous},
 		"overlap":        {update("mem_adr1", cur.ContentHash, "with FTS5", "a", "SQLite with", "b"), vault.CodeReplacementOverlap},
-		"rename onto":    {Op{Rename: &RenameOp{ID: "mem_adr1", NewPath: "howto/release.md"}}, vault.CodeInvalid},
-		"rename dotdot":  {Op{Rename: &RenameOp{ID: "mem_adr1", NewPath: "a/../../x.md"}}, vault.CodeInvalid},
-		"discard none":   {Op{Discard: &DiscardOp{ID: "mem_adr1"}}, vault.CodeNotFound},
-		"delete missing": {Op{Delete: &DeleteOp{ID: "nope.md"}}, vault.CodeNotFound},
+		"rename onto":    {vault.Op{Rename: &vault.RenameOp{ID: "mem_adr1", NewPath: "howto/release.md"}}, vault.CodeInvalid},
+		"rename dotdot":  {vault.Op{Rename: &vault.RenameOp{ID: "mem_adr1", NewPath: "a/../../x.md"}}, vault.CodeInvalid},
+		"discard none":   {vault.Op{Discard: &vault.DiscardOp{ID: "mem_adr1"}}, vault.CodeNotFound},
+		"delete missing": {vault.Op{Delete: &vault.DeleteOp{ID: "nope.md"}}, vault.CodeNotFound},
 	} {
 		_, err := tv.s.Apply(context.Background(), "api", c.op)
 		if vault.ErrorCode(err) != c.code {
 			t.Errorf("%s: want %s, got %v", name, c.code, err)
 		}
 	}
-	if _, err := tv.s.Apply(context.Background(), "", Op{Delete: &DeleteOp{ID: "mem_adr1"}}); vault.ErrorCode(err) != vault.CodeUnbound {
+	if _, err := tv.s.Apply(context.Background(), "", vault.Op{Delete: &vault.DeleteOp{ID: "mem_adr1"}}); vault.ErrorCode(err) != vault.CodeUnbound {
 		t.Errorf("no project: %v", err)
 	}
 	if out := tv.git("for-each-ref", "refs/heads/drafts/"); out != "" {
@@ -164,16 +164,16 @@ func TestBadInputChangesNothing(t *testing.T) {
 }
 
 func TestReplaceAllAtOnce(t *testing.T) {
-	out, err := Replace("a b c d", []Replacement{{"d", "D"}, {"a", ""}, {"c", "cc"}})
+	out, err := Replace("a b c d", []vault.Replacement{{OldText: "d", NewText: "D"}, {OldText: "a", NewText: ""}, {OldText: "c", NewText: "cc"}})
 	if err != nil || out != " b cc D" {
 		t.Fatalf("%q %v", out, err)
 	}
 	// Replacements apply to the original, not to each other's output.
-	out, err = Replace("x y", []Replacement{{"x", "y"}, {"y", "z"}})
+	out, err = Replace("x y", []vault.Replacement{{OldText: "x", NewText: "y"}, {OldText: "y", NewText: "z"}})
 	if err != nil || out != "y z" {
 		t.Fatalf("%q %v", out, err)
 	}
-	if _, err := Replace("aaa", []Replacement{{"aa", "b"}}); vault.ErrorCode(err) != vault.CodeReplacementAmbiguous {
+	if _, err := Replace("aaa", []vault.Replacement{{OldText: "aa", NewText: "b"}}); vault.ErrorCode(err) != vault.CodeReplacementAmbiguous {
 		t.Fatalf("overlapping self-occurrence: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package drafts
 import (
 	"context"
 	"fmt"
+	"github.com/lore-memory/lore/vault"
 	"net"
 	"os"
 	"os/exec"
@@ -95,7 +96,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	now := time.Now()
 	tv.s.SetClock(func() time.Time { return now })
 
-	r := tv.apply("api", Op{Create: &CreateOp{Path: "notes/sync.md", Body: "# Sync\n\nfirst\n"}})
+	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/sync.md", Body: "# Sync\n\nfirst\n"}})
 	rep, err := tv.s.Sync(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +164,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	gitIn(t, other, "commit", "-qm", "rewrite")
 	gitIn(t, other, "push", "-q", "-f", "origin", "main")
 	rewritten := strings.TrimSpace(gitIn(t, bare, "rev-parse", "main"))
-	c2 := tv.apply("api", Op{Create: &CreateOp{Path: "notes/after.md", Body: "# After\n\nx\n"}})
+	c2 := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/after.md", Body: "# After\n\nx\n"}})
 	if _, err := tv.s.Merge(ctx, []string{c2.DraftID}); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 
 	// A remote that refuses the push: the Draft fails, with the reason.
 	os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte("#!/bin/sh\necho 'drafts are closed' >&2\nexit 1\n"), 0o755)
-	c3 := tv.apply("api", Op{Create: &CreateOp{Path: "notes/refused.md", Body: "# Refused\n\nx\n"}})
+	c3 := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/refused.md", Body: "# Refused\n\nx\n"}})
 	rep, _ = tv.s.Sync(ctx)
 	if e := outboxOf(t, tv.s, c3.DraftID); e.Status != "failed" || !strings.Contains(e.LastError, "refused") {
 		t.Fatalf("refused push: %+v %+v", e, rep)
@@ -197,7 +198,7 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 	// The remote's receive-pack is killed with its daemon while the push is under way.
 	hook := fmt.Sprintf("#!/bin/sh\nkill -9 $(cat %s/daemon.pid)\nkill -9 $PPID\nsleep 1\n", d.base)
 	os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755)
-	r := tv.apply("web", Op{Create: &CreateOp{Path: "notes/mid.md", Body: "# Mid\n\nx\n"}})
+	r := tv.apply("web", vault.Op{Create: &vault.CreateOp{Path: "notes/mid.md", Body: "# Mid\n\nx\n"}})
 	rep, err := tv.s.Sync(ctx)
 	if err != nil {
 		t.Fatal(err)

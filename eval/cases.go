@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -31,12 +30,12 @@ type Case struct {
 
 // Loader finds resources by id or path, as load does.
 type Loader interface {
-	Load(ctx context.Context, targets []string, project string) ([]fts.Resource, error)
+	Load(ctx context.Context, targets []string, project string) ([]vault.Loaded, error)
 }
 
 // UnitRanker ranks units for a query as activate does, best first.
 type UnitRanker interface {
-	Rank(ctx context.Context, q, mode, project string, depth int) ([]fts.RankedUnit, error)
+	Rank(ctx context.Context, q, mode, project string, depth int) ([]vault.RankedUnit, error)
 }
 
 // Cases is a vault's file of evaluation cases.

@@ -27,68 +27,6 @@ const (
 	Profile = "agent_activation.v2"
 )
 
-// Limits are the assembly limits of activate.
-type Limits struct {
-	MaxFragments int // default 12
-	PerResource  int // default 2
-	TokenBudget  int // default 2,400
-}
-
-// LimitsFrom reads lore.yaml's retrieval section, filling defaults.
-func LimitsFrom(c vault.RetrievalConfig) Limits {
-	l := Limits{MaxFragments: c.MaxFragments, PerResource: c.PerResource, TokenBudget: c.TokenBudget}
-	if l.MaxFragments <= 0 {
-		l.MaxFragments = 12
-	}
-	if l.PerResource <= 0 {
-		l.PerResource = 2
-	}
-	if l.TokenBudget <= 0 {
-		l.TokenBudget = 2400
-	}
-	return l
-}
-
-// ActivateRequest is one activate call.
-type ActivateRequest struct {
-	Query   string
-	State   string // the previous next_state, or ""
-	Project string
-	Limits  Limits
-	// Mode restricts the stages for evaluation: "hybrid" (default), "lexical", "vector".
-	Mode string
-}
-
-// Fragment is one delivered unit.
-type Fragment struct {
-	Action      string   `json:"action"` // add, replace or reuse
-	UnitKey     string   `json:"unit_key"`
-	ContentHash string   `json:"content_hash"`
-	ResourceID  string   `json:"resource_id"`
-	Scope       string   `json:"scope"`
-	Kind        string   `json:"kind"`
-	Path        string   `json:"path"`
-	HeadingPath []string `json:"heading_path"`
-	Content     string   `json:"content,omitempty"`
-	// DraftID names the project's open Draft the text comes from; omitted
-	// for the vault's working tree.
-	DraftID string `json:"draft_id,omitempty"`
-	// Status is the note's status when it is not active (superseded,
-	// deprecated, …): an agent must not take a replaced decision for a
-	// current one.
-	Status string `json:"status,omitempty"`
-}
-
-// Activation is the response of activate, shaped as the spec shows it.
-type Activation struct {
-	IndexRevision string     `json:"index_revision"`
-	Profile       string     `json:"profile"`
-	NextState     string     `json:"next_state"`
-	Fragments     []Fragment `json:"fragments"`
-	Removed       []string   `json:"removed"`
-	RunID         string     `json:"run_id,omitempty"`
-}
-
 // stages are a candidate's ranks and scores at every stage, and its fate;
 // retrieval runs record them as they are.
 type stages struct {
@@ -106,7 +44,7 @@ type stages struct {
 
 // candidate is one unit as it moves through the stages.
 type candidate struct {
-	Hit
+	unitHit
 	stages
 }
 
@@ -115,7 +53,7 @@ type candidate struct {
 // an empty query is invalid_input; a state that does not verify is
 // invalid_activation_state; a configured model that is not ready is
 // search_model_preparing. Every valid call records a retrieval run.
-func (ix *Index) Activate(ctx context.Context, req ActivateRequest) (*Activation, error) {
+func (ix *Index) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
 	start := ix.clock()
 	timings := map[string]int64{}
 
@@ -123,8 +61,8 @@ func (ix *Index) Activate(ctx context.Context, req ActivateRequest) (*Activation
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty: describe the task in a few words")
 	}
-	if req.Limits == (Limits{}) {
-		req.Limits = LimitsFrom(ix.v.Config.Retrieval)
+	if req.Limits == (vault.Limits{}) {
+		req.Limits = vault.LimitsFrom(ix.v.Config.Retrieval)
 	}
 	key, err := ix.stateKey()
 	if err != nil {
@@ -189,7 +127,7 @@ func (ix *Index) addVectorHits(ctx context.Context, vh []vectorHit, cands map[in
 			if err != nil {
 				return err
 			}
-			cands[h.UID] = &candidate{Hit: h}
+			cands[h.UID] = &candidate{unitHit: h}
 		}
 		if err := rows.Err(); err != nil {
 			return translate(err)
@@ -434,7 +372,7 @@ func (ix *Index) applyStatus(ctx context.Context, cs []*candidate, project strin
 			}
 			if h, ok := ix.leadUnit(ctx, s, project); ok {
 				pulled[s] = true
-				n := &candidate{Hit: h}
+				n := &candidate{unitHit: h}
 				n.Final, n.Fused = c.Final*1.01+1e-9, c.Final*1.01+1e-9
 				cs = append(cs, n)
 			}
@@ -473,17 +411,17 @@ func (ix *Index) applyStatus(ctx context.Context, cs []*candidate, project strin
 // leadUnit returns the first unit of a resource (by id, in project's
 // memory) that holds more than its heading: what stands for the resource
 // when it is brought in as a successor.
-func (ix *Index) leadUnit(ctx context.Context, id, project string) (Hit, bool) {
+func (ix *Index) leadUnit(ctx context.Context, id, project string) (unitHit, bool) {
 	vis, vargs := visibleTo(project)
 	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM resources r CROSS JOIN units u ON u.rid = r.rid
 		WHERE r.resource_id = ? AND r.indexed = 1 AND `+vis+` ORDER BY (u.tokens >= 20) DESC, u.ord LIMIT 1`,
 		append([]any{id}, vargs...)...)
 	if err != nil {
-		return Hit{}, false
+		return unitHit{}, false
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return Hit{}, false
+		return unitHit{}, false
 	}
 	h, err := scanHit(rows)
 	return h, err == nil
@@ -517,7 +455,7 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 	// The lexical stages and the vector stages (query embedding, k-NN) are
 	// independent: they run at once, on separate connections.
 	var (
-		lexical, exact []Hit
+		lexical, exact []unitHit
 		vh             []vectorHit
 		qv             []float32
 		lexErr, vecErr error
@@ -570,11 +508,11 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 		return nil, lexErr
 	}
 	cands := map[int64]*candidate{}
-	get := func(h Hit) *candidate {
+	get := func(h unitHit) *candidate {
 		if c, ok := cands[h.UID]; ok {
 			return c
 		}
-		c := &candidate{Hit: h}
+		c := &candidate{unitHit: h}
 		cands[h.UID] = c
 		return c
 	}
@@ -618,15 +556,9 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 	return ranked, nil
 }
 
-// RankedUnit is one unit of a ranking, for evaluation.
-type RankedUnit struct {
-	UnitKey, ResourceID, Path string
-	Score                     float64
-}
-
 // Rank returns the pipeline's ranking for q before assembly (no budget, no
 // per-resource cap), depth candidates per stage. lore eval uses it.
-func (ix *Index) Rank(ctx context.Context, q, mode, project string, depth int) ([]RankedUnit, error) {
+func (ix *Index) Rank(ctx context.Context, q, mode, project string, depth int) ([]vault.RankedUnit, error) {
 	q = CutQuery(q)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
@@ -635,9 +567,9 @@ func (ix *Index) Rank(ctx context.Context, q, mode, project string, depth int) (
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RankedUnit, len(cs))
+	out := make([]vault.RankedUnit, len(cs))
 	for i, c := range cs {
-		out[i] = RankedUnit{c.UnitKey, c.ResourceID, c.Path, c.Final}
+		out[i] = vault.RankedUnit{UnitKey: c.UnitKey, ResourceID: c.ResourceID, Path: c.Path, Score: c.Final}
 	}
 	return out, nil
 }

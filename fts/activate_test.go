@@ -34,16 +34,16 @@ func activateVault(t *testing.T, files map[string]string) (*testVault, *embed.Ha
 	return tv, e
 }
 
-func (tv *testVault) activate(q, state string) *Activation {
+func (tv *testVault) activate(q, state string) *vault.Activation {
 	tv.t.Helper()
-	act, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: q, State: state})
+	act, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: q, State: state})
 	if err != nil {
 		tv.t.Fatalf("Activate(%q): %v", q, err)
 	}
 	return act
 }
 
-func actions(act *Activation) map[string]string {
+func actions(act *vault.Activation) map[string]string {
 	out := map[string]string{}
 	for _, f := range act.Fragments {
 		out[f.UnitKey] = f.Action
@@ -122,12 +122,12 @@ func TestActivate_InvalidStates(t *testing.T) {
 		"another vault": foreign,
 		"too long":      statePrefix + strings.Repeat("A", MaxStateBytes),
 	} {
-		_, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "sync", State: state})
+		_, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync", State: state})
 		if vault.ErrorCode(err) != vault.CodeInvalidState {
 			t.Errorf("%s: err = %v, want invalid_activation_state", name, err)
 		}
 	}
-	if _, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: " \n "}); vault.ErrorCode(err) != vault.CodeInvalid {
+	if _, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: " \n "}); vault.ErrorCode(err) != vault.CodeInvalid {
 		t.Errorf("empty query: err = %v, want invalid_input", err)
 	}
 }
@@ -140,8 +140,8 @@ func TestActivate_StateStaysBounded(t *testing.T) {
 	tv, _ := activateVault(t, files)
 	state := ""
 	for i := 0; i < 40; i++ {
-		act, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "shared topic", State: state,
-			Limits: Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 100000}})
+		act, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "shared topic", State: state,
+			Limits: vault.Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 100000}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestActivate_AssemblyLimits(t *testing.T) {
 		long += fmt.Sprintf("## Part %d\n\nbudget words %s\n\n", i, strings.Repeat("filler ", 60))
 	}
 	tv, _ := activateVault(t, map[string]string{"long.md": long, "short.md": "# Short\n\nbudget words\n", "x.md": "# X\n\nbudget words too\n"})
-	act, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "budget words", Limits: Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 120}})
+	act, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "budget words", Limits: vault.Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 120}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestActivate_AssemblyLimits(t *testing.T) {
 	if !cuts["cut:budget"] && !cuts["cut:per_resource"] {
 		t.Errorf("run records no cuts: %+v", rec.Ranked)
 	}
-	act, _ = tv.ix.Activate(context.Background(), ActivateRequest{Query: "budget words", Limits: Limits{MaxFragments: 1, PerResource: 2, TokenBudget: 9999}})
+	act, _ = tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "budget words", Limits: vault.Limits{MaxFragments: 1, PerResource: 2, TokenBudget: 9999}})
 	if len(act.Fragments) != 1 {
 		t.Errorf("max fragments 1: got %d", len(act.Fragments))
 	}
@@ -221,7 +221,7 @@ func TestActivate_SupersededRanksBelowSuccessor(t *testing.T) {
 func TestActivate_ModelNotReadyIsAnAnswer(t *testing.T) {
 	tv, e := activateVault(t, deltaNotes)
 	e.NotReady = true
-	_, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "sync"})
+	_, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync"})
 	if vault.ErrorCode(err) != vault.CodeModelPreparing || !strings.Contains(err.Error(), "50%") {
 		t.Errorf("err = %v, want search_model_preparing with progress", err)
 	}
@@ -329,7 +329,7 @@ func (tv *testVault) run(id string) runRecord {
 	return rec
 }
 
-func keys(act *Activation) []string {
+func keys(act *vault.Activation) []string {
 	var out []string
 	for _, f := range act.Fragments {
 		out = append(out, f.UnitKey)
@@ -387,7 +387,7 @@ func TestActivate_RerankOrdersTheTop(t *testing.T) {
 		t.Errorf("run does not record the rerank stage: %+v", rec.Ranked[0])
 	}
 	srv.Close()
-	if _, err := tv.ix.Activate(context.Background(), ActivateRequest{Query: "sync"}); err == nil || !strings.Contains(err.Error(), srv.URL) {
+	if _, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync"}); err == nil || !strings.Contains(err.Error(), srv.URL) {
 		t.Errorf("reranker down: err = %v, want an error naming the endpoint", err)
 	}
 }
@@ -461,7 +461,7 @@ func TestActivate_ChangedHeldUnitIsReplacedUnderAnotherQuery(t *testing.T) {
 	}
 	tv.write("a.md", strings.Replace(deltaNotes["a.md"], "exponentially", "exponentially up to five minutes", 1))
 	other := tv.activate("cache invalidation", first.NextState)
-	var got *Fragment
+	var got *vault.Fragment
 	for i, f := range other.Fragments {
 		if f.UnitKey == "mem_a/sync/0/0" {
 			got = &other.Fragments[i]

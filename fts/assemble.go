@@ -3,6 +3,7 @@ package fts
 import (
 	"context"
 	"database/sql"
+	"github.com/lore-memory/lore/vault"
 	"strings"
 )
 
@@ -14,13 +15,13 @@ const weakFraction = 0.3
 // PerResource per resource and MaxFragments in all, no two overlapping, within
 // the token budget — and computes the deltas against what the caller holds.
 // Each candidate's Outcome records why it was delivered or cut.
-func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []stateEntry, req ActivateRequest, key []byte) (*Activation, error) {
+func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []stateEntry, req vault.ActivateRequest, key []byte) (*vault.Activation, error) {
 	lim := req.Limits
 	holds := make(map[string][8]byte, len(held))
 	for _, e := range held {
 		holds[e.key] = e.hash
 	}
-	act := &Activation{Profile: Profile, Fragments: []Fragment{}, Removed: []string{}}
+	act := &vault.Activation{Profile: Profile, Fragments: []vault.Fragment{}, Removed: []string{}}
 	perResource := map[string]int{}
 	ranges := map[int64][][2]int{}
 	texts := map[string]bool{}
@@ -66,7 +67,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 		ranges[c.RID] = append(ranges[c.RID], [2]int{c.Start, c.End})
 		texts[c.ContentHash] = true
 		c.Outcome = "delivered:" + action
-		f := Fragment{
+		f := vault.Fragment{
 			Action: action, UnitKey: c.UnitKey, ContentHash: c.ContentHash, ResourceID: c.ResourceID,
 			Scope: c.Scope, Kind: "memory", Path: c.Path, HeadingPath: c.HeadingPath, DraftID: c.DraftID, Status: noteStatus(c.Status),
 		}
@@ -114,7 +115,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 				continue
 			}
 			used += u.Tokens
-			act.Fragments = append(act.Fragments, Fragment{Action: "replace", UnitKey: u.UnitKey, ContentHash: u.ContentHash,
+			act.Fragments = append(act.Fragments, vault.Fragment{Action: "replace", UnitKey: u.UnitKey, ContentHash: u.ContentHash,
 				ResourceID: u.ResourceID, Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: u.HeadingPath,
 				DraftID: u.DraftID, Content: u.Content, Status: noteStatus(u.Status)})
 		}
@@ -172,8 +173,8 @@ func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project st
 
 // unitsByKey returns the units with the given keys in the project's
 // Effective Memory, by key.
-func (ix *Index) unitsByKey(ctx context.Context, keys []string, project string) (map[string]Hit, error) {
-	out := map[string]Hit{}
+func (ix *Index) unitsByKey(ctx context.Context, keys []string, project string) (map[string]unitHit, error) {
+	out := map[string]unitHit{}
 	err := ix.eachUnit(ctx, keys, project, hitColumns, func(rows *sql.Rows) error {
 		h, err := scanHit(rows)
 		out[h.UnitKey] = h

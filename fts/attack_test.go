@@ -65,7 +65,7 @@ func TestAttack_RebuildNeverHidesANoteFromAnotherProcess(t *testing.T) {
 	if missing > 0 {
 		t.Fatalf("%d of %d loads during rebuilds answered not found", missing, loads)
 	}
-	if hits := tv.search("body of note 123", SearchOptions{Limit: 3}); len(hits) == 0 || hits[0].Path != "notes/n123.md" {
+	if hits := tv.search("body of note 123", vault.SearchOptions{Limit: 3}); len(hits) == 0 || hits[0].Path != "notes/n123.md" {
 		t.Fatalf("after the rebuilds the search finds %v", hits)
 	}
 }
@@ -85,7 +85,7 @@ func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var adr *RecallHit
+	var adr *vault.RecallHit
 	for i, h := range hits {
 		if h.ResourceID == "mem_adr12" {
 			adr = &hits[i]

@@ -64,7 +64,7 @@ func BenchmarkSearchQueryOnly(b *testing.B) {
 	qs := synth.Queries(200, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], SearchOptions{Limit: 10}); err != nil {
+		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -81,7 +81,7 @@ func BenchmarkSearchInMemory(b *testing.B) {
 	qs := synth.Queries(200, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], SearchOptions{Limit: 10}); err != nil {
+		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -64,7 +64,7 @@ func (tv *testVault) write(p, s string) {
 	}
 }
 
-func (tv *testVault) search(q string, opt SearchOptions) []Hit {
+func (tv *testVault) search(q string, opt vault.SearchOptions) []vault.Hit {
 	tv.t.Helper()
 	hits, err := tv.ix.Search(context.Background(), q, opt)
 	if err != nil {
@@ -76,14 +76,14 @@ func (tv *testVault) search(q string, opt SearchOptions) []Hit {
 // topPath returns the path of the first hit, or "".
 func (tv *testVault) topPath(q string) string {
 	tv.t.Helper()
-	hits := tv.search(q, SearchOptions{Limit: 5})
+	hits := tv.search(q, vault.SearchOptions{Limit: 5})
 	if len(hits) == 0 {
 		return ""
 	}
 	return hits[0].Path
 }
 
-func hasPath(hits []Hit, p string) bool {
+func hasPath(hits []vault.Hit, p string) bool {
 	for _, h := range hits {
 		if h.Path == p {
 			return true

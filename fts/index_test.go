@@ -49,11 +49,11 @@ func TestSearch_ExactMatchComesFirst(t *testing.T) {
 		"a.md": "---\nid: mem_a\ntitle: Release\n---\n# Release\n\nshort\n",
 		"b.md": "---\nid: mem_b\n---\n# Many\n\nrelease release release release release release\n",
 	})
-	hits := tv.search("release", SearchOptions{})
+	hits := tv.search("release", vault.SearchOptions{})
 	if len(hits) == 0 || hits[0].ResourceID != "mem_a" || hits[0].Stage != "exact" {
 		t.Fatalf("hits = %+v, want the title match first", hits)
 	}
-	if hits := tv.search("mem_b", SearchOptions{}); hits[0].ResourceID != "mem_b" || hits[0].Stage != "exact" {
+	if hits := tv.search("mem_b", vault.SearchOptions{}); hits[0].ResourceID != "mem_b" || hits[0].Stage != "exact" {
 		t.Errorf("id search: %+v", hits[0])
 	}
 }
@@ -61,14 +61,14 @@ func TestSearch_ExactMatchComesFirst(t *testing.T) {
 func TestSearch_EmptyQueryIsInvalid(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# a\n\nx\n"})
 	for _, q := range []string{"", "   \n\t"} {
-		if _, err := tv.ix.Search(context.Background(), q, SearchOptions{}); vault.ErrorCode(err) != vault.CodeInvalid {
+		if _, err := tv.ix.Search(context.Background(), q, vault.SearchOptions{}); vault.ErrorCode(err) != vault.CodeInvalid {
 			t.Errorf("Search(%q) err = %v, want invalid_input", q, err)
 		}
 	}
-	if hits := tv.search("!!! ??? ...", SearchOptions{}); len(hits) != 0 {
+	if hits := tv.search("!!! ??? ...", vault.SearchOptions{}); len(hits) != 0 {
 		t.Errorf("a query with no terms returned %d hits", len(hits))
 	}
-	if _, err := tv.ix.Search(context.Background(), strings.Repeat("word ", 50000), SearchOptions{}); err != nil {
+	if _, err := tv.ix.Search(context.Background(), strings.Repeat("word ", 50000), vault.SearchOptions{}); err != nil {
 		t.Errorf("a 250 KB query: %v, want it cut and answered", err)
 	}
 }
@@ -80,14 +80,14 @@ func TestSearch_ProjectsSeeSharedAndTheirOwn(t *testing.T) {
 		"projects/web/w.md":  "# Web\n\nwidget colors\n",
 		"projects/readme.md": "# Not a project file\n\nwidget index\n",
 	})
-	hits := tv.search("widget", SearchOptions{Project: "api"})
+	hits := tv.search("widget", vault.SearchOptions{Project: "api"})
 	if !hasPath(hits, "shared.md") || !hasPath(hits, "projects/api/a.md") || !hasPath(hits, "projects/readme.md") {
 		t.Errorf("api misses its own or shared notes: %+v", hits)
 	}
 	if hasPath(hits, "projects/web/w.md") {
 		t.Errorf("api sees web's notes")
 	}
-	if len(tv.search("widget", SearchOptions{})) != 4 {
+	if len(tv.search("widget", vault.SearchOptions{})) != 4 {
 		t.Errorf("without a project every note should be visible")
 	}
 	if _, err := tv.ix.Load(context.Background(), []string{"projects/web/w.md"}, "api"); vault.ErrorCode(err) != vault.CodeNotFound {
@@ -247,7 +247,7 @@ func TestIndex_DuplicateIDsKeepTheSmallerPath(t *testing.T) {
 	if err != nil || res[0].Path != "a.md" {
 		t.Fatalf("mem_dup → %+v, %v; want a.md", res, err)
 	}
-	if hits := tv.search("bee", SearchOptions{}); hits[0].ResourceID != vault.DerivedID("b.md") || !strings.HasPrefix(hits[0].UnitKey, vault.DerivedID("b.md")+"/") {
+	if hits := tv.search("bee", vault.SearchOptions{}); hits[0].ResourceID != vault.DerivedID("b.md") || !strings.HasPrefix(hits[0].UnitKey, vault.DerivedID("b.md")+"/") {
 		t.Errorf("b.md hit = %+v, want its derived id", hits[0])
 	}
 	os.Remove(filepath.Join(tv.root, "a.md"))
@@ -264,11 +264,11 @@ func TestIndex_TwoProcessesShareOneFile(t *testing.T) {
 	}
 	defer other.Close()
 	tv.topPath("first")
-	if hits, _ := other.SearchFresh(context.Background(), "first", SearchOptions{}); len(hits) != 1 {
+	if hits, _ := other.SearchFresh(context.Background(), "first", vault.SearchOptions{}); len(hits) != 1 {
 		t.Errorf("second handle does not see the first one's index")
 	}
 	tv.write("b.md", "# B\n\nsecond\n")
-	if hits, _ := other.Search(context.Background(), "second", SearchOptions{}); len(hits) != 1 {
+	if hits, _ := other.Search(context.Background(), "second", vault.SearchOptions{}); len(hits) != 1 {
 		t.Errorf("second handle did not pick up the change")
 	}
 	if tv.topPath("second") != "b.md" {

@@ -3,6 +3,7 @@ package fts
 import (
 	"context"
 	"fmt"
+	"github.com/lore-memory/lore/vault"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,7 +267,7 @@ func TestMemIndexFromEmpty(t *testing.T) {
 	if err := tv.ix.KeepInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if hits := tv.search("anything", SearchOptions{}); len(hits) != 0 {
+	if hits := tv.search("anything", vault.SearchOptions{}); len(hits) != 0 {
 		t.Fatalf("empty vault found %v", hits)
 	}
 	tv.write("a.md", "# A\n\nfirst walrus\n")

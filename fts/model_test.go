@@ -2,6 +2,7 @@ package fts
 
 import (
 	"context"
+	"github.com/lore-memory/lore/vault"
 	"os"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestActivate_BuiltinModelOrdersByMeaning(t *testing.T) {
 	if !top["howto/release.md"] && !top["projects/api/deploy.md"] && !top["projects/web/发布流程.md"] {
 		t.Errorf("vector stage top 5 for a release question: %v", units[:min(5, len(units))])
 	}
-	act, err := tv.ix.Activate(ctx, ActivateRequest{Query: "how do I release the app"})
+	act, err := tv.ix.Activate(ctx, vault.ActivateRequest{Query: "how do I release the app"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 package fts
 
-import "testing"
+import (
+	"github.com/lore-memory/lore/vault"
+	"testing"
+)
 
 // TestCompactLine pins recall_memory's compact line (specs/003).
 func TestCompactLine(t *testing.T) {
-	h := RecallHit{Path: "decisions/0001-sqlite.md", Tier: "L3", Score: 0.0825, LinksIn: 3, LinksOut: 5, Snippet: "SQLite file | inside .git/lore"}
+	h := vault.RecallHit{Path: "decisions/0001-sqlite.md", Tier: "L3", Score: 0.0825, LinksIn: 3, LinksOut: 5, Snippet: "SQLite file | inside .git/lore"}
 	if got, want := h.Compact(), "!μ:L3|decisions/0001-sqlite.md|score:0.083|links:3/5 § SQLite file / inside .git/lore"; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}

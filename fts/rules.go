@@ -78,7 +78,7 @@ func (ix *Index) RuleSources(ctx context.Context, project string) ([]RuleSource,
 // Under refreshes the index and returns every resource of project's
 // Effective Memory whose path starts with prefix (a folder, ending in "/"),
 // with its bytes, by path.
-func (ix *Index) Under(ctx context.Context, prefix, project string) ([]Resource, error) {
+func (ix *Index) Under(ctx context.Context, prefix, project string) ([]vault.Loaded, error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (ix *Index) Under(ctx context.Context, prefix, project string) ([]Resource,
 		return nil, translate(err)
 	}
 	type row struct {
-		r      Resource
+		r      vault.Loaded
 		fspath string
 		body   []byte
 	}
@@ -108,7 +108,7 @@ func (ix *Index) Under(ctx context.Context, prefix, project string) ([]Resource,
 		list = append(list, x)
 	}
 	rows.Close()
-	out := make([]Resource, 0, len(list))
+	out := make([]vault.Loaded, 0, len(list))
 	for _, x := range list {
 		data := x.body
 		if x.r.DraftID == "" {

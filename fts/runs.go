@@ -24,10 +24,10 @@ type runRecord struct {
 	Mode          string           `json:"mode"`
 	IndexRevision string           `json:"index_revision"`
 	StateUnits    int              `json:"state_units"`
-	Limits        Limits           `json:"limits"`
+	Limits        vault.Limits     `json:"limits"`
 	Candidates    []*candidate     `json:"-"`
 	Ranked        []runCandidate   `json:"candidates"`
-	Fragments     []Fragment       `json:"-"`
+	Fragments     []vault.Fragment `json:"-"`
 	Delivered     []runDelivered   `json:"delivered"`
 	Removed       []string         `json:"removed"`
 	TimingsUS     map[string]int64 `json:"timings_us"`

@@ -37,39 +37,10 @@ func DefaultWeights() Weights {
 	return Weights{Path: weightPath, Title: weightTitle, Meta: weightMeta, Heading: weightHeading, Body: weightBody}
 }
 
-// SearchOptions narrow a search.
-type SearchOptions struct {
-	Limit int // units to return; default 10
-	// Project limits results to shared resources and that project's own; ""
-	// searches every resource of the vault.
-	Project string
-}
-
-// Hit is one unit found by a search.
-type Hit struct {
-	UnitKey     string   `json:"unit_key"`
-	ResourceID  string   `json:"resource_id"`
-	Path        string   `json:"path"`
-	Title       string   `json:"title"`
-	HeadingPath []string `json:"heading_path"`
-	Scope       string   `json:"scope"`
-	Status      string   `json:"status"`
-	Score       float64  `json:"score"`
-	Stage       string   `json:"stage"` // "exact" or "bm25"
-	Snippet     string   `json:"snippet"`
-	ContentHash string   `json:"content_hash"`
-	DraftID     string   `json:"draft_id,omitempty"` // the Draft this text comes from
-	Content     string   `json:"-"`
-	Tokens      int      `json:"-"`
-	UID         int64    `json:"-"`
-	Start, End  int      `json:"-"`
-	RID         int64    `json:"-"`
-}
-
 // Search refreshes the index and returns the best units for query: an exact
 // id, path or title match first, then units ranked by BM25 over an OR of the
 // query's terms. An empty query is a CodeInvalid error.
-func (ix *Index) Search(ctx context.Context, query string, opt SearchOptions) ([]Hit, error) {
+func (ix *Index) Search(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
@@ -78,7 +49,7 @@ func (ix *Index) Search(ctx context.Context, query string, opt SearchOptions) ([
 
 // SearchFresh is Search without the freshness check (for callers that just
 // refreshed, and for benchmarks of the query path alone).
-func (ix *Index) SearchFresh(ctx context.Context, query string, opt SearchOptions) ([]Hit, error) {
+func (ix *Index) SearchFresh(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
 	q := CutQuery(query)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty: describe the task or name what to find")
@@ -91,7 +62,7 @@ func (ix *Index) SearchFresh(ctx context.Context, query string, opt SearchOption
 		return nil, err
 	}
 	ts := queryTerms(q)
-	var hits []Hit
+	var hits []unitHit
 	seen := map[string]bool{}
 	for _, h := range exact {
 		seen[h.UnitKey] = true
@@ -112,16 +83,18 @@ func (ix *Index) SearchFresh(ctx context.Context, query string, opt SearchOption
 		hits = hits[:opt.Limit]
 	}
 	snip := snippetTerms(q)
-	for i := range hits {
-		hits[i].Snippet = Snippet(hits[i].Content, snip, 200)
+	out := make([]vault.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = h.Hit
+		out[i].Snippet = Snippet(h.Content, snip, 200)
 	}
-	return hits, nil
+	return out, nil
 }
 
 const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens, u.uid, u.start_byte, u.end_byte, r.rid, r.draft`
 
-func scanHit(rows *sql.Rows, extra ...any) (Hit, error) {
-	var h Hit
+func scanHit(rows *sql.Rows, extra ...any) (unitHit, error) {
+	var h unitHit
 	var hp, project string
 	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens, &h.UID, &h.Start, &h.End, &h.RID, &h.DraftID}, extra...)
 	if err := rows.Scan(dest...); err != nil {
@@ -160,7 +133,7 @@ func args(parts ...[]any) []any {
 
 // exact returns the first unit of a resource whose id, path or title is the
 // query itself.
-func (ix *Index) exact(ctx context.Context, q, project string) ([]Hit, error) {
+func (ix *Index) exact(ctx context.Context, q, project string) ([]unitHit, error) {
 	vis, vargs := visibleTo(project)
 	// The three lookups come first (CROSS JOIN keeps SQLite to that order):
 	// without statistics the planner would otherwise walk every resource by
@@ -176,7 +149,7 @@ func (ix *Index) exact(ctx context.Context, q, project string) ([]Hit, error) {
 		return nil, translate(err)
 	}
 	defer rows.Close()
-	var out []Hit
+	var out []unitHit
 	for rows.Next() {
 		h, err := scanHit(rows)
 		if err != nil {
@@ -191,7 +164,7 @@ func (ix *Index) exact(ctx context.Context, q, project string) ([]Hit, error) {
 // bm25 runs the lexical stage over an OR of the query tokens ts. Scores are
 // FTS5's bm25 negated (higher is better), from the in-memory postings when
 // this process keeps them (the same scores; see memindex.go).
-func (ix *Index) bm25(ctx context.Context, ts []string, project string, limit int) ([]Hit, error) {
+func (ix *Index) bm25(ctx context.Context, ts []string, project string, limit int) ([]unitHit, error) {
 	m, err := ix.memFor(ctx)
 	if err != nil {
 		return nil, err
@@ -203,7 +176,7 @@ func (ix *Index) bm25(ctx context.Context, ts []string, project string, limit in
 }
 
 // memHits reads the rows of the in-memory scorer's winners, in its order.
-func (ix *Index) memHits(ctx context.Context, found []memHit) ([]Hit, error) {
+func (ix *Index) memHits(ctx context.Context, found []memHit) ([]unitHit, error) {
 	if len(found) == 0 {
 		return nil, nil
 	}
@@ -217,7 +190,7 @@ func (ix *Index) memHits(ctx context.Context, found []memHit) ([]Hit, error) {
 		return nil, translate(err)
 	}
 	defer rows.Close()
-	byUID := make(map[int64]Hit, len(found))
+	byUID := make(map[int64]unitHit, len(found))
 	for rows.Next() {
 		h, err := scanHit(rows)
 		if err != nil {
@@ -228,7 +201,7 @@ func (ix *Index) memHits(ctx context.Context, found []memHit) ([]Hit, error) {
 	if err := rows.Err(); err != nil {
 		return nil, translate(err)
 	}
-	out := make([]Hit, 0, len(found))
+	out := make([]unitHit, 0, len(found))
 	for _, f := range found {
 		h, ok := byUID[f.uid]
 		if !ok { // deleted since the postings were brought up to date
@@ -249,7 +222,7 @@ func (ix *Index) memHits(ctx context.Context, found []memHit) ([]Hit, error) {
 }
 
 // bm25FTS is the lexical stage in SQL: FTS5 matches and ranks.
-func (ix *Index) bm25FTS(ctx context.Context, match, project string, w Weights, limit int) ([]Hit, error) {
+func (ix *Index) bm25FTS(ctx context.Context, match, project string, w Weights, limit int) ([]unitHit, error) {
 	rank := fmt.Sprintf("bm25(units_fts, %g, %g, %g, %g, %g)", w.Path, w.Title, w.Meta, w.Heading, w.Body)
 	// The inner query ranks and cuts on (rowid, score) alone, so the sorter
 	// never carries unit text; the outer one fetches the few winners. Without
@@ -271,7 +244,7 @@ func (ix *Index) bm25FTS(ctx context.Context, match, project string, w Weights, 
 		return nil, translate(fmt.Errorf("search %q: %w", match, err))
 	}
 	defer rows.Close()
-	var out []Hit
+	var out []unitHit
 	for rows.Next() {
 		var s float64
 		h, err := scanHit(rows, &s)
@@ -326,32 +299,17 @@ func Snippet(content string, words []string, width int) string {
 	return s
 }
 
-// Resource is a whole resource as load returns it.
-type Resource struct {
-	ResourceID  string `json:"resource_id"`
-	Scope       string `json:"scope"`
-	Kind        string `json:"kind"`
-	Path        string `json:"path"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-	ContentHash string `json:"content_hash"`
-	Content     string `json:"content"`
-	// DraftID names the project's open Draft this version comes from; empty
-	// for the vault's working tree.
-	DraftID string `json:"draft_id,omitempty"`
-}
-
 // Load refreshes the index and returns the named resources (by id or exact
 // path) with their exact bytes, in request order. Any missing target is a
 // CodeNotFound error naming every missing one.
-func (ix *Index) Load(ctx context.Context, targets []string, project string) ([]Resource, error) {
+func (ix *Index) Load(ctx context.Context, targets []string, project string) ([]vault.Loaded, error) {
 	if len(targets) == 0 {
 		return nil, vault.Errorf(vault.CodeInvalid, "ids is empty: name at least one resource id or path")
 	}
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
-	var out []Resource
+	var out []vault.Loaded
 	var missing []string
 	for _, t := range targets {
 		r, err := ix.loadOne(ctx, t, project)
@@ -370,12 +328,12 @@ func (ix *Index) Load(ctx context.Context, targets []string, project string) ([]
 	return out, nil
 }
 
-func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource, error) {
+func (ix *Index) loadOne(ctx context.Context, target, project string) (vault.Loaded, error) {
 	p, err := vault.TargetPath(target)
 	if err != nil {
-		return Resource{}, err
+		return vault.Loaded{}, err
 	}
-	var r Resource
+	var r vault.Loaded
 	var fspath, proj, problem string
 	var indexed bool
 	var rid sql.NullString
@@ -385,21 +343,32 @@ func (ix *Index) loadOne(ctx context.Context, target, project string) (Resource,
 		FROM resources r WHERE (r.resource_id = ? OR r.path = ?) AND `+vis+` ORDER BY r.draft = '', r.draft DESC LIMIT 1`,
 		args([]any{target, p}, vargs)...).Scan(&rid, &r.Path, &fspath, &proj, &r.Title, &r.Description, &indexed, &problem, &r.DraftID, &body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Resource{}, vault.Errorf(vault.CodeNotFound, "%s", target)
+		return vault.Loaded{}, vault.Errorf(vault.CodeNotFound, "%s", target)
 	}
 	if err != nil {
-		return Resource{}, translate(err)
+		return vault.Loaded{}, translate(err)
 	}
 	if !indexed {
-		return Resource{}, vault.Errorf(vault.CodeInvalid, "%s cannot be loaded: %s", target, problem)
+		return vault.Loaded{}, vault.Errorf(vault.CodeInvalid, "%s cannot be loaded: %s", target, problem)
 	}
 	data := body
 	if r.DraftID == "" {
 		if data, err = ix.v.ReadFile(fspath); err != nil {
-			return Resource{}, fmt.Errorf("load %s: %w", target, err)
+			return vault.Loaded{}, fmt.Errorf("load %s: %w", target, err)
 		}
 	}
 	r.ResourceID, r.Kind, r.Scope = rid.String, "memory", vault.ScopeOf(proj)
 	r.ContentHash, r.Content = vault.HashBytes(data), string(data)
 	return r, nil
+}
+
+// unitHit is a unit the index found: the domain's Hit, and what the pipeline
+// needs of its row (the text, its size and place, the row ids).
+type unitHit struct {
+	vault.Hit
+	Content    string
+	Tokens     int
+	UID        int64
+	Start, End int
+	RID        int64
 }

@@ -179,7 +179,7 @@ type noteFront struct {
 const diaryHeading = "\n## Diary\n"
 
 // parseNote reads a journal note back; ok is false for a file that is not one.
-func parseNote(r fts.Resource) (Item, bool) {
+func parseNote(r vault.Loaded) (Item, bool) {
 	c := strings.ReplaceAll(r.Content, "\r\n", "\n")
 	if !strings.HasPrefix(c, "---\n") {
 		return Item{}, false
@@ -343,7 +343,7 @@ type Remembered struct {
 	RecordedAt string   `json:"recorded_at"`
 	OccurredAt string   `json:"occurred_at,omitempty"`
 	Path       string   `json:"path"`
-	drafts.Result
+	vault.StoreResult
 }
 
 // Remember records a memory as a journal note (a Draft, auto-published by default).
@@ -395,14 +395,14 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 	desc := firstSentence(in.Slice)
 	// Every remember is kept: a name another memory took in the same
 	// instant gets a counter (the store refuses a taken path atomically).
-	var res drafts.Result
+	var res vault.StoreResult
 	var p string
 	for n := 1; ; n++ {
 		p = base + ".md"
 		if n > 1 {
 			p = fmt.Sprintf("%s-%d.md", base, n)
 		}
-		res, err = j.st.Apply(ctx, j.project, drafts.Op{Create: &drafts.CreateOp{Path: p, Body: body, Description: &desc}})
+		res, err = j.st.Apply(ctx, j.project, vault.Op{Create: &vault.CreateOp{Path: p, Body: body, Description: &desc}})
 		if err == nil {
 			break
 		}
@@ -410,7 +410,7 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 			return Remembered{}, err
 		}
 	}
-	out.ID, out.Path, out.Result = res.ResourceID, p, res
+	out.ID, out.Path, out.StoreResult = res.ResourceID, p, res
 	return out, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/vault"
 )
@@ -64,7 +63,7 @@ func TestContract_RenameKeepsTheIDWorking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := out.(drafts.Result).ResourceID
+	id := out.(vault.StoreResult).ResourceID
 	if !strings.HasPrefix(id, "path_") {
 		t.Fatalf("rename returned %q", id)
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -18,7 +16,7 @@ type memoryInput struct {
 type memoryOp struct {
 	Activate *activateInput `json:"activate,omitempty"`
 	Load     *loadInput     `json:"load,omitempty"`
-	Store    *drafts.Op     `json:"store,omitempty"`
+	Store    *vault.Op      `json:"store,omitempty"`
 }
 
 type activateInput struct {
@@ -104,7 +102,7 @@ func (s *Server) activate(ctx context.Context, a *activateInput) (any, error) {
 		}
 		state = *a.State
 	}
-	return s.ix.Activate(ctx, fts.ActivateRequest{Query: a.Query, State: state, Project: s.project})
+	return s.ix.Activate(ctx, vault.ActivateRequest{Query: a.Query, State: state, Project: s.project})
 }
 
 func (s *Server) load(ctx context.Context, l *loadInput) (any, error) {

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
 	"github.com/lore-memory/lore/offload"
 	"github.com/lore-memory/lore/vault"
@@ -183,7 +181,7 @@ func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
 		}
 	}
 	if hits == nil {
-		hits = []fts.RecallHit{}
+		hits = []vault.RecallHit{}
 	}
 	var b strings.Builder
 	if in.Full != nil && *in.Full {
@@ -339,7 +337,7 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 			body += "- [[" + strings.Trim(r, "[] ") + "]]\n"
 		}
 	}
-	res, err := s.store.CreateSuperseding(ctx, s.project, drafts.CreateOp{Path: p, Body: body, Description: in.Summary}, superseded)
+	res, err := s.store.CreateSuperseding(ctx, s.project, vault.CreateOp{Path: p, Body: body, Description: in.Summary}, superseded)
 	if err != nil {
 		return nil, err
 	}
@@ -456,7 +454,7 @@ func (s *Server) distill(ctx context.Context, raw []byte) (any, error) {
 		if dry {
 			return textResult{Text: fmt.Sprintf("Preview (dry run, nothing written) of %s:\n\n%s", p, note), Data: out}, nil
 		}
-		res, err := s.store.Apply(ctx, s.project, drafts.Op{Create: &drafts.CreateOp{Path: p, Body: note, Description: &sk.Description}})
+		res, err := s.store.Apply(ctx, s.project, vault.Op{Create: &vault.CreateOp{Path: p, Body: note, Description: &sk.Description}})
 		if err != nil {
 			return nil, err
 		}

@@ -382,13 +382,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		fail(w, vault.Errorf(vault.CodeInvalid, "q is empty: type what to find"))
 		return
 	}
-	hits, err := s.ix.Search(r.Context(), q, fts.SearchOptions{Project: s.viewProject(r), Limit: 20})
+	hits, err := s.ix.Search(r.Context(), q, vault.SearchOptions{Project: s.viewProject(r), Limit: 20})
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	if hits == nil {
-		hits = []fts.Hit{}
+		hits = []vault.Hit{}
 	}
 	writeJSON(w, map[string]any{"hits": hits})
 }

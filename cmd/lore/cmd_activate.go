@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lore-memory/lore/vault"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/lore-memory/lore/fts"
 )
 
 func runActivate(ctx context.Context, e *env, args []string) error {
@@ -34,7 +33,7 @@ Example: lore activate "fix the sync retry budget" --json`)
 		return err
 	}
 	defer e.closeIndex(ix)
-	act, err := ix.Activate(ctx, fts.ActivateRequest{Query: strings.Join(pos, " "), State: *state, Project: b.Project})
+	act, err := ix.Activate(ctx, vault.ActivateRequest{Query: strings.Join(pos, " "), State: *state, Project: b.Project})
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ Example: lore bench -n 10000`)
 
 	queries := synth.Queries(*nq, 1)
 	queryOnly, err := timeN(len(queries), func(i int) error {
-		_, err := ix.SearchFresh(ctx, queries[i], fts.SearchOptions{Limit: 10})
+		_, err := ix.SearchFresh(ctx, queries[i], vault.SearchOptions{Limit: 10})
 		return err
 	})
 	if err != nil {
@@ -102,7 +102,7 @@ Example: lore bench -n 10000`)
 	fmt.Fprintf(out, "search, FTS5 bm25 (one-shot commands)\n")
 	fmt.Fprintf(out, "  query only           p50 %s  p95 %s\n", pct(queryOnly, 50), pct(queryOnly, 95))
 	withCheck, err := timeN(len(queries), func(i int) error {
-		_, err := ix.Search(ctx, queries[i], fts.SearchOptions{Limit: 10})
+		_, err := ix.Search(ctx, queries[i], vault.SearchOptions{Limit: 10})
 		return err
 	})
 	if err != nil {
@@ -138,7 +138,7 @@ Example: lore bench -n 10000`)
 		fmt.Fprintf(out, "search, postings in memory (lore mcp): built in %s; %d units, %d postings, heap +%.0f MB\n",
 			built.Round(time.Millisecond), ps.Units, ps.Postings, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6)
 		memOnly, err := timeN(len(queries), func(i int) error {
-			_, err := ix.SearchFresh(ctx, queries[i], fts.SearchOptions{Limit: 10})
+			_, err := ix.SearchFresh(ctx, queries[i], vault.SearchOptions{Limit: 10})
 			return err
 		})
 		if err != nil {
@@ -146,7 +146,7 @@ Example: lore bench -n 10000`)
 		}
 		fmt.Fprintf(out, "  query only           p50 %s  p95 %s\n", pct(memOnly, 50), pct(memOnly, 95))
 		memWatched, err := timeN(len(queries), func(i int) error {
-			_, err := ix.Search(ctx, queries[i], fts.SearchOptions{Limit: 10})
+			_, err := ix.Search(ctx, queries[i], vault.SearchOptions{Limit: 10})
 			return err
 		})
 		if err != nil {
@@ -183,7 +183,7 @@ func benchActivate(ctx context.Context, e *env, ix *fts.Index, queries []string)
 		return err
 	}
 	activate := func(i int) error {
-		_, err := ix.Activate(ctx, fts.ActivateRequest{Query: queries[i]})
+		_, err := ix.Activate(ctx, vault.ActivateRequest{Query: queries[i]})
 		return err
 	}
 	noEmbed, err := timeN(len(queries), activate)

@@ -56,7 +56,7 @@ Examples:
 	if err != nil {
 		return err
 	}
-	var op drafts.Op
+	var op vault.Op
 	descSet := false
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "description" {
@@ -97,22 +97,22 @@ Examples:
 				}
 				b = string(data)
 			}
-			op.Create = &drafts.CreateOp{Path: *p, Body: b, Description: d}
+			op.Create = &vault.CreateOp{Path: *p, Body: b, Description: d}
 		case "update":
 			if len(olds) != len(news) {
 				return usageError{"give --old and --new in pairs"}
 			}
-			u := &drafts.UpdateOp{ID: *id, ExpectedHash: *hash, Description: d, Replacements: []drafts.Replacement{}}
+			u := &vault.UpdateOp{ID: *id, ExpectedHash: *hash, Description: d, Replacements: []vault.Replacement{}}
 			for i := range olds {
-				u.Replacements = append(u.Replacements, drafts.Replacement{OldText: olds[i], NewText: news[i]})
+				u.Replacements = append(u.Replacements, vault.Replacement{OldText: olds[i], NewText: news[i]})
 			}
 			op.Update = u
 		case "rename":
-			op.Rename = &drafts.RenameOp{ID: *id, NewPath: *newPath, Description: d}
+			op.Rename = &vault.RenameOp{ID: *id, NewPath: *newPath, Description: d}
 		case "delete":
-			op.Delete = &drafts.DeleteOp{ID: *id, Description: d}
+			op.Delete = &vault.DeleteOp{ID: *id, Description: d}
 		case "discard":
-			op.Discard = &drafts.DiscardOp{ID: *id}
+			op.Discard = &vault.DiscardOp{ID: *id}
 		default:
 			return usageError{fmt.Sprintf("unknown store operation %q", pos[0])}
 		}

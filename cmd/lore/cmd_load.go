@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lore-memory/lore/vault"
 	"strings"
-
-	"github.com/lore-memory/lore/fts"
 )
 
 func runLoad(ctx context.Context, e *env, args []string) error {
@@ -35,7 +34,7 @@ Example: lore load decisions/0002-sqlite-index.md`)
 	}
 	if *asJSON {
 		type withChanged struct {
-			fts.Resource
+			vault.Loaded
 			Changed bool `json:"changed"`
 		}
 		out := make([]withChanged, len(res))

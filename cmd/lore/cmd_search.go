@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lore-memory/lore/vault"
 	"math"
 	"strings"
 
@@ -34,13 +35,13 @@ Example: lore search "how do we release" -n 5`)
 		return err
 	}
 	defer e.closeIndex(ix)
-	hits, err := ix.Search(ctx, strings.Join(pos, " "), fts.SearchOptions{Limit: *n, Project: b.Project})
+	hits, err := ix.Search(ctx, strings.Join(pos, " "), vault.SearchOptions{Limit: *n, Project: b.Project})
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		if hits == nil {
-			hits = []fts.Hit{}
+			hits = []vault.Hit{}
 		}
 		for i := range hits {
 			hits[i].Score = math.Round(hits[i].Score*1e4) / 1e4
