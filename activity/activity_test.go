@@ -100,7 +100,7 @@ func newFixture(t *testing.T) *fixture {
 	big := filepath.Join(f.homes.Codex, "sessions/2026/11/30/rollout-big.jsonl")
 	os.WriteFile(big, []byte(`{"timestamp":"2026-11-30T12:00:00Z","type":"session_meta","payload":{"id":"big","cwd":"/work/code","timestamp":"2026-11-30T12:00:00Z"}}`+"\n"), 0o644)
 	os.Truncate(big, 1<<30)
-	f.runs = NewIndexRuns()
+	f.runs = NewIndexRuns(nil)
 	f.runs.Add(f.ix)
 	t.Cleanup(f.runs.Close)
 	f.activity = New(f.homes, []Workspace{{Root: "/work/code", Vault: f.vault, Project: "api"}, {Root: "/work/web", Vault: f.vault, Project: "web"}})

@@ -5,50 +5,62 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
-// IndexRuns reads retrieval runs from each vault's index, opening each
-// index once. (activity uses fts for this, beside vault: a departure from
-// DESIGN.md's layout, like drafts and guard.)
-type IndexRuns struct {
-	mu       sync.Mutex
-	ixs      map[string]*fts.Index
-	borrowed map[*fts.Index]bool // added by the caller, who closes them
+// RunIndex is one vault's retrieval runs as IndexRuns holds them
+// (*fts.Index is one).
+type RunIndex interface {
+	vault.RunReader
+	Vault() *vault.Vault
+	Close() error
 }
 
-// NewIndexRuns returns an empty set; Close closes what it opened.
-func NewIndexRuns() *IndexRuns {
-	return &IndexRuns{ixs: map[string]*fts.Index{}, borrowed: map[*fts.Index]bool{}}
+// OpenRuns opens the runs of the vault at dir; closing what it returns
+// releases everything it opened.
+type OpenRuns func(ctx context.Context, dir string) (RunIndex, error)
+
+// IndexRuns reads retrieval runs from each vault's index, opening each
+// index once, through the opener the caller gives (activity never opens a
+// database itself).
+type IndexRuns struct {
+	open     OpenRuns
+	mu       sync.Mutex
+	ixs      map[string]RunIndex
+	borrowed map[RunIndex]bool // added by the caller, who closes them
+}
+
+// NewIndexRuns returns an empty set that opens indexes with open (nil: only
+// those added); Close closes what it opened.
+func NewIndexRuns(open OpenRuns) *IndexRuns {
+	return &IndexRuns{open: open, ixs: map[string]RunIndex{}, borrowed: map[RunIndex]bool{}}
 }
 
 // Add makes an already open index serve its vault's runs.
-func (r *IndexRuns) Add(ix *fts.Index) {
+func (r *IndexRuns) Add(ix RunIndex) {
 	r.mu.Lock()
 	r.ixs[ix.Vault().Root] = ix
 	r.borrowed[ix] = true
 	r.mu.Unlock()
 }
 
-func (r *IndexRuns) index(ctx context.Context, dir string) (*fts.Index, error) {
+func (r *IndexRuns) index(ctx context.Context, dir string) (RunIndex, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ix, ok := r.ixs[dir]; ok {
 		return ix, nil
 	}
-	v, err := vault.Open(dir)
+	if r.open == nil {
+		return nil, vault.Errorf(vault.CodeNotFound, "no index is open for %s", dir)
+	}
+	ix, err := r.open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	if ix, ok := r.ixs[v.Root]; ok {
-		v.Close()
-		return ix, nil
-	}
-	ix, err := fts.Open(ctx, v)
-	if err != nil {
-		v.Close()
-		return nil, err
+	if old, ok := r.ixs[ix.Vault().Root]; ok {
+		ix.Close()
+		r.ixs[dir] = old
+		return old, nil
 	}
 	r.ixs[dir] = ix
 	return ix, nil
@@ -76,14 +88,12 @@ func (r *IndexRuns) RunsByQuery(ctx context.Context, dir, project, q string) ([]
 func (r *IndexRuns) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	seen := map[*fts.Index]bool{}
+	seen := map[RunIndex]bool{}
 	for _, ix := range r.ixs {
 		if !seen[ix] && !r.borrowed[ix] {
 			seen[ix] = true
-			v := ix.Vault()
 			ix.Close()
-			v.Close()
 		}
 	}
-	r.ixs = map[string]*fts.Index{}
+	r.ixs = map[string]RunIndex{}
 }

@@ -23,20 +23,6 @@ func rulesJSON(r *vault.Resource) string {
 	return string(b)
 }
 
-// RuleSource is a resource of the Effective Memory that writes guard rules
-// or carries a tier, with what the guard and the loadout need of it.
-type RuleSource struct {
-	ResourceID  string
-	Path        string
-	Title       string
-	Description string
-	Status      string
-	Tier        string
-	Tags        []string
-	DraftID     string
-	Rules       []vault.RuleSpec
-}
-
 // RuleSources refreshes the index and returns the published resources that
 // project sees and that write guard rules or have a tier, by path.
 // Superseded and deprecated ones are included (with their status); the guard
@@ -46,7 +32,7 @@ type RuleSource struct {
 // uncommitted edits), never a Draft: an agent's unreviewed proposal must not
 // switch a rule on or off, nor change the status that decides whether a rule
 // applies. (Search, Load and Activate still show a project its Drafts.)
-func (ix *Index) RuleSources(ctx context.Context, project string) ([]RuleSource, error) {
+func (ix *Index) RuleSources(ctx context.Context, project string) ([]vault.RuleSource, error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
@@ -57,9 +43,9 @@ func (ix *Index) RuleSources(ctx context.Context, project string) ([]RuleSource,
 		return nil, translate(err)
 	}
 	defer rows.Close()
-	var out []RuleSource
+	var out []vault.RuleSource
 	for rows.Next() {
-		var s RuleSource
+		var s vault.RuleSource
 		var tags, guard string
 		if err := rows.Scan(&s.ResourceID, &s.Path, &s.Title, &s.Description, &s.Status, &s.Tier, &tags, &s.DraftID, &guard); err != nil {
 			return nil, err
@@ -135,17 +121,11 @@ func (ix *Index) PublishedPath(ctx context.Context, id string) (string, error) {
 	return p, translate(err)
 }
 
-// RecentNote is a log or decision note for the loadout's recent section.
-type RecentNote struct {
-	Path, Title, Description string
-	Date                     time.Time // from a YYYY-MM-DD in the file name, else the file's time
-}
-
 var datePrefix = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
 
 // RecentNotes returns the newest n published notes project sees that are
 // under one of folders (e.g. "logs/") or have tier L2, newest first.
-func (ix *Index) RecentNotes(ctx context.Context, project string, folders []string, n int) ([]RecentNote, error) {
+func (ix *Index) RecentNotes(ctx context.Context, project string, folders []string, n int) ([]vault.RecentNote, error) {
 	cond := []string{"upper(r.tier) = 'L2'"}
 	var args []any
 	for _, f := range folders {
@@ -159,9 +139,9 @@ func (ix *Index) RecentNotes(ctx context.Context, project string, folders []stri
 		return nil, translate(err)
 	}
 	defer rows.Close()
-	var out []RecentNote
+	var out []vault.RecentNote
 	for rows.Next() {
-		var r RecentNote
+		var r vault.RecentNote
 		var mod int64
 		if err := rows.Scan(&r.Path, &r.Title, &r.Description, &mod); err != nil {
 			return nil, err

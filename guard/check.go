@@ -12,19 +12,9 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// Source is a resource that writes rules, as the index gives it.
-type Source struct {
-	ResourceID string
-	Path       string // vault path
-	Title      string
-	Status     string
-	DraftID    string
-	Rules      []vault.RuleSpec
-	// For the loadout:
-	Description string
-	Tier        string
-	Tags        []string
-}
+// Source is a rule-bearing resource of the Effective Memory (the domain's
+// RuleSource), as the checks and the loadout read it.
+type Source = vault.RuleSource
 
 // Rule is a compiled rule.
 type Rule struct {

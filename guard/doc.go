@@ -13,9 +13,8 @@
 // skipped silently; it blocks a commit only with --strict (a typo in a note
 // should not stop every commit of a team, but nobody should miss it).
 //
-// Departure from DESIGN.md's layout: guard reads its rules through the
-// index (package fts keeps each resource's rules), so guard uses fts as
-// well as vault, as drafts does.
+// guard reads its rules through vault.RuleReader (the index, package fts,
+// keeps each resource's rules and implements it); it imports no index code.
 //
 // Decisions:
 //

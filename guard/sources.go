@@ -4,29 +4,20 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
 )
 
 // Sources reads the rule-bearing resources of project's Effective Memory
 // from the index (a freshness check included).
-func Sources(ctx context.Context, ix *fts.Index, project string) ([]Source, error) {
-	rows, err := ix.RuleSources(ctx, project)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Source, len(rows))
-	for i, r := range rows {
-		out[i] = Source{ResourceID: r.ResourceID, Path: r.Path, Title: r.Title, Status: r.Status, DraftID: r.DraftID,
-			Rules: r.Rules, Description: r.Description, Tier: r.Tier, Tags: r.Tags}
-	}
-	return out, nil
+func Sources(ctx context.Context, ix vault.RuleReader, project string) ([]Source, error) {
+	return ix.RuleSources(ctx, project)
 }
 
 // LoadoutFrom builds the loadout of project from the index: the rule
 // sources, the project's root note (projects/<name>/README.md, index.md or
 // <name>.md, else the vault's guidelines file) and its five most recent log
 // notes (the log and decision folders of lore.yaml, or tier L2).
-func LoadoutFrom(ctx context.Context, ix *fts.Index, project string, changed []string) (string, error) {
+func LoadoutFrom(ctx context.Context, ix vault.RuleReader, project string, changed []string) (string, error) {
 	src, err := Sources(ctx, ix, project)
 	if err != nil {
 		return "", err

@@ -6,8 +6,8 @@
 // lore.yaml journal.auto_publish: false turns that off), and read back from
 // the project's Effective Memory through the index.
 //
-// This package is not in DESIGN.md's layout; it sits beside drafts and fts
-// because both the MCP profile and the `lore journal` CLI use it.
+// It reads through vault.Lister (the index implements it) and writes
+// through drafts; both the MCP profile and the `lore journal` CLI use it.
 //
 // Rules, as the spec gives them: the namespace is exactly
 // {userId}/{projectId} (two non-empty segments; no "." or ".." segments, no

@@ -15,20 +15,19 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
 // Journal reads and writes journal notes of one vault, as one project.
 type Journal struct {
-	ix      *fts.Index
+	ix      vault.Lister
 	st      *drafts.Store
 	project string
 	clock   func() time.Time
 }
 
 // New returns the journal of the vault ix follows, writing as project.
-func New(ix *fts.Index, st *drafts.Store, project string) *Journal {
+func New(ix vault.Lister, st *drafts.Store, project string) *Journal {
 	return &Journal{ix: ix, st: st, project: project, clock: time.Now}
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/journal"
 	"github.com/lore-memory/lore/offload"
 	"github.com/lore-memory/lore/vault"
@@ -25,9 +24,23 @@ import (
 // Profiles names the tool profiles.
 var Profiles = []string{"memory", "vault", "sidecar", "journal"}
 
+// Memory is what the MCP tools read of memory (*fts.Index is one): activate
+// and recall, load, notes under a folder, the rules and recent notes of the
+// guard and the loadout, link names, and whether vectors are still being
+// made (vault_search says so).
+type Memory interface {
+	vault.Activator
+	vault.Loader
+	vault.Lister
+	vault.RuleReader
+	ResolveLink(ctx context.Context, target, project string) (id, path string, err error)
+	VectorsBehind() bool
+	PendingEmbeddings(ctx context.Context) (int, error)
+}
+
 // Server is lore's MCP server for one vault and project.
 type Server struct {
-	ix      *fts.Index
+	ix      Memory
 	store   *drafts.Store
 	project string
 	profile string
@@ -54,7 +67,7 @@ func (s *Server) now() time.Time {
 
 // New makes the server of a profile for the project the workspace is bound
 // to (the caller cannot change it in arguments).
-func New(ix *fts.Index, st *drafts.Store, project, profile, version string, opt ...Options) (*Server, error) {
+func New(ix Memory, st *drafts.Store, project, profile, version string, opt ...Options) (*Server, error) {
 	if profile == "" {
 		profile = "memory"
 	}

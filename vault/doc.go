@@ -4,6 +4,18 @@
 // path safety, lore.yaml and the workspace binding — and defines the one error type
 // every edge maps. It imports no SQLite, go-git or MCP code; adapters depend on it.
 //
+// It is also where the words of DESIGN.md live as types, so that the edges
+// depend on the domain and not on the index: a resource as load returns it
+// (Loaded), a search Hit, an Activation and its Fragments, the assembly
+// Limits, a RecallHit, a rule-bearing RuleSource (memory.go, rules.go), a
+// store Op and its StoreResult (operation.go), and the interfaces the edges
+// hold (ports.go: Searcher, Loader, Lister, Activator, RuleReader,
+// RunReader). Package fts implements those interfaces, package drafts
+// carries out the operations; mcp, web, journal, guard and activity import
+// neither fts nor SQLite. The package keeps its name: a vault of notes is
+// what lore's domain is, and a second "memory" package beside it would
+// split one vocabulary in two.
+//
 // Decisions recorded here:
 //
 //   - Identity. A resource's id is its frontmatter `id`, kept exactly as written

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -161,4 +162,24 @@ func rulesFromBody(id string, data []byte, sections []section) []RuleSpec {
 		}
 	}
 	return out
+}
+
+// RuleSource is a resource of the Effective Memory that writes guard rules
+// or carries a tier, with what the guard and the loadout need of it.
+type RuleSource struct {
+	ResourceID  string
+	Path        string
+	Title       string
+	Description string
+	Status      string
+	Tier        string
+	Tags        []string
+	DraftID     string
+	Rules       []RuleSpec
+}
+
+// RecentNote is a log or decision note for the loadout's recent section.
+type RecentNote struct {
+	Path, Title, Description string
+	Date                     time.Time // from a YYYY-MM-DD in the file name, else the file's time
 }

@@ -23,7 +23,6 @@ import (
 
 	"github.com/lore-memory/lore/activity"
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 
 	"github.com/lore-memory/lore/eval"
@@ -32,12 +31,20 @@ import (
 //go:embed static
 var static embed.FS
 
+// Memory is what the web UI reads of memory: search, load, and the vault
+// it serves (*fts.Index is one).
+type Memory interface {
+	vault.Searcher
+	vault.Loader
+	Vault() *vault.Vault
+}
+
 // Server serves the UI for one vault (its Drafts) and the activity of the
 // bound workspaces.
 type Server struct {
 	act     *activity.Activity
 	runs    *activity.IndexRuns
-	ix      *fts.Index
+	ix      Memory
 	store   *drafts.Store
 	project string
 	token   string
@@ -48,7 +55,7 @@ type Server struct {
 }
 
 // New makes a server. The token is random unless given (tests).
-func New(act *activity.Activity, runs *activity.IndexRuns, ix *fts.Index, st *drafts.Store, project string) *Server {
+func New(act *activity.Activity, runs *activity.IndexRuns, ix Memory, st *drafts.Store, project string) *Server {
 	var b [16]byte
 	rand.Read(b[:])
 	return &Server{act: act, runs: runs, ix: ix, store: st, project: project, token: hex.EncodeToString(b[:])}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lore-memory/lore/activity"
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -107,7 +108,7 @@ Examples:
 		if len(pos) != 2 {
 			return usageError{"activity show needs one session (host:id, from activity list)"}
 		}
-		runs := activity.NewIndexRuns()
+		runs := activity.NewIndexRuns(openRuns)
 		defer runs.Close()
 		s, err := a.Open(ctx, pos[1], runs, *page, *limit)
 		if err != nil {
@@ -168,4 +169,30 @@ func oneLineText(s string, n int) string {
 		s = string(r[:n]) + "…"
 	}
 	return s
+}
+
+// openRuns opens a vault and its index for the activity view's runs;
+// closing the result closes both.
+func openRuns(ctx context.Context, dir string) (activity.RunIndex, error) {
+	v, err := vault.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := fts.Open(ctx, v)
+	if err != nil {
+		v.Close()
+		return nil, err
+	}
+	return vaultIndex{ix}, nil
+}
+
+// vaultIndex is an index that closes its vault with it.
+type vaultIndex struct{ *fts.Index }
+
+func (x vaultIndex) Close() error {
+	err := x.Index.Close()
+	if cerr := x.Vault().Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -23,7 +23,7 @@ bound vault. Open the printed URL: it carries the token every request needs.`)
 		return err
 	}
 	defer e.closeIndex(ix)
-	runs := activity.NewIndexRuns()
+	runs := activity.NewIndexRuns(openRuns)
 	runs.Add(ix)
 	defer runs.Close()
 	srv := web.New(activity.New(*homes, e.workspaces()), runs, ix, e.store, b.Project)
