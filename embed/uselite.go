@@ -208,11 +208,14 @@ func (m *USELite) Embed(ctx context.Context, texts []string) ([][]float32, error
 
 // forward runs the encoder over a batch of token sequences.
 func (m *USELite) forward(seqs [][]int, parallel bool) [][]float32 {
-	// Empty inputs embed as the empty sequence would: use one unknown token.
+	// An empty input runs as one unknown token, so the batch keeps its shape,
+	// and pools to zeros, as the reference's mean over no tokens does: its
+	// vector is the tanh layer's bias, normalized.
 	offs := make([]int, len(seqs)+1)
+	empty := make([]bool, len(seqs))
 	for i, s := range seqs {
 		if len(s) == 0 {
-			seqs[i] = []int{0}
+			seqs[i], empty[i] = []int{0}, true
 		}
 		offs[i+1] = offs[i] + len(seqs[i])
 	}
@@ -247,6 +250,9 @@ func (m *USELite) forward(seqs [][]int, parallel bool) [][]float32 {
 	for i := range seqs {
 		p := pool[i*512:][:512]
 		n := offs[i+1] - offs[i]
+		if empty[i] {
+			continue
+		}
 		for t := offs[i]; t < offs[i+1]; t++ {
 			axpy(p, y[t*512:][:512], 1)
 		}

@@ -2,7 +2,10 @@ package embed
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -53,5 +56,86 @@ func TestUSELite_SemanticOrdering(t *testing.T) {
 	one, _ := m.Embed(context.Background(), []string{"deployment steps for shipping a new version"})
 	if c := cos(one[0], vs[1]); c < 0.9999 {
 		t.Errorf("the same text embedded alone and in a batch differs: cos %.6f", c)
+	}
+}
+
+// reference is embed/testdata/uselite_reference.json: token ids and vectors
+// computed by the model's own TensorFlow.js implementation
+// (scripts/uselite-reference.mjs says how it was made).
+type reference struct {
+	Model string `json:"model"`
+	Cases []struct {
+		Text   string    `json:"text"`
+		IDs    []int     `json:"ids"`
+		Vector []float64 `json:"vector"`
+	} `json:"cases"`
+}
+
+func loadReference(t *testing.T) reference {
+	t.Helper()
+	b, err := os.ReadFile("testdata/uselite_reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref reference
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Cases) < 10 {
+		t.Fatalf("the reference holds %d cases; want at least 10", len(ref.Cases))
+	}
+	return ref
+}
+
+// The tokenizer gives the reference's ids (English, code identifiers and
+// paths, Chinese, full-width forms, a one-letter and an empty text), clipped
+// to MaxTokens as the model's input is.
+func TestUSELite_TokenIDsMatchTheReference(t *testing.T) {
+	ref := loadReference(t)
+	m, err := LoadUSELite(modelDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ref.Cases {
+		want := c.IDs
+		if len(want) > MaxTokens {
+			want = want[:MaxTokens]
+		}
+		got := m.tok.encode(c.Text)
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("encode(%.40q) = %v\nwant %v", c.Text, got, want)
+		}
+	}
+}
+
+// Every vector is the reference's to within 1e-5 in each component.
+func TestUSELite_VectorsMatchTheReference(t *testing.T) {
+	ref := loadReference(t)
+	m, err := LoadUSELite(modelDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]string, len(ref.Cases))
+	for i, c := range ref.Cases {
+		texts[i] = c.Text
+	}
+	got, err := m.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range ref.Cases {
+		if len(got[i]) != len(c.Vector) {
+			t.Errorf("%.40q: %d dimensions, want %d", c.Text, len(got[i]), len(c.Vector))
+			continue
+		}
+		worst, at := 0.0, 0
+		for k, w := range c.Vector {
+			if d := math.Abs(float64(got[i][k]) - w); d > worst {
+				worst, at = d, k
+			}
+		}
+		if worst >= 1e-5 {
+			t.Errorf("%.40q: component %d is %v, the reference %v (difference %.2g)", c.Text, at, got[i][at], c.Vector[at], worst)
+		}
 	}
 }
