@@ -158,13 +158,9 @@ func (s *Server) handle(call func(context.Context, []byte) (any, error)) server.
 		if err != nil {
 			out, isErr = toErrorObject(err), true
 		}
-		data, merr := marshal(out)
+		text, data, merr := Render(out)
 		if merr != nil {
 			return nil, merr
-		}
-		text := data
-		if at, ok := out.(agentText); ok {
-			text = at.AgentText()
 		}
 		return &mcpgo.CallToolResult{
 			Content:           []mcpgo.Content{mcpgo.NewTextContent(text)},
@@ -172,6 +168,22 @@ func (s *Server) handle(call func(context.Context, []byte) (any, error)) server.
 			IsError:           isErr,
 		}, nil
 	}
+}
+
+// Render returns a tool result's two forms as a call sends them: the text
+// content (the result's own agent text when it has one, its JSON otherwise)
+// and the JSON of structuredContent. lore eval measures what agents are sent
+// with it.
+func Render(out any) (text, structured string, err error) {
+	data, err := marshal(out)
+	if err != nil {
+		return "", "", err
+	}
+	text = data
+	if at, ok := out.(agentText); ok {
+		text = at.AgentText()
+	}
+	return text, data, nil
 }
 
 func marshal(v any) (string, error) {

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lore-memory/lore/mcp"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,7 +19,7 @@ import (
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
+	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
 queries.jsonl, qrels/test.tsv): builds a temporary vault and index from the
 corpus, runs every judged query, and prints nDCG@10, Recall@100 and MRR@10
 as BEIR computes them.
@@ -23,31 +27,51 @@ as BEIR computes them.
 With --cases, it scores the bound vault instead on the evaluation cases people
 made from retrieval runs (Recall@20, nDCG@10, MRR).
 
+With --questions FILE VAULT_DIR, it copies the vault into a temporary one,
+asks each question of FILE (JSON Lines: query, project, expected
+"path#Heading") through activate, and prints success@1/@3 (the answering
+section delivered first / among the first three) and what the agent was
+sent: the median share of the text content's tokens that are memory, the
+median next_state tokens and bytes on the wire.
+
 Examples:
   lore eval ~/data/scifact
-  lore eval --cases --mode hybrid`)
+  lore eval --cases --mode hybrid
+  lore eval --questions testdata/demo-questions.jsonl testdata/demo-vault`)
 	mode := fs.String("mode", "lexical", "retrieval mode: lexical, vector or hybrid (the last two use the built-in model)")
 	keep := fs.String("keep", "", "build the vault in DIR and keep it (default: a temporary folder, removed)")
 	cases := fs.Bool("cases", false, "score the bound vault on its evaluation cases (made with \"Report inaccurate\" in lore serve) instead of a data set")
+	questions := fs.String("questions", "", "score activate on the questions in FILE over the vault VAULT_DIR")
+	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if *cases {
-		return evalCases(ctx, e, *mode)
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return usageError{"eval needs one data set folder"}
-	}
 	if *mode != "lexical" && *mode != "vector" && *mode != "hybrid" {
 		return usageError{fmt.Sprintf("--mode %s: want lexical, vector or hybrid", *mode)}
 	}
-	ds, err := eval.LoadBEIR(pos[0])
-	if err != nil {
-		return vault.Errorf(vault.CodeInvalid, "read data set %s: %v", pos[0], err)
+	switch {
+	case *cases:
+		return evalCases(ctx, e, *mode)
+	case *questions != "":
+		if len(pos) != 1 {
+			return usageError{"eval --questions FILE needs one vault folder"}
+		}
+		return evalQuestions(ctx, e, *questions, pos[0], *mode, *keep, *asJSON)
+	case len(pos) != 1:
+		fs.Usage()
+		return usageError{"eval needs one data set folder"}
 	}
-	dir, cleanup, err := scratchVault(*keep, "lore-eval-*")
+	return evalBEIR(ctx, e, pos[0], *mode, *keep)
+}
+
+// evalBEIR scores a BEIR data set written into a scratch vault.
+func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string) error {
+	ds, err := eval.LoadBEIR(dataDir)
+	if err != nil {
+		return vault.Errorf(vault.CodeInvalid, "read data set %s: %v", dataDir, err)
+	}
+	dir, cleanup, err := scratchVault(keep, "lore-eval-*")
 	if err != nil {
 		return err
 	}
@@ -55,49 +79,19 @@ Examples:
 	if err := ds.WriteVault(dir); err != nil {
 		return err
 	}
-	v, err := vault.Open(dir)
+	ix, indexTime, err := evalIndex(ctx, e, dir, mode, func(cfg vault.EmbeddingConfig, modelDir string) (embed.Embedder, error) {
+		return &embed.Builtin{Dir: modelDir}, nil
+	})
 	if err != nil {
 		return err
 	}
-	defer v.Close()
-	ix, err := fts.Open(ctx, v)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	start := time.Now()
-	if _, err := ix.Refresh(ctx, progressPrinter(e.stderr, "indexing")); err != nil {
-		return err
-	}
-	indexTime := time.Since(start)
-	if *mode != "lexical" {
-		dir, err := embed.DefaultModelDir()
-		if err != nil {
-			return err
-		}
-		if err := ix.UseEmbedder(ctx, &embed.Builtin{Dir: dir}); err != nil {
-			return err
-		}
-		t := time.Now()
-		n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "embedding"))
-		if err != nil {
-			return notReadyAsSetup(err)
-		}
-		if n > 0 {
-			fmt.Fprintf(e.stderr, "embedded %d unit texts in %s (%.1f/s)\n", n, time.Since(t).Round(time.Second), float64(n)/time.Since(t).Seconds())
-		}
-	}
-	// Queries run as lore mcp runs them: postings and sign bits in memory
-	// (the same BM25 scores as FTS5's; see fts/memindex.go).
-	if err := ix.KeepInMemory(ctx); err != nil {
-		return err
-	}
+	defer closeEvalIndex(ix)
 	byPath := map[string]string{}
 	for _, d := range ds.Docs {
 		byPath[eval.DocPath(d.ID)] = d.ID
 	}
 	m, err := ds.Evaluate(ctx, func(ctx context.Context, q string) ([]string, error) {
-		units, err := ix.Rank(ctx, q, *mode, "", 300)
+		units, err := ix.Rank(ctx, q, mode, "", 300)
 		if err != nil {
 			return nil, err
 		}
@@ -114,13 +108,148 @@ Examples:
 	if err != nil {
 		return err
 	}
-	name := pos[0]
-	name = name[strings.LastIndex(strings.TrimRight(name, "/"), "/")+1:]
-	fmt.Fprintf(e.stdout, "data set   %s: %d documents, %d judged queries\n", strings.TrimRight(name, "/"), len(ds.Docs), m.Queries)
-	fmt.Fprintf(e.stdout, "mode       %s\n", *mode)
+	name := strings.TrimRight(dataDir, "/")
+	name = name[strings.LastIndex(name, "/")+1:]
+	fmt.Fprintf(e.stdout, "data set   %s: %d documents, %d judged queries\n", name, len(ds.Docs), m.Queries)
+	fmt.Fprintf(e.stdout, "mode       %s\n", mode)
 	fmt.Fprintf(e.stdout, "nDCG@10    %.4f\nRecall@100 %.4f\nMRR@10     %.4f\n", m.NDCG10, m.Recall100, m.MRR10)
 	fmt.Fprintf(e.stderr, "index      %s; queries %s (%.1f ms each)\n", indexTime.Round(time.Millisecond), m.QueryTime.Round(time.Millisecond),
 		float64(m.QueryTime.Microseconds())/1000/float64(max(m.Queries, 1)))
+	return nil
+}
+
+// evalIndex opens and indexes the scratch vault dir and, unless mode is
+// lexical, embeds it with the embedder newEmbedder gives; queries then run
+// as lore mcp runs them, postings and sign bits in memory (the same BM25
+// scores as FTS5's; see fts/memindex.go).
+func evalIndex(ctx context.Context, e *env, dir, mode string, newEmbedder func(vault.EmbeddingConfig, string) (embed.Embedder, error)) (*fts.Index, time.Duration, error) {
+	v, err := vault.Open(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	ix, err := fts.Open(ctx, v)
+	if err != nil {
+		v.Close()
+		return nil, 0, err
+	}
+	fail := func(err error) (*fts.Index, time.Duration, error) {
+		closeEvalIndex(ix)
+		return nil, 0, err
+	}
+	start := time.Now()
+	if _, err := ix.Refresh(ctx, progressPrinter(e.stderr, "indexing")); err != nil {
+		return fail(err)
+	}
+	indexTime := time.Since(start)
+	if mode != "lexical" {
+		modelDir, err := embed.DefaultModelDir()
+		if err != nil {
+			return fail(err)
+		}
+		em, err := newEmbedder(v.Config.Embedding, modelDir)
+		if err == nil {
+			err = ix.UseEmbedder(ctx, em)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		t := time.Now()
+		n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "embedding"))
+		if err != nil {
+			return fail(notReadyAsSetup(err))
+		}
+		if n > 0 {
+			fmt.Fprintf(e.stderr, "embedded %d unit texts in %s (%.1f/s)\n", n, time.Since(t).Round(time.Second), float64(n)/time.Since(t).Seconds())
+		}
+	}
+	if err := ix.KeepInMemory(ctx); err != nil {
+		return fail(err)
+	}
+	return ix, indexTime, nil
+}
+
+func closeEvalIndex(ix *fts.Index) {
+	v := ix.Vault()
+	ix.Close()
+	v.Close()
+}
+
+// evalQuestions copies the vault at src into a scratch vault and scores
+// activate on the questions in file.
+func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, asJSON bool) error {
+	qs, err := eval.LoadQuestions(file)
+	if err != nil {
+		return vault.Errorf(vault.CodeInvalid, "read questions: %v", err)
+	}
+	dir, cleanup, err := scratchVault(keep, "lore-eval-*")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if err := copyNotes(src, dir); err != nil {
+		return err
+	}
+	ix, _, err := evalIndex(ctx, e, dir, mode, embed.FromConfig)
+	if err != nil {
+		return err
+	}
+	defer closeEvalIndex(ix)
+	m, err := eval.ScoreQuestions(ctx, modeActivator{ix, mode}, qs, func(a *vault.Activation) (string, string, error) { return mcp.Render(a) })
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, m)
+	}
+	fmt.Fprintf(e.stdout, "questions  %d over %s\nmode       %s\n", m.Questions, src, mode)
+	fmt.Fprintf(e.stdout, "success@1  %.3f\nsuccess@3  %.3f\ndelivered  %.3f\nMRR        %.3f\n", m.Success1, m.Success3, m.Delivered, m.MRR)
+	fmt.Fprintf(e.stdout, "content share of the text (median)  %.2f\ntext tokens (median)                %d\nnext_state tokens (median)          %d\nwire bytes (median)                 %d\n",
+		m.Share, m.Text, m.State, m.Wire)
+	for _, a := range m.Answers {
+		if a.Rank != 1 {
+			fmt.Fprintf(e.stderr, "rank %d  %q wants %s; first: %s\n", a.Rank, a.Query, a.Expected, strings.Join(a.Delivered[:min(3, len(a.Delivered))], ", "))
+		}
+	}
+	return nil
+}
+
+// modeActivator runs activate in one retrieval mode.
+type modeActivator struct {
+	*fts.Index
+	mode string
+}
+
+func (m modeActivator) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
+	req.Mode = m.mode
+	return m.Index.Activate(ctx, req)
+}
+
+// copyNotes copies the Markdown notes and lore.yaml of the vault at src
+// (dot-folders left out) into dst.
+func copyNotes(src, dst string) error {
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if rel != "." && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() || !(strings.HasSuffix(p, ".md") || rel == "lore.yaml") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
 	return nil
 }
 

@@ -1,0 +1,155 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Question is one question over a vault and the section that answers it,
+// written as "path#Heading" (the heading is the section's own, the last of
+// its heading path).
+type Question struct {
+	Query    string `json:"query"`
+	Project  string `json:"project"`
+	Expected string `json:"expected"`
+}
+
+// LoadQuestions reads a JSON Lines file of questions; a line that is not a
+// question with a query and an expected "path#Heading" is an error naming
+// the line.
+func LoadQuestions(path string) ([]Question, error) {
+	var qs []Question
+	err := readJSONL(path, func(b []byte) error {
+		var q Question
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&q); err != nil {
+			return err
+		}
+		if strings.TrimSpace(q.Query) == "" {
+			return fmt.Errorf("query is empty")
+		}
+		if p, h, ok := strings.Cut(q.Expected, "#"); !ok || p == "" || h == "" {
+			return fmt.Errorf("expected %q is not path#Heading", q.Expected)
+		}
+		qs = append(qs, q)
+		return nil
+	})
+	return qs, err
+}
+
+// Answer is how one question fared: the place of the expected section
+// among the delivered fragments (0: not delivered), and the tokens of what
+// the agent was sent.
+type Answer struct {
+	Question
+	Rank          int      `json:"rank"`
+	Delivered     []string `json:"delivered"` // path#Heading of each fragment, in order
+	TextTokens    int      `json:"text_tokens"`
+	ContentTokens int      `json:"content_tokens"`
+	StateTokens   int      `json:"state_tokens"`
+	WireBytes     int      `json:"wire_bytes"`
+}
+
+// QuestionMetrics are the figures of a question set.
+type QuestionMetrics struct {
+	Questions int      `json:"questions"`
+	Success1  float64  `json:"success_at_1"`
+	Success3  float64  `json:"success_at_3"`
+	Delivered float64  `json:"success_at_all"` // delivered at all
+	MRR       float64  `json:"mrr"`
+	Share     float64  `json:"median_content_share"` // of the text's tokens
+	Text      int      `json:"median_text_tokens"`
+	State     int      `json:"median_state_tokens"`
+	Wire      int      `json:"median_wire_bytes"` // text and structuredContent
+	Answers   []Answer `json:"answers"`
+}
+
+// Render returns what a tool call sends for an activation: its text
+// content and its structuredContent.
+type Render func(*vault.Activation) (text, structured string, err error)
+
+// ScoreQuestions runs each question through activate (no state) and scores
+// where the expected section was delivered, and how much of what the agent
+// reads is memory: the share of the text content's tokens that are the
+// fragments' own text (vault.EstimateTokens counts both).
+func ScoreQuestions(ctx context.Context, a vault.Activator, qs []Question, render Render) (QuestionMetrics, error) {
+	var m QuestionMetrics
+	var shares []float64
+	var texts, states, wires []int
+	for _, q := range qs {
+		act, err := a.Activate(ctx, vault.ActivateRequest{Query: q.Query, Project: q.Project})
+		if err != nil {
+			return m, fmt.Errorf("%q: %w", q.Query, err)
+		}
+		ans := Answer{Question: q}
+		for i, f := range act.Fragments {
+			at := f.Path + "#"
+			if n := len(f.HeadingPath); n > 0 {
+				at += f.HeadingPath[n-1]
+			}
+			ans.Delivered = append(ans.Delivered, at)
+			if at == q.Expected && ans.Rank == 0 {
+				ans.Rank = i + 1
+			}
+			ans.ContentTokens += vault.EstimateTokens(f.Content)
+		}
+		text, structured, err := render(act)
+		if err != nil {
+			return m, err
+		}
+		ans.TextTokens = vault.EstimateTokens(text)
+		ans.StateTokens = vault.EstimateTokens(act.NextState)
+		ans.WireBytes = len(text) + len(structured)
+		m.Answers = append(m.Answers, ans)
+		m.Questions++
+		if ans.Rank == 1 {
+			m.Success1++
+		}
+		if ans.Rank >= 1 && ans.Rank <= 3 {
+			m.Success3++
+		}
+		if ans.Rank > 0 {
+			m.Delivered++
+			m.MRR += 1 / float64(ans.Rank)
+		}
+		if ans.TextTokens > 0 {
+			shares = append(shares, float64(ans.ContentTokens)/float64(ans.TextTokens))
+		}
+		texts, states, wires = append(texts, ans.TextTokens), append(states, ans.StateTokens), append(wires, ans.WireBytes)
+	}
+	if m.Questions > 0 {
+		k := float64(m.Questions)
+		m.Success1, m.Success3, m.Delivered, m.MRR = m.Success1/k, m.Success3/k, m.Delivered/k, m.MRR/k
+	}
+	m.Share = median(shares)
+	m.Text, m.State, m.Wire = medianInt(texts), medianInt(states), medianInt(wires)
+	return m, nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+func medianInt(xs []int) int {
+	f := make([]float64, len(xs))
+	for i, x := range xs {
+		f[i] = float64(x)
+	}
+	return int(median(f) + 0.5)
+}
