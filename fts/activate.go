@@ -38,8 +38,11 @@ type stages struct {
 	Fused       float64 `json:"fused"`
 	LinkBonus   float64 `json:"link_bonus,omitempty"`
 	Rerank      float64 `json:"rerank_score,omitempty"`
-	Final       float64 `json:"final"`
-	Outcome     string  `json:"outcome"` // delivered:add|replace|reuse, cut:weak|budget|per_resource|total|overlap
+	// SectionScore is how well the unit's own heading and body match the
+	// query among its note's candidates (sections.go).
+	SectionScore float64 `json:"section_score,omitempty"`
+	Final        float64 `json:"final"`
+	Outcome      string  `json:"outcome"` // delivered:add|replace|reuse, cut:weak|budget|per_resource|total|overlap
 }
 
 // candidate is one unit as it moves through the stages.
@@ -552,6 +555,7 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 	}
 	t = time.Now()
 	ranked = ix.applyStatus(ctx, ranked, project)
+	orderSections(q, ranked)
 	lap("status", t)
 	return ranked, nil
 }

@@ -117,7 +117,8 @@
 //     title/id/path, Markdown link, supersedes, superseded_by) gains 0.05 × the
 //     top fused score → optional HTTP rerank of the top 24 (its scores replace
 //     fused ones there) → status: superseded and deprecated resources' scores
-//     are halved and kept below their successor's → assembly. Ties go to units
+//     are halved and kept below their successor's → section order → assembly.
+//     Ties go to units
 //     with a term match, then by unit key, so ranking is deterministic for a
 //     given vault, index and model.
 //   - Fusion departs from DESIGN.md's reciprocal-rank fusion by default, on
@@ -129,6 +130,25 @@
 //     lexical (0.699); score fusion gives 0.707 (β 0.2–0.6 all 0.700–0.707).
 //     lore.yaml `retrieval: {fusion: rrf}` selects RRF (k = 60), which suits a
 //     strong embedding endpoint.
+//   - Section order (sections.go): every unit of a note carries the note's
+//     path, title and description in its row, so sections of one note tie on
+//     them and BM25's length normalization favoured the shortest one; the
+//     per-note cap then kept whichever two sorted first. Now the places a
+//     note's candidates hold in the ranking go, best first, to the sections
+//     whose own heading (weight 4) and body match the query best, scored as
+//     BM25 over that note's candidate sections as a collection of their own
+//     (a term in every section tells nothing), English stop words included
+//     at weight 0.25 ("before" tells "Before the release" from "After");
+//     ties go to vector similarity, then to the note's order. Documents
+//     keep their places, so SciFact is unchanged by construction. On the 40
+//     questions of testdata/demo-questions.jsonl (written before this
+//     change; `lore eval --questions testdata/demo-questions.jsonl
+//     testdata/demo-vault --mode M`): lexical success@1 0.725 → 0.750,
+//     success@3 0.925 → 0.925, MRR 0.823 → 0.829; hybrid success@1 0.750 →
+//     0.750, success@3 0.925 → 0.950, MRR 0.840 → 0.846. The README's
+//     question ("what must I check before shipping a new version?") went
+//     from second (lexical) and not delivered (hybrid) to first in both;
+//     "fix the sync retry budget" from the ADR's Why to its Decision.
 //   - Vectors are stored per distinct unit text (content_hash), so an unchanged
 //     unit is never embedded again and copies share one vector. The index
 //     records the model's name and dimension and drops every vector when they

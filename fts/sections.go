@@ -1,0 +1,140 @@
+package fts
+
+import (
+	"math"
+	"sort"
+)
+
+// Which sections of a note to deliver is decided by the sections' own text.
+//
+// Every unit of a note carries the note's path, title and description in
+// its FTS row, so a query that matches those matches every section of the
+// note alike, and BM25's length normalization then favours the shortest
+// section: "what must I check before shipping a new version?" ranked "After
+// the release" (16 tokens) above "Before the release", and the per-note cap
+// kept whichever two came first. The note's evidence says where the note
+// ranks; orderSections then gives the places its sections hold, best first,
+// to the sections that match the query best by their own heading and body.
+
+const (
+	sectionHeadingWeight = 4    // a heading word counts as the heading column does
+	sectionStopWeight    = 0.25 // an English stop word still tells "before" from "after"
+	sectionK1, sectionB  = 1.2, 0.75
+)
+
+// orderSections reorders, within each resource, the candidates of ranked
+// among the places they hold: best own score first (ties: vector similarity,
+// then the order of the note). Each place keeps its final score, so the
+// ranking stays sorted. SectionScore records each candidate's own score.
+func orderSections(q string, ranked []*candidate) {
+	places := map[int64][]int{}
+	for i, c := range ranked {
+		places[c.RID] = append(places[c.RID], i)
+	}
+	var qterms []sectionTerm
+	for _, ps := range places {
+		if len(ps) < 2 {
+			continue
+		}
+		if qterms == nil {
+			qterms = sectionQueryTerms(q)
+		}
+		group := make([]*candidate, len(ps))
+		finals := make([]float64, len(ps))
+		for k, i := range ps {
+			group[k], finals[k] = ranked[i], ranked[i].Final
+		}
+		scoreSections(qterms, group)
+		sort.SliceStable(group, func(a, b int) bool {
+			x, y := group[a], group[b]
+			if x.SectionScore != y.SectionScore {
+				return x.SectionScore > y.SectionScore
+			}
+			if x.VectorScore != y.VectorScore {
+				return x.VectorScore > y.VectorScore
+			}
+			return x.Start < y.Start
+		})
+		for k, i := range ps {
+			ranked[i] = group[k]
+			ranked[i].Final = finals[k]
+		}
+	}
+}
+
+type sectionTerm struct {
+	tok    string
+	weight float64
+}
+
+// sectionQueryTerms returns the query's distinct tokens, stop words
+// included at a lower weight.
+func sectionQueryTerms(q string) []sectionTerm {
+	var out []sectionTerm
+	seen := map[string]bool{}
+	terms(q, func(t string) {
+		w := 1.0
+		if stopID(t) > 0 {
+			w = sectionStopWeight
+		}
+		if t = token(t); !seen[t] {
+			seen[t] = true
+			out = append(out, sectionTerm{t, w})
+		}
+	})
+	if len(out) > MaxQueryTerms {
+		out = out[:MaxQueryTerms]
+	}
+	return out
+}
+
+// scoreSections sets SectionScore of each candidate of one resource: BM25
+// over the sections of the group as a collection of their own (a term in
+// every section tells nothing about which to deliver), the heading counted
+// at sectionHeadingWeight.
+func scoreSections(qterms []sectionTerm, group []*candidate) {
+	want := make(map[string]int, len(qterms))
+	for i, t := range qterms {
+		want[t.tok] = i
+	}
+	tfs := make([][]float64, len(group))
+	lens := make([]float64, len(group))
+	df := make([]int, len(qterms))
+	avg := 0.0
+	for k, c := range group {
+		tf := make([]float64, len(qterms))
+		count := func(s string, w float64) {
+			terms(s, func(t string) {
+				lens[k] += w
+				if i, ok := want[token(t)]; ok {
+					tf[i] += w
+				}
+			})
+		}
+		count(c.Content, 1)
+		if n := len(c.HeadingPath); n > 0 {
+			count(c.HeadingPath[n-1], sectionHeadingWeight-1) // the content holds the heading line once
+		}
+		for i, f := range tf {
+			if f > 0 {
+				df[i]++
+			}
+		}
+		tfs[k] = tf
+		avg += lens[k]
+	}
+	avg /= float64(len(group))
+	n := float64(len(group))
+	for k, c := range group {
+		s := 0.0
+		for i, f := range tfs[k] {
+			if f == 0 {
+				continue
+			}
+			idf := math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
+			norm := 1 - sectionB + sectionB*lens[k]/math.Max(avg, 1)
+			s += qterms[i].weight * idf * f * (sectionK1 + 1) / (f + sectionK1*norm)
+		}
+		c.SectionScore = s
+	}
+}

@@ -1,0 +1,55 @@
+package fts
+
+import (
+	"strings"
+	"testing"
+)
+
+const releaseNote = `---
+id: mem_release
+title: How to release a new version
+description: Deployment steps for shipping a release of the app, with the checks before it.
+---
+# How to release a new version
+
+## Before the release
+
+1. ` + "`make test`" + ` is green on main.
+2. The changelog has an entry for every user-visible change.
+3. Run ` + "`make bench`" + ` and compare with the last release; a slowdown over 10 %
+   needs a note.
+
+## Cutting the release
+
+Tag it and push the tag. CI builds the binaries and attaches them to the
+release. Never push with --force.
+
+## After the release
+
+Announce it in #releases and close the milestone.
+`
+
+// The sections of one note are delivered by their own text: the title and
+// description every section carries match alike, and they must not let the
+// shortest section ("After the release") take the note's first place, nor
+// let the per-note cap keep the two that happened to sort first.
+func TestActivate_TheSectionThatAnswersComesFirst(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"howto/release.md": releaseNote,
+		"other.md":         "# Accessibility checklist\n\n## Contrast\n\nText contrast is at least 4.5:1 for every new version.\n",
+	})
+	for _, c := range []struct{ q, first string }{
+		{"what must I check before shipping a new version?", "Before the release"},
+		{"how do I tag and push the release", "Cutting the release"},
+		{"who do we announce a release to, and which milestone closes", "After the release"},
+	} {
+		act := tv.activate(c.q, "")
+		var got []string
+		for _, f := range act.Fragments {
+			got = append(got, f.Path+" › "+f.HeadingPath[len(f.HeadingPath)-1])
+		}
+		if len(got) == 0 || got[0] != "howto/release.md › "+c.first {
+			t.Errorf("%q delivered %s; want howto/release.md › %s first", c.q, strings.Join(got, " | "), c.first)
+		}
+	}
+}
