@@ -73,7 +73,7 @@ func (ix *Index) Activate(ctx context.Context, req vault.ActivateRequest) (*vaul
 	}
 	var held []stateEntry
 	if req.State != "" {
-		if held, err = decodeState(key, req.State); err != nil {
+		if held, err = ix.loadState(ctx, key, req.State); err != nil {
 			return nil, err
 		}
 	}

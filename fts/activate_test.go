@@ -101,6 +101,10 @@ func TestActivate_Deltas(t *testing.T) {
 	if strings.Join(after.Removed, ",") != "mem_b/sync/0/0" {
 		t.Errorf("removed = %v, want exactly mem_b's unit", after.Removed)
 	}
+	// The text an agent reads names it by where it was.
+	if len(after.RemovedLabels) != 1 || after.RemovedLabels[0] != "b.md › Beta › Sync" {
+		t.Errorf("removed labels = %q, want b.md › Beta › Sync", after.RemovedLabels)
+	}
 	// …and are forgotten by the next state.
 	if again := tv.activate("cache invalidation", after.NextState); len(again.Removed) != 0 {
 		t.Errorf("removed units reported twice: %v", again.Removed)
@@ -112,12 +116,14 @@ func TestActivate_InvalidStates(t *testing.T) {
 	good := tv.activate("sync", "").NextState
 	otherVault, _ := activateVault(t, deltaNotes)
 	foreign := otherVault.activate("sync", "").NextState
+	firstFormat := encodeState(mustKey(t, tv.ix), []stateEntry{{key: "mem_a/sync/0/0"}})
 	flip := []byte(good)
 	flip[len(flip)/2] ^= 1
 	for name, state := range map[string]string{
 		"garbage":       "hello",
 		"truncated":     good[:len(good)-5],
-		"no signature":  strings.SplitN(good, ".", 3)[0] + "." + strings.SplitN(good, ".", 3)[1],
+		"no tag":        good[:len(stateRefPrefix)+22], // the id alone
+		"no signature":  strings.SplitN(firstFormat, ".", 3)[0] + "." + strings.SplitN(firstFormat, ".", 3)[1],
 		"hand-edited":   string(flip),
 		"another vault": foreign,
 		"too long":      statePrefix + strings.Repeat("A", MaxStateBytes),
@@ -152,7 +158,7 @@ func TestActivate_StateStaysBounded(t *testing.T) {
 			t.Fatalf("state grew to %d bytes", len(state))
 		}
 	}
-	entries, err := decodeState(mustKey(t, tv.ix), state)
+	entries, err := tv.ix.loadState(context.Background(), mustKey(t, tv.ix), state)
 	if err != nil || len(entries) > MaxStateUnits {
 		t.Errorf("state holds %d entries, %v", len(entries), err)
 	}

@@ -18,8 +18,9 @@ const weakFraction = 0.3
 func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []stateEntry, req vault.ActivateRequest, key []byte) (*vault.Activation, error) {
 	lim := req.Limits
 	holds := make(map[string][8]byte, len(held))
+	labels := make(map[string]string, len(held))
 	for _, e := range held {
-		holds[e.key] = e.hash
+		holds[e.key], labels[e.key] = e.hash, e.label
 	}
 	act := &vault.Activation{Profile: Profile, Fragments: []vault.Fragment{}, Removed: []string{}}
 	perResource := map[string]int{}
@@ -93,6 +94,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 		case !ok:
 			gone[e.key] = true
 			act.Removed = append(act.Removed, e.key)
+			act.RemovedLabels = append(act.RemovedLabels, e.label)
 		case hashPrefix(h) != e.hash && !delivered[e.key]:
 			changed = append(changed, e.key)
 		}
@@ -112,6 +114,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 			if !ok || used+u.Tokens > lim.TokenBudget {
 				gone[k] = true
 				act.Removed = append(act.Removed, k)
+				act.RemovedLabels = append(act.RemovedLabels, labels[k])
 				continue
 			}
 			used += u.Tokens
@@ -124,7 +127,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 	var next []stateEntry
 	seen := map[string]bool{}
 	for _, f := range act.Fragments {
-		next = append(next, stateEntry{f.UnitKey, hashPrefix(f.ContentHash)})
+		next = append(next, stateEntry{f.UnitKey, hashPrefix(f.ContentHash), fragmentLabel(f)})
 		seen[f.UnitKey] = true
 	}
 	for _, e := range held {
@@ -136,7 +139,9 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 	if len(next) > MaxStateUnits {
 		next = next[:MaxStateUnits]
 	}
-	act.NextState = encodeState(key, next)
+	if act.NextState, err = ix.saveState(ctx, key, next); err != nil {
+		return nil, err
+	}
 	g, err := ix.generation(ctx)
 	if err != nil {
 		return nil, err
@@ -242,4 +247,10 @@ func noteStatus(s string) string {
 		return ""
 	}
 	return s
+}
+
+// fragmentLabel is where a fragment is, "path › headings", as the text of a
+// later activation names it if it is removed.
+func fragmentLabel(f vault.Fragment) string {
+	return strings.Join(append([]string{f.Path}, f.HeadingPath...), " › ")
 }

@@ -49,6 +49,7 @@ type Index struct {
 	key     []byte
 	keyErr  error
 	clock   func() time.Time
+	stateGC atomic.Int64 // when this process last deleted expired activation states (Unix seconds)
 
 	// changed is signalled (without blocking) when the index may have new
 	// units to embed: a refresh or an overlay wrote rows, the watcher saw an

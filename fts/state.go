@@ -2,9 +2,11 @@ package fts
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,28 +15,47 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/lore-memory/lore/vault"
 )
 
-// The activation state is the opaque next_state token. It holds the identity
-// (unit_key and the first 8 bytes of content_hash) of the units the caller has
-// received, most recently delivered first, and is signed with a key that only
-// this vault's data folder holds, so a state that was edited, cut short or made
-// by another vault is refused with invalid_activation_state and never treated
-// as empty.
+// The activation state is the opaque next_state token. What it stands for
+// is the identity (unit_key and the first 8 bytes of content_hash) of the
+// units the caller has received, most recently delivered first. Those
+// entries are kept in the index (table activation_states) and the token is
+// a short reference to them: "las2." + base64url(16-byte id + a 12-byte
+// HMAC-SHA256 tag of the id under a key that only this vault's data folder
+// holds), 43 characters however many units it stands for. A token that was
+// edited, cut short, made by another vault, or whose entries are gone (kept
+// StateRetention after their last use; deleting the index deletes them) is
+// refused with invalid_activation_state and never treated as empty.
+//
+// The first format carried the entries in the token itself ("las1." +
+// payload + tag): 124 to 581 tokens of an agent's context on the demo
+// questions, growing about 50 bytes with each unit held. It is still read,
+// so a session that began before the upgrade goes on; it is never written.
 const (
 	// MaxStateUnits bounds how many units a state remembers.
 	MaxStateUnits = 256
 	// MaxStateBytes bounds the token a caller may send back.
 	MaxStateBytes = 32 << 10
-	statePrefix   = "las1."
+	// StateRetention is how long a state is kept after it was last made or
+	// used.
+	StateRetention = 7 * 24 * time.Hour
+	statePrefix    = "las1."
+	stateRefPrefix = "las2."
+	stateIDBytes   = 16
+	stateTagBytes  = 12
 )
 
-// stateEntry is one unit the caller holds.
+// stateEntry is one unit the caller holds: its key, the first bytes of its
+// hash, and (stored states only) where it was, "path › headings", for the
+// text that names it if it is removed.
 type stateEntry struct {
-	key  string
-	hash [8]byte
+	key   string
+	hash  [8]byte
+	label string
 }
 
 // hashPrefix is the first 8 bytes of a "sha256:<hex>" hash.
@@ -93,17 +114,130 @@ func vaultTag(key []byte) []byte {
 	return sum[:8]
 }
 
-// encodeState signs entries into a token.
+// appendEntries appends the entry list: a count, then each key (length
+// first) and hash prefix, and with labels each label (length first).
+func appendEntries(buf []byte, entries []stateEntry, labels bool) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(entries)))
+	for _, e := range entries {
+		buf = binary.AppendUvarint(buf, uint64(len(e.key)))
+		buf = append(buf, e.key...)
+		buf = append(buf, e.hash[:]...)
+		if labels {
+			buf = binary.AppendUvarint(buf, uint64(len(e.label)))
+			buf = append(buf, e.label...)
+		}
+	}
+	return buf
+}
+
+// readString reads a length-prefixed string of at most max bytes.
+func readString(r *bytes.Reader, max uint64) (string, bool) {
+	l, err := binary.ReadUvarint(r)
+	if err != nil || l > max || int(l) > r.Len() {
+		return "", false
+	}
+	b := make([]byte, l)
+	r.Read(b)
+	return string(b), true
+}
+
+// readEntries reads an entry list written by appendEntries, all of it.
+func readEntries(b []byte, labels bool) ([]stateEntry, error) {
+	r := bytes.NewReader(b)
+	n, err := binary.ReadUvarint(r)
+	if err != nil || n > MaxStateUnits {
+		return nil, invalidState("holds too many units")
+	}
+	entries := make([]stateEntry, 0, n)
+	for i := uint64(0); i < n; i++ {
+		var e stateEntry
+		var ok bool
+		if e.key, ok = readString(r, 4096); !ok {
+			return nil, invalidState("is damaged")
+		}
+		if _, err := r.Read(e.hash[:]); err != nil {
+			return nil, invalidState("is damaged")
+		}
+		if labels {
+			if e.label, ok = readString(r, 8192); !ok {
+				return nil, invalidState("is damaged")
+			}
+		}
+		entries = append(entries, e)
+	}
+	if r.Len() != 0 {
+		return nil, invalidState("has trailing bytes")
+	}
+	return entries, nil
+}
+
+// stateRef is the token of a stored state: its id and the id's tag.
+func stateRef(key, id []byte) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(stateRefPrefix))
+	mac.Write(id)
+	return stateRefPrefix + base64.RawURLEncoding.EncodeToString(append(append([]byte{}, id...), mac.Sum(nil)[:stateTagBytes]...))
+}
+
+// saveState keeps entries in the index and returns the token that stands
+// for them. The same entries give the same token; saving refreshes their
+// time, and states unused for StateRetention are deleted, at most once a
+// minute by each process.
+func (ix *Index) saveState(ctx context.Context, key []byte, entries []stateEntry) (string, error) {
+	blob := appendEntries([]byte{2}, entries, true)
+	sum := sha256.Sum256(append(vaultTag(key), blob...))
+	id := sum[:stateIDBytes]
+	now := ix.clock()
+	if _, err := ix.db.ExecContext(ctx, `INSERT INTO activation_states(id, used, entries) VALUES(?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET used = excluded.used`, id, now.Unix(), blob); err != nil {
+		return "", translate(err)
+	}
+	if last := ix.stateGC.Load(); now.Unix()-last >= 60 && ix.stateGC.CompareAndSwap(last, now.Unix()) {
+		// Expiry is housekeeping: a failure leaves old states a while longer.
+		ix.db.ExecContext(ctx, `DELETE FROM activation_states WHERE used < ?`, now.Add(-StateRetention).Unix())
+	}
+	return stateRef(key, id), nil
+}
+
+// loadState returns the entries a token stands for: a stored state's
+// ("las2."), or those a first-format token carries ("las1.").
+func (ix *Index) loadState(ctx context.Context, key []byte, token string) ([]stateEntry, error) {
+	if strings.HasPrefix(token, statePrefix) {
+		return decodeState(key, token)
+	}
+	body, ok := strings.CutPrefix(token, stateRefPrefix)
+	if !ok {
+		return nil, invalidState("is not a lore activation state")
+	}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	if err != nil || len(raw) != stateIDBytes+stateTagBytes {
+		return nil, invalidState("is damaged or cut short")
+	}
+	id := raw[:stateIDBytes]
+	if !hmac.Equal([]byte(stateRef(key, id)), []byte(token)) {
+		return nil, invalidState("does not verify (edited, damaged, or made by another vault)")
+	}
+	var blob []byte
+	err = ix.db.QueryRowContext(ctx, `SELECT entries FROM activation_states WHERE id = ?`, id).Scan(&blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, invalidState("is no longer kept here (states are kept %s after their last use, and go with the index)", StateRetention)
+	}
+	if err != nil {
+		return nil, translate(err)
+	}
+	if len(blob) == 0 || blob[0] != 2 {
+		return nil, invalidState("is stored in a form this lore does not read")
+	}
+	return readEntries(blob[1:], true)
+}
+
+// encodeState signs entries into a first-format token (tests and the
+// fuzzer make them; lore writes stored states).
 func encodeState(key []byte, entries []stateEntry) string {
 	var buf bytes.Buffer
 	buf.WriteByte(1)
 	buf.Write(vaultTag(key))
-	buf.Write(binary.AppendUvarint(nil, uint64(len(entries))))
-	for _, e := range entries {
-		buf.Write(binary.AppendUvarint(nil, uint64(len(e.key))))
-		buf.WriteString(e.key)
-		buf.Write(e.hash[:])
-	}
+	buf.Write(appendEntries(nil, entries, false))
 	mac := hmac.New(sha256.New, key)
 	mac.Write(buf.Bytes())
 	return statePrefix + base64.RawURLEncoding.EncodeToString(buf.Bytes()) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
@@ -144,28 +278,5 @@ func decodeState(key []byte, token string) ([]stateEntry, error) {
 	if payload[0] != 1 {
 		return nil, invalidState("has unknown version %d", payload[0])
 	}
-	r := bytes.NewReader(payload[9:])
-	n, err := binary.ReadUvarint(r)
-	if err != nil || n > MaxStateUnits {
-		return nil, invalidState("holds too many units")
-	}
-	entries := make([]stateEntry, 0, n)
-	for i := uint64(0); i < n; i++ {
-		l, err := binary.ReadUvarint(r)
-		if err != nil || l > 4096 || int(l) > r.Len() {
-			return nil, invalidState("is damaged")
-		}
-		k := make([]byte, l)
-		r.Read(k)
-		var e stateEntry
-		e.key = string(k)
-		if _, err := r.Read(e.hash[:]); err != nil {
-			return nil, invalidState("is damaged")
-		}
-		entries = append(entries, e)
-	}
-	if r.Len() != 0 {
-		return nil, invalidState("has trailing bytes")
-	}
-	return entries, nil
+	return readEntries(payload[9:], false)
 }

@@ -78,7 +78,10 @@ type Activation struct {
 	NextState     string     `json:"next_state"`
 	Fragments     []Fragment `json:"fragments"`
 	Removed       []string   `json:"removed"`
-	RunID         string     `json:"run_id,omitempty"`
+	// RemovedLabels says where each removed unit was ("path › headings";
+	// "" when unknown), for the text rendering; not part of the JSON.
+	RemovedLabels []string `json:"-"`
+	RunID         string   `json:"run_id,omitempty"`
 }
 
 // ActivateRequest is one activate call.
