@@ -3,6 +3,7 @@ package activity
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/lore-memory/lore/vault"
 	"strings"
 	"time"
 )
@@ -126,6 +127,10 @@ func applyResult(a *Activation, v any, isErr bool) {
 				v = inner
 				continue
 			}
+			if pa, ok := vault.ParseActivationText(t); ok && !isErr {
+				readActivationText(a, pa)
+				return
+			}
 			if isErr {
 				a.Status, a.Error = "error", t
 			} else {
@@ -245,6 +250,22 @@ func readActivation(a *Activation, m map[string]any) {
 			}
 		}
 	}
+}
+
+// readActivationText reads an activation from lore's text rendering (what
+// the memory tool's text content is; a log may hold only that).
+func readActivationText(a *Activation, pa *vault.Activation) {
+	a.RunID, a.IndexRevision = pa.RunID, pa.IndexRevision
+	a.Fragments = []Fragment{}
+	for _, f := range pa.Fragments {
+		fr := Fragment{From: "result", Action: f.Action, UnitKey: f.UnitKey, ResourceID: f.ResourceID, Path: f.Path,
+			HeadingPath: append([]string{}, f.HeadingPath...), Content: f.Content}
+		if fr.Content == "" {
+			fr.From = "none"
+		}
+		a.Fragments = append(a.Fragments, fr)
+	}
+	a.Removed = append(a.Removed, pa.Removed...)
 }
 
 // ---- Codex ----

@@ -72,12 +72,14 @@ export async function call(client, name, args) {
   return { isError: res.isError === true, rawIsError: res.isError, data: res.structuredContent, text: res.content?.[0]?.text };
 }
 
-// memory calls the memory tool and returns { isError, data } where data is
-// the structured content (checked to equal the text content).
+// memory calls the memory tool and returns { isError, data, text } where
+// data is the structured content and text the text content: the same JSON,
+// parsed, except for activate, whose text is a rendering for agents (kept
+// as it is).
 export async function memory(client, args) {
   const res = await client.callTool({ name: "memory", arguments: args });
   const text = res.content?.[0]?.text;
-  const parsed = JSON.parse(text);
+  const parsed = args?.op?.activate && !res.isError ? text : JSON.parse(text);
   return { isError: res.isError === true, rawIsError: res.isError, data: res.structuredContent, text: parsed };
 }
 

@@ -33,7 +33,16 @@ test("activate → load → store update → activate with state: replace and re
   const first = await memory(a.client, { op: { activate: { query } } });
   assert.equal(first.isError, false);
   assert.equal(first.rawIsError, false, "isError is present and false");
-  assert.deepEqual(first.data, first.text, "structuredContent equals the text content");
+  // The text is a rendering for agents: every fragment's text as written,
+  // under a header with its path and headings, and next_state; the
+  // structured content is the spec's JSON.
+  for (const f of first.data.fragments) {
+    assert.ok(first.text.includes(f.content.trimEnd()), "the text holds each fragment's content as written");
+    assert.ok(first.text.includes(`[add] ${f.path} › ${f.heading_path[0]}`), "each fragment's header");
+  }
+  assert.ok(!first.text.includes("sha256:"), "no hash an operation does not take");
+  assert.ok(first.text.includes(`next_state: ${first.data.next_state}`));
+  assert.match(first.data.next_state, /^las2\.[A-Za-z0-9_-]{38}$/, "next_state is a short reference");
   assert.equal(first.data.profile, "agent_activation.v2");
   assert.ok(first.data.fragments.length > 0);
   for (const f of first.data.fragments) {
@@ -53,7 +62,8 @@ test("activate → load → store update → activate with state: replace and re
   assert.ok(res.content.includes(target.content.trim().split("\n")[0]));
 
   // Replace one line of the delivered fragment.
-  const line = target.content.split("\n").find((l) => l.trim().length > 20 && res.content.split(l).length === 2);
+  // A body line: editing the heading line would rename the unit (its key holds the slug).
+  const line = target.content.split("\n").find((l) => !l.startsWith("#") && l.trim().length > 20 && res.content.split(l).length === 2);
   assert.ok(line, "a unique line to edit");
   const stored = await memory(a.client, {
     op: { store: { update: { id: res.resource_id, expected_hash: res.content_hash, replacements: [{ old_text: line, new_text: line + " (edited by e2e)" }] } } },

@@ -102,7 +102,11 @@ func (s *Server) activate(ctx context.Context, a *activateInput) (any, error) {
 		}
 		state = *a.State
 	}
-	return s.ix.Activate(ctx, vault.ActivateRequest{Query: a.Query, State: state, Project: s.project})
+	act, err := s.ix.Activate(ctx, vault.ActivateRequest{Query: a.Query, State: state, Project: s.project})
+	if err != nil {
+		return nil, err
+	}
+	return activation{act}, nil
 }
 
 func (s *Server) load(ctx context.Context, l *loadInput) (any, error) {

@@ -194,7 +194,7 @@ func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, as
 		return err
 	}
 	defer closeEvalIndex(ix)
-	m, err := eval.ScoreQuestions(ctx, modeActivator{ix, mode}, qs, func(a *vault.Activation) (string, string, error) { return mcp.Render(a) })
+	m, err := eval.ScoreQuestions(ctx, modeActivator{ix, mode}, qs, mcp.RenderActivation)
 	if err != nil {
 		return err
 	}
