@@ -6,7 +6,7 @@ DEMO    := .demo/vault
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS := -X main.commit=$(COMMIT)
 
-.PHONY: build install test bench demo lint eval fuzz clean model reliability
+.PHONY: build install test bench demo lint eval eval-demo fuzz clean model reliability
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/lore
@@ -65,6 +65,12 @@ eval: build model
 	$(BIN) eval $(SCIFACT) --mode lexical --keep .eval/scifact
 	$(BIN) eval $(SCIFACT) --mode vector --keep .eval/scifact
 	$(BIN) eval $(SCIFACT) --mode hybrid --keep .eval/scifact
+
+# Which section activate delivers first, and the tokens it sends, on the
+# demo vault's 40 questions (lexical, then hybrid with the built-in model).
+eval-demo: build model
+	$(BIN) eval --questions testdata/demo-questions.jsonl testdata/demo-vault --mode lexical
+	$(BIN) eval --questions testdata/demo-questions.jsonl testdata/demo-vault --mode hybrid
 
 # Run each fuzz target for a while (the seed corpora run in make test).
 fuzz:
