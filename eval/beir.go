@@ -154,6 +154,7 @@ func (b *BEIR) WriteVault(root string) error {
 type Metrics struct {
 	Queries   int
 	NDCG10    float64
+	Recall10  float64
 	Recall100 float64
 	MRR10     float64
 	QueryTime time.Duration
@@ -176,6 +177,8 @@ func (b *BEIR) Evaluate(ctx context.Context, rank Ranker) (Metrics, error) {
 			return m, fmt.Errorf("query %s: %w", q.ID, err)
 		}
 		n, r, rr := scoreRanking(ranked, rel)
+		_, r10, _ := rankMetrics(ranked, rel, 10, 10, 10)
+		m.Recall10 += r10
 		m.NDCG10 += n
 		m.Recall100 += r
 		m.MRR10 += rr
@@ -184,7 +187,7 @@ func (b *BEIR) Evaluate(ctx context.Context, rank Ranker) (Metrics, error) {
 	m.QueryTime = time.Since(start)
 	if m.Queries > 0 {
 		k := float64(m.Queries)
-		m.NDCG10, m.Recall100, m.MRR10 = m.NDCG10/k, m.Recall100/k, m.MRR10/k
+		m.NDCG10, m.Recall10, m.Recall100, m.MRR10 = m.NDCG10/k, m.Recall10/k, m.Recall100/k, m.MRR10/k
 	}
 	return m, nil
 }

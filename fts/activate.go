@@ -18,7 +18,7 @@ import (
 // Pipeline constants (see the package doc for how they were chosen).
 const (
 	rrfK          = 60   // reciprocal-rank fusion constant (fusion: rrf)
-	vectorBeta    = 0.3  // weight of cosine similarity in score fusion
+	vectorBeta    = 0.3  // weight of cosine similarity in score fusion, unless lore.yaml sets one
 	stageDepth    = 40   // candidates taken from each stage and kept after fusion
 	rerankDepth   = 24   // fused candidates a reranker sees
 	linkBonus     = 0.05 // one-hop link bonus, as a fraction of the top fused score
@@ -177,7 +177,7 @@ func fuseRRF(cands map[int64]*candidate, depth int) []*candidate {
 // matches first. Unlike RRF it keeps how far apart BM25 scores are, so a
 // weak vector stage nudges the order instead of overturning it (see the
 // package doc for the measurements).
-func fuseScores(cands map[int64]*candidate, depth int, mode string) []*candidate {
+func fuseScores(cands map[int64]*candidate, depth int, mode string, beta float64) []*candidate {
 	top := 0.0
 	for _, c := range cands {
 		top = math.Max(top, c.BM25Score)
@@ -188,7 +188,7 @@ func fuseScores(cands map[int64]*candidate, depth int, mode string) []*candidate
 			c.Fused += c.BM25Score / top
 		}
 		if mode != "lexical" {
-			w := vectorBeta
+			w := beta
 			if mode == "vector" {
 				w = 1
 			}
@@ -540,7 +540,7 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 				return nil, err
 			}
 		}
-		ranked = fuseScores(cands, depth, mode)
+		ranked = fuseScores(cands, depth, mode, ix.vectorWeight)
 	}
 	if err := ix.boostLinks(ctx, ranked, project); err != nil {
 		return nil, err

@@ -346,7 +346,7 @@ func keys(act *vault.Activation) []string {
 func TestActivate_FusionChoices(t *testing.T) {
 	tv, _ := activateVault(t, deltaNotes)
 	for _, f := range []string{"score", "rrf"} {
-		if err := tv.ix.UseFusion(f); err != nil {
+		if err := tv.ix.UseFusion(vault.RetrievalConfig{Fusion: f}); err != nil {
 			t.Fatal(err)
 		}
 		act := tv.activate("sync retries", "")
@@ -354,8 +354,13 @@ func TestActivate_FusionChoices(t *testing.T) {
 			t.Errorf("%s fusion: %v, want mem_a's sync section first", f, keys(act))
 		}
 	}
-	if err := tv.ix.UseFusion("magic"); vault.ErrorCode(err) != vault.CodeConfig {
+	if err := tv.ix.UseFusion(vault.RetrievalConfig{Fusion: "magic"}); vault.ErrorCode(err) != vault.CodeConfig {
 		t.Errorf("unknown fusion: %v", err)
+	}
+	for _, w := range []float64{-1, 11} {
+		if err := tv.ix.UseFusion(vault.RetrievalConfig{VectorWeight: w}); vault.ErrorCode(err) != vault.CodeConfig {
+			t.Errorf("vector weight %v: %v; want invalid_config", w, err)
+		}
 	}
 }
 

@@ -32,13 +32,14 @@ type Index struct {
 	snap map[string]fileRow
 	gen  string
 
-	emb      embed.Embedder // nil: lexical only
-	reranker embed.Reranker // nil: no rerank
-	fusion   string         // "score" (default) or "rrf"
-	binary   bool           // unit_vec holds sign bits; unit_vectors the floats
-	watch    *watcher       // set by Watch; guarded by mu
-	memos    []tokenMemo    // the preparing workers'; guarded by mu (Refresh holds it)
-	overlay  OverlaySource  // the open Drafts; nil: none. Guarded by mu
+	emb          embed.Embedder // nil: lexical only
+	reranker     embed.Reranker // nil: no rerank
+	fusion       string         // "score" (default) or "rrf"
+	vectorWeight float64        // cosine similarity's weight in score fusion
+	binary       bool           // unit_vec holds sign bits; unit_vectors the floats
+	watch        *watcher       // set by Watch; guarded by mu
+	memos        []tokenMemo    // the preparing workers'; guarded by mu (Refresh holds it)
+	overlay      OverlaySource  // the open Drafts; nil: none. Guarded by mu
 
 	memMu   sync.Mutex  // guards mem, vecs and keepMem
 	mem     *memIndex   // in-memory postings (memindex.go); nil: FTS5 scores
@@ -173,7 +174,7 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 			return nil, translate(err)
 		}
 	}
-	ix := &Index{v: v, db: db, clock: time.Now, changed: make(chan struct{}, 1)}
+	ix := &Index{v: v, db: db, clock: time.Now, changed: make(chan struct{}, 1), vectorWeight: vectorBeta}
 	ix.vectorsBehind.Store(true)
 	return ix, nil
 }

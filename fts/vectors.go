@@ -61,15 +61,24 @@ func (ix *Index) Embedder() embed.Embedder { return ix.emb }
 // UseReranker attaches a reranker for activate (nil: none).
 func (ix *Index) UseReranker(r embed.Reranker) { ix.reranker = r }
 
-// UseFusion chooses how the lexical and vector stages combine: "score"
-// (default) or "rrf". Anything else is an invalid_config error.
-func (ix *Index) UseFusion(f string) error {
-	switch f {
+// UseFusion chooses how the lexical and vector stages combine, from
+// lore.yaml's retrieval section: fusion "score" (default) or "rrf", and the
+// weight of cosine similarity in score fusion (0: the default, 0.3).
+// Anything else is an invalid_config error.
+func (ix *Index) UseFusion(c vault.RetrievalConfig) error {
+	switch c.Fusion {
 	case "", "score", "rrf":
-		ix.fusion = f
-		return nil
+	default:
+		return vault.Errorf(vault.CodeConfig, "retrieval.fusion %q: want score or rrf", c.Fusion)
 	}
-	return vault.Errorf(vault.CodeConfig, "retrieval.fusion %q: want score or rrf", f)
+	if c.VectorWeight < 0 || c.VectorWeight > 10 || c.VectorWeight != c.VectorWeight {
+		return vault.Errorf(vault.CodeConfig, "retrieval.vector_weight %v: want a number from 0 to 10", c.VectorWeight)
+	}
+	ix.fusion, ix.vectorWeight = c.Fusion, c.VectorWeight
+	if ix.vectorWeight == 0 {
+		ix.vectorWeight = vectorBeta
+	}
+	return nil
 }
 
 // embedInput is the text the model embeds for a unit: the note's title and

@@ -115,6 +115,9 @@ type RetrievalConfig struct {
 	PerResource  int    `yaml:"per_resource"`
 	TokenBudget  int    `yaml:"token_budget"`
 	Fusion       string `yaml:"fusion"` // "score" (default) or "rrf"
+	// VectorWeight is the weight of cosine similarity in score fusion
+	// (default 0.3; 0 to 10). A stronger embedding model earns more.
+	VectorWeight float64 `yaml:"vector_weight"`
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+): `)
@@ -258,6 +261,9 @@ func ParseConfig(data []byte) (Config, error) {
 		if !ValidProjectName(name) {
 			return Config{}, Errorf(CodeConfig, "%s: projects: %q is not a valid project name (%s)", ConfigFile, name, ProjectNameRules)
 		}
+	}
+	if w := cfg.Retrieval.VectorWeight; w < 0 || w > 10 || w != w {
+		return Config{}, Errorf(CodeConfig, "%s: retrieval.vector_weight: %v is not between 0 and 10", ConfigFile, w)
 	}
 	switch cfg.Retrieval.Fusion {
 	case "", "score", "rrf":

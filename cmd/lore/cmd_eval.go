@@ -43,6 +43,7 @@ Examples:
 	cases := fs.Bool("cases", false, "score the bound vault on its evaluation cases (made with \"Report inaccurate\" in lore serve) instead of a data set")
 	questions := fs.String("questions", "", "score activate on the questions in FILE over the vault VAULT_DIR")
 	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
+	weight := fs.Float64("vector-weight", 0, "the weight of cosine similarity in score fusion (default: lore.yaml's retrieval.vector_weight, else 0.3)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -57,16 +58,16 @@ Examples:
 		if len(pos) != 1 {
 			return usageError{"eval --questions FILE needs one vault folder"}
 		}
-		return evalQuestions(ctx, e, *questions, pos[0], *mode, *keep, *asJSON)
+		return evalQuestions(ctx, e, *questions, pos[0], *mode, *keep, *weight, *asJSON)
 	case len(pos) != 1:
 		fs.Usage()
 		return usageError{"eval needs one data set folder"}
 	}
-	return evalBEIR(ctx, e, pos[0], *mode, *keep)
+	return evalBEIR(ctx, e, pos[0], *mode, *keep, *weight)
 }
 
 // evalBEIR scores a BEIR data set written into a scratch vault.
-func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string) error {
+func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string, weight float64) error {
 	ds, err := eval.LoadBEIR(dataDir)
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "read data set %s: %v", dataDir, err)
@@ -79,7 +80,7 @@ func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string) error {
 	if err := ds.WriteVault(dir); err != nil {
 		return err
 	}
-	ix, indexTime, err := evalIndex(ctx, e, dir, mode, func(cfg vault.EmbeddingConfig, modelDir string) (embed.Embedder, error) {
+	ix, indexTime, err := evalIndex(ctx, e, dir, mode, weight, func(cfg vault.EmbeddingConfig, modelDir string) (embed.Embedder, error) {
 		return &embed.Builtin{Dir: modelDir}, nil
 	})
 	if err != nil {
@@ -112,7 +113,7 @@ func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string) error {
 	name = name[strings.LastIndex(name, "/")+1:]
 	fmt.Fprintf(e.stdout, "data set   %s: %d documents, %d judged queries\n", name, len(ds.Docs), m.Queries)
 	fmt.Fprintf(e.stdout, "mode       %s\n", mode)
-	fmt.Fprintf(e.stdout, "nDCG@10    %.4f\nRecall@100 %.4f\nMRR@10     %.4f\n", m.NDCG10, m.Recall100, m.MRR10)
+	fmt.Fprintf(e.stdout, "nDCG@10    %.4f\nRecall@10  %.4f\nRecall@100 %.4f\nMRR@10     %.4f\n", m.NDCG10, m.Recall10, m.Recall100, m.MRR10)
 	fmt.Fprintf(e.stderr, "index      %s; queries %s (%.1f ms each)\n", indexTime.Round(time.Millisecond), m.QueryTime.Round(time.Millisecond),
 		float64(m.QueryTime.Microseconds())/1000/float64(max(m.Queries, 1)))
 	return nil
@@ -122,7 +123,7 @@ func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string) error {
 // lexical, embeds it with the embedder newEmbedder gives; queries then run
 // as lore mcp runs them, postings and sign bits in memory (the same BM25
 // scores as FTS5's; see fts/memindex.go).
-func evalIndex(ctx context.Context, e *env, dir, mode string, newEmbedder func(vault.EmbeddingConfig, string) (embed.Embedder, error)) (*fts.Index, time.Duration, error) {
+func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, newEmbedder func(vault.EmbeddingConfig, string) (embed.Embedder, error)) (*fts.Index, time.Duration, error) {
 	v, err := vault.Open(dir)
 	if err != nil {
 		return nil, 0, err
@@ -135,6 +136,13 @@ func evalIndex(ctx context.Context, e *env, dir, mode string, newEmbedder func(v
 	fail := func(err error) (*fts.Index, time.Duration, error) {
 		closeEvalIndex(ix)
 		return nil, 0, err
+	}
+	cfg := v.Config.Retrieval
+	if weight != 0 {
+		cfg.VectorWeight = weight
+	}
+	if err := ix.UseFusion(cfg); err != nil {
+		return fail(err)
 	}
 	start := time.Now()
 	if _, err := ix.Refresh(ctx, progressPrinter(e.stderr, "indexing")); err != nil {
@@ -176,7 +184,7 @@ func closeEvalIndex(ix *fts.Index) {
 
 // evalQuestions copies the vault at src into a scratch vault and scores
 // activate on the questions in file.
-func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, asJSON bool) error {
+func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, weight float64, asJSON bool) error {
 	qs, err := eval.LoadQuestions(file)
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "read questions: %v", err)
@@ -189,7 +197,7 @@ func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, as
 	if err := copyNotes(src, dir); err != nil {
 		return err
 	}
-	ix, _, err := evalIndex(ctx, e, dir, mode, embed.FromConfig)
+	ix, _, err := evalIndex(ctx, e, dir, mode, weight, embed.FromConfig)
 	if err != nil {
 		return err
 	}

@@ -155,7 +155,7 @@ func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Bindin
 		return nil, b, vault.Errorf(vault.CodeConfig, "lore.yaml rerank: %v", err)
 	}
 	ix.UseReranker(rr)
-	if err := ix.UseFusion(cfg.Retrieval.Fusion); err != nil {
+	if err := ix.UseFusion(cfg.Retrieval); err != nil {
 		e.closeIndex(ix)
 		return nil, b, err
 	}
