@@ -268,6 +268,8 @@ func TestParseConfig(t *testing.T) {
 		"guidelines: ../x.md\n":           "guidelines",
 		"embedding: {provider: magic}\n":  "magic",
 		"retrieval: {token_budget: many}": "token_budget",
+		"retrieval: {vector_weight: -1}":  "vector_weight",
+		"retrieval: {vector_weight: 20}":  "vector_weight",
 	} {
 		_, err := ParseConfig([]byte(in))
 		if ErrorCode(err) != CodeConfig || !strings.Contains(err.Error(), word) {
