@@ -1,4 +1,5 @@
-// Package mcp is lore's MCP server (mark3labs/mcp-go over stdio). A profile
+// Package mcp is lore's MCP server (mark3labs/mcp-go over stdio, or the
+// Streamable HTTP transport on loopback, http.go). A profile
 // chooses the tools an agent sees, all on the same vault, index and Drafts:
 // "memory", the default, is the single `memory` tool of specs/000 (tagged
 // operations activate, load and store over the Effective Memory of the
@@ -24,8 +25,22 @@
 //     messages are JSON-RPC errors.
 //   - Every tool result carries the domain object in structuredContent and
 //     the same JSON as its text content, and always says isError (false on
-//     success: mcp-go omits a false isError, so the stdout writer adds it).
-//     A failure's object is {"error": {"code", "message"}}.
+//     success: mcp-go omits a false isError, so the stdout writer adds it,
+//     and the HTTP transport's writer likewise). A failure's object is
+//     {"error": {"code", "message"}}. activate is the exception to "the same
+//     JSON": its text is vault.Activation.Text, a rendering for agents in
+//     which the notes' own text is most of the tokens (render.go).
+//   - HTTP (lore mcp --http ADDR, http.go): one process serves every agent
+//     window of a vault; each session is bound by its URL to a project and
+//     a profile (one mcp-go server per pair, made on first use, all on the
+//     same index and Draft store). A request must name a loopback Host and
+//     no foreign Origin (DNS rebinding, pages in a browser), carry the
+//     bearer token kept in <data dir>/mcp-http.token (0600, made once, so
+//     client configurations survive restarts), and hold a message within
+//     the stdio limits (size, nesting, id length); all are refused before
+//     any MCP handling. The listener is loopback or a Unix socket (0600)
+//     only. <data dir>/mcp-http.json says where a running server listens.
+//     One server serves one vault: a session cannot choose another.
 //   - The server speaks the initialize handshake and answers it with the
 //     version the client asked for when that is one it knows (2025-11-25,
 //     2025-06-18, 2025-03-26, 2024-11-05), else 2025-11-25. A

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/lore-memory/lore/drafts"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,14 +14,19 @@ import (
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/mcp"
+	"github.com/lore-memory/lore/vault"
 )
 
 func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "config" {
 		return runMCPConfig(e, args[1:])
 	}
-	fs := newFlags(e, "mcp", "[--profile memory|vault|sidecar|journal] | config --client claude|codex|cursor", `Serve MCP over stdin/stdout for the vault and project this working directory
-is bound to (see lore bind). Profiles: memory (the default) is the single tool
+	fs := newFlags(e, "mcp", "[--profile memory|vault|sidecar|journal] [--http ADDR] | config --client claude|codex|cursor [--http ADDR]", `Serve MCP over stdin/stdout for the vault and project this working directory
+is bound to (see lore bind). With --http ADDR (127.0.0.1:PORT or
+unix:PATH), serve the Streamable HTTP transport instead, at /mcp: one warm
+process for every agent window of this vault, each session bound by its URL
+(?project=NAME&profile=P, default the binding's project and memory), every
+request carrying the bearer token kept in .git/lore/mcp-http.token. Profiles: memory (the default) is the single tool
 "memory" with the operations activate, load and store; vault is the eight
 tools of the vault contract (loadout, recall, guard, flush, distill, offload,
 inspect, gc) and sidecar its first five; journal is now, keywords_list,
@@ -29,6 +35,7 @@ keywords_list_global, remember and recall. Logs go to stderr.
 Register it with your agent: lore mcp config --client claude`)
 	profile := fs.String("profile", "memory", "the tool profile: "+strings.Join(mcp.Profiles, ", "))
 	sidecar := fs.Bool("sidecar", false, "the same as --profile sidecar")
+	httpAddr := fs.String("http", "", "serve MCP over HTTP on ADDR (127.0.0.1:PORT, [::1]:PORT or unix:PATH) instead of stdio")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -47,13 +54,17 @@ Register it with your agent: lore mcp config --client claude`)
 		return err
 	}
 	defer e.closeIndex(ix)
+	bg, stop := context.WithCancel(ctx)
+	defer stop()
+	if *httpAddr != "" {
+		go background(bg, e, ix, e.store)
+		return serveMCPHTTP(ctx, e, ix, b, *profile, *httpAddr)
+	}
 	wd, _ := os.Getwd()
 	srv, err := mcp.New(ix, e.store, b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
 	if err != nil {
 		return err
 	}
-	bg, stop := context.WithCancel(ctx)
-	defer stop()
 	go background(bg, e, ix, e.store)
 	return srv.Serve(ctx, e.stdin, e.stdout, e.stderr)
 }
@@ -121,11 +132,18 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 }
 
 func runMCPConfig(e *env, args []string) error {
-	fs := newFlags(e, "mcp config", "--client claude|codex|cursor", `Print what registers lore with an agent. Run it in the workspace you bound
-with lore bind (the server binds from its working directory).`)
+	fs := newFlags(e, "mcp config", "--client claude|codex|cursor [--http ADDR]", `Print what registers lore with an agent. Run it in the workspace you bound
+with lore bind (the server binds from its working directory). With --http
+ADDR, print the form for a server started with lore mcp --http ADDR, the
+bearer token included (it is made on first use and kept in
+.git/lore/mcp-http.token).`)
 	client := fs.String("client", "claude", "claude, codex or cursor")
+	httpAddr := fs.String("http", "", "the address lore mcp --http listens on (127.0.0.1:PORT)")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if *httpAddr != "" {
+		return printHTTPConfig(e, *client, *httpAddr)
 	}
 	bin := "lore"
 	if self, err := os.Executable(); err == nil {
@@ -142,6 +160,43 @@ with lore bind (the server binds from its working directory).`)
 		fmt.Fprintf(e.stdout, "# .cursor/mcp.json in the workspace (or ~/.cursor/mcp.json):\n{\n  \"mcpServers\": {\n    \"lore\": {\"command\": %q, \"args\": [\"mcp\"]}\n  }\n}\n", bin)
 	default:
 		return usageError{fmt.Sprintf("unknown client %q: claude, codex or cursor", *client)}
+	}
+	return nil
+}
+
+// printHTTPConfig prints the client configuration of an HTTP server of the
+// bound vault on addr.
+func printHTTPConfig(e *env, client, addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageError{fmt.Sprintf("--http %q: want 127.0.0.1:PORT (a Unix socket needs a client that speaks one)", addr)}
+	}
+	b, err := e.binding()
+	if err != nil {
+		return err
+	}
+	v, err := vault.Open(b.Vault)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	tok, err := httpToken(v)
+	if err != nil {
+		return err
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/mcp"
+	if b.Project != "" {
+		url += "?project=" + b.Project
+	}
+	switch client {
+	case "claude":
+		fmt.Fprintf(e.stdout, "# start the server once: lore mcp --http %s\nclaude mcp add --transport http lore %s --header \"Authorization: Bearer %s\"\n", addr, url, tok)
+	case "codex":
+		fmt.Fprintf(e.stdout, "# start the server once: lore mcp --http %s\n# in ~/.codex/config.toml, with LORE_MCP_TOKEN=%s in Codex's environment:\n[mcp_servers.lore]\nurl = %q\nbearer_token_env_var = \"LORE_MCP_TOKEN\"\n", addr, tok, url)
+	case "cursor":
+		fmt.Fprintf(e.stdout, "# start the server once: lore mcp --http %s\n# .cursor/mcp.json in the workspace (or ~/.cursor/mcp.json):\n{\n  \"mcpServers\": {\n    \"lore\": {\"url\": %q, \"headers\": {\"Authorization\": \"Bearer %s\"}}\n  }\n}\n", addr, url, tok)
+	default:
+		return usageError{fmt.Sprintf("unknown client %q: claude, codex or cursor", client)}
 	}
 	return nil
 }

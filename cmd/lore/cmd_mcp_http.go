@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/mcp"
+	"github.com/lore-memory/lore/vault"
+)
+
+// The HTTP transport's files in the vault's data folder: the bearer token
+// (made once, kept, so a client's configuration survives restarts) and,
+// while a server runs, where it listens.
+const (
+	httpTokenFile  = "mcp-http.token"
+	httpServerFile = "mcp-http.json"
+)
+
+// httpServerInfo is what mcp-http.json says of a running server.
+type httpServerInfo struct {
+	URL    string `json:"url"`
+	Socket string `json:"socket,omitempty"`
+	PID    int    `json:"pid"`
+}
+
+// listenLoopback listens on addr: "unix:PATH", or a loopback host and port
+// (127.0.0.1, ::1 or localhost; port 0 picks one). It returns the port ("" for
+// a socket).
+func listenLoopback(addr string) (net.Listener, string, error) {
+	if p, ok := strings.CutPrefix(addr, "unix:"); ok {
+		if p == "" {
+			return nil, "", usageError{"--http unix: needs a socket path"}
+		}
+		os.Remove(p) // a socket left by a killed server
+		l, err := net.Listen("unix", p)
+		if err == nil {
+			os.Chmod(p, 0o600)
+		}
+		return l, "", err
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, "", usageError{fmt.Sprintf("--http %q: want 127.0.0.1:PORT, [::1]:PORT, localhost:PORT or unix:PATH", addr)}
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, "", usageError{fmt.Sprintf("--http %q: lore serves MCP on loopback only", addr)}
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return l, port, nil
+}
+
+// httpToken returns the vault's MCP bearer token, making it (readable by
+// the user alone) on first use.
+func httpToken(v *vault.Vault) (string, error) {
+	p := filepath.Join(v.DataDir(), httpTokenFile)
+	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	tok := hex.EncodeToString(b[:])
+	if err := os.MkdirAll(v.DataDir(), 0o755); err != nil {
+		return "", err
+	}
+	if err := vault.WriteFileAtomic(p, []byte(tok+"\n")); err != nil {
+		return "", err
+	}
+	return tok, os.Chmod(p, 0o600)
+}
+
+// serveMCPHTTP serves every profile and project of the bound vault over the
+// Streamable HTTP transport until ctx ends.
+func serveMCPHTTP(ctx context.Context, e *env, ix *fts.Index, b vault.Binding, profile, addr string) error {
+	tok, err := httpToken(ix.Vault())
+	if err != nil {
+		return err
+	}
+	l, port, err := listenLoopback(addr)
+	if err != nil {
+		return err
+	}
+	wd, _ := os.Getwd()
+	h := mcp.NewHTTPHandler(mcp.HTTPOptions{Token: tok, Port: port, Project: b.Project, Profile: profile,
+		New: func(project, profile string) (*mcp.Server, error) {
+			return mcp.New(ix, e.store, project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
+		}})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	info := httpServerInfo{URL: "http://" + net.JoinHostPort("127.0.0.1", port) + "/mcp", PID: os.Getpid()}
+	if port == "" {
+		info = httpServerInfo{URL: "http://localhost/mcp", Socket: strings.TrimPrefix(addr, "unix:"), PID: os.Getpid()}
+	}
+	infoPath := filepath.Join(ix.Vault().DataDir(), httpServerFile)
+	data, _ := json.Marshal(info)
+	if err := vault.WriteFileAtomic(infoPath, append(data, '\n')); err != nil {
+		l.Close()
+		return err
+	}
+	defer os.Remove(infoPath)
+	fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), ix.Vault().Root, filepath.Join(ix.Vault().DataDir(), httpTokenFile))
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func socketNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " over the socket " + s
+}

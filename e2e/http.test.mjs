@@ -1,0 +1,105 @@
+// lore mcp --http: one warm server for several agent clients (the official
+// TypeScript SDK's Streamable HTTP client), each session bound by its URL to
+// a project, beside one-shot CLI commands on the same vault.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import http from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { makeVault, LORE } from "./lib.mjs";
+
+let v, server, url, token;
+
+before(async () => {
+  v = makeVault("api");
+  server = spawn(LORE, ["mcp", "--http", "127.0.0.1:0"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_SYNC: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  server.stderr.on("data", (d) => { err += d; });
+  const info = join(v.vault, ".git", "lore", "mcp-http.json");
+  for (let i = 0; i < 200 && !existsSync(info); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(existsSync(info), "the server wrote where it listens: " + err);
+  url = JSON.parse(readFileSync(info, "utf8")).url;
+  token = readFileSync(join(v.vault, ".git", "lore", "mcp-http.token"), "utf8").trim();
+});
+
+after(async () => {
+  server?.kill("SIGINT");
+  await new Promise((r) => server?.on("exit", r));
+  v?.cleanup();
+});
+
+async function client(query) {
+  const c = new Client({ name: "lore-e2e-http", version: "1.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url + query), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return c;
+}
+
+const lore = (...args) => execFileSync(LORE, args, { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "" } }).toString();
+
+test("two clients share one server, each bound to its own project", async () => {
+  const api = await client("?project=api");
+  const web = await client("?project=web");
+  try {
+    const tools = await api.listTools();
+    assert.deepEqual(tools.tools.map((t) => t.name), ["memory"]);
+    const q = { name: "memory", arguments: { op: { activate: { query: "deploy the app to staging and production" } } } };
+    const [a, w] = await Promise.all([api.callTool(q), web.callTool(q)]);
+    assert.equal(a.isError, false, "isError is present and false");
+    const paths = (r) => r.structuredContent.fragments.map((f) => f.path);
+    assert.ok(paths(a).includes("projects/api/deploy.md"), paths(a).join(", "));
+    assert.ok(!paths(w).some((p) => p.startsWith("projects/api/")), "the web session never sees the api project's notes: " + paths(w).join(", "));
+    assert.ok(a.content[0].text.startsWith("[add] "), "the text is the agents' rendering");
+    // The same strict decoding and error results as over stdio.
+    const bad = await api.callTool({ name: "memory", arguments: { op: { activate: { query: "x", limit: 3 } } } });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.structuredContent.error.code, "invalid_input");
+    // Activation state is per session: each client's next_state works for it.
+    const again = await api.callTool({ name: "memory", arguments: { op: { activate: { query: "deploy the app to staging and production", state: a.structuredContent.next_state } } } });
+    assert.ok(again.structuredContent.fragments.every((f) => f.action === "reuse"), "the same query with its state: all reuse");
+  } finally {
+    await api.close();
+    await web.close();
+  }
+});
+
+test("a store over HTTP and one-shot commands see each other", async () => {
+  const api = await client("?project=api");
+  try {
+    const r = await api.callTool({ name: "memory", arguments: { op: { store: { create: { path: "projects/api/http-note.md", body: "# HTTP note\n\nmade over the warm server\n" } } } } });
+    assert.equal(r.isError, false, JSON.stringify(r.structuredContent));
+    const listed = JSON.parse(lore("drafts", "list", "--project", "api", "--json")).drafts;
+    assert.ok(listed.some((d) => d.draft_id === r.structuredContent.draft_id || d.id === r.structuredContent.draft_id), "the CLI lists the Draft the server made");
+    lore("store", "create", "--project", "api", "--path", "projects/api/cli-note.md", "--body", "# CLI note\n\nmade by a one-shot command zebrafinch\n");
+    const found = await api.callTool({ name: "memory", arguments: { op: { activate: { query: "zebrafinch one-shot command" } } } });
+    assert.ok(found.structuredContent.fragments.some((f) => f.path === "projects/api/cli-note.md"), "the server sees the CLI's Draft");
+  } finally {
+    await api.close();
+  }
+});
+
+function raw(headers, body = "{}") {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } }, (res) => {
+      let data = "";
+      res.on("data", (d) => { data += d; });
+      res.on("end", () => resolve({ status: res.statusCode, body: data }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+test("no token, another Host or another Origin: refused before MCP", async () => {
+  const auth = { Authorization: `Bearer ${token}` };
+  assert.equal((await raw({})).status, 401);
+  assert.equal((await raw({ Authorization: "Bearer " + "0".repeat(64) })).status, 401);
+  assert.equal((await raw({ ...auth, Host: "evil.example:" + new URL(url).port })).status, 403, "DNS rebinding: a page's own Host");
+  assert.equal((await raw({ ...auth, Origin: "http://evil.example" })).status, 403, "a page on another origin");
+  const deep = await raw(auth, "[".repeat(100) + "]".repeat(100));
+  assert.equal(deep.status, 400);
+  assert.match(deep.body, /nest/);
+});

@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// HTTPOptions configure the Streamable HTTP transport (lore mcp --http).
+type HTTPOptions struct {
+	// Token is the bearer token every request must carry.
+	Token string
+	// Port is the loopback listener's port, for the Host and Origin
+	// checks; "" for a Unix socket (no browser reaches one).
+	Port string
+	// Project is the binding's project, used when a request names none;
+	// Profile the profile, likewise (default memory).
+	Project, Profile string
+	// New makes the server of one binding: a project and a profile.
+	New func(project, profile string) (*Server, error)
+}
+
+// HTTPHandler is the Streamable HTTP transport of the MCP specification at
+// /mcp, for one vault: many sessions, each bound by its URL to a project
+// (?project=, default the binding's) and a profile (?profile=, default
+// memory), each with its own activation state (the next_state its client
+// passes back). Before any MCP handling a request must name a loopback
+// Host (a DNS-rebinding page names its own), carry no Origin other than
+// this server's, carry the bearer token, and hold a JSON-RPC message within
+// the stdio transport's limits (size, nesting, id length); tool calls then
+// run through the same strict decoding and error results as over stdio.
+type HTTPHandler struct {
+	opt     HTTPOptions
+	mu      sync.Mutex
+	servers map[string]*server.StreamableHTTPServer // by project and profile
+}
+
+// NewHTTPHandler returns the handler.
+func NewHTTPHandler(opt HTTPOptions) *HTTPHandler {
+	return &HTTPHandler{opt: opt, servers: map[string]*server.StreamableHTTPServer{}}
+}
+
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if problem := h.refuse(r); problem != "" {
+		code := http.StatusForbidden
+		if strings.HasPrefix(problem, "unauthorized") {
+			code = http.StatusUnauthorized
+			w.Header().Set("WWW-Authenticate", `Bearer realm="lore"`)
+		}
+		http.Error(w, problem, code)
+		return
+	}
+	if r.URL.Path != "/mcp" {
+		http.Error(w, "not found: the MCP endpoint is /mcp", http.StatusNotFound)
+		return
+	}
+	q := r.URL.Query()
+	project, profile := h.opt.Project, h.opt.Profile
+	if profile == "" {
+		profile = "memory"
+	}
+	if p := q.Get("project"); q.Has("project") {
+		project = p
+	}
+	if p := q.Get("profile"); p != "" {
+		profile = p
+	}
+	if project != "" && !vault.ValidProjectName(project) {
+		http.Error(w, fmt.Sprintf("project %q is not a valid project name (%s)", project, vault.ProjectNameRules), http.StatusBadRequest)
+		return
+	}
+	if !slices.Contains(Profiles, profile) {
+		http.Error(w, fmt.Sprintf("unknown profile %q; profiles: %s", profile, strings.Join(Profiles, ", ")), http.StatusBadRequest)
+		return
+	}
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMessage))
+		if err != nil {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, fmt.Sprintf("message larger than %d MiB", maxMessage>>20))
+			return
+		}
+		if problem := shapeProblem(body); problem != "" {
+			writeRPCError(w, http.StatusBadRequest, leadingID(body), problem)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	s, err := h.serverFor(project, profile)
+	if err != nil {
+		http.Error(w, vault.Message(err), http.StatusInternalServerError)
+		return
+	}
+	lw := &isErrorWriter{ResponseWriter: w}
+	s.ServeHTTP(lw, r)
+	lw.flushRest()
+}
+
+// refuse says why a request is refused before it is read, "" when it is not.
+func (h *HTTPHandler) refuse(r *http.Request) string {
+	if h.opt.Port != "" {
+		ok := false
+		for _, host := range []string{"127.0.0.1", "localhost", "[::1]"} {
+			ok = ok || r.Host == host+":"+h.opt.Port
+		}
+		if !ok {
+			return fmt.Sprintf("forbidden: Host %q is not this loopback server", r.Host)
+		}
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		ok := false
+		for _, host := range []string{"127.0.0.1", "localhost", "[::1]"} {
+			ok = ok || (h.opt.Port != "" && o == "http://"+host+":"+h.opt.Port)
+		}
+		if !ok {
+			return fmt.Sprintf("forbidden: Origin %q may not call this server", o)
+		}
+	}
+	tok, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !found || subtle.ConstantTimeCompare([]byte(tok), []byte(h.opt.Token)) != 1 {
+		return "unauthorized: send Authorization: Bearer <token> (lore mcp config --http prints it)"
+	}
+	return ""
+}
+
+// serverFor returns the transport of one binding, making it on first use.
+func (h *HTTPHandler) serverFor(project, profile string) (*server.StreamableHTTPServer, error) {
+	key := project + "\x00" + profile
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.servers[key]; ok {
+		return s, nil
+	}
+	srv, err := h.opt.New(project, profile)
+	if err != nil {
+		return nil, err
+	}
+	s := server.NewStreamableHTTPServer(srv.srv, server.WithEndpointPath("/mcp"))
+	h.servers[key] = s
+	return s, nil
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": msg}})
+}
+
+// isErrorWriter adds "isError": false to tool results, line by line (a
+// JSON response is one line, and each SSE event's data is one), as the
+// stdio transport does.
+type isErrorWriter struct {
+	http.ResponseWriter
+	buf     []byte
+	started bool
+}
+
+func (lw *isErrorWriter) WriteHeader(code int) {
+	lw.Header().Del("Content-Length") // the body may grow
+	lw.started = true
+	lw.ResponseWriter.WriteHeader(code)
+}
+
+func (lw *isErrorWriter) Write(p []byte) (int, error) {
+	if !lw.started {
+		lw.WriteHeader(http.StatusOK)
+	}
+	lw.buf = append(lw.buf, p...)
+	for {
+		i := bytes.IndexByte(lw.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if _, err := lw.ResponseWriter.Write(append(withIsError(lw.buf[:i]), '\n')); err != nil {
+			return 0, err
+		}
+		lw.buf = lw.buf[i+1:]
+	}
+}
+
+// Flush sends what is complete (SSE events end with a blank line).
+func (lw *isErrorWriter) Flush() {
+	if f, ok := lw.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (lw *isErrorWriter) flushRest() {
+	if len(lw.buf) > 0 {
+		lw.ResponseWriter.Write(withIsError(lw.buf))
+		lw.buf = nil
+	}
+}
