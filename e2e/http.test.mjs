@@ -26,8 +26,11 @@ before(async () => {
 });
 
 after(async () => {
-  server?.kill("SIGINT");
-  await new Promise((r) => server?.on("exit", r));
+  // SIGTERM stops the server cleanly: it no longer says it listens.
+  const exited = new Promise((r) => server?.on("exit", r));
+  server?.kill("SIGTERM");
+  await exited;
+  assert.ok(!existsSync(join(v.vault, ".git", "lore", "mcp-http.json")), "mcp-http.json is removed at exit");
   v?.cleanup();
 });
 
