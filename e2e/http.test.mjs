@@ -83,6 +83,18 @@ test("a store over HTTP and one-shot commands see each other", async () => {
   }
 });
 
+test("lore search and lore activate answer through the warm server, with the output they print alone", () => {
+  const alone = (...args) => execFileSync(LORE, args, { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_NO_SERVER: "1" } }).toString();
+  for (const q of ["how do we ship a new release", "并发控制", "nothing matches zzqx"]) {
+    assert.equal(lore("search", q), alone("search", q), `search ${q}`);
+    assert.equal(lore("search", "--json", q), alone("search", "--json", q));
+    const strip = (s) => s.replace(/run_[0-9a-f]+/g, "RUN");
+    assert.equal(strip(lore("activate", q)), strip(alone("activate", q)), `activate ${q}`);
+  }
+  // An error is the same error.
+  assert.throws(() => lore("activate", "--state", "las2.forged", "x"), /invalid_activation_state/);
+});
+
 function raw(headers, body = "{}") {
   const u = new URL(url);
   return new Promise((resolve, reject) => {

@@ -28,6 +28,9 @@ type HTTPOptions struct {
 	Project, Profile string
 	// New makes the server of one binding: a project and a profile.
 	New func(project, profile string) (*Server, error)
+	// Local, when set, serves the paths under /lore/ (the CLI's warm
+	// path), behind the same checks as /mcp.
+	Local http.Handler
 }
 
 // HTTPHandler is the Streamable HTTP transport of the MCP specification at
@@ -58,6 +61,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lore"`)
 		}
 		http.Error(w, problem, code)
+		return
+	}
+	if h.opt.Local != nil && strings.HasPrefix(r.URL.Path, "/lore/") {
+		r.Body = http.MaxBytesReader(w, r.Body, maxMessage)
+		h.opt.Local.ServeHTTP(w, r)
 		return
 	}
 	if r.URL.Path != "/mcp" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/lore-memory/lore/vault"
 	"io"
@@ -28,16 +29,32 @@ Example: lore activate "fix the sync retry budget" --json`)
 		fs.Usage()
 		return usageError{"activate needs a query"}
 	}
-	ix, b, err := e.openIndexWithModels(ctx)
+	b, err := e.binding()
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
-	act, err := ix.Activate(ctx, vault.ActivateRequest{Query: strings.Join(pos, " "), State: *state, Project: b.Project})
-	if err != nil {
+	q := strings.Join(pos, " ")
+	var act *vault.Activation
+	if warm, err := askWarm(ctx, e, b, "/lore/v1/activate", warmRequest{Query: q, Project: b.Project, State: *state}); err == nil {
+		act = warm.Activation
+	} else if !errors.Is(err, errNoServer) {
 		return err
+	} else {
+		ix, b, err := e.openIndexWithModels(ctx)
+		if err != nil {
+			return err
+		}
+		defer e.closeIndex(ix)
+		if act, err = ix.Activate(ctx, vault.ActivateRequest{Query: q, State: *state, Project: b.Project}); err != nil {
+			return err
+		}
 	}
-	if *asJSON {
+	return printActivation(e, act, *asJSON)
+}
+
+// printActivation prints an activation as lore activate does.
+func printActivation(e *env, act *vault.Activation, asJSON bool) error {
+	if asJSON {
 		return writeJSON(e.stdout, act)
 	}
 	for i, f := range act.Fragments {

@@ -100,7 +100,8 @@ func serveMCPHTTP(ctx context.Context, e *env, ix *fts.Index, b vault.Binding, p
 	h := mcp.NewHTTPHandler(mcp.HTTPOptions{Token: tok, Port: port, Project: b.Project, Profile: profile,
 		New: func(project, profile string) (*mcp.Server, error) {
 			return mcp.New(ix, e.store, project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
-		}})
+		},
+		Local: warmHandler(ix)})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	info := httpServerInfo{URL: "http://" + net.JoinHostPort("127.0.0.1", port) + "/mcp", PID: os.Getpid()}
 	if port == "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/lore-memory/lore/vault"
 	"math"
@@ -30,16 +31,32 @@ Example: lore search "how do we release" -n 5`)
 		fs.Usage()
 		return usageError{"search needs a query"}
 	}
+	b, err := e.binding()
+	if err != nil {
+		return err
+	}
+	q := strings.Join(pos, " ")
+	warm, err := askWarm(ctx, e, b, "/lore/v1/search", warmRequest{Query: q, Project: b.Project, Limit: *n, Unreadable: isTerminal(e.stdout) && !*asJSON})
+	if err == nil {
+		return printHits(e, warm.Hits, *asJSON, func() { warmFooter(e, warm.Unreadable) })
+	} else if !errors.Is(err, errNoServer) {
+		return err
+	}
 	ix, b, err := e.openIndex(ctx)
 	if err != nil {
 		return err
 	}
 	defer e.closeIndex(ix)
-	hits, err := ix.Search(ctx, strings.Join(pos, " "), vault.SearchOptions{Limit: *n, Project: b.Project})
+	hits, err := ix.Search(ctx, q, vault.SearchOptions{Limit: *n, Project: b.Project})
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	return printHits(e, hits, *asJSON, func() { unreadableFooter(ctx, e, ix) })
+}
+
+// printHits prints search results, then footer (text output only).
+func printHits(e *env, hits []vault.Hit, asJSON bool, footer func()) error {
+	if asJSON {
 		if hits == nil {
 			hits = []vault.Hit{}
 		}
@@ -70,7 +87,7 @@ Example: lore search "how do we release" -n 5`)
 		}
 		fmt.Fprintf(e.stdout, "%d. %s  (%s)%s\n   %s\n   %s\n", i+1, where, score, status, h.UnitKey, h.Snippet)
 	}
-	unreadableFooter(ctx, e, ix)
+	footer()
 	return nil
 }
 

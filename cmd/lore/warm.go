@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// The warm path: when `lore mcp --http` runs for the bound vault, `lore
+// search` and `lore activate` ask it (its index is open, its postings and
+// vectors in memory, its freshness kept by a watcher) instead of opening
+// the index themselves, and print the same output. When no server runs, or
+// it cannot be reached, they do the work themselves. LORE_NO_SERVER=1 makes
+// them always do it themselves.
+
+// warmSearch is the body of /lore/v1/search and /lore/v1/activate.
+type warmRequest struct {
+	Query   string `json:"query"`
+	Project string `json:"project"`
+	Limit   int    `json:"limit,omitempty"`
+	State   string `json:"state,omitempty"`
+	// Unreadable asks for the count of files the index could not read (a
+	// terminal's footer; counting costs a pass over the index).
+	Unreadable bool `json:"unreadable,omitempty"`
+}
+
+// warmReply carries a result, or an error with its code, and how many files
+// the index could not read (the terminal footer).
+type warmReply struct {
+	Hits       []vault.Hit       `json:"hits,omitempty"`
+	Activation *vault.Activation `json:"activation,omitempty"`
+	Unreadable int               `json:"unreadable"`
+	Error      *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+// warmHandler serves the CLI's warm path on ix.
+func warmHandler(ix *fts.Index) http.Handler {
+	mux := http.NewServeMux()
+	reply := func(w http.ResponseWriter, r *http.Request, do func(ctx context.Context, in warmRequest) (warmReply, error)) {
+		var in warmRequest
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		out, err := do(r.Context(), in)
+		if err != nil {
+			out = warmReply{}
+			out.Error = &struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			}{vault.ErrorCode(err), vault.Message(err)}
+		}
+		if in.Unreadable {
+			if st, err := ix.Stats(r.Context()); err == nil {
+				out.Unreadable = len(st.Problems)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	}
+	mux.HandleFunc("POST /lore/v1/search", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, r, func(ctx context.Context, in warmRequest) (warmReply, error) {
+			hits, err := ix.Search(ctx, in.Query, vault.SearchOptions{Limit: in.Limit, Project: in.Project})
+			return warmReply{Hits: hits}, err
+		})
+	})
+	mux.HandleFunc("POST /lore/v1/activate", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, r, func(ctx context.Context, in warmRequest) (warmReply, error) {
+			act, err := ix.Activate(ctx, vault.ActivateRequest{Query: in.Query, State: in.State, Project: in.Project})
+			return warmReply{Activation: act}, err
+		})
+	})
+	return mux
+}
+
+// errNoServer: no warm server answers for this vault.
+var errNoServer = errors.New("no warm server")
+
+// askWarm sends one request to the vault's warm server. It returns
+// errNoServer when there is none to ask (no file, a dead process, no
+// answer), and a vault error when the server answered with one.
+func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmRequest) (warmReply, error) {
+	if e.getenv("LORE_NO_SERVER") != "" {
+		return warmReply{}, errNoServer
+	}
+	v, err := vault.Open(b.Vault) // cheap: it finds the git directory and reads lore.yaml
+	if err != nil {
+		return warmReply{}, errNoServer
+	}
+	data := v.DataDir()
+	v.Close()
+	raw, err := os.ReadFile(filepath.Join(data, httpServerFile))
+	if err != nil {
+		return warmReply{}, errNoServer
+	}
+	var info httpServerInfo
+	if json.Unmarshal(raw, &info) != nil || info.PID <= 0 || syscall.Kill(info.PID, 0) != nil {
+		return warmReply{}, errNoServer
+	}
+	tok, err := os.ReadFile(filepath.Join(data, httpTokenFile))
+	if err != nil {
+		return warmReply{}, errNoServer
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	base := strings.TrimSuffix(info.URL, "/mcp")
+	if info.Socket != "" {
+		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", info.Socket)
+		}
+	}
+	body, _ := json.Marshal(in)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(body))
+	if err != nil {
+		return warmReply{}, errNoServer
+	}
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return warmReply{}, errNoServer
+	}
+	defer resp.Body.Close()
+	var out warmReply
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
+		return warmReply{}, errNoServer
+	}
+	if out.Error != nil {
+		return out, vault.Errorf(out.Error.Code, "%s", out.Error.Message)
+	}
+	return out, nil
+}
+
+func warmFooter(e *env, unreadable int) {
+	if isTerminal(e.stdout) && unreadable > 0 {
+		fmt.Fprintf(e.stdout, "(%d file(s) could not be read as notes; `lore doctor` lists them and why)\n", unreadable)
+	}
+}

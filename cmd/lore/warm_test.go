@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// askWarm uses a running `lore mcp --http` of the bound vault, and only a
+// running one: before it starts, after it stops, and with a record whose
+// process is gone, the CLI does the work itself (errNoServer).
+func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
+	dir := demoVault(t, "api")
+	info := filepath.Join(dir, ".git", "lore", "mcp-http.json")
+	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	b := vault.Binding{Vault: dir, Project: "api"}
+	ctx := context.Background()
+	ask := func() error {
+		_, err := askWarm(ctx, e, b, "/lore/v1/search", warmRequest{Query: "release", Project: "api", Limit: 3})
+		return err
+	}
+	if err := ask(); !errors.Is(err, errNoServer) {
+		t.Fatalf("before a server runs: %v; want errNoServer", err)
+	}
+	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0")
+	srv.Dir = dir
+	srv.Env = append(os.Environ(), "LORE_VAULT="+dir, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(info); err == nil {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	out, err := askWarm(ctx, e, b, "/lore/v1/search", warmRequest{Query: "release", Project: "api", Limit: 3})
+	if err != nil || len(out.Hits) == 0 {
+		t.Fatalf("with a server: %v, %d hits", err, len(out.Hits))
+	}
+	// An error the server answers with is the caller's error, not a reason
+	// to fall back.
+	_, err = askWarm(ctx, e, b, "/lore/v1/activate", warmRequest{Query: "x", Project: "api", State: "las2.forged"})
+	if vault.ErrorCode(err) != vault.CodeInvalidState {
+		t.Errorf("a forged state through the server: %v; want invalid_activation_state", err)
+	}
+	// LORE_NO_SERVER makes the CLI do the work itself.
+	noServer := &env{getenv: func(k string) string {
+		if k == "LORE_NO_SERVER" {
+			return "1"
+		}
+		return ""
+	}, stdout: io.Discard, stderr: io.Discard}
+	if _, err := askWarm(ctx, noServer, b, "/lore/v1/search", warmRequest{Query: "release"}); !errors.Is(err, errNoServer) {
+		t.Errorf("LORE_NO_SERVER=1: %v; want errNoServer", err)
+	}
+	// A killed server leaves its record behind: its process is gone, so the
+	// record is not followed.
+	srv.Process.Kill()
+	srv.Wait()
+	if _, err := os.Stat(info); err != nil {
+		t.Fatalf("the killed server's record: %v", err)
+	}
+	if err := ask(); !errors.Is(err, errNoServer) {
+		t.Errorf("after the server was killed: %v; want errNoServer", err)
+	}
+	// A record naming a live process that is not a server: no answer.
+	os.WriteFile(info, []byte(`{"url":"http://127.0.0.1:1/mcp","pid":`+strconv.Itoa(os.Getpid())+`}`), 0o600)
+	if err := ask(); !errors.Is(err, errNoServer) {
+		t.Errorf("a record naming no server: %v; want errNoServer", err)
+	}
+}
