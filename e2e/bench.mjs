@@ -5,7 +5,11 @@
 // LORE_MCP_NO_EMBED=1, so no unit has a vector and the vector stage finds
 // nothing; the second after `lore index` embedded every unit, with the
 // server's own embedding on. Run by `make bench`.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { performance } from "node:perf_hooks";
 import { makeVault, connect, memory, LORE } from "./lib.mjs";
 
@@ -62,6 +66,22 @@ try {
   } catch (e) {
     if (!String(e.message).includes("model")) throw e;
   }
+  // The same over the Streamable HTTP transport: one lore mcp --http, the
+  // SDK's HTTP client (every unit embedded when the model is installed).
+  let httpMs = null;
+  const server = spawn(LORE, ["mcp", "--http", "127.0.0.1:0"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_SYNC: "1" }, stdio: "ignore" });
+  try {
+    const info = join(v.vault, ".git", "lore", "mcp-http.json");
+    for (let i = 0; i < 200 && !existsSync(info); i++) await new Promise((r) => setTimeout(r, 50));
+    const url = JSON.parse(readFileSync(info, "utf8")).url;
+    const token = readFileSync(join(v.vault, ".git", "lore", "mcp-http.token"), "utf8").trim();
+    const hc = new Client({ name: "lore-bench", version: "1.0.0" });
+    await hc.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    httpMs = await activates(hc);
+    await hc.close();
+  } finally {
+    server.kill("SIGTERM");
+  }
   const loadMs = [];
   for (let i = 0; i < 60; i++) {
     const t0 = performance.now();
@@ -93,6 +113,7 @@ try {
   console.log(`activate, no unit embedded     ${fmt(pct(actMs, 50))} ${fmt(pct(actMs, 95))}`);
   if (vecMs) console.log(`activate, every unit embedded  ${fmt(pct(vecMs, 50))} ${fmt(pct(vecMs, 95))}  (vector stage included)`);
   else console.log("activate, every unit embedded  (no model installed: run `make model`)");
+  if (httpMs) console.log(`activate over HTTP            ${fmt(pct(httpMs, 50))} ${fmt(pct(httpMs, 95))}  (lore mcp --http, SDK HTTP client)`);
   console.log(`load round trip                ${fmt(pct(loadMs, 50))} ${fmt(pct(loadMs, 95))}`);
   console.log(`store update round trip        ${fmt(pct(storeMs, 50))} ${fmt(pct(storeMs, 95))}`);
   console.log(`store create round trip        ${fmt(pct(createMs, 50))} ${fmt(pct(createMs, 95))}  (each a new Draft; up to 40 open)`);

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Whole-process timings on one vault, in alternating rounds: `lore search`
+and `lore activate` with a warm `lore mcp --http` running and without one
+(LORE_NO_SERVER=1), `lore version` (process start alone), and a plain
+SQLite FTS5 search in Python (fts5_baseline.py, indexed first).
+
+  oneshot.py LORE_BIN VAULT [ROUNDS]
+
+VAULT is a vault such as `lore bench -n 10000 -dir VAULT` keeps. The server
+runs with LORE_MCP_NO_EMBED=1, so it does not spend the run embedding; both
+sides then rank without vectors alike.
+"""
+import json, os, statistics, subprocess, sys, tempfile, time
+
+lore, vault = sys.argv[1], os.path.abspath(sys.argv[2])
+rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 21
+here = os.path.dirname(os.path.abspath(__file__))
+env = dict(os.environ, LORE_VAULT=vault, LORE_PROJECT="")
+info = os.path.join(vault, ".git", "lore", "mcp-http.json")
+
+db = os.path.join(tempfile.mkdtemp(), "fts5.db")
+subprocess.run([sys.executable, os.path.join(here, "fts5_baseline.py"), "index", vault, db], check=True)
+subprocess.run([lore, "index", "--no-embed"], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+server = subprocess.Popen([lore, "mcp", "--http", "127.0.0.1:0"], env=dict(env, LORE_MCP_NO_EMBED="1", LORE_MCP_NO_SYNC="1"),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for _ in range(400):
+    if os.path.exists(info):
+        break
+    time.sleep(0.05)
+time.sleep(3)  # the server builds its in-memory copies after it starts listening
+
+queries = ["retry budget sync", "deploy the service to staging", "cache invalidation after writes", "并发 控制",
+           "parseConfigFile defaults", "why did the backup job fail", "rate limit per token"]
+cases = {
+    "lore version (process start)": lambda q: [lore, "version"],
+    "lore search, warm server": lambda q: [lore, "search", q],
+    "lore search, no server": lambda q: [lore, "search", q],
+    "lore activate, warm server": lambda q: [lore, "activate", q],
+    "lore activate, no server": lambda q: [lore, "activate", q],
+    "python3 + plain FTS5": lambda q: [sys.executable, os.path.join(here, "fts5_baseline.py"), "search", db, q],
+}
+times = {k: [] for k in cases}
+try:
+    for r in range(rounds):
+        for name, argv in cases.items():
+            e = dict(env, LORE_NO_SERVER="1") if "no server" in name else env
+            t = time.perf_counter()
+            subprocess.run(argv(queries[r % len(queries)]), env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times[name].append((time.perf_counter() - t) * 1000)
+finally:
+    server.terminate()
+    server.wait()
+print("%-30s %8s %8s" % ("whole process, ms", "p50", "p95"))
+for name, ts in times.items():
+    ts.sort()
+    print("%-30s %8.1f %8.1f" % (name, statistics.median(ts), ts[max(0, int(len(ts) * 0.95) - 1)]))
