@@ -202,6 +202,9 @@ func (ix *Index) saveState(ctx context.Context, key []byte, entries []stateEntry
 // loadState returns the entries a token stands for: a stored state's
 // ("las2."), or those a first-format token carries ("las1.").
 func (ix *Index) loadState(ctx context.Context, key []byte, token string) ([]stateEntry, error) {
+	if len(token) > MaxStateBytes {
+		return nil, invalidState("is %d bytes, over the %d-byte limit", len(token), MaxStateBytes)
+	}
 	if strings.HasPrefix(token, statePrefix) {
 		return decodeState(key, token)
 	}

@@ -76,6 +76,7 @@ func TestState_BadReferencesAreRefused(t *testing.T) {
 		"edited":    string(flip),
 		"cut short": token[:len(token)-2],
 		"padded":    token + "A",
+		"huge":      "las2." + strings.Repeat("A", MaxStateBytes),
 		"unknown":   "las9.abc",
 	} {
 		if _, err := tv.ix.loadState(ctx, key, bad); vault.ErrorCode(err) != vault.CodeInvalidState {

@@ -105,7 +105,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := h.serverFor(project, profile)
 	if err != nil {
-		http.Error(w, vault.Message(err), http.StatusInternalServerError)
+		code := http.StatusInternalServerError
+		if vault.ErrorCode(err) == vault.CodeInvalid {
+			code = http.StatusBadRequest
+		}
+		http.Error(w, vault.Message(err), code)
 		return
 	}
 	lw := &isErrorWriter{ResponseWriter: w}
@@ -140,6 +144,10 @@ func (h *HTTPHandler) refuse(r *http.Request) string {
 	return ""
 }
 
+// maxBindings bounds the bindings (project and profile pairs) one HTTP
+// server keeps a server for.
+const maxBindings = 64
+
 // serverFor returns the transport of one binding, making it on first use.
 func (h *HTTPHandler) serverFor(project, profile string) (*server.StreamableHTTPServer, error) {
 	key := project + "\x00" + profile
@@ -147,6 +155,9 @@ func (h *HTTPHandler) serverFor(project, profile string) (*server.StreamableHTTP
 	defer h.mu.Unlock()
 	if s, ok := h.servers[key]; ok {
 		return s, nil
+	}
+	if len(h.servers) >= maxBindings {
+		return nil, vault.Errorf(vault.CodeInvalid, "this server already serves %d project and profile pairs; start another for more", maxBindings)
 	}
 	srv, err := h.opt.New(project, profile)
 	if err != nil {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -58,5 +59,38 @@ func TestAttack_HTTPRefusesBeforeMCP(t *testing.T) {
 	}
 	if strings.Join(asked, ",") != "web/vault" {
 		t.Errorf("servers made for %v; want only web/vault, for the one request let through", asked)
+	}
+}
+
+// One server keeps at most maxBindings project and profile pairs: a token
+// holder cannot make it grow without bound.
+func TestAttack_HTTPBindingsAreBounded(t *testing.T) {
+	ts := newTestServer(t, "memory", map[string]string{"a.md": "# A\n\ntext\n"})
+	made := 0
+	h := NewHTTPHandler(HTTPOptions{Token: "tok", Port: "7411", New: func(project, profile string) (*Server, error) {
+		made++
+		return ts.Server, nil
+	}})
+	get := func(project string) int {
+		init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		r := httptest.NewRequest(http.MethodPost, "/mcp?project="+project, strings.NewReader(init))
+		r.Host = "127.0.0.1:7411"
+		r.Header.Set("Authorization", "Bearer tok")
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	for i := 0; i < maxBindings; i++ {
+		if code := get(fmt.Sprintf("p%d", i)); code == http.StatusBadRequest {
+			t.Fatalf("binding %d refused", i)
+		}
+	}
+	if code := get("one-more"); code != http.StatusBadRequest || made != maxBindings {
+		t.Errorf("binding %d: %d (servers made: %d); want 400 and %d made", maxBindings+1, code, made, maxBindings)
+	}
+	if code := get("p3"); code == http.StatusBadRequest {
+		t.Errorf("a known binding was refused after the limit")
 	}
 }

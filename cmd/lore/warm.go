@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,6 +113,10 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 	if json.Unmarshal(raw, &info) != nil || info.PID <= 0 || syscall.Kill(info.PID, 0) != nil {
 		return warmReply{}, errNoServer
 	}
+	// The token goes only to a loopback server (or a socket).
+	if u, err := url.Parse(info.URL); err != nil || u.Scheme != "http" || !loopbackHost(u.Hostname()) {
+		return warmReply{}, errNoServer
+	}
 	tok, err := os.ReadFile(filepath.Join(data, httpTokenFile))
 	if err != nil {
 		return warmReply{}, errNoServer
@@ -145,6 +150,11 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 		return out, vault.Errorf(out.Error.Code, "%s", out.Error.Message)
 	}
 	return out, nil
+}
+
+func loopbackHost(h string) bool {
+	ip := net.ParseIP(h)
+	return h == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 func warmFooter(e *env, unreadable int) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,9 +75,41 @@ func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
 	if err := ask(); !errors.Is(err, errNoServer) {
 		t.Errorf("after the server was killed: %v; want errNoServer", err)
 	}
+	// A record naming a server that is not on loopback never gets the
+	// token: a listener on this machine's own non-loopback address sees no
+	// request.
+	if ip := nonLoopbackIP(); ip != "" {
+		l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+		if err == nil {
+			got := make(chan string, 1)
+			go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
+			os.WriteFile(info, []byte(`{"url":"http://`+l.Addr().String()+`/mcp","pid":`+strconv.Itoa(os.Getpid())+`}`), 0o600)
+			if err := ask(); !errors.Is(err, errNoServer) {
+				t.Errorf("a record naming %s: %v; want errNoServer", l.Addr(), err)
+			}
+			select {
+			case a := <-got:
+				t.Errorf("the token was sent off loopback: %q", a)
+			case <-time.After(100 * time.Millisecond):
+			}
+			l.Close()
+		}
+	}
 	// A record naming a live process that is not a server: no answer.
 	os.WriteFile(info, []byte(`{"url":"http://127.0.0.1:1/mcp","pid":`+strconv.Itoa(os.Getpid())+`}`), 0o600)
 	if err := ask(); !errors.Is(err, errNoServer) {
 		t.Errorf("a record naming no server: %v; want errNoServer", err)
 	}
+}
+
+// nonLoopbackIP returns an IPv4 address of this machine that is not
+// loopback, or "".
+func nonLoopbackIP() string {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	return ""
 }
