@@ -15,6 +15,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
 	golang.org/x/text v0.44.0
 	gopkg.in/yaml.v3 v3.0.1
 )

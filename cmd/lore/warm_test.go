@@ -113,3 +113,16 @@ func nonLoopbackIP() string {
 	}
 	return ""
 }
+
+// /dev/null is a character device, not a terminal: output sent there gets
+// no terminal extras (the footer's pass over the index).
+func TestIsTerminal_DevNullIsNotATerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Errorf("isTerminal(%s) = true", os.DevNull)
+	}
+}
