@@ -142,37 +142,73 @@ Examples:
 	return nil
 }
 
+// draftsCommands are the subcommands of lore drafts, each with its own
+// flags.
+var draftsCommands = map[string]func(ctx context.Context, e *env, args []string) error{
+	"list": draftsList, "show": draftsShow, "diff": draftsDiff, "merge": draftsMerge, "discard": draftsDiscard,
+}
+
 func runDrafts(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drafts", "list|show|diff|merge|discard [ID...] [--all] [--json]", `Review Drafts: list them (this project's with a binding's project, or
+	// The subcommand is the first argument that names one; flags may come
+	// before it (lore drafts --project api list) and belong to it.
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "--vault", "-vault", "--project", "-project":
+			i++ // its value is not a subcommand
+		case "--":
+			i = len(args)
+		default:
+			if run, ok := draftsCommands[a]; ok {
+				return run(ctx, e, append(append([]string{}, args[:i]...), args[i+1:]...))
+			}
+		}
+	}
+	fs := newFlags(e, "drafts", "list|show|diff|merge|discard [ID...] [flags]", `Review Drafts: list them (this project's with a binding's project, or
 --project; every project's otherwise), show one, diff it against the org
-ref, merge (advances the org ref; all or nothing) or discard.
+ref, merge (advances the org ref; all or nothing) or discard. Each
+subcommand has its own flags: lore drafts list -h.
 
 Examples:
   lore drafts list
   lore drafts diff drf_01J…
   lore drafts merge drf_01J… drf_01K…`)
-	all := fs.Bool("all", false, "list: include Drafts already merged by git")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{fmt.Sprintf("unknown drafts subcommand %q: list, show, diff, merge or discard", pos[0])}
+	}
+	fs.Usage()
+	return usageError{"drafts needs a subcommand: list, show, diff, merge or discard"}
+}
+
+// draftIDs parses a subcommand that takes Draft ids and opens the store.
+func draftIDs(ctx context.Context, e *env, fs *flag.FlagSet, args []string) ([]string, func(), error) {
+	ids, err := e.parse(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil, usageError{fmt.Sprintf("%s needs at least one draft id", fs.Name())}
+	}
+	ix, _, err := e.openIndex(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ids, func() { e.closeIndex(ix) }, nil
+}
+
+func draftsList(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "drafts list", "[--all] [--json]", `List open Drafts: the bound project's, or every project's without one.`)
+	all := fs.Bool("all", false, "include Drafts already merged by git")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		fs.Usage()
-		return usageError{"drafts needs a subcommand: list, show, diff, merge or discard"}
-	}
-	// Each subcommand takes only its own flags (the flag set is shared).
-	allowed := map[string]map[string]bool{
-		"list": {"all": true, "json": true}, "show": {"json": true}, "merge": {"json": true}, "diff": {}, "discard": {},
-	}
-	var wrong []string
-	fs.Visit(func(f *flag.Flag) {
-		if ok, known := allowed[pos[0]][f.Name]; known && !ok || (!known && f.Name != "vault" && f.Name != "project") {
-			wrong = append(wrong, "--"+f.Name)
-		}
-	})
-	if len(wrong) > 0 {
-		return usageError{fmt.Sprintf("drafts %s does not take %s", pos[0], strings.Join(wrong, ", "))}
+	if len(pos) > 0 {
+		return usageError{"drafts list takes no arguments"}
 	}
 	ix, b, err := e.openIndex(ctx)
 	if err != nil {
@@ -180,115 +216,127 @@ Examples:
 	}
 	defer e.closeIndex(ix)
 	st := e.store
-	ids := pos[1:]
-	needIDs := func() error {
-		if len(ids) == 0 {
-			return usageError{fmt.Sprintf("drafts %s needs at least one draft id", pos[0])}
-		}
-		return nil
-	}
-	switch pos[0] {
-	case "list":
-		ds, err := st.List(ctx, b.Project, *all)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			if ds == nil {
-				ds = []*drafts.Draft{}
-			}
-			return printJSON(e.stdout, map[string]any{"drafts": ds})
-		}
-		if len(ds) == 0 {
-			fmt.Fprintln(e.stdout, "no open Drafts")
-			return nil
-		}
-		hasRemote := st.HasRemote(ctx)
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "DRAFT\tPROJECT\tLAST OP\tPATH\tOPS\tSYNC\tUPDATED")
-		for _, d := range ds {
-			last := ""
-			if n := len(d.Operations); n > 0 {
-				last = d.Operations[n-1].Op
-			}
-			p := d.Path
-			if p == "" && len(d.Paths) > 0 {
-				p = d.Paths[0]
-			}
-			status := st.SyncStatus(ctx, d.ID)
-			if status == "queued" && !hasRemote {
-				status = "local (no remote)"
-			}
-			if d.Merged {
-				status = "merged"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Project, last, p, len(d.Operations), status, d.Updated.Format("2006-01-02 15:04"))
-		}
-		return tw.Flush()
-	case "show":
-		if err := needIDs(); err != nil {
-			return err
-		}
-		for _, id := range ids {
-			d, err := st.Find(ctx, id)
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				if err := printJSON(e.stdout, d); err != nil {
-					return err
-				}
-				continue
-			}
-			fmt.Fprintf(e.stdout, "draft_id: %s\nproject: %s\nbranch: %s\nresource_id: %s\npath: %s\nchanged: %s\nsync_status: %s\n",
-				d.ID, d.Project, strings.TrimPrefix(d.Branch, "refs/heads/"), d.ResourceID, d.Path, strings.Join(d.Paths, ", "), st.SyncStatus(ctx, d.ID))
-			for _, o := range d.Operations {
-				fmt.Fprintf(e.stdout, "  %s  %-7s %s  %s\n", o.At.Format("2006-01-02 15:04:05"), o.Op, o.Path, o.LocalOperationID)
-			}
-		}
-		return nil
-	case "diff":
-		if err := needIDs(); err != nil {
-			return err
-		}
-		for _, id := range ids {
-			out, err := st.Diff(ctx, id)
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(e.stdout, out)
-			if out != "" && !strings.HasSuffix(out, "\n") {
-				fmt.Fprintln(e.stdout)
-			}
-		}
-		return nil
-	case "merge":
-		if err := needIDs(); err != nil {
-			return err
-		}
-		res, err := st.Merge(ctx, ids)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(e.stdout, res)
-		}
-		fmt.Fprintf(e.stdout, "merged %d Draft(s) into %s (now %s); work tree: %s\n", len(res.Merged), strings.TrimPrefix(res.OrgRef, "refs/heads/"), shortHash(res.Commit), res.WorkTree)
-		for _, id := range res.Skipped {
-			fmt.Fprintf(e.stdout, "%s was already merged\n", id)
-		}
-		return nil
-	case "discard":
-		if err := needIDs(); err != nil {
-			return err
-		}
-		done, err := st.Discard(ctx, ids)
-		for _, id := range done {
-			fmt.Fprintf(e.stdout, "discarded %s\n", id)
-		}
+	ds, err := st.List(ctx, b.Project, *all)
+	if err != nil {
 		return err
 	}
-	return usageError{fmt.Sprintf("unknown drafts subcommand %q", pos[0])}
+	if *asJSON {
+		if ds == nil {
+			ds = []*drafts.Draft{}
+		}
+		return printJSON(e.stdout, map[string]any{"drafts": ds})
+	}
+	if len(ds) == 0 {
+		fmt.Fprintln(e.stdout, "no open Drafts")
+		return nil
+	}
+	hasRemote := st.HasRemote(ctx)
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DRAFT\tPROJECT\tLAST OP\tPATH\tOPS\tSYNC\tUPDATED")
+	for _, d := range ds {
+		last := ""
+		if n := len(d.Operations); n > 0 {
+			last = d.Operations[n-1].Op
+		}
+		p := d.Path
+		if p == "" && len(d.Paths) > 0 {
+			p = d.Paths[0]
+		}
+		status := st.SyncStatus(ctx, d.ID)
+		if status == "queued" && !hasRemote {
+			status = "local (no remote)"
+		}
+		if d.Merged {
+			status = "merged"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Project, last, p, len(d.Operations), status, d.Updated.Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
+}
+
+func draftsShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "drafts show", "ID... [--json]", `Show Drafts: project, branch, resource, changed paths, sync status and operations.`)
+	asJSON := fs.Bool("json", false, "print JSON")
+	ids, done, err := draftIDs(ctx, e, fs, args)
+	if err != nil {
+		return err
+	}
+	defer done()
+	st := e.store
+	for _, id := range ids {
+		d, err := st.Find(ctx, id)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			if err := printJSON(e.stdout, d); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(e.stdout, "draft_id: %s\nproject: %s\nbranch: %s\nresource_id: %s\npath: %s\nchanged: %s\nsync_status: %s\n",
+			d.ID, d.Project, strings.TrimPrefix(d.Branch, "refs/heads/"), d.ResourceID, d.Path, strings.Join(d.Paths, ", "), st.SyncStatus(ctx, d.ID))
+		for _, o := range d.Operations {
+			fmt.Fprintf(e.stdout, "  %s  %-7s %s  %s\n", o.At.Format("2006-01-02 15:04:05"), o.Op, o.Path, o.LocalOperationID)
+		}
+	}
+	return nil
+}
+
+func draftsDiff(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "drafts diff", "ID...", `Print each Draft's diff against the org ref.`)
+	ids, done, err := draftIDs(ctx, e, fs, args)
+	if err != nil {
+		return err
+	}
+	defer done()
+	for _, id := range ids {
+		out, err := e.store.Diff(ctx, id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(e.stdout, out)
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			fmt.Fprintln(e.stdout)
+		}
+	}
+	return nil
+}
+
+func draftsMerge(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "drafts merge", "ID... [--json]", `Merge Drafts into the org ref, all or nothing, and update the work tree.`)
+	asJSON := fs.Bool("json", false, "print JSON")
+	ids, done, err := draftIDs(ctx, e, fs, args)
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := e.store.Merge(ctx, ids)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e.stdout, res)
+	}
+	fmt.Fprintf(e.stdout, "merged %d Draft(s) into %s (now %s); work tree: %s\n", len(res.Merged), strings.TrimPrefix(res.OrgRef, "refs/heads/"), shortHash(res.Commit), res.WorkTree)
+	for _, id := range res.Skipped {
+		fmt.Fprintf(e.stdout, "%s was already merged\n", id)
+	}
+	return nil
+}
+
+func draftsDiscard(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "drafts discard", "ID...", `Discard Drafts (a draft id, or the id or path of the resource a Draft carries): delete their branches.`)
+	ids, done, err := draftIDs(ctx, e, fs, args)
+	if err != nil {
+		return err
+	}
+	defer done()
+	discarded, err := e.store.Discard(ctx, ids)
+	for _, id := range discarded {
+		fmt.Fprintf(e.stdout, "discarded %s\n", id)
+	}
+	return err
 }
 
 func shortHash(h string) string {
