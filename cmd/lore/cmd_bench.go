@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -59,105 +60,142 @@ Example: lore bench -n 10000`)
 		return err
 	}
 	defer ix.Close()
-	out := e.stdout
-	fmt.Fprintf(out, "lore bench: %d notes, %.1f MB, GOMAXPROCS=%d\n", *n, float64(bytes)/1e6, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(e.stdout, "lore bench: %d notes, %.1f MB, GOMAXPROCS=%d\n", *n, float64(bytes)/1e6, runtime.GOMAXPROCS(0))
+	// The watcher one step starts runs until here, before the index closes.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b := &bencher{ctx: ctx, out: e.stdout, stderr: e.stderr, ix: ix, root: root, paths: paths, bytes: bytes, queries: synth.Queries(*nq, 1)}
+	for _, step := range []func() error{b.freshness, b.searchSQL, b.watched, b.searchMemory} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	if *vectors {
+		return benchActivate(ctx, e, ix, b.queries)
+	}
+	return nil
+}
 
+// bencher holds what the steps of lore bench share.
+type bencher struct {
+	ctx         context.Context
+	out, stderr io.Writer
+	ix          *fts.Index
+	root        string
+	paths       []string
+	bytes       int64
+	queries     []string
+}
+
+// freshness times the cold index, then the freshness check with nothing
+// changed and with one file edited.
+func (b *bencher) freshness() error {
 	start := time.Now()
-	if _, err := ix.Refresh(ctx, progressPrinter(e.stderr, "indexing")); err != nil {
+	if _, err := b.ix.Refresh(b.ctx, progressPrinter(b.stderr, "indexing")); err != nil {
 		return err
 	}
 	cold := time.Since(start)
-	fmt.Fprintf(out, "cold index            %8s  (%.0f notes/s, %.1f MB/s)\n", cold.Round(time.Millisecond),
-		float64(*n)/cold.Seconds(), float64(bytes)/1e6/cold.Seconds())
+	fmt.Fprintf(b.out, "cold index            %8s  (%.0f notes/s, %.1f MB/s)\n", cold.Round(time.Millisecond),
+		float64(len(b.paths))/cold.Seconds(), float64(b.bytes)/1e6/cold.Seconds())
 
-	unchanged, err := timeN(21, func(int) error { _, err := ix.Refresh(ctx, nil); return err })
+	unchanged, err := timeN(21, func(int) error { _, err := b.ix.Refresh(b.ctx, nil); return err })
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "freshness, unchanged   p50 %s  p95 %s\n", pct(unchanged, 50), pct(unchanged, 95))
+	fmt.Fprintf(b.out, "freshness, unchanged   p50 %s  p95 %s\n", pct(unchanged, 50), pct(unchanged, 95))
 
 	oneChanged, err := timeN(11, func(i int) error {
-		f, err := os.OpenFile(filepath.Join(root, paths[(i*7919)%len(paths)]), os.O_APPEND|os.O_WRONLY, 0)
+		f, err := os.OpenFile(filepath.Join(b.root, b.paths[(i*7919)%len(b.paths)]), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(f, "\nEdited line %d.\n", i)
 		f.Close()
-		_, err = ix.Refresh(ctx, nil)
+		_, err = b.ix.Refresh(b.ctx, nil)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "freshness, one edited  p50 %s  p95 %s\n", pct(oneChanged, 50), pct(oneChanged, 95))
+	fmt.Fprintf(b.out, "freshness, one edited  p50 %s  p95 %s\n", pct(oneChanged, 50), pct(oneChanged, 95))
 
-	queries := synth.Queries(*nq, 1)
-	queryOnly, err := timeN(len(queries), func(i int) error {
-		_, err := ix.SearchFresh(ctx, queries[i], vault.SearchOptions{Limit: 10})
+	return nil
+}
+
+// searchSQL times search in FTS5, as one-shot commands run it.
+func (b *bencher) searchSQL() error {
+	queryOnly, err := timeN(len(b.queries), func(i int) error {
+		_, err := b.ix.SearchFresh(b.ctx, b.queries[i], vault.SearchOptions{Limit: 10})
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "search, FTS5 bm25 (one-shot commands)\n")
-	fmt.Fprintf(out, "  query only           p50 %s  p95 %s\n", pct(queryOnly, 50), pct(queryOnly, 95))
-	withCheck, err := timeN(len(queries), func(i int) error {
-		_, err := ix.Search(ctx, queries[i], vault.SearchOptions{Limit: 10})
+	fmt.Fprintf(b.out, "search, FTS5 bm25 (one-shot commands)\n")
+	fmt.Fprintf(b.out, "  query only           p50 %s  p95 %s\n", pct(queryOnly, 50), pct(queryOnly, 95))
+	withCheck, err := timeN(len(b.queries), func(i int) error {
+		_, err := b.ix.Search(b.ctx, b.queries[i], vault.SearchOptions{Limit: 10})
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  + freshness walk     p50 %s  p95 %s\n", pct(withCheck, 50), pct(withCheck, 95))
+	fmt.Fprintf(b.out, "  + freshness walk     p50 %s  p95 %s\n", pct(withCheck, 50), pct(withCheck, 95))
+	return nil
+}
+
+// watched times the freshness check with the watcher on, as lore mcp runs;
+// the watcher runs until b.ctx ends (runBench's end).
+func (b *bencher) watched() error {
 	// A long-running process (lore mcp) watches the vault instead of walking it.
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if err := ix.Watch(wctx); err != nil {
+	if err := b.ix.Watch(b.ctx); err != nil {
 		return err
 	}
-	ix.Refresh(ctx, nil) // the watcher's first refresh walks once
-	watched, err := timeN(21, func(int) error { _, err := ix.Refresh(ctx, nil); return err })
+	b.ix.Refresh(b.ctx, nil) // the watcher's first refresh walks once
+	watched, err := timeN(21, func(int) error { _, err := b.ix.Refresh(b.ctx, nil); return err })
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "freshness, watched     p50 %s  p95 %s  (fsnotify, as lore mcp runs)\n", pct(watched, 50), pct(watched, 95))
+	fmt.Fprintf(b.out, "freshness, watched     p50 %s  p95 %s  (fsnotify, as lore mcp runs)\n", pct(watched, 50), pct(watched, 95))
 
+	return nil
+}
+
+// searchMemory times search with the postings in memory, as lore mcp runs.
+func (b *bencher) searchMemory() error {
 	// lore mcp keeps the postings in memory and scores BM25 in Go.
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	start = time.Now()
-	if err := ix.KeepInMemory(ctx); err != nil {
+	start := time.Now()
+	if err := b.ix.KeepInMemory(b.ctx); err != nil {
 		return err
 	}
 	built := time.Since(start)
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if ps, ok := ix.PostingsStats(); ok {
-		fmt.Fprintf(out, "search, postings in memory (lore mcp): built in %s; %d units, %d postings, heap +%.0f MB\n",
+	if ps, ok := b.ix.PostingsStats(); ok {
+		fmt.Fprintf(b.out, "search, postings in memory (lore mcp): built in %s; %d units, %d postings, heap +%.0f MB\n",
 			built.Round(time.Millisecond), ps.Units, ps.Postings, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6)
-		memOnly, err := timeN(len(queries), func(i int) error {
-			_, err := ix.SearchFresh(ctx, queries[i], vault.SearchOptions{Limit: 10})
+		memOnly, err := timeN(len(b.queries), func(i int) error {
+			_, err := b.ix.SearchFresh(b.ctx, b.queries[i], vault.SearchOptions{Limit: 10})
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "  query only           p50 %s  p95 %s\n", pct(memOnly, 50), pct(memOnly, 95))
-		memWatched, err := timeN(len(queries), func(i int) error {
-			_, err := ix.Search(ctx, queries[i], vault.SearchOptions{Limit: 10})
+		fmt.Fprintf(b.out, "  query only           p50 %s  p95 %s\n", pct(memOnly, 50), pct(memOnly, 95))
+		memWatched, err := timeN(len(b.queries), func(i int) error {
+			_, err := b.ix.Search(b.ctx, b.queries[i], vault.SearchOptions{Limit: 10})
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "  + watched freshness  p50 %s  p95 %s\n", pct(memWatched, 50), pct(memWatched, 95))
+		fmt.Fprintf(b.out, "  + watched freshness  p50 %s  p95 %s\n", pct(memWatched, 50), pct(memWatched, 95))
 	} else {
-		fmt.Fprintf(out, "search, postings in memory: not kept (more than the in-memory bound of units)\n")
-	}
-	if *vectors {
-		return benchActivate(ctx, e, ix, queries)
+		fmt.Fprintf(b.out, "search, postings in memory: not kept (more than the in-memory bound of units)\n")
 	}
 	return nil
 }
