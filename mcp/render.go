@@ -1,18 +1,13 @@
 package mcp
 
-import (
-	"encoding/json"
-
-	"github.com/lore-memory/lore/vault"
-)
+import "github.com/lore-memory/lore/vault"
 
 // activation is an activate result: structuredContent is the spec's JSON,
-// exactly; the text content is vault.Activation.Text, a rendering an agent
-// reads at a glance in which the notes' own text is most of the tokens
-// (measured by `lore eval --questions`; README).
+// exactly (the embedded activation's fields, encoded as every result is,
+// without HTML escaping); the text content is vault.Activation.Text, a
+// rendering an agent reads at a glance in which the notes' own text is most
+// of the tokens (measured by `lore eval --questions`; README).
 type activation struct{ *vault.Activation }
-
-func (a activation) MarshalJSON() ([]byte, error) { return json.Marshal(a.Activation) }
 
 // AgentText implements agentText.
 func (a activation) AgentText() string { return a.Text() }
