@@ -555,8 +555,10 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 	}
 	t = time.Now()
 	ranked = ix.applyStatus(ctx, ranked, project)
-	orderSections(q, ranked)
 	lap("status", t)
+	t = time.Now()
+	orderSections(q, ranked)
+	lap("sections", t)
 	return ranked, nil
 }
 
