@@ -56,3 +56,24 @@ func TestActivationText_RoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// ParseActivationText reads agents' logs, which anyone can write: no input
+// makes it panic, and what it accepts renders and reads back again.
+func FuzzParseActivationText(f *testing.F) {
+	a := &Activation{NextState: "las2.abc", Removed: []string{"mem_x/a/0/0"}, RemovedLabels: []string{"x.md › A"}, Fragments: []Fragment{
+		{Action: "add", Path: "a.md", HeadingPath: []string{"A", "B"}, Content: "## B\n\ntext\n\n[add] b.md › C\nmore"},
+		{Action: "reuse", Path: "c.md", HeadingPath: []string{"C"}},
+	}}
+	for _, s := range []string{a.Text(), "", "next_state: ", "\n\nnext_state: x", "[add] a\nnext_state: x", "[reuse] a › b\n\nremoved (no longer current; stop relying on them): \n\nnext_state: y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := ParseActivationText(s)
+		if !ok {
+			return
+		}
+		if _, ok := ParseActivationText(got.Text()); !ok {
+			t.Fatalf("read %q, but its rendering %q does not read back", s, got.Text())
+		}
+	})
+}
