@@ -113,7 +113,13 @@ func serveMCPHTTP(ctx context.Context, e *env, ix *fts.Index, b vault.Binding, p
 		l.Close()
 		return err
 	}
-	defer os.Remove(infoPath)
+	// At exit the record goes, unless a server started since has replaced it.
+	defer func() {
+		var now httpServerInfo
+		if b, err := os.ReadFile(infoPath); err == nil && json.Unmarshal(b, &now) == nil && now.PID == info.PID {
+			os.Remove(infoPath)
+		}
+	}()
 	fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), ix.Vault().Root, filepath.Join(ix.Vault().DataDir(), httpTokenFile))
 	go func() {
 		<-ctx.Done()

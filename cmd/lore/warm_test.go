@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,5 +126,37 @@ func TestIsTerminal_DevNullIsNotATerminal(t *testing.T) {
 	defer f.Close()
 	if isTerminal(f) {
 		t.Errorf("isTerminal(%s) = true", os.DevNull)
+	}
+}
+
+// Two servers on one vault: the record names the newer, and the older one
+// stopping leaves it in place, so the CLI keeps finding the one that runs.
+func TestWarm_AnOlderServerStoppingKeepsTheNewersRecord(t *testing.T) {
+	dir := demoVault(t, "api")
+	info := filepath.Join(dir, ".git", "lore", "mcp-http.json")
+	start := func() *exec.Cmd {
+		srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0")
+		srv.Dir = dir
+		srv.Env = append(os.Environ(), "LORE_VAULT="+dir, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1")
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+		for i := 0; i < 200; i++ {
+			if b, err := os.ReadFile(info); err == nil && strings.Contains(string(b), `"pid":`+strconv.Itoa(srv.Process.Pid)) {
+				return srv
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		t.Fatalf("server %d never wrote its record", srv.Process.Pid)
+		return nil
+	}
+	older := start()
+	newer := start()
+	older.Process.Signal(syscall.SIGTERM)
+	older.Wait()
+	b, err := os.ReadFile(info)
+	if err != nil || !strings.Contains(string(b), `"pid":`+strconv.Itoa(newer.Process.Pid)) {
+		t.Fatalf("after the older server stopped, the record is %q, %v; want the newer server's", b, err)
 	}
 }
