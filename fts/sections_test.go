@@ -52,4 +52,12 @@ func TestActivate_TheSectionThatAnswersComesFirst(t *testing.T) {
 			t.Errorf("%q delivered %s; want howto/release.md › %s first", c.q, strings.Join(got, " | "), c.first)
 		}
 	}
+	// The cap of two keeps the note's best sections: for the first question
+	// the shortest one, which matches nothing of its own, is not among them
+	// (it was delivered first, and "Before the release" cut, before).
+	for _, f := range tv.activate("what must I check before shipping a new version?", "").Fragments {
+		if f.HeadingPath[len(f.HeadingPath)-1] == "After the release" {
+			t.Errorf("the per-note cap kept \"After the release\", which matches nothing of its own")
+		}
+	}
 }
