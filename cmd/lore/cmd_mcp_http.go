@@ -42,7 +42,14 @@ func listenLoopback(addr string) (net.Listener, string, error) {
 		if p == "" {
 			return nil, "", usageError{"--http unix: needs a socket path"}
 		}
-		os.Remove(p) // a socket left by a killed server
+		// A socket left by a killed server is replaced; anything else at
+		// the path is an error, never deleted.
+		if st, err := os.Lstat(p); err == nil {
+			if st.Mode()&os.ModeSocket == 0 {
+				return nil, "", usageError{fmt.Sprintf("--http unix:%s: the path exists and is not a socket", p)}
+			}
+			os.Remove(p)
+		}
 		l, err := net.Listen("unix", p)
 		if err == nil {
 			os.Chmod(p, 0o600)

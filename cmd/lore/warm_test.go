@@ -160,3 +160,27 @@ func TestWarm_AnOlderServerStoppingKeepsTheNewersRecord(t *testing.T) {
 		t.Fatalf("after the older server stopped, the record is %q, %v; want the newer server's", b, err)
 	}
 }
+
+// --http unix:PATH never deletes what is at PATH unless it is a socket.
+func TestMCPHTTP_UnixPathThatIsAFileIsRefusedAndKept(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(p, []byte("mine"), 0o644)
+	if _, _, err := listenLoopback("unix:" + p); err == nil || !strings.Contains(err.Error(), "not a socket") {
+		t.Errorf("listen on a file's path: %v; want an error saying it is not a socket", err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "mine" {
+		t.Errorf("the file at the path: %q, %v; want it kept", b, err)
+	}
+	l, _, err := listenLoopback("unix:" + filepath.Join(filepath.Dir(p), "s.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	l, _, err = listenLoopback("unix:" + filepath.Join(filepath.Dir(p), "s.sock"))
+	if err != nil {
+		t.Errorf("a socket left behind is not replaced: %v", err)
+	} else {
+		l.Close()
+	}
+}
