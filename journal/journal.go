@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,10 +11,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/internal/lazyre"
 	"github.com/lore-memory/lore/vault"
+	"gopkg.in/yaml.v3"
 )
 
 // Journal reads and writes journal notes of one vault, as one project.
@@ -90,10 +89,10 @@ func NormalizeNamespace(ns string) (string, error) {
 }
 
 var (
-	isoDate   = regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$`)
-	cjkDate   = regexp.MustCompile(`^(\d{4})年(\d{1,2})月(\d{1,2})日$`)
-	timeLike  = regexp.MustCompile(`^(\d{4}[-/.]\d{1,2}([-/.]\d{1,2})?([t ].*)?|\d{1,2}:\d{2}(:\d{2})?|\d{4}年(\d{1,2}月(\d{1,2}日)?)?|\d{1,2}月(\d{1,2}日)?|\d{1,2}日|\d{1,2}(am|pm)|today|yesterday|tomorrow|tonight|now|last (week|month|year)|next (week|month|year)|this (week|month|year)|今天|昨天|明天|前天|后天|今晚|现在|本周|上周|下周|本月|上月|下月|今年|去年|明年|刚才)$`)
-	derivedKW = regexp.MustCompile(`^(\d{4}年|\d{1,2}月|\d{1,2}日)$`)
+	isoDate   = lazyre.New(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$`)
+	cjkDate   = lazyre.New(`^(\d{4})年(\d{1,2})月(\d{1,2})日$`)
+	timeLike  = lazyre.New(`^(\d{4}[-/.]\d{1,2}([-/.]\d{1,2})?([t ].*)?|\d{1,2}:\d{2}(:\d{2})?|\d{4}年(\d{1,2}月(\d{1,2}日)?)?|\d{1,2}月(\d{1,2}日)?|\d{1,2}日|\d{1,2}(am|pm)|today|yesterday|tomorrow|tonight|now|last (week|month|year)|next (week|month|year)|this (week|month|year)|今天|昨天|明天|前天|后天|今晚|现在|本周|上周|下周|本月|上月|下月|今年|去年|明年|刚才)$`)
+	derivedKW = lazyre.New(`^(\d{4}年|\d{1,2}月|\d{1,2}日)$`)
 )
 
 // Keywords normalizes keywords: trimmed, lower-cased, de-duplicated, time-like
@@ -109,23 +108,23 @@ func Keywords(in []string) []string {
 	}
 	for _, k := range in {
 		k = strings.ToLower(strings.TrimSpace(k))
-		if m := isoDate.FindStringSubmatch(k); m != nil {
+		if m := isoDate().FindStringSubmatch(k); m != nil {
 			add(m[1] + "年")
 			add(strings.TrimLeft(m[2], "0") + "月")
 			add(strings.TrimLeft(m[3], "0") + "日")
 			continue
 		}
-		if m := cjkDate.FindStringSubmatch(k); m != nil {
+		if m := cjkDate().FindStringSubmatch(k); m != nil {
 			add(m[1] + "年")
 			add(strings.TrimLeft(m[2], "0") + "月")
 			add(strings.TrimLeft(m[3], "0") + "日")
 			continue
 		}
-		if derivedKW.MatchString(k) {
+		if derivedKW().MatchString(k) {
 			add(k) // a derived keyword, given directly, is kept for matching
 			continue
 		}
-		if timeLike.MatchString(k) {
+		if timeLike().MatchString(k) {
 			continue
 		}
 		add(k)
@@ -460,7 +459,7 @@ type Recalled struct {
 	Items     []Item `json:"items"`
 }
 
-var timeExpr = regexp.MustCompile(`time\s*(>=|<=|=)\s*(\S+)`)
+var timeExpr = lazyre.New(`time\s*(>=|<=|=)\s*(\S+)`)
 
 // Recall returns the namespace's memories that match, best first.
 func (j *Journal) Recall(ctx context.Context, in RecallInput) (Recalled, error) {
@@ -489,7 +488,7 @@ func (j *Journal) Recall(ctx context.Context, in RecallInput) (Recalled, error) 
 	text := ""
 	if in.Query != nil {
 		q := *in.Query
-		for _, m := range timeExpr.FindAllStringSubmatch(q, -1) {
+		for _, m := range timeExpr().FindAllStringSubmatch(q, -1) {
 			switch m[1] {
 			case ">=":
 				t, err := ParseTime("query time>=", m[2], false)
@@ -519,7 +518,7 @@ func (j *Journal) Recall(ctx context.Context, in RecallInput) (Recalled, error) 
 				from, to = laterOf(from, ta), earlierOf(to, tb)
 			}
 		}
-		text = strings.ToLower(strings.TrimSpace(timeExpr.ReplaceAllString(q, " ")))
+		text = strings.ToLower(strings.TrimSpace(timeExpr().ReplaceAllString(q, " ")))
 	}
 	want := Keywords(in.Keywords)
 	its, err := j.items(ctx, folder(in.Namespace))

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/lore-memory/lore/internal/lazyre"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -25,8 +25,8 @@ type Skill struct {
 }
 
 var (
-	prompt  = regexp.MustCompile(`^\s*(?:\$|>|❯|\+|PS [^>]*>)\s+(\S.*)$`)
-	success = regexp.MustCompile(`(?i)(\bpass(ed)?\b|^ok\b|\bsuccess(ful(ly)?)?\b|✓|✔|\bfixed\b|\bfinished\b|\bdone\b|\b0 failed\b|build succeeded)`)
+	prompt  = lazyre.New(`^\s*(?:\$|>|❯|\+|PS [^>]*>)\s+(\S.*)$`)
+	success = lazyre.New(`(?i)(\bpass(ed)?\b|^ok\b|\bsuccess(ful(ly)?)?\b|✓|✔|\bfixed\b|\bfinished\b|\bdone\b|\b0 failed\b|build succeeded)`)
 )
 
 // Distill reads a trace deterministically.
@@ -51,14 +51,14 @@ func Distill(trace, title, hint, category string, tags, related []string) (Skill
 	seen := map[string]bool{}
 	weak := ""
 	for _, l := range lines {
-		if sk.ErrorSignature == "" && !prompt.MatchString(l) {
-			if strongLine.MatchString(l) {
+		if sk.ErrorSignature == "" && !prompt().MatchString(l) {
+			if strongLine().MatchString(l) {
 				sk.ErrorSignature = oneLine(l, 200)
-			} else if weak == "" && errorLine.MatchString(l) {
+			} else if weak == "" && errorLine().MatchString(l) {
 				weak = oneLine(l, 200)
 			}
 		}
-		if m := prompt.FindStringSubmatch(l); m != nil && len(sk.Commands) < 15 {
+		if m := prompt().FindStringSubmatch(l); m != nil && len(sk.Commands) < 15 {
 			c := oneLine(m[1], 200)
 			if !seen[c] {
 				seen[c] = true
@@ -78,7 +78,7 @@ func Distill(trace, title, hint, category string, tags, related []string) (Skill
 		}
 	}
 	for i := len(lines) - 1; i >= 0; i-- {
-		if success.MatchString(lines[i]) {
+		if success().MatchString(lines[i]) {
 			tail = []string{oneLine(lines[i], 200)}
 			break
 		}

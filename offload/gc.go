@@ -84,7 +84,7 @@ func (s *Store) GC(trajectory string, o GCOptions) (GCResult, error) {
 					res.Nodes = append(res.Nodes, id)
 					sum := ""
 					for _, l := range splitLines(text) {
-						if errorLine.MatchString(l) {
+						if errorLine().MatchString(l) {
 							sum = "; first error: " + oneLine(l, 120)
 							break
 						}

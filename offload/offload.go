@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/lore-memory/lore/internal/lazyre"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -26,7 +27,20 @@ type Store struct{ dir string }
 // NewStore returns the store in dir (created on first write).
 func NewStore(dir string) *Store { return &Store{dir: dir} }
 
-var nodeID = regexp.MustCompile(`^node_[0-9a-f]{8,64}$`)
+// validNodeID reports whether id is `node_` and 8 to 64 lowercase hex
+// digits. (A regexp with {8,64} built 200 KB of program at package init.)
+func validNodeID(id string) bool {
+	hex, ok := strings.CutPrefix(id, "node_")
+	if !ok || len(hex) < 8 || len(hex) > 64 {
+		return false
+	}
+	for i := 0; i < len(hex); i++ {
+		if c := hex[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 func checkSize(field string, s string) error {
 	if len(s) > MaxText {
@@ -65,7 +79,7 @@ func (s *Store) Put(text string) (string, error) {
 
 // Get returns the text of a node.
 func (s *Store) Get(id string) (string, error) {
-	if !nodeID.MatchString(id) {
+	if !validNodeID(id) {
 		return "", vault.Errorf(vault.CodeInvalid, "node_id %q is not a node id (node_ and 8 or more hex digits)", id)
 	}
 	data, err := os.ReadFile(filepath.Join(s.dir, id+".log"))
@@ -163,18 +177,18 @@ func (s *Store) Inspect(id string, from, to int) (Inspected, error) {
 }
 
 var (
-	errorLine  = regexp.MustCompile(`(?i)(^\s*[\w./-]+\.\w+:\d+(:\d+)?: |\bundefined:|\berror\b|\berr:|\bpanic\b|\bfatal\b|\bexception\b|traceback|\bfailed\b|\bfail\b|segmentation fault|undefined reference|cannot find|not found)`)
-	strongLine = regexp.MustCompile(`(?i)(^\s*[\w./-]+\.\w+:\d+(:\d+)?: |\bundefined:|\berror\b|\berr:|\bpanic\b|\bfatal\b|\bexception\b|traceback|segmentation fault|undefined reference)`)
+	errorLine  = lazyre.New(`(?i)(^\s*[\w./-]+\.\w+:\d+(:\d+)?: |\bundefined:|\berror\b|\berr:|\bpanic\b|\bfatal\b|\bexception\b|traceback|\bfailed\b|\bfail\b|segmentation fault|undefined reference|cannot find|not found)`)
+	strongLine = lazyre.New(`(?i)(^\s*[\w./-]+\.\w+:\d+(:\d+)?: |\bundefined:|\berror\b|\berr:|\bpanic\b|\bfatal\b|\bexception\b|traceback|segmentation fault|undefined reference)`)
 	phases     = []struct {
 		name string
-		re   *regexp.Regexp
+		re   func() *regexp.Regexp
 	}{
-		{"Dependencies", regexp.MustCompile(`(?i)(npm (install|ci)|go: downloading|downloading|installing|resolving|pip install|cargo fetch|updating crates)`)},
-		{"Compilation", regexp.MustCompile(`(?i)(compiling|building|\bbuild\b|\bgo build\b|\btsc\b|javac|\bgcc\b|\bclang\b|\bcc1\b|\bmake\b)`)},
-		{"Linking", regexp.MustCompile(`(?i)(linking|\bld\b:)`)},
-		{"Testing", regexp.MustCompile(`(?i)(=== run|--- (pass|fail)|\brunning \d+ tests?\b|\btest result\b|\bpytest\b|\bjest\b|\bgo test\b|\btests? (passed|failed)\b)`)},
-		{"Lint", regexp.MustCompile(`(?i)(\blint\b|eslint|golangci|clippy|go vet)`)},
-		{"Deploy", regexp.MustCompile(`(?i)(deploy|kubectl|helm|terraform)`)},
+		{"Dependencies", lazyre.New(`(?i)(npm (install|ci)|go: downloading|downloading|installing|resolving|pip install|cargo fetch|updating crates)`)},
+		{"Compilation", lazyre.New(`(?i)(compiling|building|\bbuild\b|\bgo build\b|\btsc\b|javac|\bgcc\b|\bclang\b|\bcc1\b|\bmake\b)`)},
+		{"Linking", lazyre.New(`(?i)(linking|\bld\b:)`)},
+		{"Testing", lazyre.New(`(?i)(=== run|--- (pass|fail)|\brunning \d+ tests?\b|\btest result\b|\bpytest\b|\bjest\b|\bgo test\b|\btests? (passed|failed)\b)`)},
+		{"Lint", lazyre.New(`(?i)(\blint\b|eslint|golangci|clippy|go vet)`)},
+		{"Deploy", lazyre.New(`(?i)(deploy|kubectl|helm|terraform)`)},
 	}
 )
 
@@ -186,14 +200,14 @@ func Diagram(text, id string, lines int) string {
 	for _, l := range strings.Split(text, "\n") {
 		if len(seen) < 5 {
 			for _, p := range phases {
-				if !have[p.name] && p.re.MatchString(l) {
+				if !have[p.name] && p.re().MatchString(l) {
 					have[p.name] = true
 					seen = append(seen, p.name)
 					break
 				}
 			}
 		}
-		if len(errs) < 3 && errorLine.MatchString(l) {
+		if len(errs) < 3 && errorLine().MatchString(l) {
 			e := label(l)
 			dup := false
 			for _, x := range errs {

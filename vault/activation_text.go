@@ -1,8 +1,9 @@
 package vault
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/lore-memory/lore/internal/lazyre"
 )
 
 // Text is the activation as an agent reads it (the MCP text content of
@@ -75,8 +76,8 @@ func firstHeading(s string) string {
 }
 
 var (
-	fragmentHeader = regexp.MustCompile(`^\[(add|replace|reuse)\] (\S.*?)(?: · Draft (drf_\S+))?(?: · status: (\S+))?$`)
-	stateFooter    = regexp.MustCompile(`^next_state: (\S*)$`)
+	fragmentHeader = lazyre.New(`^\[(add|replace|reuse)\] (\S.*?)(?: · Draft (drf_\S+))?(?: · status: (\S+))?$`)
+	stateFooter    = lazyre.New(`^next_state: (\S*)$`)
 )
 
 const removedLead = "removed (no longer current; stop relying on them): "
@@ -92,7 +93,7 @@ func ParseActivationText(s string) (a *Activation, ok bool) {
 	if n == 0 {
 		return nil, false
 	}
-	m := stateFooter.FindStringSubmatch(lines[n-1])
+	m := stateFooter().FindStringSubmatch(lines[n-1])
 	if m == nil {
 		return nil, false
 	}
@@ -130,7 +131,7 @@ func ParseActivationText(s string) (a *Activation, ok bool) {
 		a.Fragments = append(a.Fragments, *cur)
 	}
 	for i, line := range body {
-		h := fragmentHeader.FindStringSubmatch(line)
+		h := fragmentHeader().FindStringSubmatch(line)
 		if h == nil || (i > 0 && body[i-1] != "") { // a header follows a blank line
 
 			if cur == nil {

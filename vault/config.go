@@ -9,11 +9,11 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lore-memory/lore/internal/lazyre"
 	"gopkg.in/yaml.v3"
 )
 
@@ -120,7 +120,7 @@ type RetrievalConfig struct {
 	VectorWeight float64 `yaml:"vector_weight"`
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): `)
+var yamlLine = lazyre.New(`line (\d+): `)
 
 // yamlError rewrites yaml.v3's messages so each names the source line it is
 // about ("line 3 (`retries: many`): cannot unmarshal …"), since type errors do
@@ -129,8 +129,8 @@ func yamlError(err error, data []byte) string {
 	lines := strings.Split(string(data), "\n")
 	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
 	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
-		n, _ := strconv.Atoi(yamlLine.FindStringSubmatch(m)[1])
+	msg = yamlLine().ReplaceAllStringFunc(msg, func(m string) string {
+		n, _ := strconv.Atoi(yamlLine().FindStringSubmatch(m)[1])
 		if n < 1 || n > len(lines) {
 			return m
 		}
@@ -138,8 +138,8 @@ func yamlError(err error, data []byte) string {
 	})
 	// "field orgref not found in type vault.Config": name the key and the
 	// keys that are allowed there, not a Go type.
-	msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := unknownField.FindStringSubmatch(m)
+	msg = unknownField().ReplaceAllStringFunc(msg, func(m string) string {
+		sub := unknownField().FindStringSubmatch(m)
 		if keys := allowedKeys[sub[2]]; keys != "" {
 			return fmt.Sprintf("unknown key %q (allowed here: %s)", sub[1], keys)
 		}
@@ -148,7 +148,7 @@ func yamlError(err error, data []byte) string {
 	return strings.Join(strings.Fields(msg), " ")
 }
 
-var unknownField = regexp.MustCompile(`field (\S+) not found in type ([\w.]+)`)
+var unknownField = lazyre.New(`field (\S+) not found in type ([\w.]+)`)
 
 // allowedKeys lists, by Go type, the keys lore.yaml allows in that mapping.
 var allowedKeys = map[string]string{}
@@ -167,7 +167,7 @@ func init() {
 	}
 }
 
-var projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var projectName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // ProjectNameRules says what a project name may be, for error messages.
 const ProjectNameRules = `1–64 letters, digits, '.', '_' or '-', starting with a letter or digit; no "..", not ending in "." or ".lock"`
@@ -177,7 +177,7 @@ const ProjectNameRules = `1–64 letters, digits, '.', '_' or '-', starting with
 // '.', '_' and '-' it must pass git's ref-name rules (no "..", not ending in
 // "." or ".lock").
 func ValidProjectName(name string) bool {
-	return projectName.MatchString(name) && ValidRefComponent(name)
+	return projectName().MatchString(name) && ValidRefComponent(name)
 }
 
 // ValidRefComponent reports whether s can be one '/'-separated component of

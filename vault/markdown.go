@@ -3,9 +3,9 @@ package vault
 import (
 	"bytes"
 	"net/url"
-	"regexp"
 	"strings"
 
+	"github.com/lore-memory/lore/internal/lazyre"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -28,7 +28,7 @@ var markdown = goldmark.New()
 
 // wikilink matches [[target]], [[target|alias]], [[target#heading]] and
 // [[target#heading|alias]].
-var wikilink = regexp.MustCompile(`\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|[^\[\]\n]*)?\]\]`)
+var wikilink = lazyre.New(`\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|[^\[\]\n]*)?\]\]`)
 
 // parseBody parses data[bodyStart:] with goldmark and returns the sections
 // (offsets into data), the first level-1 heading, and the links outside code.
@@ -104,7 +104,7 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, m := range wikilink.FindAllSubmatch(masked, -1) {
+	for _, m := range wikilink().FindAllSubmatch(masked, -1) {
 		target := strings.TrimSpace(string(m[1]))
 		if target == "" {
 			continue

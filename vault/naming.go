@@ -3,10 +3,11 @@ package vault
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lore-memory/lore/internal/lazyre"
 )
 
 // Notes that lore names itself (flush_session) follow the vault's own
@@ -20,9 +21,9 @@ import (
 // style is numbered, and is never repeated in the slug.
 
 var (
-	datedName    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})[-_ ]`)
-	numberedName = regexp.MustCompile(`^([A-Za-z]{0,12}[-_]?)(\d{1,6})[-_ ]`)
-	titleNumber  = regexp.MustCompile(`^\s*(?i:adr|rfc|dec|decision|log)?[\s#_-]*(\d{1,6})\b[\s:.\-–—]*`)
+	datedName    = lazyre.New(`^(\d{4}-\d{2}-\d{2})[-_ ]`)
+	numberedName = lazyre.New(`^([A-Za-z]{0,12}[-_]?)(\d{1,6})[-_ ]`)
+	titleNumber  = lazyre.New(`^\s*(?i:adr|rfc|dec|decision|log)?[\s#_-]*(\d{1,6})\b[\s:.\-–—]*`)
 )
 
 // CategoryFolders are the folders a category's notes are looked for in when
@@ -53,10 +54,10 @@ func NoteName(folder string, existing []string, title, category string, now time
 		base := strings.TrimSuffix(path.Base(e), path.Ext(e))
 		taken[strings.ToLower(base)] = true
 		switch {
-		case datedName.MatchString(base):
+		case datedName().MatchString(base):
 			dated++
-		case numberedName.MatchString(base):
-			m := numberedName.FindStringSubmatch(base)
+		case numberedName().MatchString(base):
+			m := numberedName().FindStringSubmatch(base)
 			styles[numStyle{m[1], len(m[2])}]++
 			n, _ := strconv.Atoi(m[2])
 			maxNum[strings.ToLower(m[1])] = max(maxNum[strings.ToLower(m[1])], n)
@@ -88,7 +89,7 @@ func NoteName(folder string, existing []string, title, category string, now time
 	}
 	stated := -1
 	rest := title
-	if m := titleNumber.FindStringSubmatchIndex(title); m != nil && m[2] >= 0 {
+	if m := titleNumber().FindStringSubmatchIndex(title); m != nil && m[2] >= 0 {
 		if n, err := strconv.Atoi(title[m[2]:m[3]]); err == nil {
 			stated, rest = n, title[m[1]:]
 		}
@@ -130,7 +131,7 @@ func NoteName(folder string, existing []string, title, category string, now time
 func numberTaken(existing []string, prefix string, n int) bool {
 	for _, e := range existing {
 		base := path.Base(e)
-		if m := numberedName.FindStringSubmatch(base); m != nil && strings.EqualFold(m[1], prefix) {
+		if m := numberedName().FindStringSubmatch(base); m != nil && strings.EqualFold(m[1], prefix) {
 			if k, _ := strconv.Atoi(m[2]); k == n {
 				return true
 			}

@@ -2,10 +2,10 @@ package vault
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/lore-memory/lore/internal/lazyre"
 	"gopkg.in/yaml.v3"
 )
 
@@ -102,7 +102,7 @@ func rulesFromFrontmatter(n yaml.Node) []RuleSpec {
 }
 
 // rulesHeading matches the headings whose bullets are body-form rules.
-var rulesHeading = regexp.MustCompile(`(?i)\b(rules?|invariants?|guard|guardrails?|constraints?)\b|规则|铁律|不变量|约束`)
+var rulesHeading = lazyre.New(`(?i)\b(rules?|invariants?|guard|guardrails?|constraints?)\b|规则|铁律|不变量|约束`)
 
 // mayNameRules is a cheap test that a heading can match rulesHeading: every
 // word it matches holds one of these pieces once lower-cased (the pieces
@@ -118,7 +118,7 @@ func mayNameRules(h string) bool {
 }
 
 // ruleBullet matches "- deny: …" and "- require: …" bullets.
-var ruleBullet = regexp.MustCompile(`^\s{0,3}[-*+]\s+(deny|require)\s*[:：]\s*(.+?)\s*$`)
+var ruleBullet = lazyre.New(`^\s{0,3}[-*+]\s+(deny|require)\s*[:：]\s*(.+?)\s*$`)
 
 // rulesFromBody finds body-form rules in the sections under a rules heading.
 func rulesFromBody(id string, data []byte, sections []section) []RuleSpec {
@@ -126,7 +126,7 @@ func rulesFromBody(id string, data []byte, sections []section) []RuleSpec {
 	for _, s := range sections {
 		under := false
 		for _, h := range s.headingPath {
-			under = under || mayNameRules(h) && rulesHeading.MatchString(h)
+			under = under || mayNameRules(h) && rulesHeading().MatchString(h)
 		}
 		if !under {
 			continue
@@ -143,7 +143,7 @@ func rulesFromBody(id string, data []byte, sections []section) []RuleSpec {
 			case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
 				fence = t[:3]
 			default:
-				if m := ruleBullet.FindStringSubmatch(l); m != nil {
+				if m := ruleBullet().FindStringSubmatch(l); m != nil {
 					spec := RuleSpec{ID: fmt.Sprintf("%s#L%d", id, line), Kind: strings.ToLower(m[1]), Severity: "error", Form: "body", Line: line, Literal: true}
 					p := m[2]
 					if len(p) >= 2 && strings.HasPrefix(p, "`") && strings.HasSuffix(p, "`") {
