@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -120,4 +120,54 @@ test("no token, another Host or another Origin: refused before MCP", async () =>
   const deep = await raw(auth, "[".repeat(100) + "]".repeat(100));
   assert.equal(deep.status, 400);
   assert.match(deep.body, /nest/);
+});
+
+test("two servers on one vault: what one stores the other serves, and the CLI sees both", async () => {
+  // A second server on the same vault, on its own port: the change logs keep
+  // both in step with each other and with one-shot commands.
+  const second = spawn(LORE, ["mcp", "--http", "127.0.0.1:0"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_SYNC: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  second.stderr.on("data", (d) => { err += d; });
+  const info = join(v.vault, ".git", "lore", "mcp-http.json");
+  const firstRecord = readFileSync(info, "utf8");
+  let url2 = url;
+  for (let i = 0; i < 200 && url2 === url; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (existsSync(info)) url2 = JSON.parse(readFileSync(info, "utf8")).url;
+  }
+  assert.notEqual(url2, url, "the second server listens on its own port: " + err);
+  const connect = async (u) => {
+    const c = new Client({ name: "lore-e2e-http-two", version: "1.0.0" });
+    await c.connect(new StreamableHTTPClientTransport(new URL(u + "?project=api"), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    return c;
+  };
+  const one = await connect(url), two = await connect(url2);
+  try {
+    const act = (c, q) => c.callTool({ name: "memory", arguments: { op: { activate: { query: q } } } });
+    const has = (r, path) => r.structuredContent.fragments.some((f) => f.path === path);
+    const stored = await one.callTool({ name: "memory", arguments: { op: { store: { create: { path: "projects/api/kingfisher.md", body: "# Kingfisher\n\nstored through the first server kingfisher\n" } } } } });
+    assert.equal(stored.isError, false, JSON.stringify(stored.structuredContent));
+    assert.ok(has(await act(two, "kingfisher stored through the first server"), "projects/api/kingfisher.md"), "the second server serves the first one's Draft");
+    const stored2 = await two.callTool({ name: "memory", arguments: { op: { store: { create: { path: "projects/api/heron.md", body: "# Heron\n\nstored through the second server heron\n" } } } } });
+    assert.equal(stored2.isError, false, JSON.stringify(stored2.structuredContent));
+    assert.ok(has(await act(one, "heron stored through the second server"), "projects/api/heron.md"), "the first server serves the second one's Draft");
+    // A one-shot command answered by the newest server, and one doing the
+    // work itself, see both.
+    for (const env of [{}, { LORE_NO_SERVER: "1" }]) {
+      const out = execFileSync(LORE, ["search", "--project", "api", "kingfisher heron"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", ...env } }).toString();
+      assert.match(out, /kingfisher\.md/, JSON.stringify(env));
+      assert.match(out, /heron\.md/, JSON.stringify(env));
+    }
+  } finally {
+    await one.close();
+    await two.close();
+    const exited = new Promise((r) => second.on("exit", r));
+    second.kill("SIGTERM");
+    await exited;
+  }
+  // The second server replaced the first one's record and removed it at
+  // exit (no server restores another's); the test puts the first one's back
+  // for the checks at the end of this file.
+  assert.ok(!existsSync(info), "the second server removed its own record");
+  writeFileSync(info, firstRecord);
 });
