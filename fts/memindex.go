@@ -42,16 +42,11 @@ import (
 // their postings behind, skipped by a liveness bit, until they are a third
 // of the total and the copy is compacted.
 
-// maxMemUnits bounds the vaults whose postings are kept in memory (about six
-// bytes per posting, ~100 distinct tokens per unit: 60,000 units take
-// about 65 MB of heap with the tables around them).
+// maxMemUnits bounds the vaults whose postings are kept in memory (about two
+// bytes per posting packed (postings.go), ~100 distinct tokens per unit:
+// 60,000 units take about 60 MB of heap with the tables around them).
 // Larger vaults are scored by FTS5 alone.
 const maxMemUnits = 150_000
-
-type plist struct {
-	docs []int32  // doc numbers, ascending
-	freq []uint16 // weighted term frequency (the column weights are integer constants)
-}
 
 type memDoc struct {
 	uid    int64
@@ -375,8 +370,7 @@ func (m *memIndex) add(u *memUnit) {
 				m.cjk[t[:n]] = append(m.cjk[t[:n]], t)
 			}
 		}
-		p.docs = append(p.docs, d)
-		p.freq = append(p.freq, f)
+		p.add(d, f)
 		m.nPost++
 	}
 }
@@ -398,10 +392,7 @@ func (m *memIndex) remove(uid int64) {
 // to a quarter of the memory unused, and a built copy mostly stays as it is.
 func (m *memIndex) shrink() {
 	for _, p := range m.terms {
-		if cap(p.docs) > len(p.docs) {
-			p.docs = append([]int32(nil), p.docs...)
-			p.freq = append([]uint16(nil), p.freq...)
-		}
+		p.clip()
 	}
 }
 
@@ -424,19 +415,12 @@ func (m *memIndex) compact() {
 	}
 	m.nPost = 0
 	for t, p := range m.terms {
-		k := 0
-		for i, d := range p.docs {
-			if nd := renum[d]; nd >= 0 {
-				p.docs[k], p.freq[k] = nd, p.freq[i]
-				k++
-			}
-		}
-		if k == 0 {
+		p.renumber(renum)
+		if p.n == 0 {
 			delete(m.terms, t)
 			continue
 		}
-		p.docs, p.freq = p.docs[:k:k], p.freq[:k:k]
-		m.nPost += int64(k)
+		m.nPost += int64(p.n)
 	}
 	for first, ts := range m.cjk {
 		k := 0
@@ -514,7 +498,8 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 		phraseDocs = phraseDocs[:0]
 		var nHit int64
 		for _, p := range lists {
-			for i, d := range p.docs {
+			for it := p.iter(); it.next(); {
+				d := it.d
 				if !m.docs[d].live {
 					continue
 				}
@@ -522,7 +507,7 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 					phraseDocs = append(phraseDocs, d)
 					nHit++
 				}
-				s.freq[d] += float64(p.freq[i])
+				s.freq[d] += float64(it.f)
 			}
 		}
 		if nHit == 0 {
