@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,13 +49,17 @@ import (
 // Larger vaults are scored by FTS5 alone.
 const maxMemUnits = 150_000
 
+// memDoc is one unit of the copy. Its unit_key is in memIndex.keys (one
+// arena, not a string each: fewer objects for the collector to mark).
 type memDoc struct {
-	uid    int64
-	length int32 // tokens in all five columns (FTS5's column size -1)
-	live   bool
-	res    *memRes
-	key    string // unit_key
-	emb    uint64 // embedKey(embed_hash): which vector is this unit's
+	uid     int64
+	emb     uint64 // embedKey(embed_hash): which vector is this unit's
+	res     *memRes
+	length  int32  // tokens in all five columns (FTS5's column size -1)
+	nextEmb int32  // the next doc with this doc's emb (byEmb); -1: none
+	keyOff  uint32 // its unit_key: keys[keyOff:keyOff+keyLen]
+	keyLen  uint32
+	live    bool
 }
 
 type memRes struct {
@@ -63,11 +68,11 @@ type memRes struct {
 
 type memIndex struct {
 	mu      sync.RWMutex
-	terms   map[string]*plist
-	cjk     map[string][]string // a CJK token's first character → tokens that start with it
+	terms   vocab
 	docs    []memDoc
+	keys    []byte // the docs' unit_keys
 	byUID   map[int64]int32
-	byEmb   map[uint64][]int32 // embedKey → docs (dead ones too, until compact)
+	byEmb   map[uint64]int32 // embedKey → a doc with it, the first of a chain through memDoc.nextEmb (dead docs too, until compact)
 	nLive   int64
 	nTokens int64
 	nDead   int64 // postings of deleted docs still in terms
@@ -147,8 +152,8 @@ func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
 	if n > maxMemUnits {
 		return nil, nil
 	}
-	m := &memIndex{terms: map[string]*plist{}, cjk: map[string][]string{}, byUID: make(map[int64]int32, n),
-		byEmb: make(map[uint64][]int32, n), gen: gen, lastSeq: seq.Int64}
+	m := &memIndex{byUID: make(map[int64]int32, n),
+		byEmb: make(map[uint64]int32, n), gen: gen, lastSeq: seq.Int64}
 	if err := ix.loadMemUnits(ctx, m, ""); err != nil {
 		return nil, err
 	}
@@ -352,27 +357,33 @@ func (m *memIndex) add(u *memUnit) {
 		return
 	}
 	d := int32(len(m.docs))
-	m.docs = append(m.docs, memDoc{uid: u.uid, length: u.length, live: true, res: u.res, key: u.key, emb: u.emb})
+	m.docs = append(m.docs, memDoc{uid: u.uid, length: u.length, live: true, res: u.res, emb: u.emb,
+		keyOff: uint32(len(m.keys)), keyLen: uint32(len(u.key))})
+	m.keys = append(m.keys, u.key...)
 	m.byUID[u.uid] = d
-	m.byEmb[u.emb] = append(m.byEmb[u.emb], d)
+	m.linkEmb(d)
 	m.nLive++
 	m.nTokens += int64(u.length)
 	for i, t := range u.toks {
 		f := u.freq[i]
-		p := m.terms[t]
-		if p == nil {
-			// A copy: t may be a slice of the unit's whole text, which
-			// the table would otherwise keep alive.
-			t = strings.Clone(t)
-			p = &plist{}
-			m.terms[t] = p
-			if r, n := utf8.DecodeRuneInString(t); vault.IsCJK(r) {
-				m.cjk[t[:n]] = append(m.cjk[t[:n]], t)
-			}
-		}
-		p.add(d, f)
+		m.terms.add(t, d, f)
 		m.nPost++
 	}
+}
+
+// key returns doc's unit_key.
+func (m *memIndex) key(doc *memDoc) string {
+	return string(m.keys[doc.keyOff : doc.keyOff+doc.keyLen])
+}
+
+// linkEmb puts doc d at the head of its emb's chain.
+func (m *memIndex) linkEmb(d int32) {
+	doc := &m.docs[d]
+	doc.nextEmb = -1
+	if head, ok := m.byEmb[doc.emb]; ok {
+		doc.nextEmb = head
+	}
+	m.byEmb[doc.emb] = d
 }
 
 func (m *memIndex) remove(uid int64) {
@@ -391,51 +402,34 @@ func (m *memIndex) remove(uid int64) {
 // shrink gives every postings list its exact capacity: appending leaves up
 // to a quarter of the memory unused, and a built copy mostly stays as it is.
 func (m *memIndex) shrink() {
-	for _, p := range m.terms {
-		p.clip()
-	}
+	m.terms.freeze(nil)
+	m.docs = slices.Clip(m.docs)
+	m.keys = slices.Clip(m.keys)
 }
 
 // compact drops the postings of deleted docs and renumbers the live ones.
 func (m *memIndex) compact() {
 	renum := make([]int32, len(m.docs))
 	var docs []memDoc
+	var keys []byte
 	for i, d := range m.docs {
 		renum[i] = -1
 		if d.live {
 			renum[i] = int32(len(docs))
 			m.byUID[d.uid] = int32(len(docs))
+			key := m.key(&d)
+			d.keyOff = uint32(len(keys))
+			keys = append(keys, key...)
 			docs = append(docs, d)
 		}
 	}
-	m.docs = docs
-	m.byEmb = make(map[uint64][]int32, len(docs))
-	for i, d := range docs {
-		m.byEmb[d.emb] = append(m.byEmb[d.emb], int32(i))
+	m.docs, m.keys = docs, keys
+	m.byEmb = make(map[uint64]int32, len(docs))
+	for i := range docs {
+		m.linkEmb(int32(i))
 	}
-	m.nPost = 0
-	for t, p := range m.terms {
-		p.renumber(renum)
-		if p.n == 0 {
-			delete(m.terms, t)
-			continue
-		}
-		m.nPost += int64(p.n)
-	}
-	for first, ts := range m.cjk {
-		k := 0
-		for _, t := range ts {
-			if m.terms[t] != nil {
-				ts[k] = t
-				k++
-			}
-		}
-		if k == 0 {
-			delete(m.cjk, first)
-		} else {
-			m.cjk[first] = ts[:k]
-		}
-	}
+	m.terms.freeze(renum) // drops the tokens left without postings
+	m.nPost = m.terms.postings()
 	m.nDead = 0
 }
 
@@ -463,7 +457,36 @@ type scratch struct {
 	hit     []bool
 }
 
-var scratchPool sync.Pool
+// scratches keeps the per-doc accumulators of finished queries for the next
+// ones (at most maxScratches). Not a sync.Pool: a pool is emptied by every
+// garbage collection, and on a large vault each query would then allocate
+// its 17 bytes a unit again (10 MB on 600,000 units), making the garbage
+// that brings the next collection sooner.
+var scratches struct {
+	sync.Mutex
+	free []*scratch
+}
+
+const maxScratches = 4
+
+func getScratch() *scratch {
+	scratches.Lock()
+	defer scratches.Unlock()
+	if n := len(scratches.free); n > 0 {
+		s := scratches.free[n-1]
+		scratches.free = scratches.free[:n-1]
+		return s
+	}
+	return &scratch{}
+}
+
+func putScratch(s *scratch) {
+	scratches.Lock()
+	defer scratches.Unlock()
+	if len(scratches.free) < maxScratches {
+		scratches.free = append(scratches.free, s)
+	}
+}
 
 // search scores the OR of ts (as matchExpr writes it: a lone CJK character
 // is a prefix) and returns the best limit visible units, best first.
@@ -474,10 +497,7 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 		return nil
 	}
 	n := len(m.docs)
-	s, _ := scratchPool.Get().(*scratch)
-	if s == nil {
-		s = &scratch{}
-	}
+	s := getScratch()
 	if len(s.score) < n {
 		s.score, s.freq, s.hit = make([]float64, n), make([]float64, n), make([]bool, n)
 	}
@@ -486,7 +506,7 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 			s.score[d], s.hit[d] = 0, false
 		}
 		s.touched = s.touched[:0]
-		scratchPool.Put(s)
+		putScratch(s)
 	}()
 	const k1, b = 1.2, 0.75
 	kk1, bb := k1, b // in float64 at run time, as C computes k1 + 1.0
@@ -498,7 +518,7 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 		phraseDocs = phraseDocs[:0]
 		var nHit int64
 		for _, p := range lists {
-			for it := p.iter(); it.next(); {
+			for it := m.terms.iter(p); it.next(); {
 				d := it.d
 				if !m.docs[d].live {
 					continue
@@ -560,15 +580,9 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 // for a lone CJK character every token that starts with it.
 func (m *memIndex) phrase(t string) []*plist {
 	if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
-		var out []*plist
-		for _, tok := range m.cjk[t] {
-			if p := m.terms[tok]; p != nil {
-				out = append(out, p)
-			}
-		}
-		return out
+		return m.terms.withPrefix(t)
 	}
-	if p := m.terms[t]; p != nil {
+	if p := m.terms.find(t); p != nil && p.n > 0 {
 		return []*plist{p}
 	}
 	return nil
@@ -612,7 +626,7 @@ func (ix *Index) PostingsStats() (MemStats, bool) {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return MemStats{Units: m.nLive, Tokens: int64(len(m.terms)), Postings: m.nPost}, true
+	return MemStats{Units: m.nLive, Tokens: int64(m.terms.count()), Postings: m.nPost}, true
 }
 
 // embedKey is the first 64 bits of an embed_hash ("sha256:<hex>"): enough to
@@ -639,10 +653,11 @@ func (m *memIndex) vectorUnits(ns []neighbour, project string, limit int) []vect
 	}
 	var ps []pair
 	for _, n := range ns {
-		for _, d := range m.byEmb[n.emb] {
+		d, ok := m.byEmb[n.emb]
+		for ; ok && d >= 0; d = m.docs[d].nextEmb {
 			doc := &m.docs[d]
 			if doc.live && m.visible(doc.res, project) {
-				ps = append(ps, pair{n.dist, doc.key, doc.uid})
+				ps = append(ps, pair{n.dist, m.key(doc), doc.uid})
 			}
 		}
 	}

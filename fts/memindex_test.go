@@ -247,11 +247,11 @@ func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 	}
 	rows.Close()
 	live := 0
-	for _, d := range m.docs {
-		if d.live {
+	for i := range m.docs {
+		if d := &m.docs[i]; d.live {
 			live++
-			if !want[d.key] {
-				t.Errorf("in memory unit %d has key %q, which the index no longer has (%v)", d.uid, d.key, want)
+			if !want[m.key(d)] {
+				t.Errorf("in memory unit %d has key %q, which the index no longer has (%v)", d.uid, m.key(d), want)
 			}
 		}
 	}

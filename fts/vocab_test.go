@@ -1,0 +1,120 @@
+package fts
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"testing"
+)
+
+// TestVocab_FrozenAndAdded finds tokens in the frozen part and among those
+// added after it, by exact token and by prefix, and a freeze keeps every
+// token with postings and drops the ones left without.
+func TestVocab_FrozenAndAdded(t *testing.T) {
+	var v vocab
+	for i, tok := range []string{"retry", "并发", "并", "release", "并发控制", "a", "retries"} {
+		v.add(tok, int32(i), 1)
+	}
+	v.freeze(nil)
+	for i, tok := range []string{"zebra", "并行", "re"} {
+		v.add(tok, int32(10+i), 2)
+	}
+	for _, tok := range []string{"retry", "并发", "a", "zebra", "并行", "re"} {
+		if p := v.find(tok); p == nil || p.n != 1 {
+			t.Errorf("find(%q) = %v", tok, p)
+		}
+	}
+	for _, tok := range []string{"retr", "并发控", "b", ""} {
+		if p := v.find(tok); p != nil {
+			t.Errorf("find(%q) found a list for a token never added", tok)
+		}
+	}
+	prefixDocs := func(prefix string) []int32 {
+		var ds []int32
+		for _, p := range v.withPrefix(prefix) {
+			for it := v.iter(p); it.next(); {
+				ds = append(ds, it.d)
+			}
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		return ds
+	}
+	if got, want := prefixDocs("并"), []int32{1, 2, 4, 11}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tokens starting with 并: docs %v, want %v", got, want)
+	}
+	if got, want := prefixDocs("re"), []int32{0, 3, 6, 12}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tokens starting with re: docs %v, want %v", got, want)
+	}
+	// Emptied lists are dropped by the next freeze; the rest survive it.
+	*v.find("release") = plist{}
+	*v.find("zebra") = plist{}
+	v.freeze(nil)
+	if v.find("release") != nil || v.find("zebra") != nil {
+		t.Error("a token without postings survived the freeze")
+	}
+	if v.count() != 8 || len(v.ends) != 8 || v.added != nil {
+		t.Errorf("after the freeze: %d tokens, %d frozen, added %v; want 8 frozen", v.count(), len(v.ends), v.added)
+	}
+	if p := v.find("并行"); p == nil || p.n != 1 {
+		t.Error("a token added after the first freeze was lost by the second")
+	}
+}
+
+// TestMemIndex_CompactKeepsTheRanking deletes two units in three and
+// compacts: every query then ranks exactly as a copy built from the
+// remaining units alone (same uids, same scores).
+func TestMemIndex_CompactKeepsTheRanking(t *testing.T) {
+	words := []string{"retry", "budget", "sync", "deploy", "staging", "cache", "并发", "控制", "并行", "release", "rollback"}
+	r := rand.New(rand.NewPCG(7, 7))
+	res := &memRes{path: "n.md"}
+	unit := func(uid int64) *memUnit {
+		u := &memUnit{uid: uid, key: fmt.Sprint(uid), res: res}
+		seen := map[string]bool{}
+		for k := 0; k < 1+r.IntN(6); k++ {
+			w := words[r.IntN(len(words))]
+			if !seen[w] {
+				seen[w] = true
+				u.toks, u.freq = append(u.toks, w), append(u.freq, uint16(1+r.IntN(8)))
+			}
+		}
+		u.toks = append(u.toks, fmt.Sprintf("only%d", uid)) // a token that dies with its unit
+		u.freq = append(u.freq, 1)
+		u.length = int32(len(u.toks) * 3)
+		return u
+	}
+	newMem := func() *memIndex {
+		return &memIndex{byUID: map[int64]int32{}, byEmb: map[uint64]int32{}}
+	}
+	all, kept := newMem(), newMem()
+	var units []*memUnit
+	for uid := int64(1); uid <= 600; uid++ {
+		units = append(units, unit(uid))
+	}
+	for _, u := range units {
+		all.add(u)
+		if u.uid%3 == 0 {
+			kept.add(u)
+		}
+	}
+	all.shrink()
+	kept.shrink()
+	for _, u := range units {
+		if u.uid%3 != 0 {
+			all.remove(u.uid)
+		}
+	}
+	if all.nDead*3 <= all.nPost {
+		t.Fatalf("the deletes (%d of %d postings) would not trigger compaction", all.nDead, all.nPost)
+	}
+	all.compact()
+	if all.nPost != kept.nPost || all.terms.count() != kept.terms.count() {
+		t.Fatalf("after compaction: %d postings, %d tokens; built from the kept units: %d, %d", all.nPost, all.terms.count(), kept.nPost, kept.terms.count())
+	}
+	for _, q := range [][]string{{"retry"}, {"deploy", "staging"}, {"并"}, {"并发", "rollback"}, {"only3"}, {"only4"}, {"cache", "release", "sync", "budget"}} {
+		got, want := all.search(q, "", 20), kept.search(q, "", 20)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("query %q after compaction: %v, built from the kept units: %v", q, got, want)
+		}
+	}
+}
