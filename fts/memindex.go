@@ -44,10 +44,11 @@ import (
 // of the total and the copy is compacted.
 
 // maxMemUnits bounds the vaults whose postings are kept in memory (about two
-// bytes per posting packed (postings.go), ~100 distinct tokens per unit:
-// 60,000 units take about 60 MB of heap with the tables around them).
+// bytes a posting packed (postings.go), ~100 distinct tokens a unit: the
+// copy of 60,000 units takes 46 MB of heap, of 600,000 units (100,000
+// generated notes) 340 MB; BenchmarkInMemoryCopyOf measures it).
 // Larger vaults are scored by FTS5 alone.
-const maxMemUnits = 150_000
+const maxMemUnits = 1_000_000
 
 // memDoc is one unit of the copy. Its unit_key is in memIndex.keys (one
 // arena, not a string each: fewer objects for the collector to mark).

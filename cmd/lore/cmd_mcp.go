@@ -79,11 +79,15 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 		fmt.Fprintln(e.stderr, "lore mcp: watching the vault:", err, "(every call still checks freshness)")
 	}
 	// BM25 in Go from here on (FTS5 answers until the postings are built).
+	began := time.Now()
 	if err := ix.KeepInMemory(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "lore mcp: in-memory postings:", err, "(FTS5 scores every query)")
 	} else if _, kept := ix.PostingsStats(); !kept && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "lore mcp: the vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)")
+	} else if st, kept := ix.PostingsStats(); kept {
+		fmt.Fprintf(e.stderr, "lore mcp: in memory: %d units, %d postings (%.1f s)\n", st.Units, st.Postings, time.Since(began).Seconds())
 	}
+	go holdMemory(ctx, e.getenv)
 	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
 	syncing := e.getenv("LORE_MCP_NO_SYNC") == ""
 	// Embedding runs at once, then whenever the index reports a change (an

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+func TestMemoryLimitFor_LeavesRoomAboveTheLiveHeap(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int64
+	}{
+		{0, memRoomMin},
+		{10 << 20, 10<<20 + memRoomMin},
+		{400 << 20, 600 << 20},
+	} {
+		if got := memoryLimitFor(c.live); got != c.want {
+			t.Errorf("memoryLimitFor(%d MB) = %d MB, want %d MB", c.live>>20, got>>20, c.want>>20)
+		}
+	}
+}
+
+// TestHoldMemory_SetsALimitUnlessTheUserSetOne: a long-running lore sets a
+// soft memory limit above its live heap, and leaves the collector as the
+// user set it with GOGC or GOMEMLIMIT.
+func TestHoldMemory_SetsALimitUnlessTheUserSetOne(t *testing.T) {
+	old := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(old)
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // one pass, then return
+
+	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
+		holdMemory(done, func(k string) string {
+			if k == name {
+				return "200"
+			}
+			return ""
+		})
+		if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+			t.Errorf("with %s set, the limit became %d", name, got)
+		}
+	}
+	runtime.GC() // the live heap is measured by a collection
+	holdMemory(done, func(string) string { return "" })
+	got := debug.SetMemoryLimit(-1)
+	if got == math.MaxInt64 || got < memRoomMin {
+		t.Errorf("no limit set, or one below the room it leaves: %d", got)
+	}
+}
