@@ -47,3 +47,14 @@ func BenchmarkUSELiteQuery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadUSELite loads the model as a one-shot `lore activate` does
+// before it can embed its query.
+func BenchmarkLoadUSELite(b *testing.B) {
+	dir := modelDir(b)
+	for i := 0; i < b.N; i++ {
+		if _, err := LoadUSELite(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -78,16 +79,9 @@ func LoadUSELite(dir string) (*USELite, error) {
 	}
 	tensors := map[string][]float32{}
 	for _, g := range man.WeightsManifest {
-		var buf []byte
-		for _, p := range g.Paths {
-			if filepath.Base(p) != p {
-				return nil, fmt.Errorf("%s: model.json names a shard outside the folder: %q", dir, p)
-			}
-			b, err := os.ReadFile(filepath.Join(dir, p))
-			if err != nil {
-				return nil, &NotReadyError{Model: USELiteName, Reason: fmt.Sprintf("shard %s missing; run `lore model fetch`", p)}
-			}
-			buf = append(buf, b...)
+		buf, err := readShards(dir, g.Paths)
+		if err != nil {
+			return nil, err
 		}
 		off := 0
 		for _, w := range g.Weights {
@@ -121,6 +115,47 @@ func LoadUSELite(dir string) (*USELite, error) {
 	}
 	return m, nil
 }
+
+// readShards reads a weight group's shards, in order, into one buffer of
+// their total size. (Appending each file's bytes to a growing buffer copied
+// the 26 MB of weights several times over: half of a one-shot activate's
+// model load.)
+func readShards(dir string, paths []string) ([]byte, error) {
+	sizes := make([]int64, len(paths))
+	var total int64
+	for i, p := range paths {
+		if filepath.Base(p) != p {
+			return nil, fmt.Errorf("%s: model.json names a shard outside the folder: %q", dir, p)
+		}
+		fi, err := os.Stat(filepath.Join(dir, p))
+		if err != nil {
+			return nil, &NotReadyError{Model: USELiteName, Reason: fmt.Sprintf("shard %s missing; run `lore model fetch`", p)}
+		}
+		sizes[i] = fi.Size()
+		total += fi.Size()
+	}
+	if total > maxWeightBytes {
+		return nil, fmt.Errorf("%s: the shards hold %d bytes, more than a model of this kind (%d)", dir, total, maxWeightBytes)
+	}
+	buf := make([]byte, total)
+	var off int64
+	for i, p := range paths {
+		f, err := os.Open(filepath.Join(dir, p))
+		if err != nil {
+			return nil, &NotReadyError{Model: USELiteName, Reason: fmt.Sprintf("shard %s missing; run `lore model fetch`", p)}
+		}
+		_, err = io.ReadFull(f, buf[off:off+sizes[i]])
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: shard %s: %w", dir, p, err)
+		}
+		off += sizes[i]
+	}
+	return buf, nil
+}
+
+// maxWeightBytes bounds the shards read: the built-in model's are 26 MB.
+const maxWeightBytes = 1 << 30
 
 // bind finds each tensor by the tail of its name and checks its size.
 func (w *useWeights) bind(t map[string][]float32) error {

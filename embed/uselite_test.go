@@ -3,9 +3,12 @@ package embed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -137,5 +140,27 @@ func TestUSELite_VectorsMatchTheReference(t *testing.T) {
 		if worst >= 1e-5 {
 			t.Errorf("%.40q: component %d is %v, the reference %v (difference %.2g)", c.Text, at, got[i][at], c.Vector[at], worst)
 		}
+	}
+}
+
+// TestReadShards_ConcatenatesInOrder reads a group's shards into one buffer
+// in the order model.json lists them, and names what is wrong otherwise.
+func TestReadShards_ConcatenatesInOrder(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{"group1-shard1of2.bin": "abc", "group1-shard2of2.bin": "defgh"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf, err := readShards(dir, []string{"group1-shard1of2.bin", "group1-shard2of2.bin"})
+	if err != nil || string(buf) != "abcdefgh" {
+		t.Fatalf("readShards = %q, %v", buf, err)
+	}
+	var nr *NotReadyError
+	if _, err := readShards(dir, []string{"group1-shard1of2.bin", "missing.bin"}); !errors.As(err, &nr) || !strings.Contains(err.Error(), "missing.bin") {
+		t.Errorf("a missing shard: %v", err)
+	}
+	if _, err := readShards(dir, []string{"../outside.bin"}); err == nil || !strings.Contains(err.Error(), "outside the folder") {
+		t.Errorf("a shard outside the folder: %v", err)
 	}
 }
