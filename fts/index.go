@@ -202,8 +202,50 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) (R
 	if err := ix.refreshPasses(ctx, progress, &st); err != nil { // what changed while it ran
 		return st, err
 	}
-	return st, ix.refreshOverlayForced(ctx, true)
+	if err := ix.refreshOverlayForced(ctx, true); err != nil {
+		return st, err
+	}
+	return st, ix.mergeFTS(ctx)
 }
+
+// mergeFTS merges the full-text index's segments into one, in steps of
+// mergeStepPages pages, each its own transaction (another process's write
+// waits for one step, ~0.4 s on a large vault, not for the whole merge).
+// A rebuild writes every unit again over the old rows, and FTS5 keeps the
+// old entries and its deletion markers until their segments are merged: on
+// 100,000 generated notes three rebuilds took units_fts_data from ~320 to
+// 831 MB; the merge takes ~15 s there and brings it back to 315 MB (the
+// pages freed are reused by later writes; the file does not shrink).
+func (ix *Index) mergeFTS(ctx context.Context) error {
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	defer conn.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// FTS5: a 'merge' that did no work changes fewer than two rows.
+		var before, after int64
+		if err := conn.QueryRowContext(ctx, "SELECT total_changes()").Scan(&before); err != nil {
+			return translate(err)
+		}
+		if _, err := conn.ExecContext(ctx, "INSERT INTO units_fts(units_fts, rank) VALUES('merge', ?)", -mergeStepPages); err != nil {
+			return translate(err)
+		}
+		if err := conn.QueryRowContext(ctx, "SELECT total_changes()").Scan(&after); err != nil {
+			return translate(err)
+		}
+		if after-before < 2 {
+			return nil
+		}
+	}
+}
+
+// mergeStepPages is the work of one merge step (a negative 'merge' argument
+// merges segments whatever their level).
+const mergeStepPages = 2000
 
 // translate maps SQLite driver errors to lore's error codes.
 func translate(err error) error {
