@@ -119,7 +119,8 @@ var errStaleFormat = errors.New("index of another format")
 const indexPageSize = 16384
 
 // newIndexFile creates dbPath, when it does not exist or is empty, with
-// indexPageSize pages and in WAL mode.
+// indexPageSize pages, incremental auto-vacuum (see freePages) and in WAL
+// mode.
 func newIndexFile(ctx context.Context, dbPath string) error {
 	if fi, err := os.Stat(dbPath); err == nil && fi.Size() > 0 {
 		return nil
@@ -136,7 +137,7 @@ func newIndexFile(ctx context.Context, dbPath string) error {
 		return translate(fmt.Errorf("create index %s: %w", dbPath, err))
 	}
 	defer conn.Close()
-	for _, q := range []string{fmt.Sprintf("PRAGMA page_size = %d", indexPageSize), "PRAGMA journal_mode = WAL"} {
+	for _, q := range []string{fmt.Sprintf("PRAGMA page_size = %d", indexPageSize), "PRAGMA auto_vacuum = INCREMENTAL", "PRAGMA journal_mode = WAL"} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return translate(fmt.Errorf("create index %s: %w", dbPath, err))
 		}
@@ -205,8 +206,41 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) (R
 	if err := ix.refreshOverlayForced(ctx, true); err != nil {
 		return st, err
 	}
-	return st, ix.mergeFTS(ctx)
+	if err := ix.mergeFTS(ctx); err != nil {
+		return st, err
+	}
+	return st, ix.freePages(ctx)
 }
+
+// freePages gives the index file's free pages back to the file system, in
+// steps of freeStepPages, each its own transaction. A rebuild frees about
+// what it writes (the old rows, the unmerged segments): on 100,000 generated
+// notes the file had grown to 2.3 GB holding 1.1 GB. Only a file made with
+// incremental auto-vacuum (newIndexFile, since this change) can; in an older
+// one the free pages stay for later writes to reuse.
+func (ix *Index) freePages(ctx context.Context) error {
+	var mode int
+	if err := ix.db.QueryRowContext(ctx, "PRAGMA auto_vacuum").Scan(&mode); err != nil || mode != 2 {
+		return translate(err)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var free int
+		if err := ix.db.QueryRowContext(ctx, "PRAGMA freelist_count").Scan(&free); err != nil {
+			return translate(err)
+		}
+		if free == 0 {
+			return nil
+		}
+		if _, err := ix.db.ExecContext(ctx, fmt.Sprintf("PRAGMA incremental_vacuum(%d)", min(free, freeStepPages))); err != nil {
+			return translate(err)
+		}
+	}
+}
+
+const freeStepPages = 4096 // 64 MiB of 16 KiB pages
 
 // mergeFTS merges the full-text index's segments into one, in steps of
 // mergeStepPages pages, each its own transaction (another process's write

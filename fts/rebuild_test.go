@@ -39,6 +39,13 @@ func TestRebuild_DoesNotGrowTheFullTextIndex(t *testing.T) {
 	if after := ftsBytes(t, tv.ix); after > first*11/10 {
 		t.Errorf("units_fts_data holds %d bytes after three rebuilds, %d after the first index", after, first)
 	}
+	// The pages the rebuilds freed went back to the file system.
+	var free, pages int
+	tv.ix.db.QueryRow("PRAGMA freelist_count").Scan(&free)
+	tv.ix.db.QueryRow("PRAGMA page_count").Scan(&pages)
+	if free > pages/20 {
+		t.Errorf("%d of the file's %d pages are free after the rebuilds", free, pages)
+	}
 	// And it still answers.
 	if hits := tv.search("deploy", vault.SearchOptions{Limit: 10}); len(hits) == 0 {
 		t.Error("no hit after the rebuilds")
