@@ -79,6 +79,7 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 		fmt.Fprintln(e.stderr, "lore mcp: watching the vault:", err, "(every call still checks freshness)")
 	}
 	// BM25 in Go from here on (FTS5 answers until the postings are built).
+	go holdMemory(ctx, e.getenv) // from before the copies' build, whose garbage is most of the peak
 	began := time.Now()
 	if err := ix.KeepInMemory(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "lore mcp: in-memory postings:", err, "(FTS5 scores every query)")
@@ -87,7 +88,6 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 	} else if st, kept := ix.PostingsStats(); kept {
 		fmt.Fprintf(e.stderr, "lore mcp: in memory: %d units, %d postings (%.1f s)\n", st.Units, st.Postings, time.Since(began).Seconds())
 	}
-	go holdMemory(ctx, e.getenv)
 	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
 	syncing := e.getenv("LORE_MCP_NO_SYNC") == ""
 	// Embedding runs at once, then whenever the index reports a change (an
