@@ -11,14 +11,14 @@
 // does not have: lore serves one tool, `memory`.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFile } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { makeVault, LORE } from "./lib.mjs";
+import { makeVault, startHTTP } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const runner = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
@@ -29,14 +29,7 @@ let v, server, url, token, out;
 before(async () => {
   v = makeVault("api");
   out = mkdtempSync(join(tmpdir(), "lore-conformance-"));
-  server = spawn(LORE, ["mcp", "--http", "127.0.0.1:0"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_SYNC: "1" }, stdio: ["ignore", "ignore", "pipe"] });
-  let err = "";
-  server.stderr.on("data", (d) => { err += d; });
-  const info = join(v.vault, ".git", "lore", "mcp-http.json");
-  for (let i = 0; i < 200 && !existsSync(info); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(existsSync(info), "the server wrote where it listens: " + err);
-  url = JSON.parse(readFileSync(info, "utf8")).url;
-  token = readFileSync(join(v.vault, ".git", "lore", "mcp-http.token"), "utf8").trim();
+  ({ proc: server, url, token } = await startHTTP(v));
 });
 
 after(async () => {

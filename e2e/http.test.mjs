@@ -3,26 +3,19 @@
 // a project, beside one-shot CLI commands on the same vault.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { makeVault, LORE } from "./lib.mjs";
+import { makeVault, startHTTP, LORE } from "./lib.mjs";
 
 let v, server, url, token;
 
 before(async () => {
   v = makeVault("api");
-  server = spawn(LORE, ["mcp", "--http", "127.0.0.1:0"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_SYNC: "1" }, stdio: ["ignore", "ignore", "pipe"] });
-  let err = "";
-  server.stderr.on("data", (d) => { err += d; });
-  const info = join(v.vault, ".git", "lore", "mcp-http.json");
-  for (let i = 0; i < 200 && !existsSync(info); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(existsSync(info), "the server wrote where it listens: " + err);
-  url = JSON.parse(readFileSync(info, "utf8")).url;
-  token = readFileSync(join(v.vault, ".git", "lore", "mcp-http.token"), "utf8").trim();
+  ({ proc: server, url, token } = await startHTTP(v));
 });
 
 after(async () => {
@@ -125,17 +118,10 @@ test("no token, another Host or another Origin: refused before MCP", async () =>
 test("two servers on one vault: what one stores the other serves, and the CLI sees both", async () => {
   // A second server on the same vault, on its own port: the change logs keep
   // both in step with each other and with one-shot commands.
-  const second = spawn(LORE, ["mcp", "--http", "127.0.0.1:0"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_SYNC: "1" }, stdio: ["ignore", "ignore", "pipe"] });
-  let err = "";
-  second.stderr.on("data", (d) => { err += d; });
   const info = join(v.vault, ".git", "lore", "mcp-http.json");
   const firstRecord = readFileSync(info, "utf8");
-  let url2 = url;
-  for (let i = 0; i < 200 && url2 === url; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    if (existsSync(info)) url2 = JSON.parse(readFileSync(info, "utf8")).url;
-  }
-  assert.notEqual(url2, url, "the second server listens on its own port: " + err);
+  const second = await startHTTP(v, url);
+  const url2 = second.url;
   const connect = async (u) => {
     const c = new Client({ name: "lore-e2e-http-two", version: "1.0.0" });
     await c.connect(new StreamableHTTPClientTransport(new URL(u + "?project=api"), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -161,9 +147,7 @@ test("two servers on one vault: what one stores the other serves, and the CLI se
   } finally {
     await one.close();
     await two.close();
-    const exited = new Promise((r) => second.on("exit", r));
-    second.kill("SIGTERM");
-    await exited;
+    await second.stop();
   }
   // The second server replaced the first one's record and removed it at
   // exit (no server restores another's); the test puts the first one's back

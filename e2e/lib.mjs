@@ -125,3 +125,27 @@ export function raw(cwd, extraEnv = {}) {
     },
   };
 }
+
+// startHTTP starts `lore mcp --http 127.0.0.1:0` for vault v (in its
+// workspace) and waits until it says where it listens (a URL other than
+// notURL, when another server of the vault already wrote one). It returns
+// { proc, url, token, stop }; stop sends SIGTERM and waits for the exit.
+export async function startHTTP(v, notURL = null) {
+  const proc = spawn(LORE, ["mcp", "--http", "127.0.0.1:0"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_SYNC: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  proc.stderr.on("data", (d) => { err += d; });
+  const data = join(v.vault, ".git", "lore");
+  let url = null;
+  for (let i = 0; i < 200 && (url === null || url === notURL); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    try { url = JSON.parse(readFileSync(join(data, "mcp-http.json"), "utf8")).url; } catch { /* not written yet */ }
+  }
+  if (url === null || url === notURL) throw new Error("the server did not say where it listens: " + err);
+  const token = readFileSync(join(data, "mcp-http.token"), "utf8").trim();
+  const stop = async () => {
+    const exited = new Promise((r) => proc.on("exit", r));
+    proc.kill("SIGTERM");
+    await exited;
+  };
+  return { proc, url, token, stop };
+}
