@@ -248,7 +248,7 @@ func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 	rows.Close()
 	live := 0
 	for i := range m.docs {
-		if d := &m.docs[i]; d.live {
+		if d := &m.docs[i]; m.lens[i] >= 0 {
 			live++
 			if !want[m.key(d)] {
 				t.Errorf("in memory unit %d has key %q, which the index no longer has (%v)", d.uid, m.key(d), want)
