@@ -461,19 +461,28 @@ func (ix *Index) refreshPasses(ctx context.Context, progress func(done, total in
 // refreshPass indexes what changed since the snapshot; with force, every
 // file in the vault (a rebuild: the watcher's short list is not used).
 func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int), st *RefreshStats, force bool) (bool, error) {
-	snap, err := ix.snapshot(ctx)
-	if err != nil {
-		return false, err
-	}
+	// The index's view (a query) and the vault's (a walk of its folders)
+	// are read at once: on 10,000 notes each is 5–15 ms of a one-shot
+	// command, and they share nothing.
 	var files []vault.FileStat
 	var problems []vault.Problem
 	var checked func(string) bool
-	if force {
-		files, problems, err = ix.v.Scan()
-	} else {
-		files, problems, checked, err = ix.changedFiles()
-	}
+	var scanErr error
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		if force {
+			files, problems, scanErr = ix.v.Scan()
+		} else {
+			files, problems, checked, scanErr = ix.changedFiles()
+		}
+	}()
+	snap, err := ix.snapshot(ctx)
+	<-scanned
 	if err != nil {
+		return false, err
+	}
+	if err := scanErr; err != nil {
 		return false, err
 	}
 	if checked == nil {
