@@ -193,6 +193,8 @@ func (ix *Index) syncMem(ctx context.Context, m *memIndex, gen string) (bool, er
 	}
 	if m.nDead*3 > m.nPost {
 		m.compact()
+	} else if m.terms.tailsLarge() {
+		m.terms.freeze(nil)
 	}
 	m.lastSeq, m.gen = last, gen
 	return true, nil

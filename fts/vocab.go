@@ -18,12 +18,13 @@ import (
 // freeze takes them in. A *plist from find or get is valid until the next
 // get, which may grow the slice.
 type vocab struct {
-	text  string           // the frozen tokens' bytes, in sorted order
-	ends  []uint32         // the end of frozen token i in text
-	lists []plist          // the postings of token i: frozen ones, then added ones
-	arena []byte           // the frozen postings
-	tails [][]byte         // postings appended since the freeze
-	added map[string]int32 // a token added since the freeze → its index in lists
+	text      string           // the frozen tokens' bytes, in sorted order
+	ends      []uint32         // the end of frozen token i in text
+	lists     []plist          // the postings of token i: frozen ones, then added ones
+	arena     []byte           // the frozen postings
+	tails     [][]byte         // postings appended since the freeze
+	added     map[string]int32 // a token added since the freeze → its index in lists
+	tailBytes int              // the size of the tails
 }
 
 // token returns frozen token i.
@@ -62,7 +63,9 @@ func (v *vocab) add(t string, d int32, f uint16) {
 		v.tails = append(v.tails, nil)
 		p.tail = int32(len(v.tails))
 	}
+	n := len(v.tails[p.tail-1])
 	v.tails[p.tail-1] = appendPosting(v.tails[p.tail-1], p.last, d, f)
+	v.tailBytes += len(v.tails[p.tail-1]) - n
 	p.last = d
 	p.n++
 }
@@ -110,6 +113,18 @@ func (v *vocab) withPrefix(prefix string) []*plist {
 	}
 	return out
 }
+
+// tailsLarge reports whether the postings added since the freeze are worth
+// a freeze of their own: a vault that only grows never compacts, and its
+// tails (a slice each, grown by doubling) and added tokens would otherwise
+// grow for as long as the server runs.
+func (v *vocab) tailsLarge() bool {
+	return v.tailBytes > len(v.arena)/4+tailSlack || len(v.added) > len(v.ends)/4+tailSlack
+}
+
+// tailSlack is what the tails may hold beyond a quarter of the arena (and
+// the added tokens beyond a quarter of the frozen ones) before a freeze.
+const tailSlack = 1 << 20
 
 // count returns the number of tokens with postings.
 func (v *vocab) count() int {
@@ -195,5 +210,5 @@ func (v *vocab) freeze(renum []int32) {
 	if cap(arena) > 2*len(arena) { // compaction dropped much
 		arena = append([]byte(nil), arena...)
 	}
-	v.text, v.ends, v.lists, v.arena, v.tails, v.added = text.String(), ends, lists, arena, nil, nil
+	v.text, v.ends, v.lists, v.arena, v.tails, v.added, v.tailBytes = text.String(), ends, lists, arena, nil, nil, 0
 }

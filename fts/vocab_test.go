@@ -118,3 +118,32 @@ func TestMemIndex_CompactKeepsTheRanking(t *testing.T) {
 		}
 	}
 }
+
+// TestVocab_TailsLargeAfterGrowth: postings added after a freeze are counted,
+// and past a quarter of the arena (plus slack) they ask for a freeze, which
+// takes them in and keeps every posting.
+func TestVocab_TailsLargeAfterGrowth(t *testing.T) {
+	var v vocab
+	for d := int32(0); d < 1000; d++ {
+		v.add(fmt.Sprint("t", d%50), d, 1)
+	}
+	v.freeze(nil)
+	if v.tailsLarge() {
+		t.Fatal("a fresh freeze asks for another")
+	}
+	d := int32(1000)
+	for ; !v.tailsLarge(); d++ {
+		v.add(fmt.Sprint("t", d%50), d, 1)
+		if d > 10_000_000 {
+			t.Fatal("the tails never asked for a freeze")
+		}
+	}
+	if v.tailBytes < tailSlack {
+		t.Fatalf("asked for a freeze at %d bytes of tails", v.tailBytes)
+	}
+	before := v.postings()
+	v.freeze(nil)
+	if v.tailBytes != 0 || len(v.tails) != 0 || v.postings() != before || before != int64(d) {
+		t.Fatalf("after the freeze: %d tail bytes, %d tails, %d postings (%d before, %d added)", v.tailBytes, len(v.tails), v.postings(), before, d)
+	}
+}
