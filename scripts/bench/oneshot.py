@@ -9,8 +9,13 @@ SQLite FTS5 search in Python (fts5_baseline.py, indexed first).
 VAULT is a vault such as `lore bench -n 10000 -dir VAULT` keeps. The server
 runs with LORE_MCP_NO_EMBED=1, so it does not spend the run embedding; both
 sides then rank without vectors alike.
+
+With QMD set to a qmd command (e.g. "env XDG_CACHE_HOME=D node_modules/.bin/qmd";
+the variables go to qmd alone) whose index
+already holds VAULT as a collection (`qmd collection add VAULT --name bench`,
+`qmd update`), `qmd search` (its BM25, no model) is timed in the same rounds.
 """
-import json, os, statistics, subprocess, sys, tempfile, time
+import json, os, shlex, statistics, subprocess, sys, tempfile, time
 
 lore, vault = sys.argv[1], os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 21
@@ -40,14 +45,19 @@ cases = {
     "lore activate, no server": lambda q: [lore, "activate", q],
     "python3 + plain FTS5": lambda q: [sys.executable, os.path.join(here, "fts5_baseline.py"), "search", db, q],
 }
+if os.environ.get("QMD"):
+    qmd = shlex.split(os.environ["QMD"])
+    cases["qmd search (BM25)"] = lambda q: qmd + ["search", q]
 times = {k: [] for k in cases}
 try:
     for r in range(rounds):
         for name, argv in cases.items():
             e = dict(env, LORE_NO_SERVER="1") if "no server" in name else env
             t = time.perf_counter()
-            subprocess.run(argv(queries[r % len(queries)]), env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            done = subprocess.run(argv(queries[r % len(queries)]), env=e, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             times[name].append((time.perf_counter() - t) * 1000)
+            if done.returncode != 0:  # a failing command is fast, not a figure
+                sys.exit("%s failed (%d): %s" % (name, done.returncode, done.stderr.decode(errors="replace")[-500:]))
 finally:
     server.terminate()
     server.wait()
