@@ -11,13 +11,13 @@ import (
 // postings and vectors: most of its heap is live and stays so. At Go's
 // default GOGC=100 the collector lets the heap grow to twice what is live
 // before it collects, and gives freed memory back slowly. holdMemory sets a
-// soft memory limit half above the live heap (at least 128 MB of room) and
-// follows the live heap every 2 s, from before the copies are built (their
-// build's garbage made most of the peak). On 100,000 generated notes
-// (`scripts/bench/serve.py`): resident 816 → 550 MB after the queries, peak
-// 1,072–1,160 → 768 MB, copies ready in 38 s instead of 33; activate and
-// search p50 within the run-to-run noise (35–64 ms either way). It leaves the
-// collector alone when the user set GOGC or GOMEMLIMIT.
+// soft memory limit half above the live heap (at least 128 MB of room),
+// plus what the runtime holds beside its objects, and follows them every 2
+// s from before the copies are built (their build's garbage made most of the
+// peak). On 100,000 generated notes (`scripts/bench/serve.py`): resident 816
+// → 600 MB after the queries, peak 1,072–1,160 → ~800 MB, a collection every
+// ~40 activates; activate and search p50 unchanged. It leaves the collector
+// alone when the user set GOGC or GOMEMLIMIT.
 
 const (
 	memRoomFraction = 2         // room above the live heap: half of it…
@@ -25,9 +25,40 @@ const (
 	memLimitEvery   = 2 * time.Second
 )
 
-// memoryLimitFor is the soft limit for a live heap of live bytes.
-func memoryLimitFor(live uint64) int64 {
-	return int64(live + max(live/memRoomFraction, memRoomMin))
+// memoryLimitFor is the soft limit for a live heap of live bytes (objects)
+// in a process whose runtime holds overhead bytes beside its objects that
+// the limit counts too (space unused in spans, stacks, metadata). Without
+// the overhead in it, the limit left the 100,000-note server 17 MB of room
+// instead of 170: it collected every 150 ms under load.
+func memoryLimitFor(live, overhead uint64) int64 {
+	return int64(live + max(live/memRoomFraction, memRoomMin) + overhead)
+}
+
+// The runtime's measures holdMemory reads.
+var memSamples = []string{
+	"/gc/heap/live:bytes",                 // objects marked live by the last collection
+	"/memory/classes/total:bytes",         // all the runtime mapped…
+	"/memory/classes/heap/released:bytes", // …less what it gave back,
+	"/memory/classes/heap/free:bytes",     // what is free to reuse,
+	"/memory/classes/heap/objects:bytes",  // and the objects themselves (live or not yet collected)
+}
+
+// limitNow reads the runtime's measures and returns the limit for them, or
+// 0 before the first collection.
+func limitNow(sample []metrics.Sample) int64 {
+	metrics.Read(sample)
+	var v [5]uint64
+	for i := range sample {
+		if sample[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		v[i] = sample[i].Value.Uint64()
+	}
+	live, total, released, free, objects := v[0], v[1], v[2], v[3], v[4]
+	if live == 0 || total < released+free+objects {
+		return 0
+	}
+	return memoryLimitFor(live, total-released-free-objects)
 }
 
 // holdMemory keeps the soft memory limit near the live heap until ctx ends.
@@ -35,15 +66,15 @@ func holdMemory(ctx context.Context, getenv func(string) string) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	sample := make([]metrics.Sample, len(memSamples))
+	for i, name := range memSamples {
+		sample[i].Name = name
+	}
 	t := time.NewTicker(memLimitEvery)
 	defer t.Stop()
 	for {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 {
-			if live := sample[0].Value.Uint64(); live > 0 {
-				debug.SetMemoryLimit(memoryLimitFor(live))
-			}
+		if limit := limitNow(sample); limit > 0 {
+			debug.SetMemoryLimit(limit)
 		}
 		select {
 		case <-ctx.Done():

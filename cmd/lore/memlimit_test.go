@@ -10,15 +10,16 @@ import (
 
 func TestMemoryLimitFor_LeavesRoomAboveTheLiveHeap(t *testing.T) {
 	for _, c := range []struct {
-		live uint64
-		want int64
+		live, overhead uint64
+		want           int64
 	}{
-		{0, memRoomMin},
-		{10 << 20, 10<<20 + memRoomMin},
-		{400 << 20, 600 << 20},
+		{0, 0, memRoomMin},
+		{10 << 20, 0, 10<<20 + memRoomMin},
+		{400 << 20, 0, 600 << 20},
+		{400 << 20, 50 << 20, 650 << 20}, // the runtime's own overhead is room it does not give
 	} {
-		if got := memoryLimitFor(c.live); got != c.want {
-			t.Errorf("memoryLimitFor(%d MB) = %d MB, want %d MB", c.live>>20, got>>20, c.want>>20)
+		if got := memoryLimitFor(c.live, c.overhead); got != c.want {
+			t.Errorf("memoryLimitFor(%d MB, %d MB) = %d MB, want %d MB", c.live>>20, c.overhead>>20, got>>20, c.want>>20)
 		}
 	}
 }
