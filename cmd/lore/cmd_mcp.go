@@ -81,12 +81,14 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 	// BM25 in Go from here on (FTS5 answers until the postings are built).
 	go holdMemory(ctx, e.getenv) // from before the copies' build, whose garbage is most of the peak
 	began := time.Now()
-	if err := ix.KeepInMemory(ctx); err != nil && ctx.Err() == nil {
-		fmt.Fprintln(e.stderr, "lore mcp: in-memory postings:", err, "(FTS5 scores every query)")
-	} else if _, kept := ix.PostingsStats(); !kept && ctx.Err() == nil {
-		fmt.Fprintln(e.stderr, "lore mcp: the vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)")
+	if err := ix.KeepInMemory(ctx); err != nil {
+		if ctx.Err() == nil {
+			fmt.Fprintln(e.stderr, "lore mcp: in-memory postings:", err, "(FTS5 scores every query)")
+		}
 	} else if st, kept := ix.PostingsStats(); kept {
 		fmt.Fprintf(e.stderr, "lore mcp: in memory: %d units, %d postings (%.1f s)\n", st.Units, st.Postings, time.Since(began).Seconds())
+	} else if ctx.Err() == nil {
+		fmt.Fprintln(e.stderr, "lore mcp: the vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)")
 	}
 	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
 	syncing := e.getenv("LORE_MCP_NO_SYNC") == ""
