@@ -41,15 +41,18 @@ func (v *vocab) search(t string) int {
 	return sort.Search(len(v.ends), func(i int) bool { return v.token(i) >= t })
 }
 
+// index returns t's index in lists, and whether t is known.
+func (v *vocab) index(t string) (int32, bool) {
+	if i := v.search(t); i < len(v.ends) && v.token(i) == t {
+		return int32(i), true
+	}
+	i, ok := v.added[t]
+	return i, ok
+}
+
 // find returns t's postings, or nil when t has none.
 func (v *vocab) find(t string) *plist {
-	if i := v.search(t); i < len(v.ends) && v.token(i) == t {
-		if p := &v.lists[i]; p.n > 0 {
-			return p
-		}
-		return nil
-	}
-	if i, ok := v.added[t]; ok && v.lists[i].n > 0 {
+	if i, ok := v.index(t); ok && v.lists[i].n > 0 {
 		return &v.lists[i]
 	}
 	return nil
@@ -72,10 +75,7 @@ func (v *vocab) add(t string, d int32, f uint16) {
 
 // list returns t's list, adding an empty one for a new token.
 func (v *vocab) list(t string) *plist {
-	if i := v.search(t); i < len(v.ends) && v.token(i) == t {
-		return &v.lists[i]
-	}
-	if i, ok := v.added[t]; ok {
+	if i, ok := v.index(t); ok {
 		return &v.lists[i]
 	}
 	if v.added == nil {
@@ -117,14 +117,16 @@ func (v *vocab) withPrefix(prefix string) []*plist {
 // tailsLarge reports whether the postings added since the freeze are worth
 // a freeze of their own: a vault that only grows never compacts, and its
 // tails (a slice each, grown by doubling) and added tokens would otherwise
-// grow for as long as the server runs.
+// grow for as long as the server runs. The added tokens are held to fewer:
+// a lone CJK character's query (withPrefix) reads every one of them.
 func (v *vocab) tailsLarge() bool {
-	return v.tailBytes > len(v.arena)/4+tailSlack || len(v.added) > len(v.ends)/4+tailSlack
+	return v.tailBytes > len(v.arena)/4+tailSlack || len(v.added) > addedSlack
 }
 
-// tailSlack is what the tails may hold beyond a quarter of the arena (and
-// the added tokens beyond a quarter of the frozen ones) before a freeze.
-const tailSlack = 1 << 20
+const (
+	tailSlack  = 1 << 20 // bytes the tails may hold beyond a quarter of the arena
+	addedSlack = 4096    // tokens that may wait outside the sorted part
+)
 
 // count returns the number of tokens with postings.
 func (v *vocab) count() int {

@@ -147,3 +147,31 @@ func TestVocab_TailsLargeAfterGrowth(t *testing.T) {
 		t.Fatalf("after the freeze: %d tail bytes, %d tails, %d postings (%d before, %d added)", v.tailBytes, len(v.tails), v.postings(), before, d)
 	}
 }
+
+// TestVocab_AddedTokensAskForAFreeze: new tokens wait outside the sorted
+// part only up to addedSlack, since a lone CJK character's query reads all
+// of them; a freeze then sorts them in and finds each one.
+func TestVocab_AddedTokensAskForAFreeze(t *testing.T) {
+	var v vocab
+	for d := int32(0); d < 100; d++ {
+		v.add(fmt.Sprint("old", d), d, 1)
+	}
+	v.freeze(nil)
+	d := int32(100)
+	for ; !v.tailsLarge(); d++ {
+		v.add(fmt.Sprint("并new", d), d, 1)
+		if d > 100+2*addedSlack {
+			t.Fatalf("%d added tokens and no freeze asked for", len(v.added))
+		}
+	}
+	if len(v.added) != addedSlack+1 {
+		t.Errorf("asked for a freeze at %d added tokens, want %d", len(v.added), addedSlack+1)
+	}
+	v.freeze(nil)
+	if len(v.added) != 0 || v.count() != int(d) || len(v.withPrefix("并")) != int(d)-100 {
+		t.Errorf("after the freeze: %d added, %d tokens, %d starting with 并", len(v.added), v.count(), len(v.withPrefix("并")))
+	}
+	if v.find("并new150") == nil || v.find("old7") == nil {
+		t.Error("a token was lost by the freeze")
+	}
+}
