@@ -117,15 +117,17 @@ func (v *vocab) withPrefix(prefix string) []*plist {
 // tailsLarge reports whether the postings added since the freeze are worth
 // a freeze of their own: a vault that only grows never compacts, and its
 // tails (a slice each, grown by doubling) and added tokens would otherwise
-// grow for as long as the server runs. The added tokens are held to fewer:
-// a lone CJK character's query (withPrefix) reads every one of them.
+// grow for as long as the server runs. The added tokens are held to fewer
+// (a lone CJK character's query, withPrefix, reads every one of them), but
+// not so few that a large vault re-sorts its million tokens every few
+// edits.
 func (v *vocab) tailsLarge() bool {
-	return v.tailBytes > len(v.arena)/4+tailSlack || len(v.added) > addedSlack
+	return v.tailBytes > len(v.arena)/4+tailSlack || len(v.added) > max(addedSlack, len(v.ends)/64)
 }
 
 const (
 	tailSlack  = 1 << 20 // bytes the tails may hold beyond a quarter of the arena
-	addedSlack = 4096    // tokens that may wait outside the sorted part
+	addedSlack = 4096    // tokens that may wait outside the sorted part (or 1/64 of it)
 )
 
 // count returns the number of tokens with postings.
