@@ -119,21 +119,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // refuse says why a request is refused before it is read, "" when it is not.
 func (h *HTTPHandler) refuse(r *http.Request) string {
-	if h.opt.Port != "" {
-		ok := false
-		for _, host := range []string{"127.0.0.1", "localhost", "[::1]"} {
-			ok = ok || r.Host == host+":"+h.opt.Port
-		}
-		if !ok {
-			return fmt.Sprintf("forbidden: Host %q is not this loopback server", r.Host)
-		}
+	if h.opt.Port != "" && !h.loopback(r.Host) {
+		return fmt.Sprintf("forbidden: Host %q is not this loopback server", r.Host)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
-		ok := false
-		for _, host := range []string{"127.0.0.1", "localhost", "[::1]"} {
-			ok = ok || (h.opt.Port != "" && o == "http://"+host+":"+h.opt.Port)
-		}
-		if !ok {
+		// A socket has no port, and no page of any origin reaches it.
+		if rest, ok := strings.CutPrefix(o, "http://"); h.opt.Port == "" || !ok || !h.loopback(rest) {
 			return fmt.Sprintf("forbidden: Origin %q may not call this server", o)
 		}
 	}
@@ -142,6 +133,16 @@ func (h *HTTPHandler) refuse(r *http.Request) string {
 		return "unauthorized: send Authorization: Bearer <token> (lore mcp config --http prints it)"
 	}
 	return ""
+}
+
+// loopback reports whether hostPort names this server by a loopback name.
+func (h *HTTPHandler) loopback(hostPort string) bool {
+	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		if hostPort == name+":"+h.opt.Port {
+			return true
+		}
+	}
+	return false
 }
 
 // maxBindings bounds the bindings (project and profile pairs) one HTTP
