@@ -29,7 +29,7 @@ e2e/node_modules: e2e/package.json e2e/package-lock.json
 
 # Go benchmarks of the hot paths, then whole-system figures on a generated vault.
 bench: build model e2e/node_modules
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./embed ./drafts ./guard ./activity
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./fts ./retrieve ./embed ./drafts ./guard ./activity
 	$(GO) test -tags $(TAGS) -run '^$$' -bench GuardStagedProcess -benchtime 40x ./cmd/lore
 	$(BIN) bench
 	cd e2e && node bench.mjs
@@ -76,7 +76,7 @@ eval-demo: build model
 fuzz:
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParse -fuzztime 60s ./vault
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerms -fuzztime 30s ./fts
-	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./fts
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./retrieve
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseDiff -fuzztime 60s ./guard
 
 # The long reliability runs: 16 lore mcp writers, 60 seeded SIGKILL runs,

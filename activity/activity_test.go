@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -20,7 +20,7 @@ import (
 type fixture struct {
 	homes         Homes
 	vault         string
-	ix            *fts.Index
+	ix            *retrieve.Memory
 	runOK, runWeb string
 	runOld        string
 	activity      *Activity
@@ -47,7 +47,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.ix, err = fts.Open(context.Background(), v)
+	f.ix, err = retrieve.Open(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}

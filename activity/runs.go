@@ -9,7 +9,7 @@ import (
 )
 
 // RunIndex is one vault's retrieval runs as IndexRuns holds them
-// (*fts.Index is one).
+// (*retrieve.Memory is one).
 type RunIndex interface {
 	vault.RunReader
 	Vault() *vault.Vault

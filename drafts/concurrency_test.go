@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -250,16 +250,16 @@ func (tv *tvault) draftCarrying(project, resource string) *Draft {
 
 // openAll opens a vault folder, its index and its Draft store, as a lore
 // process does (for the worker processes of these tests).
-func openAll(dir string) (*vault.Vault, *fts.Index, *Store, error) {
+func openAll(dir string) (*vault.Vault, *retrieve.Memory, *Store, error) {
 	ctx := context.Background()
 	v, err := vault.Open(dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ix, err := fts.Open(ctx, v)
+	ix, err := retrieve.Open(ctx, v)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s, err := Open(ctx, ix)
+	s, err := Open(ctx, ix.Index)
 	return v, ix, s, err
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -19,7 +19,7 @@ type tvault struct {
 	root string // repository top
 	dir  string // the vault folder (root, or a folder inside it)
 	v    *vault.Vault
-	ix   *fts.Index
+	ix   *retrieve.Memory
 	s    *Store
 }
 
@@ -63,11 +63,11 @@ func (tv *tvault) open() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := fts.Open(context.Background(), v)
+	ix, err := retrieve.Open(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(context.Background(), ix)
+	s, err := Open(context.Background(), ix.Index)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
 // openIndex writes files into a new vault (a real git repository) and
 // returns its refreshed index.
-func openIndex(t *testing.T, files map[string]string) *fts.Index {
+func openIndex(t *testing.T, files map[string]string) *retrieve.Memory {
 	t.Helper()
 	root := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", "-b", "main", root).CombinedOutput(); err != nil {
@@ -31,7 +31,7 @@ func openIndex(t *testing.T, files map[string]string) *fts.Index {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	ix, err := fts.Open(context.Background(), v)
+	ix, err := retrieve.Open(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}

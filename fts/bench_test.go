@@ -4,15 +4,11 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"runtime"
-	"sort"
 	"strconv"
 	"testing"
-	"time"
-
-	"github.com/lore-memory/lore/vault"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/vault"
 )
 
 // benchNotes is how many notes the benchmarks generate; LORE_BENCH_NOTES
@@ -56,35 +52,6 @@ func BenchmarkRefreshUnchanged(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := ix.Refresh(ctx, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkSearchQueryOnly(b *testing.B) {
-	ix, _ := benchIndex(b)
-	ctx := context.Background()
-	qs := synth.Queries(200, 1)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkSearchInMemory is BenchmarkSearchQueryOnly as lore mcp runs it:
-// BM25 scored from the in-memory postings.
-func BenchmarkSearchInMemory(b *testing.B) {
-	ix, _ := benchIndex(b)
-	ctx := context.Background()
-	if err := ix.KeepInMemory(ctx); err != nil {
-		b.Fatal(err)
-	}
-	qs := synth.Queries(200, 1)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -139,66 +106,3 @@ func TestGenerateVault_AllNotesIndex(t *testing.T) {
 // lore mcp runs. Skipped without the variable.
 //
 //	LORE_SCALE_VAULT=/tmp/bench100k go test -tags sqlite_fts5 -run '^$' -bench InMemoryCopyOf -benchtime 1x -timeout 30m ./fts
-func BenchmarkInMemoryCopyOf(b *testing.B) {
-	dir := os.Getenv("LORE_SCALE_VAULT")
-	if dir == "" {
-		b.Skip("LORE_SCALE_VAULT names no vault")
-	}
-	ctx := context.Background()
-	v, err := vault.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Open(ctx, v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Refresh(ctx, nil); err != nil {
-		b.Fatal(err)
-	}
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	before := ms.HeapInuse
-	t0 := time.Now()
-	if err := ix.KeepInMemory(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(time.Since(t0).Seconds(), "s-build")
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	st, kept := ix.PostingsStats()
-	if !kept {
-		b.Fatal("the vault is larger than the in-memory copy allows")
-	}
-	b.ReportMetric(float64(ms.HeapInuse-before)/(1<<20), "MB-heap")
-	b.ReportMetric(float64(st.Units), "units")
-	b.ReportMetric(float64(st.Postings), "postings")
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go ix.Watch(wctx)
-	time.Sleep(time.Second) // the watcher's first pass
-	qs := []string{"retry budget sync", "deploy the service to staging", "cache invalidation after writes", "并发 控制",
-		"parseConfigFile defaults", "why did the backup job fail", "rate limit per token"}
-	for _, op := range []string{"search", "activate"} {
-		var ts []time.Duration
-		for i := 0; i < 10*len(qs); i++ {
-			t1 := time.Now()
-			if op == "search" {
-				_, err = ix.Search(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10})
-			} else {
-				_, err = ix.Activate(ctx, vault.ActivateRequest{Query: qs[i%len(qs)]})
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if i >= len(qs) { // the first round warms up
-				ts = append(ts, time.Since(t1))
-			}
-		}
-		sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
-		b.ReportMetric(float64(ts[len(ts)/2].Microseconds())/1000, "ms-"+op+"-p50")
-		b.ReportMetric(float64(ts[len(ts)*95/100].Microseconds())/1000, "ms-"+op+"-p95")
-	}
-}

@@ -1,9 +1,20 @@
-// Package fts is lore's local index: one SQLite file (WAL mode) in the vault's
-// git directory, with the schema applied by embedded, numbered migrations. It
-// owns incremental indexing, the lexical stage of retrieval (FTS5 with BM25) and
-// load; the vector stage, fusion and activation state slot in beside them. It
-// must not write the vault: the index is derived data and `lore index --rebuild`
-// recreates it from the notes.
+// Package fts is lore's index, the storage half of memory's machinery: one
+// SQLite file (WAL mode) in the vault's git directory, with the schema applied
+// by embedded, numbered migrations; the tokenizer that notes and queries
+// share; incremental indexing and the freshness check; the change logs that
+// let several processes share the file; the Drafts' overlay rows; the
+// vectors; and the in-memory copies of the postings and of the vectors'
+// sign bits. It must not write the vault: the index is derived data and `lore
+// index --rebuild` recreates it from the notes.
+//
+// What it offers the retrieval pipeline (package retrieve) are lookups
+// (lookups.go: units by exact name, by BM25 over tokens, by vector, by id or
+// key, and the link graph around them, each within one project's Effective
+// Memory) and records (records.go: the retrieval runs and activation states
+// that pipeline writes back). Ranking itself — fusion, link bonus, rerank,
+// status, section order, assembly, deltas — lives in package retrieve; the
+// BM25 scores are the index's, because FTS5 computes them in SQL and the
+// in-memory copy must give exactly the same ones.
 //
 // Decisions recorded here:
 //
@@ -115,49 +126,6 @@
 //     The freshness check compares a cheap signature of the Draft refs and
 //     re-indexes only Drafts whose head moved. Results from a Draft carry
 //     its draft_id.
-//
-// Activate (activate.go, assemble.go, state.go, runs.go):
-//
-//   - Stages: freshness check → exact id/path/title → BM25 (top 40) → query
-//     embedding and sqlite-vec k-NN over vec0 with cosine distance (top 40;
-//     hits with similarity ≤ 0 are no evidence and dropped) → fusion, exact
-//     matches pinned first, top 40 kept → one-hop link bonus: a candidate whose
-//     resource links to or from another candidate's (wikilink by
-//     title/id/path, Markdown link, supersedes, superseded_by) gains 0.05 × the
-//     top fused score → optional HTTP rerank of the top 24 (its scores replace
-//     fused ones there) → status: superseded and deprecated resources' scores
-//     are halved and kept below their successor's → section order → assembly.
-//     Ties go to units
-//     with a term match, then by unit key, so ranking is deterministic for a
-//     given vault, index and model.
-//   - Fusion departs from DESIGN.md's reciprocal-rank fusion by default, on
-//     measurement. The default ("score") is BM25 over the best BM25 among the
-//     candidates plus 0.3 × cosine similarity, the similarity computed for
-//     every candidate that has a vector. On SciFact with the built-in model
-//     (vector alone: nDCG@10 0.218) RRF with k = 60 gave 0.444 — rank fusion
-//     lets a weak list overturn a strong one — and weighted RRF never beat
-//     lexical (0.699); score fusion gives 0.707 (β 0.2–0.6 all 0.700–0.707).
-//     lore.yaml `retrieval: {fusion: rrf}` selects RRF (k = 60), which suits a
-//     strong embedding endpoint.
-//   - Section order (sections.go): every unit of a note carries the note's
-//     path, title and description in its row, so sections of one note tie on
-//     them and BM25's length normalization favoured the shortest one; the
-//     per-note cap then kept whichever two sorted first. Now the places a
-//     note's candidates hold in the ranking go, best first, to the sections
-//     whose own heading (weight 4) and body match the query best, scored as
-//     BM25 over that note's candidate sections as a collection of their own
-//     (a term in every section tells nothing), English stop words included
-//     at weight 0.25 ("before" tells "Before the release" from "After");
-//     ties go to vector similarity, then to the note's order. Documents
-//     keep their places, so SciFact is unchanged by construction. On the 40
-//     questions of testdata/demo-questions.jsonl (written before this
-//     change; `lore eval --questions testdata/demo-questions.jsonl
-//     testdata/demo-vault --mode M`): lexical success@1 0.725 → 0.750,
-//     success@3 0.925 → 0.925, MRR 0.823 → 0.829; hybrid success@1 0.750 →
-//     0.750, success@3 0.925 → 0.950, MRR 0.840 → 0.846. The README's
-//     question ("what must I check before shipping a new version?") went
-//     from second (lexical) and not delivered (hybrid) to first in both;
-//     "fix the sync retry budget" from the ADR's Why to its Decision.
 //   - Vectors are stored per distinct unit text (content_hash), so an unchanged
 //     unit is never embedded again and copies share one vector. The index
 //     records the model's name and dimension and drops every vector when they
@@ -165,31 +133,4 @@
 //     in a query: a unit not yet embedded still competes through the lexical
 //     lists. A model that is not ready makes activate answer
 //     search_model_preparing instead of quietly going lexical.
-//   - Assembly: at most 12 fragments, 2 per resource, 2,400 tokens (lore.yaml
-//     retrieval: overrides), counted with vault.EstimateTokens (within 10% of
-//     cl100k_base). A candidate is cut as overlap when its text (content_hash)
-//     was already delivered or its byte range overlaps a delivered one. reuse
-//     fragments carry no body and cost no tokens.
-//   - State: next_state is "las2." + base64url(16-byte id + 12-byte
-//     HMAC-SHA256 tag of the id under a random per-vault key kept in the
-//     data folder, state.key): 43 characters. The id names a row of
-//     activation_states holding at most 256 (unit_key, first 8 bytes of
-//     content_hash, "path › headings") entries, most recently delivered
-//     first; rows are kept 7 days after their last use. Before, the token
-//     carried the entries itself ("las1.", still read): on the 40 demo
-//     questions its median was 82 tokens (lexical) and 119 (hybrid), about
-//     80 bytes more per held unit, now 16. Tokens over 32 KiB, damaged,
-//     edited, from another vault or whose row is gone are
-//     invalid_activation_state. removed lists held units that no longer
-//     resolve in the project's memory (deleted, renamed away, or now
-//     invisible), never units merely not selected; the text rendering names
-//     them by their stored "path › headings".
-//   - Fusion weight: lore.yaml retrieval.vector_weight (default 0.3). On the
-//     generated conversational set (testdata/convo) 0.6 gives nDCG@10
-//     0.4939 against 0.4850; on SciFact 0.2–0.6 all gave 0.700–0.707: the
-//     default stays.
-//   - Every valid activate writes a retrieval run (table runs): the query, every
-//     candidate with its rank and score at every stage and its outcome
-//     (delivered:add|replace|reuse, cut:budget|per_resource|total|overlap),
-//     a stored copy of each delivered text with its byte range, and timings.
 package fts

@@ -66,11 +66,49 @@ func (tv *testVault) write(p, s string) {
 
 func (tv *testVault) search(q string, opt vault.SearchOptions) []vault.Hit {
 	tv.t.Helper()
-	hits, err := tv.ix.Search(context.Background(), q, opt)
+	hits, err := searchUnits(context.Background(), tv.ix, q, opt)
 	if err != nil {
-		tv.t.Fatalf("Search(%q): %v", q, err)
+		tv.t.Fatalf("search %q: %v", q, err)
 	}
 	return hits
+}
+
+// searchUnits is the lexical search of package retrieve, from the lookups
+// alone (that package's Search adds snippets): refresh, the exact match,
+// then BM25 over the query's terms. The index's tests read what it finds
+// through it.
+func searchUnits(ctx context.Context, ix *Index, q string, opt vault.SearchOptions) ([]vault.Hit, error) {
+	if _, err := ix.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	if opt.Limit <= 0 {
+		opt.Limit = 10
+	}
+	q = CutQuery(q)
+	if q == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
+	}
+	l := ix.Lookups()
+	found, err := l.Exact(ctx, q, opt.Project)
+	if err != nil {
+		return nil, err
+	}
+	if ts := QueryTerms(q); len(ts) > 0 {
+		lex, err := l.BM25(ctx, ts, opt.Project, opt.Limit+len(found))
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, lex...)
+	}
+	var out []vault.Hit
+	seen := map[string]bool{}
+	for _, u := range found {
+		if !seen[u.UnitKey] && len(out) < opt.Limit {
+			seen[u.UnitKey] = true
+			out = append(out, u.Hit)
+		}
+	}
+	return out, nil
 }
 
 // topPath returns the path of the first hit, or "".

@@ -12,13 +12,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/lore-memory/lore/embed"
-
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -32,24 +30,17 @@ type Index struct {
 	snap map[string]fileRow
 	gen  string
 
-	emb          embed.Embedder // nil: lexical only
-	reranker     embed.Reranker // nil: no rerank
-	fusion       string         // "score" (default) or "rrf"
-	vectorWeight float64        // cosine similarity's weight in score fusion
-	binary       bool           // unit_vec holds sign bits; unit_vectors the floats
-	watch        *watcher       // set by Watch; guarded by mu
-	memos        []tokenMemo    // the preparing workers'; guarded by mu (Refresh holds it)
-	overlay      OverlaySource  // the open Drafts; nil: none. Guarded by mu
+	emb     embed.Embedder // nil: lexical only
+	binary  bool           // unit_vec holds sign bits; unit_vectors the floats
+	watch   *watcher       // set by Watch; guarded by mu
+	memos   []tokenMemo    // the preparing workers'; guarded by mu (Refresh holds it)
+	overlay OverlaySource  // the open Drafts; nil: none. Guarded by mu
 
 	memMu   sync.Mutex  // guards mem, vecs and keepMem
 	mem     *memIndex   // in-memory postings (memindex.go); nil: FTS5 scores
 	vecs    *memVectors // in-memory sign bits (memvec.go); nil: sqlite-vec's k-NN
 	keepMem bool        // KeepInMemory was called
 
-	keyOnce sync.Once // the activation-state signing key, read once
-	key     []byte
-	keyErr  error
-	clock   func() time.Time
 	stateGC atomic.Int64 // when this process last deleted expired activation states (Unix seconds)
 
 	// changed is signalled (without blocking) when the index may have new
@@ -175,7 +166,7 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 			return nil, translate(err)
 		}
 	}
-	ix := &Index{v: v, db: db, clock: time.Now, changed: make(chan struct{}, 1), vectorWeight: vectorBeta}
+	ix := &Index{v: v, db: db, changed: make(chan struct{}, 1)}
 	ix.vectorsBehind.Store(true)
 	return ix, nil
 }

@@ -58,21 +58,6 @@ func TestSearch_ExactMatchComesFirst(t *testing.T) {
 	}
 }
 
-func TestSearch_EmptyQueryIsInvalid(t *testing.T) {
-	tv := newTestVault(t, map[string]string{"a.md": "# a\n\nx\n"})
-	for _, q := range []string{"", "   \n\t"} {
-		if _, err := tv.ix.Search(context.Background(), q, vault.SearchOptions{}); vault.ErrorCode(err) != vault.CodeInvalid {
-			t.Errorf("Search(%q) err = %v, want invalid_input", q, err)
-		}
-	}
-	if hits := tv.search("!!! ??? ...", vault.SearchOptions{}); len(hits) != 0 {
-		t.Errorf("a query with no terms returned %d hits", len(hits))
-	}
-	if _, err := tv.ix.Search(context.Background(), strings.Repeat("word ", 50000), vault.SearchOptions{}); err != nil {
-		t.Errorf("a 250 KB query: %v, want it cut and answered", err)
-	}
-}
-
 func TestSearch_ProjectsSeeSharedAndTheirOwn(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"shared.md":          "# Shared\n\nwidget policy\n",
@@ -264,11 +249,11 @@ func TestIndex_TwoProcessesShareOneFile(t *testing.T) {
 	}
 	defer other.Close()
 	tv.topPath("first")
-	if hits, _ := other.SearchFresh(context.Background(), "first", vault.SearchOptions{}); len(hits) != 1 {
+	if hits, _ := other.Lookups().BM25(context.Background(), QueryTerms("first"), "", 10); len(hits) != 1 {
 		t.Errorf("second handle does not see the first one's index")
 	}
 	tv.write("b.md", "# B\n\nsecond\n")
-	if hits, _ := other.Search(context.Background(), "second", vault.SearchOptions{}); len(hits) != 1 {
+	if hits, _ := searchUnits(context.Background(), other, "second", vault.SearchOptions{}); len(hits) != 1 {
 		t.Errorf("second handle did not pick up the change")
 	}
 	if tv.topPath("second") != "b.md" {

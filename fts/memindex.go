@@ -651,7 +651,7 @@ func embedKey(h string) uint64 {
 // vectorUnits turns the rescored neighbours (vector rowid, embedKey,
 // cosine distance) into the visible units that carry them, ordered by
 // distance then unit_key, at most limit: what vectorSearch's SQL join does.
-func (m *memIndex) vectorUnits(ns []neighbour, project string, limit int) []vectorHit {
+func (m *memIndex) vectorUnits(ns []neighbour, project string, limit int) []Neighbor {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	type pair struct {
@@ -678,9 +678,9 @@ func (m *memIndex) vectorUnits(ns []neighbour, project string, limit int) []vect
 	if len(ps) > limit {
 		ps = ps[:limit]
 	}
-	out := make([]vectorHit, len(ps))
+	out := make([]Neighbor, len(ps))
 	for i, p := range ps {
-		out[i] = vectorHit{uid: p.uid, similarity: 1 - p.dist}
+		out[i] = Neighbor{UID: p.uid, Similarity: 1 - p.dist}
 	}
 	return out
 }

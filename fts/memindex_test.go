@@ -3,13 +3,13 @@ package fts
 import (
 	"context"
 	"fmt"
-	"github.com/lore-memory/lore/vault"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/vault"
 )
 
 // listOverlay is an OverlaySource with a fixed list of Drafts (package drafts
@@ -60,7 +60,7 @@ func compareScorers(t *testing.T, tv *testVault, projects []string) {
 	compared := 0
 	for _, project := range projects {
 		for _, q := range memQueries() {
-			ts := queryTerms(CutQuery(q))
+			ts := QueryTerms(CutQuery(q))
 			if len(ts) == 0 {
 				continue
 			}
@@ -206,7 +206,7 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 	if m == nil {
 		t.Fatal("no postings")
 	}
-	ts := queryTerms("release")
+	ts := QueryTerms("release")
 	want, _ := tv.ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights(), 10)
 	got, _ := tv.ix.memHits(ctx, m.search(ts, "", 10))
 	if len(got) != 3 || len(want) != 3 {

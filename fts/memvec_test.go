@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
-
 	"github.com/lore-memory/lore/eval/synth"
 )
 
@@ -105,7 +104,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 		// of them with sqlite-vec's cosine: the same answer.
 		for _, project := range []string{"", "api", "web"} {
 			for _, k := range []int{10, len(all)} {
-				memHits, err := tv.ix.vectorSearch(ctx, qv[0], project, k)
+				memHits, err := tv.ix.Lookups().Nearest(ctx, qv[0], project, k)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -118,7 +117,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 				tv.ix.memMu.Lock()
 				tv.ix.keepMem = false
 				tv.ix.memMu.Unlock()
-				sqlHits, err := tv.ix.vectorSearch(ctx, qv[0], project, k)
+				sqlHits, err := tv.ix.Lookups().Nearest(ctx, qv[0], project, k)
 				tv.ix.memMu.Lock()
 				tv.ix.keepMem = true
 				tv.ix.memMu.Unlock()

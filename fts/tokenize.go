@@ -285,9 +285,9 @@ const MaxQueryBytes = 2048
 // MaxQueryTerms is how many distinct terms of a query reach FTS5.
 const MaxQueryTerms = 64
 
-// queryTerms returns the distinct terms of a query, dropping English stop words
+// QueryTerms returns the distinct terms of a query, dropping English stop words
 // unless nothing else is left, at most MaxQueryTerms.
-func queryTerms(q string) []string {
+func QueryTerms(q string) []string {
 	seen := map[string]bool{}
 	var all, content []string
 	terms(q, func(t string) {
@@ -371,3 +371,9 @@ var stopWords = func() map[string]uint8 {
 // stopID is the number of the token of term t among the stop words' tokens,
 // from 1; 0 when t is not a stop word.
 func stopID(t string) uint8 { return stopWords[t] }
+
+// EachToken calls emit with each token of s as the index stores it, in
+// order and repeats included, and whether its word is an English stop word.
+func EachToken(s string, emit func(tok string, stop bool)) {
+	terms(s, func(t string) { emit(token(t), stopID(t) > 0) })
+}

@@ -16,9 +16,8 @@ import (
 
 	kljensen "github.com/kljensen/snowball/english"
 
-	"github.com/lore-memory/lore/vault"
-
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/vault"
 )
 
 func allTerms(s string) []string {
@@ -51,10 +50,10 @@ func TestTerms(t *testing.T) {
 }
 
 func TestQueryTerms_DropStopWordsUnlessNothingElse(t *testing.T) {
-	if got := queryTerms("how do I release the app"); !reflect.DeepEqual(got, []string{"releas", "app"}) {
+	if got := QueryTerms("how do I release the app"); !reflect.DeepEqual(got, []string{"releas", "app"}) {
 		t.Errorf("got %q", got)
 	}
-	if got := queryTerms("what is it"); !reflect.DeepEqual(got, []string{"what", "is", "it"}) {
+	if got := QueryTerms("what is it"); !reflect.DeepEqual(got, []string{"what", "is", "it"}) {
 		t.Errorf("stop-word-only query: got %q, want every term kept", got)
 	}
 	if got := matchExpr([]string{"检", "release"}); got != `"检"* OR "release"` {
@@ -172,7 +171,7 @@ func FuzzTerms(f *testing.F) {
 				t.Fatalf("bad term %q from %q", term, s)
 			}
 		}
-		_ = matchExpr(queryTerms(s))
+		_ = matchExpr(QueryTerms(s))
 	})
 }
 

@@ -58,29 +58,6 @@ func (ix *Index) UseEmbedder(ctx context.Context, e embed.Embedder) error {
 // Embedder returns the attached model, or nil.
 func (ix *Index) Embedder() embed.Embedder { return ix.emb }
 
-// UseReranker attaches a reranker for activate (nil: none).
-func (ix *Index) UseReranker(r embed.Reranker) { ix.reranker = r }
-
-// UseFusion chooses how the lexical and vector stages combine, from
-// lore.yaml's retrieval section: fusion "score" (default) or "rrf", and the
-// weight of cosine similarity in score fusion (0: the default, 0.3).
-// Anything else is an invalid_config error.
-func (ix *Index) UseFusion(c vault.RetrievalConfig) error {
-	switch c.Fusion {
-	case "", "score", "rrf":
-	default:
-		return vault.Errorf(vault.CodeConfig, "retrieval.fusion %q: want score or rrf", c.Fusion)
-	}
-	if c.VectorWeight < 0 || c.VectorWeight > 10 || c.VectorWeight != c.VectorWeight {
-		return vault.Errorf(vault.CodeConfig, "retrieval.vector_weight %v: want a number from 0 to 10", c.VectorWeight)
-	}
-	ix.fusion, ix.vectorWeight = c.Fusion, c.VectorWeight
-	if ix.vectorWeight == 0 {
-		ix.vectorWeight = vectorBeta
-	}
-	return nil
-}
-
 // embedInput is the text the model embeds for a unit: the note's title and
 // the unit's heading path on the first line, then the unit's text, so a
 // section is understood in its note's context (and a chunk without its
@@ -273,10 +250,10 @@ func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]flo
 	return translate(tx.Commit())
 }
 
-// vectorHit is one unit found by the vector stage.
-type vectorHit struct {
-	uid        int64
-	similarity float64 // cosine similarity, 1 - distance
+// Neighbor is one unit found by the vector stage.
+type Neighbor struct {
+	UID        int64
+	Similarity float64 // cosine similarity, 1 - distance
 }
 
 // vecLayout names how vectors are stored, so a change of layout re-embeds.
@@ -291,12 +268,13 @@ func vecLayout(binary bool) string {
 // the exact rescoring returns.
 const coarseFactor = 4
 
-// vectorSearch returns the units nearest to the query vector, best first,
+// Nearest returns the units nearest to the query vector, best first,
 // visible to project. With binary quantization (dimensions divisible by 8) a
 // Hamming-distance pass over the sign bits picks coarseFactor×k candidates
 // and their full float32 vectors are rescored by cosine similarity; it reads
 // 1/32 of the data a float scan would. Units sharing an input share a vector.
-func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string, k int) ([]vectorHit, error) {
+func (l Lookups) Nearest(ctx context.Context, qv []float32, project string, k int) ([]Neighbor, error) {
+	ix := l.ix
 	blob, err := vec.SerializeFloat32(qv)
 	if err != nil {
 		return nil, err
@@ -337,10 +315,10 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 		return nil, translate(fmt.Errorf("vector search: %w", err))
 	}
 	defer rows.Close()
-	var out []vectorHit
+	var out []Neighbor
 	for rows.Next() {
-		var h vectorHit
-		if err := rows.Scan(&h.uid, &h.similarity); err != nil {
+		var h Neighbor
+		if err := rows.Scan(&h.UID, &h.Similarity); err != nil {
 			return nil, err
 		}
 		out = append(out, h)
@@ -348,8 +326,8 @@ func (ix *Index) vectorSearch(ctx context.Context, qv []float32, project string,
 	return out, translate(rows.Err())
 }
 
-// notReady maps an embedder's not-ready error to search_model_preparing.
-func notReady(err error) error {
+// NotReady maps an embedder's not-ready error to search_model_preparing.
+func NotReady(err error) error {
 	var nr *embed.NotReadyError
 	if errors.As(err, &nr) {
 		p := nr.Progress
@@ -360,7 +338,7 @@ func notReady(err error) error {
 
 // rescore computes sqlite-vec's cosine distance for the first pass's
 // vectors (ids) and hands them to the in-memory doc table.
-func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memVectors, m *memIndex, project string, limit int) ([]vectorHit, error) {
+func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memVectors, m *memIndex, project string, limit int) ([]Neighbor, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -35,11 +35,11 @@ func newJournal(t *testing.T) (*Journal, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := fts.Open(context.Background(), v)
+	ix, err := retrieve.Open(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := drafts.Open(context.Background(), ix)
+	st, err := drafts.Open(context.Background(), ix.Index)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -51,11 +51,11 @@ func newTestServer(t *testing.T, profile string, files map[string]string) *testS
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := fts.Open(context.Background(), v)
+	ix, err := retrieve.Open(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := drafts.Open(context.Background(), ix)
+	st, err := drafts.Open(context.Background(), ix.Index)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 // Profiles names the tool profiles.
 var Profiles = []string{"memory", "vault", "sidecar", "journal"}
 
-// Memory is what the MCP tools read of memory (*fts.Index is one): activate
+// Memory is what the MCP tools read of memory (*retrieve.Memory is one): activate
 // and recall, load, notes under a folder, the rules and recent notes of the
 // guard and the loadout, link names, and whether vectors are still being
 // made (vault_search says so).

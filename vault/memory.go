@@ -3,8 +3,8 @@ package vault
 // The words of retrieval, as the edges (MCP, the web UI, the CLI, the
 // journal, the activity view) exchange them: a resource as load returns it
 // (Loaded), a search hit, an activation and its fragments, the assembly
-// limits, a ranked unit and a recalled resource. The index (package fts)
-// produces them; nothing here knows how they are stored.
+// limits, a ranked unit and a recalled resource. The index (package fts) and the
+// retrieval pipeline (package retrieve) produce them; nothing here knows how they are stored.
 
 import (
 	"fmt"

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 )
 
-// The interfaces the edges need of memory. Package fts implements every one
-// with *fts.Index; mcp, web, journal, guard, activity and cmd hold these
+// The interfaces the edges need of memory. Package retrieve implements every
+// one with *retrieve.Memory (the index of package fts with the retrieval
+// pipeline over it); mcp, web, journal, guard, activity and cmd hold these
 // instead, so each edge names what it uses and a test can tell.
 
 // Searcher finds units by words (search).

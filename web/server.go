@@ -23,16 +23,15 @@ import (
 
 	"github.com/lore-memory/lore/activity"
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/vault"
-
 	"github.com/lore-memory/lore/eval"
+	"github.com/lore-memory/lore/vault"
 )
 
 //go:embed static
 var static embed.FS
 
 // Memory is what the web UI reads of memory: search, load, and the vault
-// it serves (*fts.Index is one).
+// it serves (*retrieve.Memory is one).
 type Memory interface {
 	vault.Searcher
 	vault.Loader

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/embed"
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -31,7 +31,7 @@ func TestBackgroundEmbedsChangesAsTheyHappen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	ix, err := fts.Open(context.Background(), v)
+	ix, err := retrieve.Open(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}

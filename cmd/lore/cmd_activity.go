@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lore-memory/lore/activity"
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -178,7 +178,7 @@ func openRuns(ctx context.Context, dir string) (activity.RunIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := fts.Open(ctx, v)
+	ix, err := retrieve.Open(ctx, v)
 	if err != nil {
 		v.Close()
 		return nil, err
@@ -187,7 +187,7 @@ func openRuns(ctx context.Context, dir string) (activity.RunIndex, error) {
 }
 
 // vaultIndex is an index that closes its vault with it.
-type vaultIndex struct{ *fts.Index }
+type vaultIndex struct{ *retrieve.Memory }
 
 func (x vaultIndex) Close() error {
 	err := x.Index.Close()

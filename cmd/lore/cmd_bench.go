@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/embed"
-	"github.com/lore-memory/lore/fts"
-	"github.com/lore-memory/lore/vault"
-
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/vault"
 )
 
 func runBench(ctx context.Context, e *env, args []string) error {
@@ -55,7 +54,7 @@ Example: lore bench -n 10000`)
 	}
 	defer v.Close()
 	os.RemoveAll(v.DataDir())
-	ix, err := fts.Open(ctx, v)
+	ix, err := retrieve.Open(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -80,7 +79,7 @@ Example: lore bench -n 10000`)
 type bencher struct {
 	ctx         context.Context
 	out, stderr io.Writer
-	ix          *fts.Index
+	ix          *retrieve.Memory
 	root        string
 	paths       []string
 	bytes       int64
@@ -205,7 +204,7 @@ func (b *bencher) searchMemory() error {
 // units get vectors of the same dimension (512) from the deterministic hash
 // model — the k-NN costs the same — and then queries are embedded by the real
 // built-in model, exactly as activate does it (concurrently with BM25).
-func benchActivate(ctx context.Context, e *env, ix *fts.Index, queries []string) error {
+func benchActivate(ctx context.Context, e *env, ix *retrieve.Memory, queries []string) error {
 	out := e.stdout
 	be := &benchEmbedder{hash: &embed.HashEmbedder{Dims: 512}}
 	if err := ix.UseEmbedder(ctx, be); err != nil {

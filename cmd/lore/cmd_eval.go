@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lore-memory/lore/mcp"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,10 +11,10 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/embed"
-	"github.com/lore-memory/lore/fts"
-	"github.com/lore-memory/lore/vault"
-
 	"github.com/lore-memory/lore/eval"
+	"github.com/lore-memory/lore/mcp"
+	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/vault"
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -123,17 +122,17 @@ func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string, weight fl
 // lexical, embeds it with the embedder newEmbedder gives; queries then run
 // as lore mcp runs them, postings and sign bits in memory (the same BM25
 // scores as FTS5's; see fts/memindex.go).
-func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, newEmbedder func(vault.EmbeddingConfig, string) (embed.Embedder, error)) (*fts.Index, time.Duration, error) {
+func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, newEmbedder func(vault.EmbeddingConfig, string) (embed.Embedder, error)) (*retrieve.Memory, time.Duration, error) {
 	v, err := vault.Open(dir)
 	if err != nil {
 		return nil, 0, err
 	}
-	ix, err := fts.Open(ctx, v)
+	ix, err := retrieve.Open(ctx, v)
 	if err != nil {
 		v.Close()
 		return nil, 0, err
 	}
-	fail := func(err error) (*fts.Index, time.Duration, error) {
+	fail := func(err error) (*retrieve.Memory, time.Duration, error) {
 		closeEvalIndex(ix)
 		return nil, 0, err
 	}
@@ -176,7 +175,7 @@ func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, ne
 	return ix, indexTime, nil
 }
 
-func closeEvalIndex(ix *fts.Index) {
+func closeEvalIndex(ix *retrieve.Memory) {
 	v := ix.Vault()
 	ix.Close()
 	v.Close()
@@ -223,13 +222,13 @@ func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, we
 
 // modeActivator runs activate in one retrieval mode.
 type modeActivator struct {
-	*fts.Index
+	*retrieve.Memory
 	mode string
 }
 
 func (m modeActivator) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
 	req.Mode = m.mode
-	return m.Index.Activate(ctx, req)
+	return m.Pipeline.Activate(ctx, req)
 }
 
 // copyNotes copies the Markdown notes and lore.yaml of the vault at src

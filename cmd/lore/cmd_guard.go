@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
-func ruleSet(ctx context.Context, ix *fts.Index, project string) (*guard.RuleSet, error) {
+func ruleSet(ctx context.Context, ix *retrieve.Memory, project string) (*guard.RuleSet, error) {
 	src, err := guard.Sources(ctx, ix, project)
 	if err != nil {
 		return nil, err

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/mcp"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -94,7 +94,7 @@ func httpToken(v *vault.Vault) (string, error) {
 
 // serveMCPHTTP serves every profile and project of the bound vault over the
 // Streamable HTTP transport until ctx ends.
-func serveMCPHTTP(ctx context.Context, e *env, ix *fts.Index, b vault.Binding, profile, addr string) error {
+func serveMCPHTTP(ctx context.Context, e *env, ix *retrieve.Memory, b vault.Binding, profile, addr string) error {
 	tok, err := httpToken(ix.Vault())
 	if err != nil {
 		return err

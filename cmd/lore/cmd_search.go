@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lore-memory/lore/vault"
 	"math"
 	"strings"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/vault"
 )
 
 func runSearch(ctx context.Context, e *env, args []string) error {
@@ -93,7 +93,7 @@ func printHits(e *env, hits []vault.Hit, asJSON bool, footer func()) error {
 
 // unreadableFooter tells a person at a terminal how many files lore could
 // not read as notes (a pipe or a script gets the results alone).
-func unreadableFooter(ctx context.Context, e *env, ix *fts.Index) {
+func unreadableFooter(ctx context.Context, e *env, ix *retrieve.Memory) {
 	if !isTerminal(e.stdout) {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -107,7 +107,7 @@ func (e *env) bindingFor(dir string) (vault.Binding, error) {
 }
 
 // openIndex opens the bound vault and its index.
-func (e *env) openIndex(ctx context.Context) (*fts.Index, vault.Binding, error) {
+func (e *env) openIndex(ctx context.Context) (*retrieve.Memory, vault.Binding, error) {
 	b, err := e.binding()
 	if err != nil {
 		return nil, b, err
@@ -116,12 +116,12 @@ func (e *env) openIndex(ctx context.Context) (*fts.Index, vault.Binding, error) 
 	if err != nil {
 		return nil, b, err
 	}
-	ix, err := fts.Open(ctx, v)
+	ix, err := retrieve.Open(ctx, v)
 	if err != nil {
 		v.Close()
 		return nil, b, err
 	}
-	st, err := drafts.Open(ctx, ix)
+	st, err := drafts.Open(ctx, ix.Index)
 	if err != nil {
 		ix.Close()
 		v.Close()
@@ -132,7 +132,7 @@ func (e *env) openIndex(ctx context.Context) (*fts.Index, vault.Binding, error) 
 }
 
 // lore.yaml configures attached.
-func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Binding, error) {
+func (e *env) openIndexWithModels(ctx context.Context) (*retrieve.Memory, vault.Binding, error) {
 	ix, b, err := e.openIndex(ctx)
 	if err != nil {
 		return nil, b, err
@@ -165,7 +165,7 @@ func (e *env) openIndexWithModels(ctx context.Context) (*fts.Index, vault.Bindin
 }
 
 // closeIndex closes the index openIndex opened, with its Draft store.
-func (e *env) closeIndex(ix *fts.Index) {
+func (e *env) closeIndex(ix *retrieve.Memory) {
 	if e.store != nil {
 		e.store.Close()
 		e.store = nil

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -50,7 +50,7 @@ type warmReply struct {
 }
 
 // warmHandler serves the CLI's warm path on ix.
-func warmHandler(ix *fts.Index) http.Handler {
+func warmHandler(ix *retrieve.Memory) http.Handler {
 	mux := http.NewServeMux()
 	reply := func(w http.ResponseWriter, r *http.Request, do func(ctx context.Context, in warmRequest) (warmReply, error)) {
 		var in warmRequest

@@ -1,12 +1,12 @@
-package fts
+package retrieve
 
 import (
 	"context"
-	"github.com/lore-memory/lore/vault"
 	"os"
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/vault"
 )
 
 // TestActivate_BuiltinModelOrdersByMeaning runs the real built-in model on the

@@ -1,17 +1,13 @@
-package fts
+package retrieve
 
 import (
 	"context"
-
-	"fmt"
-	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -47,7 +43,7 @@ type stages struct {
 
 // candidate is one unit as it moves through the stages.
 type candidate struct {
-	unitHit
+	fts.Unit
 	stages
 }
 
@@ -56,46 +52,46 @@ type candidate struct {
 // an empty query is invalid_input; a state that does not verify is
 // invalid_activation_state; a configured model that is not ready is
 // search_model_preparing. Every valid call records a retrieval run.
-func (ix *Index) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
-	start := ix.clock()
+func (p *Pipeline) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
+	start := p.clock()
 	timings := map[string]int64{}
 
-	q := CutQuery(req.Query)
+	q := fts.CutQuery(req.Query)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty: describe the task in a few words")
 	}
 	if req.Limits == (vault.Limits{}) {
-		req.Limits = vault.LimitsFrom(ix.v.Config.Retrieval)
+		req.Limits = vault.LimitsFrom(p.ix.Vault().Config.Retrieval)
 	}
-	key, err := ix.stateKey()
+	key, err := p.stateKey()
 	if err != nil {
 		return nil, err
 	}
 	var held []stateEntry
 	if req.State != "" {
-		if held, err = ix.loadState(ctx, key, req.State); err != nil {
+		if held, err = p.loadState(ctx, key, req.State); err != nil {
 			return nil, err
 		}
 	}
 	mode := req.Mode
 	if mode == "" {
 		mode = "hybrid"
-		if ix.emb == nil {
+		if p.ix.Embedder() == nil {
 			mode = "lexical"
 		}
 	}
-	ranked, err := ix.rank(ctx, q, mode, req.Project, stageDepth, timings)
+	ranked, err := p.rank(ctx, q, mode, req.Project, stageDepth, timings)
 	if err != nil {
 		return nil, err
 	}
 	t := time.Now()
-	act, err := ix.assemble(ctx, ranked, held, req, key)
+	act, err := p.assemble(ctx, ranked, held, req, key)
 	if err != nil {
 		return nil, err
 	}
 	timings["assemble"] = time.Since(t).Microseconds()
 	total := time.Since(start).Microseconds()
-	runID, err := ix.recordRun(ctx, runRecord{
+	runID, err := p.recordRun(ctx, runRecord{
 		Query: q, Project: req.Project, Mode: mode, IndexRevision: act.IndexRevision,
 		StateUnits: len(held), Candidates: ranked, Fragments: act.Fragments,
 		Removed: act.Removed, TimingsUS: timings, TotalUS: total, Limits: req.Limits,
@@ -108,45 +104,34 @@ func (ix *Index) Activate(ctx context.Context, req vault.ActivateRequest) (*vaul
 }
 
 // addVectorHits loads the units the vector stage found into the candidates.
-func (ix *Index) addVectorHits(ctx context.Context, vh []vectorHit, cands map[int64]*candidate) error {
+func (p *Pipeline) addVectorHits(ctx context.Context, vh []fts.Neighbor, cands map[int64]*candidate) error {
 	if len(vh) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(vh))
+	ids := make([]int64, 0, len(vh))
 	for _, h := range vh {
-		if _, ok := cands[h.uid]; !ok {
-			ids = append(ids, fmt.Sprint(h.uid))
+		if _, ok := cands[h.UID]; !ok {
+			ids = append(ids, h.UID)
 		}
 	}
-	if len(ids) > 0 {
-		rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM units u JOIN resources r ON r.rid = u.rid
-			WHERE u.uid IN (`+strings.Join(ids, ",")+`)`)
-		if err != nil {
-			return translate(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			h, err := scanHit(rows)
-			if err != nil {
-				return err
-			}
-			cands[h.UID] = &candidate{unitHit: h}
-		}
-		if err := rows.Err(); err != nil {
-			return translate(err)
-		}
+	units, err := p.look.Units(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, h := range units {
+		cands[h.UID] = &candidate{Unit: h}
 	}
 	rank, last := 0, -1.0
 	for _, h := range vh {
-		if h.similarity <= 0 {
+		if h.Similarity <= 0 {
 			break // orthogonal or opposite: no evidence at all
 		}
-		if h.similarity != last { // units sharing a text share its rank
+		if h.Similarity != last { // units sharing a text share its rank
 			rank++
-			last = h.similarity
+			last = h.Similarity
 		}
-		if c := cands[h.uid]; c != nil && c.VectorRank == 0 {
-			c.VectorRank, c.VectorScore = rank, h.similarity
+		if c := cands[h.UID]; c != nil && c.VectorRank == 0 {
+			c.VectorRank, c.VectorScore = rank, h.Similarity
 		}
 	}
 	return nil
@@ -203,36 +188,18 @@ func fuseScores(cands map[int64]*candidate, depth int, mode string, beta float64
 // similarities fills in the cosine similarity to the query of every
 // candidate that has a vector (lexical candidates the vector stage did not
 // reach included). Units not embedded yet keep 0.
-func (ix *Index) similarities(ctx context.Context, qv []float32, cands map[int64]*candidate) error {
-	var ids []string
+func (p *Pipeline) similarities(ctx context.Context, qv []float32, cands map[int64]*candidate) error {
+	var ids []int64
 	for uid, c := range cands {
 		if c.VectorRank == 0 {
-			ids = append(ids, fmt.Sprint(uid))
+			ids = append(ids, uid)
 		}
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	blob, err := vec.SerializeFloat32(qv)
-	if err != nil {
-		return err
-	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - vec_distance_cosine(v.embedding, ?) FROM units u
-		JOIN embeddings e ON e.embed_hash = u.embed_hash JOIN unit_vectors v ON v.rowid = e.vec_rowid
-		WHERE u.uid IN (`+strings.Join(ids, ",")+`)`, blob)
-	if err != nil {
-		return translate(fmt.Errorf("similarities: %w", err))
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var uid int64
-		var sim float64
-		if err := rows.Scan(&uid, &sim); err != nil {
-			return err
-		}
+	sims, err := p.look.Similarities(ctx, qv, ids)
+	for uid, sim := range sims {
 		cands[uid].VectorScore = sim
 	}
-	return translate(rows.Err())
+	return err
 }
 
 // best sorts candidates and keeps the first depth.
@@ -268,37 +235,21 @@ func sortCandidates(cs []*candidate) {
 // boostLinks adds a one-hop bonus to candidates whose resource links to, or is
 // linked from, another candidate's resource (wikilinks and Markdown links,
 // supersedes; resolved as vault/names.go says, as Obsidian would).
-func (ix *Index) boostLinks(ctx context.Context, cs []*candidate, project string) error {
+func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil
 	}
 	byRID := map[int64]bool{}
-	var rids []string
+	var rids []int64
 	for _, c := range cs {
 		if !byRID[c.RID] {
 			byRID[c.RID] = true
-			rids = append(rids, strconv.FormatInt(c.RID, 10))
+			rids = append(rids, c.RID)
 		}
 	}
-	// Only links whose key is a name of another candidate can link two
-	// candidates: one indexed join finds them (usually few), and only their
-	// keys go through the tie rule, since another note may answer to the
-	// same name more strongly.
-	in := strings.Join(rids, ",")
-	links, list, err := ix.linkKeys(ctx, `SELECT DISTINCT l.rid, l.target_key FROM links l CROSS JOIN names n ON n.name = l.target_key
-		WHERE l.rid IN (`+in+`) AND n.rid IN (`+in+`) AND n.rid != l.rid`)
-	if err != nil || len(links) == 0 {
+	linked, err := p.look.Linked(ctx, rids, project)
+	if err != nil || len(linked) == 0 {
 		return err
-	}
-	res, err := ix.resolveKeys(ctx, list, project)
-	if err != nil {
-		return err
-	}
-	linked := map[int64]bool{}
-	for _, l := range links {
-		if r, ok := res[l.key]; ok && r.rid != l.from && byRID[r.rid] {
-			linked[l.from], linked[r.rid] = true, true
-		}
 	}
 	top := 0.0
 	for _, c := range cs {
@@ -316,13 +267,13 @@ func (ix *Index) boostLinks(ctx context.Context, cs []*candidate, project string
 
 // rerank orders the top rerankDepth candidates by the reranker's scores; the
 // rest keep their fused order below them.
-func (ix *Index) rerank(ctx context.Context, q string, cs []*candidate) error {
+func (p *Pipeline) rerank(ctx context.Context, q string, cs []*candidate) error {
 	n := min(rerankDepth, len(cs))
 	docs := make([]string, n)
 	for i := 0; i < n; i++ {
 		docs[i] = cs[i].Content
 	}
-	scores, err := ix.reranker.Rerank(ctx, q, docs)
+	scores, err := p.reranker.Rerank(ctx, q, docs)
 	if err != nil {
 		return err
 	}
@@ -349,7 +300,7 @@ func (ix *Index) rerank(ctx context.Context, q string, cs []*candidate) error {
 // order is then made to keep every successor above every note it replaces,
 // exact matches included — in whatever language the query matched the old
 // note's words.
-func (ix *Index) applyStatus(ctx context.Context, cs []*candidate, project string) []*candidate {
+func (p *Pipeline) applyStatus(ctx context.Context, cs []*candidate, project string) []*candidate {
 	best := map[string]float64{}
 	for _, c := range cs {
 		best[c.ResourceID] = math.Max(best[c.ResourceID], c.Final)
@@ -362,7 +313,7 @@ func (ix *Index) applyStatus(ctx context.Context, cs []*candidate, project strin
 			continue
 		}
 		c.Final *= statusPenalty
-		for _, s := range ix.successors(ctx, c.RID, c.ResourceID) {
+		for _, s := range p.look.Successors(ctx, c.RID, c.ResourceID) {
 			pairs = append(pairs, pair{c.ResourceID, s})
 			if b, ok := best[s]; ok {
 				if c.Final >= b {
@@ -373,9 +324,9 @@ func (ix *Index) applyStatus(ctx context.Context, cs []*candidate, project strin
 			if pulled[s] {
 				continue
 			}
-			if h, ok := ix.leadUnit(ctx, s, project); ok {
+			if h, ok := p.look.LeadUnit(ctx, s, project); ok {
 				pulled[s] = true
-				n := &candidate{unitHit: h}
+				n := &candidate{Unit: h}
 				n.Final, n.Fused = c.Final*1.01+1e-9, c.Final*1.01+1e-9
 				cs = append(cs, n)
 			}
@@ -411,55 +362,25 @@ func (ix *Index) applyStatus(ctx context.Context, cs []*candidate, project strin
 	return cs
 }
 
-// leadUnit returns the first unit of a resource (by id, in project's
-// memory) that holds more than its heading: what stands for the resource
-// when it is brought in as a successor.
-func (ix *Index) leadUnit(ctx context.Context, id, project string) (unitHit, bool) {
-	vis, vargs := visibleTo(project)
-	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM resources r CROSS JOIN units u ON u.rid = r.rid
-		WHERE r.resource_id = ? AND r.indexed = 1 AND `+vis+` ORDER BY (u.tokens >= 20) DESC, u.ord LIMIT 1`,
-		append([]any{id}, vargs...)...)
-	if err != nil {
-		return unitHit{}, false
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return unitHit{}, false
-	}
-	h, err := scanHit(rows)
-	return h, err == nil
-}
-
-// successors returns the ids of resources that supersede this one: those
-// whose supersedes names it (by any of its names), and those its
-// superseded_by names.
-func (ix *Index) successors(ctx context.Context, rid int64, id string) []string {
-	out, _ := queryColumn[string](ctx, ix.db, `SELECT r.resource_id FROM links l JOIN resources r ON r.rid = l.rid
-		WHERE l.kind = 'supersedes' AND l.target_key IN (SELECT name FROM names WHERE rid = ?) AND r.rid != ?
-		UNION SELECT r.resource_id FROM links l JOIN names n ON n.name = l.target_key JOIN resources r ON r.rid = n.rid
-		WHERE l.rid = ? AND l.kind = 'superseded_by' AND r.rid != ?`, rid, rid, rid, rid)
-	return out
-}
-
 // rank runs the stages before assembly — freshness, exact, BM25, vectors,
 // fusion, link boost, rerank, status — keeping depth candidates per stage.
 // mode is hybrid, lexical or vector.
-func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, timings map[string]int64) ([]*candidate, error) {
+func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int, timings map[string]int64) ([]*candidate, error) {
 	lap := func(name string, from time.Time) { timings[name] = time.Since(from).Microseconds() }
 	t := time.Now()
-	if _, err := ix.Refresh(ctx, nil); err != nil {
+	if _, err := p.ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
 	lap("refresh", t)
 
-	if mode != "lexical" && ix.emb == nil {
+	if mode != "lexical" && p.ix.Embedder() == nil {
 		return nil, vault.Errorf(vault.CodeInvalid, "mode %s needs an embedding model; lore.yaml has none", mode)
 	}
 	// The lexical stages and the vector stages (query embedding, k-NN) are
 	// independent: they run at once, on separate connections.
 	var (
-		lexical, exact []unitHit
-		vh             []vectorHit
+		lexical, exact []fts.Unit
+		vh             []fts.Neighbor
 		qv             []float32
 		lexErr, vecErr error
 		tm             sync.Mutex
@@ -475,13 +396,13 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 		go func() {
 			defer wg.Done()
 			t := time.Now()
-			if exact, lexErr = ix.exact(ctx, q, project); lexErr != nil {
+			if exact, lexErr = p.look.Exact(ctx, q, project); lexErr != nil {
 				return
 			}
 			record("exact", t)
 			t = time.Now()
-			if ts := queryTerms(q); len(ts) > 0 {
-				lexical, lexErr = ix.bm25(ctx, ts, project, depth)
+			if ts := fts.QueryTerms(q); len(ts) > 0 {
+				lexical, lexErr = p.look.BM25(ctx, ts, project, depth)
 			}
 			record("bm25", t)
 		}()
@@ -491,15 +412,15 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 		go func() {
 			defer wg.Done()
 			t := time.Now()
-			vs, err := ix.emb.Embed(ctx, []string{q})
+			vs, err := p.ix.Embedder().Embed(ctx, []string{q})
 			if err != nil {
-				vecErr = notReady(err) // a model that is not ready is an answer of its own
+				vecErr = fts.NotReady(err) // a model that is not ready is an answer of its own
 				return
 			}
 			qv = vs[0]
 			record("embed_query", t)
 			t = time.Now()
-			vh, vecErr = ix.vectorSearch(ctx, qv, project, depth)
+			vh, vecErr = p.look.Nearest(ctx, qv, project, depth)
 			record("vector", t)
 		}()
 	}
@@ -511,11 +432,11 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 		return nil, lexErr
 	}
 	cands := map[int64]*candidate{}
-	get := func(h unitHit) *candidate {
+	get := func(h fts.Unit) *candidate {
 		if c, ok := cands[h.UID]; ok {
 			return c
 		}
-		c := &candidate{unitHit: h}
+		c := &candidate{Unit: h}
 		cands[h.UID] = c
 		return c
 	}
@@ -526,35 +447,35 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 		c := get(h)
 		c.BM25Rank, c.BM25Score = i+1, h.Score
 	}
-	if err := ix.addVectorHits(ctx, vh, cands); err != nil {
+	if err := p.addVectorHits(ctx, vh, cands); err != nil {
 		return nil, err
 	}
 
 	t = time.Now()
 	var ranked []*candidate
-	if ix.fusion == "rrf" {
+	if p.fusion == "rrf" {
 		ranked = fuseRRF(cands, depth)
 	} else {
 		if qv != nil {
-			if err := ix.similarities(ctx, qv, cands); err != nil {
+			if err := p.similarities(ctx, qv, cands); err != nil {
 				return nil, err
 			}
 		}
-		ranked = fuseScores(cands, depth, mode, ix.vectorWeight)
+		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
 	}
-	if err := ix.boostLinks(ctx, ranked, project); err != nil {
+	if err := p.boostLinks(ctx, ranked, project); err != nil {
 		return nil, err
 	}
 	lap("fuse", t)
-	if ix.reranker != nil && len(ranked) > 0 {
+	if p.reranker != nil && len(ranked) > 0 {
 		t = time.Now()
-		if err := ix.rerank(ctx, q, ranked); err != nil {
+		if err := p.rerank(ctx, q, ranked); err != nil {
 			return nil, err
 		}
 		lap("rerank", t)
 	}
 	t = time.Now()
-	ranked = ix.applyStatus(ctx, ranked, project)
+	ranked = p.applyStatus(ctx, ranked, project)
 	lap("status", t)
 	t = time.Now()
 	orderSections(q, ranked)
@@ -564,12 +485,12 @@ func (ix *Index) rank(ctx context.Context, q, mode, project string, depth int, t
 
 // Rank returns the pipeline's ranking for q before assembly (no budget, no
 // per-resource cap), depth candidates per stage. lore eval uses it.
-func (ix *Index) Rank(ctx context.Context, q, mode, project string, depth int) ([]vault.RankedUnit, error) {
-	q = CutQuery(q)
+func (p *Pipeline) Rank(ctx context.Context, q, mode, project string, depth int) ([]vault.RankedUnit, error) {
+	q = fts.CutQuery(q)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
 	}
-	cs, err := ix.rank(ctx, q, mode, project, depth, map[string]int64{})
+	cs, err := p.rank(ctx, q, mode, project, depth, map[string]int64{})
 	if err != nil {
 		return nil, err
 	}

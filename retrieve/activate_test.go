@@ -1,4 +1,4 @@
-package fts
+package retrieve
 
 import (
 	"context"
@@ -164,7 +164,7 @@ func TestActivate_StateStaysBounded(t *testing.T) {
 	}
 }
 
-func mustKey(t *testing.T, ix *Index) []byte {
+func mustKey(t *testing.T, ix *Memory) []byte {
 	k, err := ix.stateKey()
 	if err != nil {
 		t.Fatal(err)

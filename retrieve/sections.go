@@ -1,8 +1,10 @@
-package fts
+package retrieve
 
 import (
 	"math"
 	"sort"
+
+	"github.com/lore-memory/lore/fts"
 )
 
 // Which sections of a note to deliver is decided by the sections' own text.
@@ -72,18 +74,18 @@ type sectionTerm struct {
 func sectionQueryTerms(q string) []sectionTerm {
 	var out []sectionTerm
 	seen := map[string]bool{}
-	terms(q, func(t string) {
+	fts.EachToken(q, func(t string, stop bool) {
 		w := 1.0
-		if stopID(t) > 0 {
+		if stop {
 			w = sectionStopWeight
 		}
-		if t = token(t); !seen[t] {
+		if !seen[t] {
 			seen[t] = true
 			out = append(out, sectionTerm{t, w})
 		}
 	})
-	if len(out) > MaxQueryTerms {
-		out = out[:MaxQueryTerms]
+	if len(out) > fts.MaxQueryTerms {
+		out = out[:fts.MaxQueryTerms]
 	}
 	return out
 }
@@ -104,9 +106,9 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 	for k, c := range group {
 		tf := make([]float64, len(qterms))
 		count := func(s string, w float64) {
-			terms(s, func(t string) {
+			fts.EachToken(s, func(t string, _ bool) {
 				lens[k] += w
-				if i, ok := want[token(t)]; ok {
+				if i, ok := want[t]; ok {
 					tf[i] += w
 				}
 			})

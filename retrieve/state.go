@@ -1,4 +1,4 @@
-package fts
+package retrieve
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -67,15 +67,16 @@ func hashPrefix(h string) (out [8]byte) {
 }
 
 // stateKey returns the vault's signing key, creating it on first use, and
-// keeps it for the life of the Index.
-func (ix *Index) stateKey() ([]byte, error) {
-	ix.keyOnce.Do(func() { ix.key, ix.keyErr = ix.loadStateKey() })
-	return ix.key, ix.keyErr
+// keeps it for the life of the Pipeline.
+func (p *Pipeline) stateKey() ([]byte, error) {
+	p.keyOnce.Do(func() { p.key, p.keyErr = p.loadStateKey() })
+	return p.key, p.keyErr
 }
 
-func (ix *Index) loadStateKey() ([]byte, error) {
-	p := filepath.Join(ix.v.DataDir(), "state.key")
-	if b, err := os.ReadFile(p); err == nil && len(b) == 32 {
+func (p *Pipeline) loadStateKey() ([]byte, error) {
+	dir := p.ix.Vault().DataDir()
+	path := filepath.Join(dir, "state.key")
+	if b, err := os.ReadFile(path); err == nil && len(b) == 32 {
 		return b, nil
 	}
 	key := make([]byte, 32)
@@ -85,7 +86,7 @@ func (ix *Index) loadStateKey() ([]byte, error) {
 	// Written whole to a temporary file, then linked into place: link never
 	// replaces an existing file, so a racing process either wins or reads the
 	// winner's complete key — never a half-written one.
-	tmp, err := os.CreateTemp(ix.v.DataDir(), ".state.key-*")
+	tmp, err := os.CreateTemp(dir, ".state.key-*")
 	if err != nil {
 		return nil, err
 	}
@@ -97,14 +98,14 @@ func (ix *Index) loadStateKey() ([]byte, error) {
 	if err := tmp.Close(); err != nil {
 		return nil, err
 	}
-	if err := os.Link(tmp.Name(), p); err == nil {
+	if err := os.Link(tmp.Name(), path); err == nil {
 		return key, nil
 	} else if !errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
+	b, err := os.ReadFile(path)
 	if err != nil || len(b) != 32 {
-		return nil, fmt.Errorf("activation state key %s is unreadable or damaged; delete it to start over (existing states become invalid)", p)
+		return nil, fmt.Errorf("activation state key %s is unreadable or damaged; delete it to start over (existing states become invalid)", path)
 	}
 	return b, nil
 }
@@ -181,27 +182,20 @@ func stateRef(key, id []byte) string {
 
 // saveState keeps entries in the index and returns the token that stands
 // for them. The same entries give the same token; saving refreshes their
-// time, and states unused for StateRetention are deleted, at most once a
-// minute by each process.
-func (ix *Index) saveState(ctx context.Context, key []byte, entries []stateEntry) (string, error) {
+// time, and states unused for StateRetention are deleted.
+func (p *Pipeline) saveState(ctx context.Context, key []byte, entries []stateEntry) (string, error) {
 	blob := appendEntries([]byte{2}, entries, true)
 	sum := sha256.Sum256(append(vaultTag(key), blob...))
 	id := sum[:stateIDBytes]
-	now := ix.clock()
-	if _, err := ix.db.ExecContext(ctx, `INSERT INTO activation_states(id, used, entries) VALUES(?, ?, ?)
-		ON CONFLICT(id) DO UPDATE SET used = excluded.used`, id, now.Unix(), blob); err != nil {
-		return "", translate(err)
-	}
-	if last := ix.stateGC.Load(); now.Unix()-last >= 60 && ix.stateGC.CompareAndSwap(last, now.Unix()) {
-		// Expiry is housekeeping: a failure leaves old states a while longer.
-		ix.db.ExecContext(ctx, `DELETE FROM activation_states WHERE used < ?`, now.Add(-StateRetention).Unix())
+	if err := p.rec.SaveState(ctx, id, blob, p.clock(), StateRetention); err != nil {
+		return "", err
 	}
 	return stateRef(key, id), nil
 }
 
 // loadState returns the entries a token stands for: a stored state's
 // ("las2."), or those a first-format token carries ("las1.").
-func (ix *Index) loadState(ctx context.Context, key []byte, token string) ([]stateEntry, error) {
+func (p *Pipeline) loadState(ctx context.Context, key []byte, token string) ([]stateEntry, error) {
 	if len(token) > MaxStateBytes {
 		return nil, invalidState("is %d bytes, over the %d-byte limit", len(token), MaxStateBytes)
 	}
@@ -220,13 +214,12 @@ func (ix *Index) loadState(ctx context.Context, key []byte, token string) ([]sta
 	if !hmac.Equal([]byte(stateRef(key, id)), []byte(token)) {
 		return nil, invalidState("does not verify (edited, damaged, or made by another vault)")
 	}
-	var blob []byte
-	err = ix.db.QueryRowContext(ctx, `SELECT entries FROM activation_states WHERE id = ?`, id).Scan(&blob)
-	if errors.Is(err, sql.ErrNoRows) {
+	blob, err := p.rec.State(ctx, id)
+	if errors.Is(err, fts.ErrNoState) {
 		return nil, invalidState("is no longer kept here (states are kept %s after their last use, and go with the index)", StateRetention)
 	}
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(blob) == 0 || blob[0] != 2 {
 		return nil, invalidState("is stored in a form this lore does not read")

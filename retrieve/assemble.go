@@ -1,10 +1,10 @@
-package fts
+package retrieve
 
 import (
 	"context"
-	"database/sql"
-	"github.com/lore-memory/lore/vault"
 	"strings"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // weakFraction: with score fusion, a candidate scoring under this fraction of
@@ -15,7 +15,7 @@ const weakFraction = 0.3
 // PerResource per resource and MaxFragments in all, no two overlapping, within
 // the token budget — and computes the deltas against what the caller holds.
 // Each candidate's Outcome records why it was delivered or cut.
-func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []stateEntry, req vault.ActivateRequest, key []byte) (*vault.Activation, error) {
+func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []stateEntry, req vault.ActivateRequest, key []byte) (*vault.Activation, error) {
 	lim := req.Limits
 	holds := make(map[string][8]byte, len(held))
 	labels := make(map[string]string, len(held))
@@ -28,7 +28,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 	texts := map[string]bool{}
 	used := 0
 	floor := 0.0
-	if len(ranked) > 0 && ix.fusion != "rrf" && ranked[0].ExactRank == 0 {
+	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
 		floor = weakFraction * ranked[0].Final
 	}
 	for _, c := range ranked {
@@ -79,7 +79,11 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 	}
 	// removed: held units that no longer resolve in this project's memory —
 	// never units that merely were not selected this time.
-	current, err := ix.currentUnits(ctx, held, req.Project)
+	heldKeys := make([]string, len(held))
+	for i, e := range held {
+		heldKeys[i] = e.key
+	}
+	current, err := p.look.UnitHashes(ctx, heldKeys, req.Project)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +109,7 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 	// token budget is listed in removed instead (what the caller holds of it
 	// is no longer current), so it is never silently stale.
 	if len(changed) > 0 {
-		units, err := ix.unitsByKey(ctx, changed, req.Project)
+		units, err := p.look.UnitsByKey(ctx, changed, req.Project)
 		if err != nil {
 			return nil, err
 		}
@@ -139,10 +143,10 @@ func (ix *Index) assemble(ctx context.Context, ranked []*candidate, held []state
 	if len(next) > MaxStateUnits {
 		next = next[:MaxStateUnits]
 	}
-	if act.NextState, err = ix.saveState(ctx, key, next); err != nil {
+	if act.NextState, err = p.saveState(ctx, key, next); err != nil {
 		return nil, err
 	}
-	g, err := ix.generation(ctx)
+	g, err := p.look.Revision(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -157,88 +161,6 @@ func overlaps(rs [][2]int, start, end int) bool {
 		}
 	}
 	return false
-}
-
-// currentUnits returns the held unit keys that resolve in the project's
-// Effective Memory now, with their content hashes.
-func (ix *Index) currentUnits(ctx context.Context, held []stateEntry, project string) (map[string]string, error) {
-	keys := make([]string, len(held))
-	for i, e := range held {
-		keys[i] = e.key
-	}
-	out := map[string]string{}
-	err := ix.eachUnit(ctx, keys, project, "u.unit_key, u.content_hash", func(rows *sql.Rows) error {
-		var k, h string
-		err := rows.Scan(&k, &h)
-		out[k] = h
-		return err
-	})
-	return out, err
-}
-
-// unitsByKey returns the units with the given keys in the project's
-// Effective Memory, by key.
-func (ix *Index) unitsByKey(ctx context.Context, keys []string, project string) (map[string]unitHit, error) {
-	out := map[string]unitHit{}
-	err := ix.eachUnit(ctx, keys, project, hitColumns, func(rows *sql.Rows) error {
-		h, err := scanHit(rows)
-		out[h.UnitKey] = h
-		return err
-	})
-	return out, err
-}
-
-// eachUnit selects columns of the units with the given keys in the
-// project's Effective Memory, 200 keys a query, and hands each row to scan.
-// Units are found through the resources' id index (a unit key starts with
-// its resource id): units have no index of keys.
-func (ix *Index) eachUnit(ctx context.Context, keys []string, project, columns string, scan func(*sql.Rows) error) error {
-	for lo := 0; lo < len(keys); lo += 200 {
-		batch := keys[lo:min(lo+200, len(keys))]
-		vis, qargs := visibleTo(project)
-		ids := map[string]bool{}
-		var idMarks, keyMarks []string
-		var idArgs []any
-		for _, k := range batch {
-			keyMarks = append(keyMarks, "?")
-			qargs = append(qargs, k)
-			if id := keyResourceID(k); !ids[id] {
-				ids[id] = true
-				idMarks, idArgs = append(idMarks, "?"), append(idArgs, id)
-			}
-		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT `+columns+` FROM resources r CROSS JOIN units u ON u.rid = r.rid
-			WHERE `+vis+` AND u.unit_key IN (`+strings.Join(keyMarks, ",")+`) AND r.resource_id IN (`+strings.Join(idMarks, ",")+`)`,
-			append(qargs, idArgs...)...)
-		if err != nil {
-			return translate(err)
-		}
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return translate(err)
-		}
-	}
-	return nil
-}
-
-// keyResourceID is the resource id a unit_key starts with: the key without
-// its last three parts (heading slug, section, chunk; see vault.Unit).
-func keyResourceID(key string) string {
-	for i := 0; i < 3; i++ {
-		j := strings.LastIndexByte(key, '/')
-		if j < 0 {
-			return key
-		}
-		key = key[:j]
-	}
-	return key
 }
 
 // noteStatus is a fragment's status field: empty for an active note.

@@ -1,8 +1,9 @@
-package fts
+package retrieve
 
 import (
-	"github.com/lore-memory/lore/vault"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // TestCompactLine pins recall_memory's compact line (specs/003).

@@ -1,16 +1,15 @@
-package fts
+package retrieve
 
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"time"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -60,7 +59,7 @@ func newRunID(t time.Time) string {
 	return fmt.Sprintf("run_%012x%s", t.UnixMilli(), hex.EncodeToString(b[:]))
 }
 
-func (ix *Index) recordRun(ctx context.Context, rec runRecord, at time.Time) (string, error) {
+func (p *Pipeline) recordRun(ctx context.Context, rec runRecord, at time.Time) (string, error) {
 	rec.RunID = newRunID(at)
 	rec.CreatedAt = at.UTC().Format(time.RFC3339Nano)
 	byKey := map[string]*candidate{}
@@ -87,66 +86,15 @@ func (ix *Index) recordRun(ctx context.Context, rec runRecord, at time.Time) (st
 	if err != nil {
 		return "", err
 	}
-	_, err = ix.db.ExecContext(ctx, `INSERT INTO runs(run_id, created_at, project, query, index_revision, total_us, record)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, rec.RunID, rec.CreatedAt, rec.Project, rec.Query, rec.IndexRevision, rec.TotalUS, string(body))
+	err = p.rec.SaveRun(ctx, fts.Run{
+		RunSummary:    fts.RunSummary{RunID: rec.RunID, CreatedAt: rec.CreatedAt, Project: rec.Project, Query: rec.Query, TotalUS: rec.TotalUS},
+		IndexRevision: rec.IndexRevision, Record: body,
+	})
 	if err != nil {
-		return "", translate(fmt.Errorf("record retrieval run: %w", err))
-	}
-	// Keep the newest MaxRuns; trimming now and then keeps inserts cheap.
-	if rec.RunID[len(rec.RunID)-2:] == "00" {
-		ix.db.ExecContext(ctx, `DELETE FROM runs WHERE created_at <
-			(SELECT created_at FROM runs ORDER BY created_at DESC LIMIT 1 OFFSET ?)`, MaxRuns)
+		return "", err
 	}
 	return rec.RunID, nil
 }
 
-// MaxRuns is how many retrieval runs the index keeps (newest first).
-const MaxRuns = 20000
-
-// RunSummary is one line of `lore runs list`.
-type RunSummary struct {
-	RunID     string `json:"run_id"`
-	CreatedAt string `json:"created_at"`
-	Project   string `json:"project"`
-	Query     string `json:"query"`
-	TotalUS   int64  `json:"total_us"`
-}
-
-// Runs lists the most recent retrieval runs, newest first.
-func (ix *Index) Runs(ctx context.Context, limit int) ([]RunSummary, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT run_id, created_at, project, query, total_us FROM runs
-		ORDER BY created_at DESC, run_id DESC LIMIT ?`, limit)
-	if err != nil {
-		return nil, translate(err)
-	}
-	defer rows.Close()
-	var out []RunSummary
-	for rows.Next() {
-		var r RunSummary
-		if err := rows.Scan(&r.RunID, &r.CreatedAt, &r.Project, &r.Query, &r.TotalUS); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, translate(rows.Err())
-}
-
-// Run returns one retrieval run's full record as JSON; a missing id is
-// CodeNotFound.
-func (ix *Index) Run(ctx context.Context, id string) (json.RawMessage, error) {
-	var rec string
-	err := ix.db.QueryRowContext(ctx, "SELECT record FROM runs WHERE run_id = ?", id).Scan(&rec)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, vault.Errorf(vault.CodeNotFound, "no retrieval run %s", id)
-	}
-	return json.RawMessage(rec), translate(err)
-}
-
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
-
-// RunsByQuery returns the ids of a project's runs whose query is exactly q
-// (for joining old agent logs that carry no run_id).
-func (ix *Index) RunsByQuery(ctx context.Context, project, q string) ([]string, error) {
-	return queryColumn[string](ctx, ix.db, "SELECT run_id FROM runs WHERE project = ? AND query = ? LIMIT 3", project, q)
-}

@@ -1,23 +1,24 @@
-package fts
+package retrieve
 
 import (
 	"context"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
 // Recall runs activate's ranking (mode hybrid, lexical or vector) and
 // returns the best limit resources, each once, best first.
-func (ix *Index) Recall(ctx context.Context, q, mode, project string, limit int) ([]vault.RecallHit, error) {
-	q = CutQuery(q)
+func (p *Pipeline) Recall(ctx context.Context, q, mode, project string, limit int) ([]vault.RecallHit, error) {
+	q = fts.CutQuery(q)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
 	}
-	cs, err := ix.rank(ctx, q, mode, project, max(40, limit*4), map[string]int64{})
+	cs, err := p.rank(ctx, q, mode, project, max(40, limit*4), map[string]int64{})
 	if err != nil {
 		return nil, err
 	}
-	words := snippetTerms(q)
+	words := fts.SnippetTerms(q)
 	var out []vault.RecallHit
 	seen := map[int64]bool{}
 	for _, c := range cs {
@@ -26,11 +27,11 @@ func (ix *Index) Recall(ctx context.Context, q, mode, project string, limit int)
 		}
 		seen[c.RID] = true
 		h := vault.RecallHit{ResourceID: c.ResourceID, Path: c.Path, Title: c.Title, Score: c.Final, Snippet: Snippet(c.Content, words, 160), DraftID: c.DraftID}
-		if err := ix.db.QueryRowContext(ctx, `SELECT tier FROM resources WHERE rid = ?`, c.RID).Scan(&h.Tier); err != nil {
-			return nil, translate(err)
-		}
 		var err error
-		if h.LinksIn, h.LinksOut, err = ix.linkCounts(ctx, c.RID, project); err != nil {
+		if h.Tier, err = p.look.Tier(ctx, c.RID); err != nil {
+			return nil, err
+		}
+		if h.LinksIn, h.LinksOut, err = p.look.LinkCounts(ctx, c.RID, project); err != nil {
 			return nil, err
 		}
 		out = append(out, h)

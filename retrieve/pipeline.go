@@ -1,0 +1,96 @@
+package retrieve
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// Pipeline is the retrieval pipeline over one vault's index: search,
+// activate, recall and the ranking lore eval measures, and the retrieval runs
+// they record. It is safe for concurrent use.
+type Pipeline struct {
+	ix   *fts.Index
+	look fts.Lookups
+	rec  fts.Records
+
+	reranker     embed.Reranker // nil: no rerank
+	fusion       string         // "score" (default) or "rrf"
+	vectorWeight float64        // cosine similarity's weight in score fusion
+	clock        func() time.Time
+
+	keyOnce sync.Once // the activation-state signing key, read once
+	key     []byte
+	keyErr  error
+}
+
+// New returns the pipeline over ix, lexical and vector stages fused by score
+// with the default weights, no reranker.
+func New(ix *fts.Index) *Pipeline {
+	return &Pipeline{ix: ix, look: ix.Lookups(), rec: ix.Records(), clock: time.Now, vectorWeight: vectorBeta}
+}
+
+// UseReranker attaches a reranker for activate (nil: none).
+func (p *Pipeline) UseReranker(r embed.Reranker) { p.reranker = r }
+
+// UseFusion chooses how the lexical and vector stages combine, from
+// lore.yaml's retrieval section: fusion "score" (default) or "rrf", and the
+// weight of cosine similarity in score fusion (0: the default, 0.3).
+// Anything else is an invalid_config error.
+func (p *Pipeline) UseFusion(c vault.RetrievalConfig) error {
+	switch c.Fusion {
+	case "", "score", "rrf":
+	default:
+		return vault.Errorf(vault.CodeConfig, "retrieval.fusion %q: want score or rrf", c.Fusion)
+	}
+	if c.VectorWeight < 0 || c.VectorWeight > 10 || c.VectorWeight != c.VectorWeight {
+		return vault.Errorf(vault.CodeConfig, "retrieval.vector_weight %v: want a number from 0 to 10", c.VectorWeight)
+	}
+	p.fusion, p.vectorWeight = c.Fusion, c.VectorWeight
+	if p.vectorWeight == 0 {
+		p.vectorWeight = vectorBeta
+	}
+	return nil
+}
+
+// Runs lists the most recent retrieval runs, newest first.
+func (p *Pipeline) Runs(ctx context.Context, limit int) ([]fts.RunSummary, error) {
+	return p.rec.Runs(ctx, limit)
+}
+
+// Run returns one retrieval run's full record as JSON; a missing id is
+// CodeNotFound.
+func (p *Pipeline) Run(ctx context.Context, id string) (json.RawMessage, error) {
+	return p.rec.Run(ctx, id)
+}
+
+// RunsByQuery returns the ids of a project's runs whose query is exactly q
+// (for joining old agent logs that carry no run_id).
+func (p *Pipeline) RunsByQuery(ctx context.Context, project, q string) ([]string, error) {
+	return p.rec.RunsByQuery(ctx, project, q)
+}
+
+// Memory is one vault's memory as the edges (mcp, web, journal, guard,
+// activity, cmd) see it: the index, for storage and whole-resource reads, and
+// the pipeline over it. It implements every port of package vault.
+type Memory struct {
+	*fts.Index
+	*Pipeline
+}
+
+// Open opens the index of v (fts.Open) with a pipeline over it.
+func Open(ctx context.Context, v *vault.Vault) (*Memory, error) {
+	ix, err := fts.Open(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return &Memory{ix, New(ix)}, nil
+}
+
+// Over returns the memory of an open index.
+func Over(ix *fts.Index) *Memory { return &Memory{ix, New(ix)} }

@@ -1,0 +1,90 @@
+package retrieve
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
+)
+
+// Search refreshes the index and returns the best units for query: an exact
+// id, path or title match first, then units ranked by BM25 over an OR of the
+// query's terms. An empty query is a CodeInvalid error.
+func (p *Pipeline) Search(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
+	if _, err := p.ix.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	return p.SearchFresh(ctx, query, opt)
+}
+
+// SearchFresh is Search without the freshness check (for callers that just
+// refreshed, and for benchmarks of the query path alone).
+func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
+	q := fts.CutQuery(query)
+	if q == "" {
+		return nil, vault.Errorf(vault.CodeInvalid, "query is empty: describe the task or name what to find")
+	}
+	if opt.Limit <= 0 {
+		opt.Limit = 10
+	}
+	exact, err := p.look.Exact(ctx, q, opt.Project)
+	if err != nil {
+		return nil, err
+	}
+	ts := fts.QueryTerms(q)
+	var hits []fts.Unit
+	seen := map[string]bool{}
+	for _, h := range exact {
+		seen[h.UnitKey] = true
+		hits = append(hits, h)
+	}
+	if len(ts) > 0 {
+		lex, err := p.look.BM25(ctx, ts, opt.Project, opt.Limit+len(exact))
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range lex {
+			if !seen[h.UnitKey] {
+				hits = append(hits, h)
+			}
+		}
+	}
+	if len(hits) > opt.Limit {
+		hits = hits[:opt.Limit]
+	}
+	snip := fts.SnippetTerms(q)
+	out := make([]vault.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = h.Hit
+		out[i].Snippet = Snippet(h.Content, snip, 200)
+	}
+	return out, nil
+}
+
+// Snippet returns about width runes of content around the first of the words it
+// finds (case-insensitively), on one line; the start of content when none is found.
+func Snippet(content string, words []string, width int) string {
+	lower := strings.ToLower(content)
+	at := -1
+	for _, w := range words {
+		if i := strings.Index(lower, w); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	rs := []rune(content)
+	start := 0
+	if at > 0 && len(lower) == len(content) {
+		start = max(utf8.RuneCountInString(content[:at])-width/4, 0)
+	}
+	end := min(start+width, len(rs))
+	s := strings.Join(strings.Fields(string(rs[start:end])), " ")
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(rs) {
+		s += "…"
+	}
+	return s
+}

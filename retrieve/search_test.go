@@ -1,0 +1,63 @@
+package retrieve
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+func TestSearch_EmptyQueryIsInvalid(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# a\n\nx\n"})
+	for _, q := range []string{"", "   \n\t"} {
+		if _, err := tv.ix.Search(context.Background(), q, vault.SearchOptions{}); vault.ErrorCode(err) != vault.CodeInvalid {
+			t.Errorf("Search(%q) err = %v, want invalid_input", q, err)
+		}
+	}
+	if hits := tv.search("!!! ??? ...", vault.SearchOptions{}); len(hits) != 0 {
+		t.Errorf("a query with no terms returned %d hits", len(hits))
+	}
+	if _, err := tv.ix.Search(context.Background(), strings.Repeat("word ", 50000), vault.SearchOptions{}); err != nil {
+		t.Errorf("a 250 KB query: %v, want it cut and answered", err)
+	}
+}
+
+// Links written the way Obsidian writes them — the file's base name, any
+// case, an alias — resolve, in both directions (issue: the contracts).
+func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"adr/adr-012-redlock.md":   "---\nid: mem_adr12\ntitle: ADR 012 Redlock for payments\naliases: [分布式锁]\n---\n# ADR 012\n\nUse Redlock for the refund lock.\n",
+		"notes/refunds.md":         "# Refunds\n\nSee [[adr-012-redlock]] for the lock.\n",
+		"notes/webhooks.md":        "# Webhooks\n\nIdempotency relies on [[ADR-012-Redlock|the ADR]] and [[分布式锁]].\n",
+		"other/adr-012-redlock.md": "# A second file with the same base name, deeper in no folder order\n",
+		"notes/dangling.md":        "# Dangling\n\n[[no-such-note]]\n",
+	})
+	ctx := context.Background()
+	hits, err := tv.ix.Recall(ctx, "Redlock refund lock", "lexical", "", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var adr *vault.RecallHit
+	for i, h := range hits {
+		if h.ResourceID == "mem_adr12" {
+			adr = &hits[i]
+		}
+	}
+	if adr == nil || adr.LinksIn != 2 {
+		t.Fatalf("ADR-012: %+v; want links in from the two notes that link to it by base name and alias", adr)
+	}
+	// Ties: the same base name in two folders resolves to the shorter path.
+	id, path, err := tv.ix.ResolveLink(ctx, "[[adr-012-redlock]]", "")
+	if err != nil || id != "mem_adr12" || path != "adr/adr-012-redlock.md" {
+		t.Fatalf("ResolveLink: %s %s %v", id, path, err)
+	}
+	for _, target := range []string{"mem_adr12", "adr/adr-012-redlock.md", "ADR/ADR-012-REDLOCK", "adr 012 redlock for payments", "分布式锁"} {
+		if id, _, err := tv.ix.ResolveLink(ctx, target, ""); err != nil || id != "mem_adr12" {
+			t.Errorf("ResolveLink(%q) = %s, %v", target, id, err)
+		}
+	}
+	if _, _, err := tv.ix.ResolveLink(ctx, "no-such-note", ""); vault.ErrorCode(err) != vault.CodeNotFound {
+		t.Errorf("a name nothing answers to: %v", err)
+	}
+}
