@@ -372,82 +372,15 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		return nil, err
 	}
 	lap("refresh", t)
-
 	if mode != "lexical" && p.ix.Embedder() == nil {
 		return nil, vault.Errorf(vault.CodeInvalid, "mode %s needs an embedding model; lore.yaml has none", mode)
 	}
-	// The lexical stages and the vector stages (query embedding, k-NN) are
-	// independent: they run at once, on separate connections.
-	var (
-		lexical, exact []fts.Unit
-		vh             []fts.Neighbor
-		qv             []float32
-		lexErr, vecErr error
-		tm             sync.Mutex
-		wg             sync.WaitGroup
-	)
-	record := func(name string, from time.Time) {
-		tm.Lock()
-		lap(name, from)
-		tm.Unlock()
+	found, err := p.find(ctx, q, mode, project, depth, lap)
+	if err != nil {
+		return nil, err
 	}
-	if mode != "vector" {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := time.Now()
-			if exact, lexErr = p.look.Exact(ctx, q, project); lexErr != nil {
-				return
-			}
-			record("exact", t)
-			t = time.Now()
-			if ts := fts.QueryTerms(q); len(ts) > 0 {
-				lexical, lexErr = p.look.BM25(ctx, ts, project, depth)
-			}
-			record("bm25", t)
-		}()
-	}
-	if mode != "lexical" {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := time.Now()
-			vs, err := p.ix.Embedder().Embed(ctx, []string{q})
-			if err != nil {
-				vecErr = fts.NotReady(err) // a model that is not ready is an answer of its own
-				return
-			}
-			qv = vs[0]
-			record("embed_query", t)
-			t = time.Now()
-			vh, vecErr = p.look.Nearest(ctx, qv, project, depth)
-			record("vector", t)
-		}()
-	}
-	wg.Wait()
-	if vecErr != nil {
-		return nil, vecErr
-	}
-	if lexErr != nil {
-		return nil, lexErr
-	}
-	cands := map[int64]*candidate{}
-	get := func(h fts.Unit) *candidate {
-		if c, ok := cands[h.UID]; ok {
-			return c
-		}
-		c := &candidate{Unit: h}
-		cands[h.UID] = c
-		return c
-	}
-	for i, h := range exact {
-		get(h).ExactRank = i + 1
-	}
-	for i, h := range lexical {
-		c := get(h)
-		c.BM25Rank, c.BM25Score = i+1, h.Score
-	}
-	if err := p.addVectorHits(ctx, vh, cands); err != nil {
+	cands, err := p.candidates(ctx, found)
+	if err != nil {
 		return nil, err
 	}
 
@@ -456,8 +389,8 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 	if p.fusion == "rrf" {
 		ranked = fuseRRF(cands, depth)
 	} else {
-		if qv != nil {
-			if err := p.similarities(ctx, qv, cands); err != nil {
+		if found.qv != nil {
+			if err := p.similarities(ctx, found.qv, cands); err != nil {
 				return nil, err
 			}
 		}
@@ -481,6 +414,91 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 	orderSections(q, ranked)
 	lap("sections", t)
 	return ranked, nil
+}
+
+// found is what the first stages found: the exact and BM25 lists, and the
+// query's vector with its nearest units.
+type found struct {
+	exact, lexical []fts.Unit
+	qv             []float32
+	near           []fts.Neighbor
+}
+
+// find runs the lexical stages (exact, BM25) and the vector stages (query
+// embedding, k-NN) of mode at once, on separate connections: they are
+// independent. lap records each stage's time.
+func (p *Pipeline) find(ctx context.Context, q, mode, project string, depth int, lap func(string, time.Time)) (found, error) {
+	var (
+		f              found
+		lexErr, vecErr error
+		tm             sync.Mutex
+		wg             sync.WaitGroup
+	)
+	record := func(name string, from time.Time) {
+		tm.Lock()
+		lap(name, from)
+		tm.Unlock()
+	}
+	if mode != "vector" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.Now()
+			if f.exact, lexErr = p.look.Exact(ctx, q, project); lexErr != nil {
+				return
+			}
+			record("exact", t)
+			t = time.Now()
+			if ts := fts.QueryTerms(q); len(ts) > 0 {
+				f.lexical, lexErr = p.look.BM25(ctx, ts, project, depth)
+			}
+			record("bm25", t)
+		}()
+	}
+	if mode != "lexical" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.Now()
+			vs, err := p.ix.Embedder().Embed(ctx, []string{q})
+			if err != nil {
+				vecErr = fts.NotReady(err) // a model that is not ready is an answer of its own
+				return
+			}
+			f.qv = vs[0]
+			record("embed_query", t)
+			t = time.Now()
+			f.near, vecErr = p.look.Nearest(ctx, f.qv, project, depth)
+			record("vector", t)
+		}()
+	}
+	wg.Wait()
+	if vecErr != nil {
+		return f, vecErr
+	}
+	return f, lexErr
+}
+
+// candidates joins what the stages found into one candidate per unit, with
+// its rank (and score) in each list.
+func (p *Pipeline) candidates(ctx context.Context, f found) (map[int64]*candidate, error) {
+	cands := map[int64]*candidate{}
+	get := func(h fts.Unit) *candidate {
+		if c, ok := cands[h.UID]; ok {
+			return c
+		}
+		c := &candidate{Unit: h}
+		cands[h.UID] = c
+		return c
+	}
+	for i, h := range f.exact {
+		get(h).ExactRank = i + 1
+	}
+	for i, h := range f.lexical {
+		c := get(h)
+		c.BM25Rank, c.BM25Score = i+1, h.Score
+	}
+	return cands, p.addVectorHits(ctx, f.near, cands)
 }
 
 // Rank returns the pipeline's ranking for q before assembly (no budget, no

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -16,121 +17,167 @@ const weakFraction = 0.3
 // the token budget — and computes the deltas against what the caller holds.
 // Each candidate's Outcome records why it was delivered or cut.
 func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []stateEntry, req vault.ActivateRequest, key []byte) (*vault.Activation, error) {
-	lim := req.Limits
-	holds := make(map[string][8]byte, len(held))
-	labels := make(map[string]string, len(held))
-	for _, e := range held {
-		holds[e.key], labels[e.key] = e.hash, e.label
-	}
-	act := &vault.Activation{Profile: Profile, Fragments: []vault.Fragment{}, Removed: []string{}}
-	perResource := map[string]int{}
-	ranges := map[int64][][2]int{}
-	texts := map[string]bool{}
-	used := 0
+	a := newAssembly(req.Limits, held)
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
 		floor = weakFraction * ranked[0].Final
 	}
 	for _, c := range ranked {
-		if c.ExactRank == 0 && c.Final < floor {
-			c.Outcome = "cut:weak"
-			continue
-		}
-		if len(act.Fragments) >= lim.MaxFragments {
-			c.Outcome = "cut:total"
-			continue
-		}
-		if perResource[c.ResourceID] >= lim.PerResource {
-			c.Outcome = "cut:per_resource"
-			continue
-		}
-		if texts[c.ContentHash] || overlaps(ranges[c.RID], c.Start, c.End) {
-			c.Outcome = "cut:overlap"
-			continue
-		}
-		action := "add"
-		if h, ok := holds[c.UnitKey]; ok {
-			action = "replace"
-			if h == hashPrefix(c.ContentHash) {
-				action = "reuse"
-			}
-		}
-		cost := c.Tokens
-		if action == "reuse" {
-			cost = 0 // no body is sent
-		}
-		if used+cost > lim.TokenBudget {
-			c.Outcome = "cut:budget"
-			continue
-		}
-		used += cost
-		perResource[c.ResourceID]++
-		ranges[c.RID] = append(ranges[c.RID], [2]int{c.Start, c.End})
-		texts[c.ContentHash] = true
-		c.Outcome = "delivered:" + action
-		f := vault.Fragment{
-			Action: action, UnitKey: c.UnitKey, ContentHash: c.ContentHash, ResourceID: c.ResourceID,
-			Scope: c.Scope, Kind: "memory", Path: c.Path, HeadingPath: c.HeadingPath, DraftID: c.DraftID, Status: noteStatus(c.Status),
-		}
-		if action != "reuse" {
-			f.Content = c.Content
-		}
-		act.Fragments = append(act.Fragments, f)
+		a.take(c, floor)
 	}
-	// removed: held units that no longer resolve in this project's memory —
-	// never units that merely were not selected this time.
-	heldKeys := make([]string, len(held))
-	for i, e := range held {
-		heldKeys[i] = e.key
-	}
-	current, err := p.look.UnitHashes(ctx, heldKeys, req.Project)
+	gone, err := p.settleHeld(ctx, a, held, req.Project)
 	if err != nil {
 		return nil, err
 	}
-	gone := map[string]bool{}
+	if a.act.NextState, err = p.saveState(ctx, key, nextState(a.act.Fragments, held, gone)); err != nil {
+		return nil, err
+	}
+	g, err := p.look.Revision(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.act.IndexRevision = "search_" + g
+	return a.act, nil
+}
+
+// assembly is an activation being put together: what is delivered so far
+// and what it has used of the limits.
+type assembly struct {
+	lim         vault.Limits
+	holds       map[string][8]byte // the caller's units: key → hash prefix
+	labels      map[string]string  // the caller's units: key → "path › headings"
+	act         *vault.Activation
+	used        int // tokens
+	perResource map[string]int
+	ranges      map[int64][][2]int // delivered byte ranges, by resource row
+	texts       map[string]bool    // delivered content hashes
+}
+
+func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
+	a := &assembly{
+		lim: lim, holds: make(map[string][8]byte, len(held)), labels: make(map[string]string, len(held)),
+		act:         &vault.Activation{Profile: Profile, Fragments: []vault.Fragment{}, Removed: []string{}},
+		perResource: map[string]int{}, ranges: map[int64][][2]int{}, texts: map[string]bool{},
+	}
+	for _, e := range held {
+		a.holds[e.key], a.labels[e.key] = e.hash, e.label
+	}
+	return a
+}
+
+// take delivers c if it is strong enough (floor), fits the limits and
+// overlaps nothing delivered, and records its outcome either way.
+func (a *assembly) take(c *candidate, floor float64) {
+	switch {
+	case c.ExactRank == 0 && c.Final < floor:
+		c.Outcome = "cut:weak"
+		return
+	case len(a.act.Fragments) >= a.lim.MaxFragments:
+		c.Outcome = "cut:total"
+		return
+	case a.perResource[c.ResourceID] >= a.lim.PerResource:
+		c.Outcome = "cut:per_resource"
+		return
+	case a.texts[c.ContentHash] || overlaps(a.ranges[c.RID], c.Start, c.End):
+		c.Outcome = "cut:overlap"
+		return
+	}
+	action := "add"
+	if h, ok := a.holds[c.UnitKey]; ok {
+		action = "replace"
+		if h == hashPrefix(c.ContentHash) {
+			action = "reuse"
+		}
+	}
+	cost := c.Tokens
+	if action == "reuse" {
+		cost = 0 // no body is sent
+	}
+	if a.used+cost > a.lim.TokenBudget {
+		c.Outcome = "cut:budget"
+		return
+	}
+	a.used += cost
+	a.perResource[c.ResourceID]++
+	a.ranges[c.RID] = append(a.ranges[c.RID], [2]int{c.Start, c.End})
+	a.texts[c.ContentHash] = true
+	c.Outcome = "delivered:" + action
+	f := fragment(action, c.Unit)
+	if action == "reuse" {
+		f.Content = ""
+	}
+	a.act.Fragments = append(a.act.Fragments, f)
+}
+
+// fragment is the fragment that delivers u.
+func fragment(action string, u fts.Unit) vault.Fragment {
+	return vault.Fragment{
+		Action: action, UnitKey: u.UnitKey, ContentHash: u.ContentHash, ResourceID: u.ResourceID,
+		Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: u.HeadingPath, DraftID: u.DraftID,
+		Content: u.Content, Status: noteStatus(u.Status),
+	}
+}
+
+// settleHeld lists in removed the held units that no longer resolve in the
+// project's memory — never units that merely were not selected this time —
+// and returns them. A unit the caller holds that changed since it was
+// delivered comes back as replace even when this query did not select it:
+// the agent must never keep stale text without being told. One that does
+// not fit the token budget is listed in removed instead (what the caller
+// holds of it is no longer current), so it is never silently stale.
+func (p *Pipeline) settleHeld(ctx context.Context, a *assembly, held []stateEntry, project string) (map[string]bool, error) {
+	keys := make([]string, len(held))
+	for i, e := range held {
+		keys[i] = e.key
+	}
+	current, err := p.look.UnitHashes(ctx, keys, project)
+	if err != nil {
+		return nil, err
+	}
 	delivered := map[string]bool{}
-	for _, f := range act.Fragments {
+	for _, f := range a.act.Fragments {
 		delivered[f.UnitKey] = true
+	}
+	gone := map[string]bool{}
+	remove := func(k string) {
+		gone[k] = true
+		a.act.Removed = append(a.act.Removed, k)
+		a.act.RemovedLabels = append(a.act.RemovedLabels, a.labels[k])
 	}
 	var changed []string
 	for _, e := range held {
 		switch h, ok := current[e.key]; {
 		case !ok:
-			gone[e.key] = true
-			act.Removed = append(act.Removed, e.key)
-			act.RemovedLabels = append(act.RemovedLabels, e.label)
+			remove(e.key)
 		case hashPrefix(h) != e.hash && !delivered[e.key]:
 			changed = append(changed, e.key)
 		}
 	}
-	// A unit the caller holds that changed since it was delivered comes back
-	// as replace even when this query did not select it: the agent must
-	// never keep stale text without being told. One that does not fit the
-	// token budget is listed in removed instead (what the caller holds of it
-	// is no longer current), so it is never silently stale.
-	if len(changed) > 0 {
-		units, err := p.look.UnitsByKey(ctx, changed, req.Project)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range changed {
-			u, ok := units[k]
-			if !ok || used+u.Tokens > lim.TokenBudget {
-				gone[k] = true
-				act.Removed = append(act.Removed, k)
-				act.RemovedLabels = append(act.RemovedLabels, labels[k])
-				continue
-			}
-			used += u.Tokens
-			act.Fragments = append(act.Fragments, vault.Fragment{Action: "replace", UnitKey: u.UnitKey, ContentHash: u.ContentHash,
-				ResourceID: u.ResourceID, Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: u.HeadingPath,
-				DraftID: u.DraftID, Content: u.Content, Status: noteStatus(u.Status)})
-		}
+	if len(changed) == 0 {
+		return gone, nil
 	}
-	// next_state: this call's fragments first, then what the caller still holds.
+	units, err := p.look.UnitsByKey(ctx, changed, project)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range changed {
+		u, ok := units[k]
+		if !ok || a.used+u.Tokens > a.lim.TokenBudget {
+			remove(k)
+			continue
+		}
+		a.used += u.Tokens
+		a.act.Fragments = append(a.act.Fragments, fragment("replace", u))
+	}
+	return gone, nil
+}
+
+// nextState is what the next state remembers: this call's fragments first,
+// then what the caller still holds, at most MaxStateUnits.
+func nextState(frags []vault.Fragment, held []stateEntry, gone map[string]bool) []stateEntry {
 	var next []stateEntry
 	seen := map[string]bool{}
-	for _, f := range act.Fragments {
+	for _, f := range frags {
 		next = append(next, stateEntry{f.UnitKey, hashPrefix(f.ContentHash), fragmentLabel(f)})
 		seen[f.UnitKey] = true
 	}
@@ -143,15 +190,7 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	if len(next) > MaxStateUnits {
 		next = next[:MaxStateUnits]
 	}
-	if act.NextState, err = p.saveState(ctx, key, next); err != nil {
-		return nil, err
-	}
-	g, err := p.look.Revision(ctx)
-	if err != nil {
-		return nil, err
-	}
-	act.IndexRevision = "search_" + g
-	return act, nil
+	return next
 }
 
 func overlaps(rs [][2]int, start, end int) bool {
