@@ -3,9 +3,10 @@ package activity
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/lore-memory/lore/vault"
 	"strings"
 	"time"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // loreServers are the MCP server names whose memory/activate calls count.

@@ -3,9 +3,10 @@ package drafts
 import (
 	"context"
 	"fmt"
-	"github.com/lore-memory/lore/vault"
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // BenchmarkStoreUpdate measures one store update (load for the hash

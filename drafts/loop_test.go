@@ -2,9 +2,10 @@ package drafts
 
 import (
 	"context"
-	"github.com/lore-memory/lore/vault"
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // The everyday loop for a person who never types git (issue: the first

@@ -3,7 +3,6 @@ package drafts
 import (
 	"context"
 	"fmt"
-	"github.com/lore-memory/lore/vault"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // daemon is `git daemon` serving a folder of bare repositories on loopback.

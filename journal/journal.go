@@ -11,10 +11,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/internal/lazyre"
 	"github.com/lore-memory/lore/vault"
-	"gopkg.in/yaml.v3"
 )
 
 // Journal reads and writes journal notes of one vault, as one project.

@@ -13,8 +13,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lore-memory/lore/internal/lazyre"
 	"gopkg.in/yaml.v3"
+
+	"github.com/lore-memory/lore/internal/lazyre"
 )
 
 // ConfigFile is the name of the vault's configuration file at its root.

@@ -5,10 +5,11 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/lore-memory/lore/internal/lazyre"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/lore-memory/lore/internal/lazyre"
 )
 
 // section is a heading's byte range in the file (or the preamble's).

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lore-memory/lore/internal/lazyre"
 	"gopkg.in/yaml.v3"
+
+	"github.com/lore-memory/lore/internal/lazyre"
 )
 
 // RuleSpec is one guard rule as a resource writes it, before the guard

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lore-memory/lore/vault"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 func runActivate(ctx context.Context, e *env, args []string) error {

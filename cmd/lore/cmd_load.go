@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/lore-memory/lore/vault"
 	"strings"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 func runLoad(ctx context.Context, e *env, args []string) error {

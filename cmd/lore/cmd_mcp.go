@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/lore-memory/lore/drafts"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/mcp"

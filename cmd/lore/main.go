@@ -8,12 +8,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lore-memory/lore/drafts"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/vault"
 )
 
