@@ -8,6 +8,7 @@ import (
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -44,20 +45,8 @@ Example: lore doctor`)
 	}
 	fmt.Fprintf(e.stdout, "index:      %s (%.1f MB)\n", v.IndexPath(), float64(st.DBBytes)/1e6)
 	fmt.Fprintf(e.stdout, "            %d resources, %d units, %d links, %d files skipped\n", st.Resources, st.Units, st.Links, st.Skipped)
-	if em := ix.Embedder(); em == nil {
-		fmt.Fprintln(e.stdout, "vectors:    none (embedding provider none: lexical search only)")
-	} else {
-		pending, err := ix.PendingEmbeddings(ctx)
-		if err != nil {
-			return err
-		}
-		ready := "ready"
-		if b, ok := em.(*embed.Builtin); ok {
-			if err := b.Ready(); err != nil {
-				ready = err.Error()
-			}
-		}
-		fmt.Fprintf(e.stdout, "vectors:    %s (%s), %d sections waiting to be embedded (`lore index`, or a running `lore mcp`, embeds them)\n", em.Name(), ready, pending)
+	if err := printVectors(ctx, e, ix); err != nil {
+		return err
 	}
 	rs, err := ruleSet(ctx, ix, b.Project)
 	if err != nil {
@@ -67,37 +56,8 @@ Example: lore doctor`)
 	for _, br := range rs.Broken {
 		st.Problems = append(st.Problems, vault.Problem{Path: br.ResourcePath, Message: fmt.Sprintf("guard rule %s is broken (not checked): %s", br.Rule, br.Problem)})
 	}
-	if head, err := e.store.OrgHead(); err != nil || head.IsZero() {
-		why := "has no commit yet"
-		if err != nil {
-			why = "cannot be read: " + err.Error()
-		}
-		st.Problems = append(st.Problems, vault.Problem{Path: "org ref " + v.Config.OrgRef, Message: why + "; agents cannot store until it has one: run `lore commit` to record the vault's notes as its first commit (or set org_ref in lore.yaml to the branch that holds your notes)"})
-	}
-	if broken, err := e.store.BrokenDrafts(ctx); err == nil {
-		for branch, why := range broken {
-			st.Problems = append(st.Problems, vault.Problem{Path: branch, Message: "a Draft branch lore cannot read (left out of every project's memory; fix it with git or delete the branch): " + why})
-		}
-	}
-	if pending, err := e.store.PendingEdits(ctx); err == nil && len(pending) > 0 {
-		what := "lore records them as your own commit before it merges Drafts, or now with `lore commit`"
-		if !v.Config.CommitsEdits() {
-			what = "commit_edits is false: commit them yourself; a merge that touches one waits until you do"
-		}
-		fmt.Fprintf(e.stdout, "edits:      %d uncommitted note(s) (%s)\n", len(pending), what)
-		for _, p := range pending[:min(len(pending), 10)] {
-			fmt.Fprintf(e.stdout, "            %s\n", p)
-		}
-		if len(pending) > 10 {
-			fmt.Fprintf(e.stdout, "            … and %d more\n", len(pending)-10)
-		}
-	}
-	if err := e.store.OutboxError(); err != nil {
-		st.Problems = append(st.Problems, vault.Problem{Path: "sync outbox", Message: "a write to the outbox failed (" + err.Error() + "); the next lore sync rebuilds it from the Draft branches"})
-	}
-	for _, l := range drafts.StaleLocks(e.store.CommonDir()) {
-		st.Problems = append(st.Problems, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
-	}
+	st.Problems = append(st.Problems, storeProblems(ctx, e, v)...)
+	printPendingEdits(ctx, e, v)
 	if len(st.Problems) == 0 {
 		fmt.Fprintln(e.stdout, "problems:   none")
 		return nil
@@ -107,4 +67,70 @@ Example: lore doctor`)
 		fmt.Fprintf(e.stdout, "  %s: %s\n", p.Path, p.Message)
 	}
 	return problemsFound{len(st.Problems)}
+}
+
+// printVectors prints the embedding model's state and how many sections wait
+// for a vector.
+func printVectors(ctx context.Context, e *env, ix *retrieve.Memory) error {
+	em := ix.Embedder()
+	if em == nil {
+		fmt.Fprintln(e.stdout, "vectors:    none (embedding provider none: lexical search only)")
+		return nil
+	}
+	pending, err := ix.PendingEmbeddings(ctx)
+	if err != nil {
+		return err
+	}
+	ready := "ready"
+	if b, ok := em.(*embed.Builtin); ok {
+		if err := b.Ready(); err != nil {
+			ready = err.Error()
+		}
+	}
+	fmt.Fprintf(e.stdout, "vectors:    %s (%s), %d sections waiting to be embedded (`lore index`, or a running `lore mcp`, embeds them)\n", em.Name(), ready, pending)
+	return nil
+}
+
+// storeProblems are the Draft store's problems: an org ref without a commit,
+// Draft branches lore cannot read, a failed outbox write, stale locks.
+func storeProblems(ctx context.Context, e *env, v *vault.Vault) []vault.Problem {
+	var out []vault.Problem
+	if head, err := e.store.OrgHead(); err != nil || head.IsZero() {
+		why := "has no commit yet"
+		if err != nil {
+			why = "cannot be read: " + err.Error()
+		}
+		out = append(out, vault.Problem{Path: "org ref " + v.Config.OrgRef, Message: why + "; agents cannot store until it has one: run `lore commit` to record the vault's notes as its first commit (or set org_ref in lore.yaml to the branch that holds your notes)"})
+	}
+	if broken, err := e.store.BrokenDrafts(ctx); err == nil {
+		for branch, why := range broken {
+			out = append(out, vault.Problem{Path: branch, Message: "a Draft branch lore cannot read (left out of every project's memory; fix it with git or delete the branch): " + why})
+		}
+	}
+	if err := e.store.OutboxError(); err != nil {
+		out = append(out, vault.Problem{Path: "sync outbox", Message: "a write to the outbox failed (" + err.Error() + "); the next lore sync rebuilds it from the Draft branches"})
+	}
+	for _, l := range drafts.StaleLocks(e.store.CommonDir()) {
+		out = append(out, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
+	}
+	return out
+}
+
+// printPendingEdits lists the person's uncommitted edits to notes.
+func printPendingEdits(ctx context.Context, e *env, v *vault.Vault) {
+	pending, err := e.store.PendingEdits(ctx)
+	if err != nil || len(pending) == 0 {
+		return
+	}
+	what := "lore records them as your own commit before it merges Drafts, or now with `lore commit`"
+	if !v.Config.CommitsEdits() {
+		what = "commit_edits is false: commit them yourself; a merge that touches one waits until you do"
+	}
+	fmt.Fprintf(e.stdout, "edits:      %d uncommitted note(s) (%s)\n", len(pending), what)
+	for _, p := range pending[:min(len(pending), 10)] {
+		fmt.Fprintf(e.stdout, "            %s\n", p)
+	}
+	if len(pending) > 10 {
+		fmt.Fprintf(e.stdout, "            … and %d more\n", len(pending)-10)
+	}
 }

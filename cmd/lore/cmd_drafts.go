@@ -40,82 +40,14 @@ Examples:
   lore store delete --id mem_…
   lore store discard --id drf_…
   lore store --op '{"update":{"id":"mem_…","expected_hash":"sha256:…","replacements":[{"old_text":"a","new_text":"b"}]}}' --json`)
-	jsonArg := fs.String("op", "", "the operation as the store object of the memory tool (\"-\" reads stdin)")
-	asJSON := fs.Bool("json", false, "print the result as JSON, as the memory tool returns it")
-	p := fs.String("path", "", "create: the new resource's path")
-	body := fs.String("body", "", "create: the Markdown body")
-	bodyFile := fs.String("body-file", "", "create: read the body from this file (\"-\": stdin)")
-	desc := fs.String("description", "", "a one-line description of the resource")
-	id := fs.String("id", "", "update, rename, delete, discard: the resource id or path (discard: or the draft id)")
-	hash := fs.String("expected-hash", "", "update: the content_hash load returned")
-	var olds, news pairs
-	fs.Var(&olds, "old", "update: exact text to replace (repeat with --new)")
-	fs.Var(&news, "new", "update: its replacement (repeat with --old)")
-	newPath := fs.String("new-path", "", "rename: the new path")
+	f := storeFlagsOf(fs)
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	var op vault.Op
-	descSet := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "description" {
-			descSet = true
-		}
-	})
-	var d *string
-	if descSet {
-		d = desc
-	}
-	switch {
-	case *jsonArg != "":
-		data := []byte(*jsonArg)
-		if *jsonArg == "-" {
-			if data, err = io.ReadAll(io.LimitReader(e.stdin, 4*drafts.MaxBody)); err != nil {
-				return err
-			}
-		}
-		if err := vault.DecodeStrict(data, &op); err != nil {
-			return err
-		}
-	case len(pos) != 1:
-		fs.Usage()
-		return usageError{"store needs one operation: create, update, rename, delete or discard (or --op JSON)"}
-	default:
-		switch pos[0] {
-		case "create":
-			b := *body
-			if *bodyFile != "" {
-				var data []byte
-				if *bodyFile == "-" {
-					data, err = io.ReadAll(io.LimitReader(e.stdin, 4*drafts.MaxBody))
-				} else {
-					data, err = os.ReadFile(*bodyFile)
-				}
-				if err != nil {
-					return err
-				}
-				b = string(data)
-			}
-			op.Create = &vault.CreateOp{Path: *p, Body: b, Description: d}
-		case "update":
-			if len(olds) != len(news) {
-				return usageError{"give --old and --new in pairs"}
-			}
-			u := &vault.UpdateOp{ID: *id, ExpectedHash: *hash, Description: d, Replacements: []vault.Replacement{}}
-			for i := range olds {
-				u.Replacements = append(u.Replacements, vault.Replacement{OldText: olds[i], NewText: news[i]})
-			}
-			op.Update = u
-		case "rename":
-			op.Rename = &vault.RenameOp{ID: *id, NewPath: *newPath, Description: d}
-		case "delete":
-			op.Delete = &vault.DeleteOp{ID: *id, Description: d}
-		case "discard":
-			op.Discard = &vault.DiscardOp{ID: *id}
-		default:
-			return usageError{fmt.Sprintf("unknown store operation %q", pos[0])}
-		}
+	op, err := f.op(e, fs, pos)
+	if err != nil {
+		return err
 	}
 	ix, b, err := e.openIndex(ctx)
 	if err != nil {
@@ -126,7 +58,7 @@ Examples:
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if *f.asJSON {
 		return printJSON(e.stdout, res)
 	}
 	what := res.Operation + " " + res.Path
@@ -140,6 +72,97 @@ Examples:
 	}
 	fmt.Fprintf(e.stdout, "resource %s · operation %s · sync %s\n", orDash(res.ResourceID), res.LocalOperationID, res.SyncStatus)
 	return nil
+}
+
+// storeFlags are lore store's flags.
+type storeFlags struct {
+	jsonArg, path, body, bodyFile, desc, id, hash, newPath *string
+	asJSON                                                 *bool
+	olds, news                                             pairs
+}
+
+func storeFlagsOf(fs *flag.FlagSet) *storeFlags {
+	f := &storeFlags{
+		jsonArg:  fs.String("op", "", "the operation as the store object of the memory tool (\"-\" reads stdin)"),
+		asJSON:   fs.Bool("json", false, "print the result as JSON, as the memory tool returns it"),
+		path:     fs.String("path", "", "create: the new resource's path"),
+		body:     fs.String("body", "", "create: the Markdown body"),
+		bodyFile: fs.String("body-file", "", "create: read the body from this file (\"-\": stdin)"),
+		desc:     fs.String("description", "", "a one-line description of the resource"),
+		id:       fs.String("id", "", "update, rename, delete, discard: the resource id or path (discard: or the draft id)"),
+		hash:     fs.String("expected-hash", "", "update: the content_hash load returned"),
+	}
+	fs.Var(&f.olds, "old", "update: exact text to replace (repeat with --new)")
+	fs.Var(&f.news, "new", "update: its replacement (repeat with --old)")
+	f.newPath = fs.String("new-path", "", "rename: the new path")
+	return f
+}
+
+// op is the operation the flags and the positional operation name describe.
+func (f *storeFlags) op(e *env, fs *flag.FlagSet, pos []string) (vault.Op, error) {
+	var op vault.Op
+	var d *string // the description, only when given (even empty)
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "description" {
+			d = f.desc
+		}
+	})
+	switch {
+	case *f.jsonArg != "":
+		data := []byte(*f.jsonArg)
+		if *f.jsonArg == "-" {
+			var err error
+			if data, err = io.ReadAll(io.LimitReader(e.stdin, 4*drafts.MaxBody)); err != nil {
+				return op, err
+			}
+		}
+		return op, vault.DecodeStrict(data, &op)
+	case len(pos) != 1:
+		fs.Usage()
+		return op, usageError{"store needs one operation: create, update, rename, delete or discard (or --op JSON)"}
+	}
+	switch pos[0] {
+	case "create":
+		b, err := f.bodyText(e)
+		if err != nil {
+			return op, err
+		}
+		op.Create = &vault.CreateOp{Path: *f.path, Body: b, Description: d}
+	case "update":
+		if len(f.olds) != len(f.news) {
+			return op, usageError{"give --old and --new in pairs"}
+		}
+		u := &vault.UpdateOp{ID: *f.id, ExpectedHash: *f.hash, Description: d, Replacements: []vault.Replacement{}}
+		for i := range f.olds {
+			u.Replacements = append(u.Replacements, vault.Replacement{OldText: f.olds[i], NewText: f.news[i]})
+		}
+		op.Update = u
+	case "rename":
+		op.Rename = &vault.RenameOp{ID: *f.id, NewPath: *f.newPath, Description: d}
+	case "delete":
+		op.Delete = &vault.DeleteOp{ID: *f.id, Description: d}
+	case "discard":
+		op.Discard = &vault.DiscardOp{ID: *f.id}
+	default:
+		return op, usageError{fmt.Sprintf("unknown store operation %q", pos[0])}
+	}
+	return op, nil
+}
+
+// bodyText is create's body: --body, or the file --body-file names ("-":
+// stdin).
+func (f *storeFlags) bodyText(e *env) (string, error) {
+	if *f.bodyFile == "" {
+		return *f.body, nil
+	}
+	var data []byte
+	var err error
+	if *f.bodyFile == "-" {
+		data, err = io.ReadAll(io.LimitReader(e.stdin, 4*drafts.MaxBody))
+	} else {
+		data, err = os.ReadFile(*f.bodyFile)
+	}
+	return string(data), err
 }
 
 // draftsCommands are the subcommands of lore drafts, each with its own
