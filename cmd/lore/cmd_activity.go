@@ -85,24 +85,7 @@ Examples:
 		if *asJSON {
 			return printJSON(e.stdout, p)
 		}
-		if len(a.Workspaces()) == 0 {
-			fmt.Fprintln(e.stdout, "no bound workspaces: run `lore bind` in a code folder first")
-			return nil
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SESSION\tHOST\tUPDATED\tPROJECT\tTITLE")
-		for _, s := range p.Sessions {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Token, s.Host, s.Updated.Local().Format("2006-01-02 15:04"), s.Project, s.Title)
-		}
-		tw.Flush()
-		fmt.Fprintf(e.stdout, "%d of %d sessions", len(p.Sessions), p.Total)
-		if p.Next != "" {
-			fmt.Fprintf(e.stdout, "; next page: --cursor %s", p.Next)
-		}
-		fmt.Fprintln(e.stdout)
-		for _, pr := range p.Problems {
-			fmt.Fprintln(e.stderr, "lore activity:", pr)
-		}
+		printSessions(e, a, p)
 		return nil
 	case "show":
 		if len(pos) != 2 {
@@ -117,33 +100,7 @@ Examples:
 		if *asJSON {
 			return printJSON(e.stdout, s)
 		}
-		fmt.Fprintf(e.stdout, "%s  %s  %s\n%s\n", s.Token, s.Project, s.Workspace, s.Title)
-		for _, r := range s.Requests {
-			fmt.Fprintf(e.stdout, "\n#%d %s\n", r.Index, oneLineText(r.Text, 200))
-			for _, act := range r.Activations {
-				timing := ""
-				if act.TotalUS != nil {
-					timing = fmt.Sprintf(", %.1f ms", float64(*act.TotalUS)/1000)
-				}
-				fmt.Fprintf(e.stdout, "  memory.activate %q — %s%s", act.Query, act.Status, timing)
-				if act.RunID != "" {
-					fmt.Fprintf(e.stdout, " (%s, run %s)", act.Run, act.RunID)
-				}
-				fmt.Fprintln(e.stdout)
-				if act.Error != "" {
-					fmt.Fprintf(e.stdout, "    error: %s\n", act.Error)
-				}
-				for _, f := range act.Fragments {
-					fmt.Fprintf(e.stdout, "    [%s] %s › %s\n", deliveredLabel(f.Action), f.Path, strings.Join(f.HeadingPath, " › "))
-				}
-			}
-		}
-		if s.Next > 0 {
-			fmt.Fprintf(e.stdout, "\nmore: --page %d\n", s.Next)
-		}
-		for _, pr := range s.Problems {
-			fmt.Fprintln(e.stderr, "lore activity:", pr)
-		}
+		printSession(e, s)
 		return nil
 	}
 	return usageError{fmt.Sprintf("unknown activity subcommand %q", pos[0])}
@@ -195,4 +152,58 @@ func (x vaultIndex) Close() error {
 		err = cerr
 	}
 	return err
+}
+
+// printSessions prints a page of sessions as a table.
+func printSessions(e *env, a *activity.Activity, p activity.Page) {
+	if len(a.Workspaces()) == 0 {
+		fmt.Fprintln(e.stdout, "no bound workspaces: run `lore bind` in a code folder first")
+		return
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tHOST\tUPDATED\tPROJECT\tTITLE")
+	for _, s := range p.Sessions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Token, s.Host, s.Updated.Local().Format("2006-01-02 15:04"), s.Project, s.Title)
+	}
+	tw.Flush()
+	fmt.Fprintf(e.stdout, "%d of %d sessions", len(p.Sessions), p.Total)
+	if p.Next != "" {
+		fmt.Fprintf(e.stdout, "; next page: --cursor %s", p.Next)
+	}
+	fmt.Fprintln(e.stdout)
+	for _, pr := range p.Problems {
+		fmt.Fprintln(e.stderr, "lore activity:", pr)
+	}
+}
+
+// printSession prints one session's requests, the memory queries each made
+// and the fragments each got.
+func printSession(e *env, s activity.SessionPage) {
+	fmt.Fprintf(e.stdout, "%s  %s  %s\n%s\n", s.Token, s.Project, s.Workspace, s.Title)
+	for _, r := range s.Requests {
+		fmt.Fprintf(e.stdout, "\n#%d %s\n", r.Index, oneLineText(r.Text, 200))
+		for _, act := range r.Activations {
+			timing := ""
+			if act.TotalUS != nil {
+				timing = fmt.Sprintf(", %.1f ms", float64(*act.TotalUS)/1000)
+			}
+			fmt.Fprintf(e.stdout, "  memory.activate %q — %s%s", act.Query, act.Status, timing)
+			if act.RunID != "" {
+				fmt.Fprintf(e.stdout, " (%s, run %s)", act.Run, act.RunID)
+			}
+			fmt.Fprintln(e.stdout)
+			if act.Error != "" {
+				fmt.Fprintf(e.stdout, "    error: %s\n", act.Error)
+			}
+			for _, f := range act.Fragments {
+				fmt.Fprintf(e.stdout, "    [%s] %s › %s\n", deliveredLabel(f.Action), f.Path, strings.Join(f.HeadingPath, " › "))
+			}
+		}
+	}
+	if s.Next > 0 {
+		fmt.Fprintf(e.stdout, "\nmore: --page %d\n", s.Next)
+	}
+	for _, pr := range s.Problems {
+		fmt.Fprintln(e.stderr, "lore activity:", pr)
+	}
 }
