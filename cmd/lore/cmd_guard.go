@@ -68,26 +68,7 @@ Examples:
 	if err != nil {
 		return err
 	}
-	var in guard.Input
-	switch {
-	case *diffFile == "-":
-		in.Diff, err = io.ReadAll(io.LimitReader(e.stdin, 256<<20))
-	case *diffFile != "":
-		in.Diff, err = os.ReadFile(*diffFile)
-	case *files:
-		if len(pos) == 0 {
-			return usageError{"--files needs file arguments"}
-		}
-		cwd, _ := os.Getwd()
-		for _, p := range pos { // relative to here, not to the repository root
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(cwd, p)
-			}
-			in.Files = append(in.Files, p)
-		}
-	default:
-		in.Branch = *branch
-	}
+	in, err := guardInput(e, *diffFile, *branch, *files, pos)
 	if err != nil {
 		return err
 	}
@@ -112,6 +93,34 @@ Examples:
 		return problemsFound{rep.Total}
 	}
 	return nil
+}
+
+// guardInput is what guard checks: a diff read from a file or stdin, whole
+// files (relative to the working directory), or a branch's changes (the
+// staged ones when branch is empty).
+func guardInput(e *env, diffFile, branch string, files bool, pos []string) (guard.Input, error) {
+	var in guard.Input
+	var err error
+	switch {
+	case diffFile == "-":
+		in.Diff, err = io.ReadAll(io.LimitReader(e.stdin, 256<<20))
+	case diffFile != "":
+		in.Diff, err = os.ReadFile(diffFile)
+	case files:
+		if len(pos) == 0 {
+			return in, usageError{"--files needs file arguments"}
+		}
+		cwd, _ := os.Getwd()
+		for _, p := range pos { // relative to here, not to the repository root
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(cwd, p)
+			}
+			in.Files = append(in.Files, p)
+		}
+	default:
+		in.Branch = branch
+	}
+	return in, err
 }
 
 func runGuardHook(ctx context.Context, e *env, which string, args []string) error {
