@@ -91,33 +91,9 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		if err != nil {
 			return res, err
 		}
-		var clash []string
-		combined := map[string][]byte{} // paths both changed, merged cleanly
-		for _, p := range d.Paths {
-			b, inBase, err := blobAt(repo.Storer, baseTree, p)
-			if err != nil {
-				return res, err
-			}
-			h, inHead, _ := blobAt(repo.Storer, headTree, p)
-			c, inCur, _ := blobAt(repo.Storer, curTree, p)
-			if c == b || c == h {
-				continue
-			}
-			// Both changed the note since the Draft forked: git's three-way
-			// file merge, when all three versions exist and they touched
-			// different lines.
-			if inBase && inHead && inCur {
-				vb, err1 := blobBytes(repo, b)
-				vh, err2 := blobBytes(repo, h)
-				vc, err3 := blobBytes(repo, c)
-				if err1 == nil && err2 == nil && err3 == nil {
-					if out, clean, err := mergeFile(ctx, vc, vb, vh); err == nil && clean {
-						combined[p] = out
-						continue
-					}
-				}
-			}
-			clash = append(clash, p)
+		combined, clash, err := s.threeWay(ctx, repo, d, baseTree, headTree, curTree)
+		if err != nil {
+			return res, err
 		}
 		if len(clash) > 0 {
 			conflicts = append(conflicts, fmt.Sprintf("%s: %s", id, strings.Join(clash, ", ")))
@@ -126,26 +102,7 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		if cur == d.Base {
 			cur, curTree = d.Head, headTree // fast-forward
 		} else {
-			for _, p := range d.Paths {
-				h, _, _ := blobAt(repo.Storer, headTree, p)
-				if data, ok := combined[p]; ok {
-					if h, err = writeBlob(repo.Storer, data); err != nil {
-						return res, err
-					}
-				}
-				if curTree, err = setPath(repo.Storer, curTree, p, h); err != nil {
-					return res, err
-				}
-			}
-			sig := Signature(repo, now)
-			subject := fmt.Sprintf("Merge Draft %s (project %s)", d.ID, d.Project)
-			if n := len(d.Operations); n > 0 {
-				subject += fmt.Sprintf(": %s %s", d.Operations[n-1].Op, d.Operations[n-1].Path)
-			}
-			if cur, err = writeCommit(repo, &object.Commit{
-				Author: *sig, Committer: *sig, Message: subject + "\n", TreeHash: curTree,
-				ParentHashes: []plumbing.Hash{cur, d.Head},
-			}); err != nil {
+			if cur, curTree, err = s.mergeCommit(repo, d, cur, curTree, headTree, combined, now); err != nil {
 				return res, err
 			}
 		}
@@ -160,10 +117,87 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		res.WorkTree = "unchanged"
 		return res, nil
 	}
+	if err := s.advance(ctx, repo, org, cur, orgCommit.TreeHash, curTree, mergedDrafts, now, &res); err != nil {
+		return res, err
+	}
+	res.Merged = merged
+	return res, nil
+}
+
+// threeWay compares each path d changed at its base, its head and cur (the
+// org tree as merged so far): a path cur left as the base had it, or
+// already holds as d's head does, merges as is; one that both changed
+// merges by git's three-way file merge when all three versions exist and
+// the changes touch different lines (combined holds the result); any other
+// is a clash.
+func (s *Store) threeWay(ctx context.Context, repo *git.Repository, d *Draft, baseTree, headTree, curTree plumbing.Hash) (combined map[string][]byte, clash []string, err error) {
+	combined = map[string][]byte{}
+	for _, p := range d.Paths {
+		b, inBase, err := blobAt(repo.Storer, baseTree, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		h, inHead, _ := blobAt(repo.Storer, headTree, p)
+		c, inCur, _ := blobAt(repo.Storer, curTree, p)
+		if c == b || c == h {
+			continue
+		}
+		// Both changed the note since the Draft forked: git's three-way
+		// file merge, when all three versions exist and they touched
+		// different lines.
+		if inBase && inHead && inCur {
+			vb, err1 := blobBytes(repo, b)
+			vh, err2 := blobBytes(repo, h)
+			vc, err3 := blobBytes(repo, c)
+			if err1 == nil && err2 == nil && err3 == nil {
+				if out, clean, err := mergeFile(ctx, vc, vb, vh); err == nil && clean {
+					combined[p] = out
+					continue
+				}
+			}
+		}
+		clash = append(clash, p)
+	}
+	return combined, clash, nil
+}
+
+// mergeCommit writes d's paths (combined's merged texts where there are
+// any, else d's head's) onto curTree and commits the result as a merge of
+// cur and d's head.
+func (s *Store) mergeCommit(repo *git.Repository, d *Draft, cur, curTree, headTree plumbing.Hash, combined map[string][]byte, now time.Time) (plumbing.Hash, plumbing.Hash, error) {
+	var err error
+	for _, p := range d.Paths {
+		h, _, _ := blobAt(repo.Storer, headTree, p)
+		if data, ok := combined[p]; ok {
+			if h, err = writeBlob(repo.Storer, data); err != nil {
+				return cur, curTree, err
+			}
+		}
+		if curTree, err = setPath(repo.Storer, curTree, p, h); err != nil {
+			return cur, curTree, err
+		}
+	}
+	sig := Signature(repo, now)
+	subject := fmt.Sprintf("Merge Draft %s (project %s)", d.ID, d.Project)
+	if n := len(d.Operations); n > 0 {
+		subject += fmt.Sprintf(": %s %s", d.Operations[n-1].Op, d.Operations[n-1].Path)
+	}
+	cur, err = writeCommit(repo, &object.Commit{
+		Author: *sig, Committer: *sig, Message: subject + "\n", TreeHash: curTree,
+		ParentHashes: []plumbing.Hash{cur, d.Head},
+	})
+	return cur, curTree, err
+}
+
+// advance moves the org ref from org to cur (and the work tree with it when
+// it has the org branch checked out) and deletes the merged Drafts'
+// branches, leaving a merge intent behind until it is done, so a crash is
+// completed by the next lore process (intent.go).
+func (s *Store) advance(ctx context.Context, repo *git.Repository, org, cur, orgTree, curTree plumbing.Hash, mergedDrafts []*Draft, now time.Time, res *MergeResult) error {
 	onOrg := headBranch(s.gitDir) == s.org
 	if onOrg {
-		if err := s.checkClean(repo, orgCommit.TreeHash, curTree); err != nil {
-			return res, err
+		if err := s.checkClean(repo, orgTree, curTree); err != nil {
+			return err
 		}
 	}
 	// From here a crash leaves the intent behind, and the next lore process
@@ -173,13 +207,13 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		intent.Drafts[d.Branch] = d.HeadHash
 	}
 	if err := s.writeIntent(intent); err != nil {
-		return res, err
+		return err
 	}
 	crashPoint("after-intent")
 	if onOrg {
 		if _, err := runGit(ctx, s.top, "read-tree", "-m", "-u", org.String(), cur.String()); err != nil {
 			s.clearIntent()
-			return res, fmt.Errorf("update the work tree: %w (nothing was merged)", err)
+			return fmt.Errorf("update the work tree: %w (nothing was merged)", err)
 		}
 		res.WorkTree = "updated"
 	} else {
@@ -191,7 +225,7 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 			runGit(ctx, s.top, "read-tree", "-m", "-u", cur.String(), org.String())
 		}
 		s.clearIntent()
-		return res, fmt.Errorf("%s moved while merging (run merge again): %w", s.org, err)
+		return fmt.Errorf("%s moved while merging (run merge again): %w", s.org, err)
 	}
 	crashPoint("after-org")
 	for _, d := range mergedDrafts {
@@ -200,8 +234,7 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		}
 	}
 	s.clearIntent()
-	res.Merged = merged
-	return res, nil
+	return nil
 }
 
 // checkClean refuses a work-tree update when a file the merge changes has
