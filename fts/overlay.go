@@ -96,91 +96,21 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 	if err != nil {
 		return err
 	}
-	changes := make([][]*change, len(drafts))
-	for i, d := range drafts {
-		for _, f := range d.Files {
-			if f.Data == nil {
-				continue
-			}
-			c := &change{stat: vault.FileStat{Path: f.Path, Size: int64(len(f.Data))}, hash: vault.HashBytes(f.Data)}
-			if err := vault.CheckContent(f.Path, f.Data); err != nil {
-				c.skip = vault.Message(err)
-			} else {
-				prepareData(c, f.Data, nil)
-			}
-			changes[i] = append(changes[i], c)
-		}
-	}
+	changes := prepareOverlay(drafts)
 	w, err := newWriter(ctx, tx)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	drop := func(id string) error {
-		for _, q := range []string{"DELETE FROM resources WHERE draft = ?", "DELETE FROM shadows WHERE draft = ?", "DELETE FROM overlays WHERE draft = ?"} {
-			if err := w.exec(q, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	// Every delete comes before the first insert (see apply): drop the rows
-	// of Drafts whose head moved and of Drafts no longer open (merged,
-	// discarded), then write the moved ones again.
-	open := map[string]bool{}
-	var rewrite []int
-	for i, d := range drafts {
-		open[d.ID] = true
-		if d.Unchanged && have[d.ID] == d.Head {
-			continue
-		}
-		rewrite = append(rewrite, i)
-		if err := drop(d.ID); err != nil {
-			return err
-		}
-	}
-	rows, err := tx.QueryContext(ctx, "SELECT draft FROM overlays")
+	rewrite, err := dropOverlays(ctx, tx, w, drafts, have)
 	if err != nil {
-		return translate(err)
-	}
-	var gone []string
-	for rows.Next() {
-		var id string
-		if rows.Scan(&id) == nil && !open[id] {
-			gone = append(gone, id)
-		}
-	}
-	rows.Close()
-	for _, id := range gone {
-		if err := drop(id); err != nil {
-			return err
-		}
+		return err
 	}
 	if err := w.beginInserts(); err != nil {
 		return err
 	}
-	for _, i := range rewrite {
-		d := drafts[i]
-		if err := w.exec("INSERT INTO overlays(draft, project, head) VALUES (?, ?, ?)", d.ID, d.Project, d.Head); err != nil {
-			return err
-		}
-		w.draft, w.dproject = d.ID, d.Project
-		for _, f := range d.Files {
-			if err := w.exec("INSERT OR IGNORE INTO shadows(project, path, draft) VALUES (?, ?, ?)", d.Project, f.Path, d.ID); err != nil {
-				return err
-			}
-		}
-		for _, c := range changes[i] {
-			w.body = nil
-			for _, f := range d.Files {
-				if f.Path == c.stat.Path {
-					w.body = f.Data
-				}
-			}
-			if err := w.upsert(c); err != nil {
-				return err
-			}
-		}
+	if err := writeOverlays(w, drafts, changes, rewrite); err != nil {
+		return err
 	}
 	if err := w.finishInserts(); err != nil {
 		return err
@@ -226,4 +156,98 @@ func (ix *Index) hasDrafts(ctx context.Context) bool {
 		return true // the safe answer: filter
 	}
 	return n == 1
+}
+
+// prepareOverlay parses the files of the Drafts (nil data: a deleted file,
+// nothing to index).
+func prepareOverlay(drafts []OverlayDraft) [][]*change {
+	changes := make([][]*change, len(drafts))
+	for i, d := range drafts {
+		for _, f := range d.Files {
+			if f.Data == nil {
+				continue
+			}
+			c := &change{stat: vault.FileStat{Path: f.Path, Size: int64(len(f.Data))}, hash: vault.HashBytes(f.Data)}
+			if err := vault.CheckContent(f.Path, f.Data); err != nil {
+				c.skip = vault.Message(err)
+			} else {
+				prepareData(c, f.Data, nil)
+			}
+			changes[i] = append(changes[i], c)
+		}
+	}
+	return changes
+}
+
+// dropOverlays deletes the rows of Drafts whose head moved and of Drafts no
+// longer open (merged, discarded), and returns the drafts to write again.
+// Every delete comes before the first insert (see apply).
+func dropOverlays(ctx context.Context, tx *sql.Tx, w *writer, drafts []OverlayDraft, have map[string]string) ([]int, error) {
+	drop := func(id string) error {
+		for _, q := range []string{"DELETE FROM resources WHERE draft = ?", "DELETE FROM shadows WHERE draft = ?", "DELETE FROM overlays WHERE draft = ?"} {
+			if err := w.exec(q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	open := map[string]bool{}
+	var rewrite []int
+	for i, d := range drafts {
+		open[d.ID] = true
+		if d.Unchanged && have[d.ID] == d.Head {
+			continue
+		}
+		rewrite = append(rewrite, i)
+		if err := drop(d.ID); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT draft FROM overlays")
+	if err != nil {
+		return nil, translate(err)
+	}
+	var gone []string
+	for rows.Next() {
+		var id string
+		if rows.Scan(&id) == nil && !open[id] {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		if err := drop(id); err != nil {
+			return nil, err
+		}
+	}
+	return rewrite, nil
+}
+
+// writeOverlays writes the rows of drafts[i] for each i in rewrite: the
+// Draft, the paths it shadows, its files' resources and units.
+func writeOverlays(w *writer, drafts []OverlayDraft, changes [][]*change, rewrite []int) error {
+	for _, i := range rewrite {
+		d := drafts[i]
+		if err := w.exec("INSERT INTO overlays(draft, project, head) VALUES (?, ?, ?)", d.ID, d.Project, d.Head); err != nil {
+			return err
+		}
+		w.draft, w.dproject = d.ID, d.Project
+		for _, f := range d.Files {
+			if err := w.exec("INSERT OR IGNORE INTO shadows(project, path, draft) VALUES (?, ?, ?)", d.Project, f.Path, d.ID); err != nil {
+				return err
+			}
+		}
+		for _, c := range changes[i] {
+			w.body = nil
+			for _, f := range d.Files {
+				if f.Path == c.stat.Path {
+					w.body = f.Data
+				}
+			}
+			if err := w.upsert(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
