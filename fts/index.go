@@ -452,51 +452,81 @@ func (ix *Index) refreshPasses(ctx context.Context, progress func(done, total in
 // refreshPass indexes what changed since the snapshot; with force, every
 // file in the vault (a rebuild: the watcher's short list is not used).
 func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int), st *RefreshStats, force bool) (bool, error) {
-	// The index's view (a query) and the vault's (a walk of its folders)
-	// are read at once: on 10,000 notes each is 5–15 ms of a one-shot
-	// command, and they share nothing.
-	var files []vault.FileStat
-	var problems []vault.Problem
-	var checked func(string) bool
+	v, err := ix.views(ctx, force)
+	if err != nil {
+		return false, err
+	}
+	if v.checked == nil {
+		st.Files, st.Problems = len(v.files), v.problems
+	} else {
+		st.Files = len(v.snap)
+	}
+	todo, removed := v.changes(force)
+	if len(todo) == 0 && len(removed) == 0 {
+		st.Unchanged = st.Added+st.Updated+st.Removed+st.Touched == 0
+		return false, nil
+	}
+	if err := ix.write(ctx, todo, removed, st, progress); err != nil {
+		return false, err
+	}
+	if st.Removed+st.Updated == 0 {
+		return false, nil // only removals and updates can free an id
+	}
+	return ix.requeueFreedIDs(ctx)
+}
+
+// views are the index's view of the vault (snap) and the vault's own
+// (files): every file, or with a watcher only the files it saw change, and
+// checked says which paths those cover.
+type views struct {
+	snap     map[string]fileRow
+	files    []vault.FileStat
+	problems []vault.Problem
+	checked  func(string) bool // nil: files is the whole vault
+}
+
+// views reads the index's view (a query) and the vault's (a walk of its
+// folders) at once: on 10,000 notes each is 5–15 ms of a one-shot command,
+// and they share nothing.
+func (ix *Index) views(ctx context.Context, force bool) (views, error) {
+	var v views
 	var scanErr error
 	scanned := make(chan struct{})
 	go func() {
 		defer close(scanned)
 		if force {
-			files, problems, scanErr = ix.v.Scan()
+			v.files, v.problems, scanErr = ix.v.Scan()
 		} else {
-			files, problems, checked, scanErr = ix.changedFiles()
+			v.files, v.problems, v.checked, scanErr = ix.changedFiles()
 		}
 	}()
 	snap, err := ix.snapshot(ctx)
 	<-scanned
 	if err != nil {
-		return false, err
+		return v, err
 	}
-	if err := scanErr; err != nil {
-		return false, err
-	}
-	if checked == nil {
-		st.Files, st.Problems = len(files), problems
-	} else {
-		st.Files = len(snap)
-	}
-	var todo []*change
+	v.snap = snap
+	return v, scanErr
+}
+
+// changes compares the two views: the files to index (new, or whose size or
+// mtime changed; every one when force) and the indexed paths that are gone.
+func (v views) changes(force bool) (todo []*change, removed []string) {
 	// A full walk names each file once; the watcher's folders and files
 	// may name one twice (a watched folder and a file in it).
 	var present map[string]bool
-	if checked != nil {
-		present = make(map[string]bool, len(files))
+	if v.checked != nil {
+		present = make(map[string]bool, len(v.files))
 	}
 	known := 0 // files the snapshot has
-	for _, f := range files {
+	for _, f := range v.files {
 		if present != nil {
 			if present[f.Path] {
 				continue
 			}
 			present[f.Path] = true
 		}
-		old, ok := snap[f.Path]
+		old, ok := v.snap[f.Path]
 		if ok {
 			known++
 		}
@@ -510,31 +540,31 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		}
 		todo = append(todo, c)
 	}
-	var removed []string
-	if present == nil && known < len(snap) { // some indexed files are gone
-		present = make(map[string]bool, len(files))
-		for _, f := range files {
+	if present == nil && known < len(v.snap) { // some indexed files are gone
+		present = make(map[string]bool, len(v.files))
+		for _, f := range v.files {
 			present[f.Path] = true
 		}
 	}
-	for p := range snap {
+	for p := range v.snap {
 		if present == nil {
 			break // every indexed file is still there
 		}
-		if !present[p] && (checked == nil || checked(p)) {
+		if !present[p] && (v.checked == nil || v.checked(p)) {
 			removed = append(removed, p)
 		}
 	}
-	if len(todo) == 0 && len(removed) == 0 {
-		st.Unchanged = st.Added+st.Updated+st.Removed+st.Touched == 0
-		return false, nil
-	}
+	return todo, removed
+}
+
+// write indexes todo and deletes removed, in batches: parsing (Go,
+// parallel) of the next batch overlaps writing (SQLite, one writer) of the
+// current one.
+func (ix *Index) write(ctx context.Context, todo []*change, removed []string, st *RefreshStats, progress func(done, total int)) error {
 	bulk := len(todo) > batchSize
 	if bulk {
 		defer enterBulkGC()()
 	}
-	// Parsing (Go, parallel) of the next batch overlaps writing (SQLite, one
-	// writer) of the current one.
 	batches := make(chan []*change, 1)
 	go func() {
 		defer close(batches)
@@ -554,7 +584,7 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		if err := ix.apply(ctx, batch, removed, st, bulk); err != nil {
 			for range batches { // let the producer finish
 			}
-			return false, err
+			return err
 		}
 		removed, first = nil, false
 		done += len(batch)
@@ -567,16 +597,10 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 	}
 	if first && len(removed) > 0 { // deletions only
 		if err := ix.apply(ctx, nil, removed, st, false); err != nil {
-			return false, err
+			return err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	if st.Removed+st.Updated == 0 {
-		return false, nil // only removals and updates can free an id
-	}
-	return ix.requeueFreedIDs(ctx)
+	return ctx.Err()
 }
 
 // prepare reads, hashes, parses and tokenizes a batch in parallel.
