@@ -712,6 +712,35 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 	if err := w.beginInserts(); err != nil {
 		return err
 	}
+	if err := writeBatch(ctx, w, batch, st); err != nil {
+		return err
+	}
+	if err := w.finishInserts(); err != nil {
+		return err
+	}
+	if bulk { // the terms are written (finishInserts): merging is back on before the commit
+		if err := w.exec("INSERT INTO units_fts(units_fts, rank) VALUES('automerge', ?)", ftsAutomerge); err != nil {
+			return err
+		}
+	}
+	gen, err := bumpGeneration(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := translate(tx.Commit()); err != nil {
+		return err
+	}
+	if len(batch) > 0 {
+		ix.NotifyChanged()
+	}
+	ix.keepSnapshot(gen, batch, removed)
+	return nil
+}
+
+// writeBatch writes a batch's files after their old rows are deleted:
+// unchanged bytes only touch the size and mtime, anything else is upserted
+// (a file that cannot be read as a note is kept with its problem).
+func writeBatch(ctx context.Context, w *writer, batch []*change, st *RefreshStats) error {
 	for _, c := range batch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -740,29 +769,16 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 			}
 		}
 	}
-	if err := w.finishInserts(); err != nil {
-		return err
-	}
-	if bulk { // the terms are written (finishInserts): merging is back on before the commit
-		if err := w.exec("INSERT INTO units_fts(units_fts, rank) VALUES('automerge', ?)", ftsAutomerge); err != nil {
-			return err
-		}
-	}
-	gen, err := bumpGeneration(ctx, tx)
-	if err != nil {
-		return err
-	}
-	if err := translate(tx.Commit()); err != nil {
-		return err
-	}
-	if len(batch) > 0 {
-		ix.NotifyChanged()
-	}
-	// When nobody else wrote since our snapshot, bring it up to date in place
-	// instead of reading every row again.
+	return nil
+}
+
+// keepSnapshot brings the freshness snapshot up to date with a batch just
+// committed as generation gen, in place, when nobody else wrote since it was
+// read; otherwise it drops it, to be read again.
+func (ix *Index) keepSnapshot(gen int64, batch []*change, removed []string) {
 	if ix.snap == nil || strconv.FormatInt(gen-1, 10) != ix.gen {
 		ix.snap = nil
-		return nil
+		return
 	}
 	for _, p := range removed {
 		delete(ix.snap, p)
@@ -778,7 +794,6 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 		}
 	}
 	ix.gen = strconv.FormatInt(gen, 10)
-	return nil
 }
 
 func joinProblem(a, b string) string {
