@@ -58,27 +58,9 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 		return rep, err
 	}
 	now := s.clock()
-	rows, err := s.db.QueryContext(ctx, `SELECT draft_id, branch, head, attempts FROM outbox
-		WHERE status IN ('queued', 'retrying', 'syncing') AND next_at <= ? ORDER BY draft_id`, now.UnixMilli())
+	dues, err := s.dueDrafts(ctx, now)
 	if err != nil {
 		return rep, err
-	}
-	type due struct {
-		id, branch, head string
-		attempts         int
-	}
-	var dues []due
-	for rows.Next() {
-		var d due
-		if err := rows.Scan(&d.id, &d.branch, &d.head, &d.attempts); err != nil {
-			rows.Close()
-			return rep, err
-		}
-		dues = append(dues, d)
-	}
-	rows.Close()
-	for _, d := range dues {
-		s.outboxExec(ctx, "UPDATE outbox SET status = 'syncing', updated_at = ? WHERE draft_id = ?", now.UnixMilli(), d.id)
 	}
 	fail := func(reason string) {
 		for _, d := range dues {
@@ -121,6 +103,53 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 		return s.finishReport(ctx, rep)
 	}
 	out, pushErr := runGit(ctx, s.top, append([]string{"push", "--porcelain", s.remote}, specs...)...)
+	seen := s.recordPush(ctx, out, byRef, now, &rep)
+	if pushErr != nil {
+		var left []due
+		for _, d := range dues {
+			if !seen[d.branch] {
+				left = append(left, d)
+			}
+		}
+		dues = left
+		fail(pushErr.Error())
+	}
+	return s.finishReport(ctx, rep)
+}
+
+// due is a Draft the outbox holds for a push now.
+type due struct {
+	id, branch, head string
+	attempts         int
+}
+
+// dueDrafts returns the outbox's Drafts whose next attempt is due, and marks
+// them as syncing.
+func (s *Store) dueDrafts(ctx context.Context, now time.Time) ([]due, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT draft_id, branch, head, attempts FROM outbox
+		WHERE status IN ('queued', 'retrying', 'syncing') AND next_at <= ? ORDER BY draft_id`, now.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	var dues []due
+	for rows.Next() {
+		var d due
+		if err := rows.Scan(&d.id, &d.branch, &d.head, &d.attempts); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		dues = append(dues, d)
+	}
+	rows.Close()
+	for _, d := range dues {
+		s.outboxExec(ctx, "UPDATE outbox SET status = 'syncing', updated_at = ? WHERE draft_id = ?", now.UnixMilli(), d.id)
+	}
+	return dues, nil
+}
+
+// recordPush records in the outbox and in rep what git push --porcelain
+// said of each ref (out), and returns the refs it named.
+func (s *Store) recordPush(ctx context.Context, out string, byRef map[string]due, now time.Time, rep *SyncReport) map[string]bool {
 	seen := map[string]bool{}
 	for _, line := range strings.Split(out, "\n") {
 		parts := strings.SplitN(line, "\t", 3)
@@ -157,17 +186,7 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 			d.head, now.UnixMilli(), d.id, d.head)
 		rep.Pushed = append(rep.Pushed, d.id)
 	}
-	if pushErr != nil {
-		var left []due
-		for _, d := range dues {
-			if !seen[d.branch] {
-				left = append(left, d)
-			}
-		}
-		dues = left
-		fail(pushErr.Error())
-	}
-	return s.finishReport(ctx, rep)
+	return seen
 }
 
 func (s *Store) finishReport(ctx context.Context, rep SyncReport) (SyncReport, error) {
