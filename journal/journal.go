@@ -488,38 +488,9 @@ func (j *Journal) Recall(ctx context.Context, in RecallInput) (Recalled, error) 
 	}
 	text := ""
 	if in.Query != nil {
-		q := *in.Query
-		for _, m := range timeExpr().FindAllStringSubmatch(q, -1) {
-			switch m[1] {
-			case ">=":
-				t, err := ParseTime("query time>=", m[2], false)
-				if err != nil {
-					return Recalled{}, err
-				}
-				from = laterOf(from, t)
-			case "<=":
-				t, err := ParseTime("query time<=", m[2], true)
-				if err != nil {
-					return Recalled{}, err
-				}
-				to = earlierOf(to, t)
-			case "=":
-				a, b, ok := strings.Cut(m[2], "..")
-				if !ok {
-					return Recalled{}, vault.Errorf(vault.CodeInvalid, "query time=%s: write a range as time=START..END", m[2])
-				}
-				ta, err := ParseTime("query time range start", a, false)
-				if err != nil {
-					return Recalled{}, err
-				}
-				tb, err := ParseTime("query time range end", b, true)
-				if err != nil {
-					return Recalled{}, err
-				}
-				from, to = laterOf(from, ta), earlierOf(to, tb)
-			}
+		if from, to, text, err = queryWindow(*in.Query, from, to); err != nil {
+			return Recalled{}, err
 		}
-		text = strings.ToLower(strings.TrimSpace(timeExpr().ReplaceAllString(q, " ")))
 	}
 	want := Keywords(in.Keywords)
 	its, err := j.items(ctx, folder(in.Namespace))
@@ -528,25 +499,9 @@ func (j *Journal) Recall(ctx context.Context, in RecallInput) (Recalled, error) 
 	}
 	var hits []Item
 	for _, it := range its {
-		if !from.IsZero() && it.when.Before(from) || !to.IsZero() && it.when.After(to) {
+		it, ok := it.match(from, to, text, want)
+		if !ok {
 			continue
-		}
-		if text != "" && !strings.Contains(strings.ToLower(it.Slice+"\n"+it.Diary+"\n"+it.Source), text) {
-			continue
-		}
-		if len(want) > 0 {
-			have := map[string]bool{}
-			for _, k := range it.Keywords {
-				have[k] = true
-			}
-			for _, k := range want {
-				if have[k] {
-					it.MatchedKeywords = append(it.MatchedKeywords, k)
-				}
-			}
-			if len(it.MatchedKeywords) == 0 {
-				continue
-			}
 		}
 		if in.IncludeDiary == nil || !*in.IncludeDiary {
 			it.Diary = ""
@@ -569,6 +524,71 @@ func (j *Journal) Recall(ctx context.Context, in RecallInput) (Recalled, error) 
 	}
 	out.Items = append(out.Items, hits...)
 	return out, nil
+}
+
+// queryWindow narrows [from, to] by the query's time expressions
+// (time>=T, time<=T, time=A..B) and returns the query's text without them,
+// lower-cased.
+func queryWindow(q string, from, to time.Time) (time.Time, time.Time, string, error) {
+	for _, m := range timeExpr().FindAllStringSubmatch(q, -1) {
+		switch m[1] {
+		case ">=":
+			t, err := ParseTime("query time>=", m[2], false)
+			if err != nil {
+				return from, to, "", err
+			}
+			from = laterOf(from, t)
+		case "<=":
+			t, err := ParseTime("query time<=", m[2], true)
+			if err != nil {
+				return from, to, "", err
+			}
+			to = earlierOf(to, t)
+		case "=":
+			a, b, ok := strings.Cut(m[2], "..")
+			if !ok {
+				return from, to, "", vault.Errorf(vault.CodeInvalid, "query time=%s: write a range as time=START..END", m[2])
+			}
+			ta, err := ParseTime("query time range start", a, false)
+			if err != nil {
+				return from, to, "", err
+			}
+			tb, err := ParseTime("query time range end", b, true)
+			if err != nil {
+				return from, to, "", err
+			}
+			from, to = laterOf(from, ta), earlierOf(to, tb)
+		}
+	}
+	text := strings.ToLower(strings.TrimSpace(timeExpr().ReplaceAllString(q, " ")))
+	return from, to, text, nil
+}
+
+// match reports whether it falls in [from, to] (a zero end is open), holds
+// text, and carries one of the keywords want (when any is asked for), and
+// returns it with the keywords it matched.
+func (it Item) match(from, to time.Time, text string, want []string) (Item, bool) {
+	if !from.IsZero() && it.when.Before(from) || !to.IsZero() && it.when.After(to) {
+		return it, false
+	}
+	if text != "" && !strings.Contains(strings.ToLower(it.Slice+"\n"+it.Diary+"\n"+it.Source), text) {
+		return it, false
+	}
+	if len(want) > 0 {
+		have := map[string]bool{}
+		for _, k := range it.Keywords {
+			have[k] = true
+		}
+		for _, k := range want {
+			if have[k] {
+				it.MatchedKeywords = append(it.MatchedKeywords, k)
+			}
+		}
+		if len(it.MatchedKeywords) == 0 {
+			return it, false
+		}
+	}
+	return it, true
 }
 
 func laterOf(a, b time.Time) time.Time {
