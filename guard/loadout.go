@@ -53,10 +53,20 @@ func LoadoutWith(sources []Source, project string, changed []string, extra Extra
 	if name == "" {
 		name = "shared memory"
 	}
-	type section struct {
-		title string
-		lines []string
-	}
+	secs := loadoutSections(live, changed, extra.Recent)
+	return renderLoadout(name, extra.Root, secs)
+}
+
+// section is one heading of the loadout and its lines.
+type section struct {
+	title string
+	lines []string
+}
+
+// loadoutSections sorts the live notes into the loadout's sections: those
+// covering the changed files first, then vision, stack, invariants and
+// decisions, each note once; then the recent logs.
+func loadoutSections(live []Source, changed []string, recent []Recent) []section {
 	used := map[string]bool{}
 	line := func(s Source) string {
 		used[s.Path] = true
@@ -93,9 +103,9 @@ func LoadoutWith(sources []Source, project string, changed []string, extra Extra
 	pick("## Vision", func(s Source) bool { return strings.EqualFold(s.Tier, "L1") })
 	pick("## Stack", func(s Source) bool { return hasTag(s, "stack") })
 	pick("## L3 Invariants & Decisions", func(s Source) bool { return strings.EqualFold(s.Tier, "L3") || len(s.Rules) > 0 })
-	if len(extra.Recent) > 0 {
+	if len(recent) > 0 {
 		sec := section{title: "## Recent L2 Logs"}
-		for _, r := range extra.Recent {
+		for _, r := range recent {
 			d := r.Description
 			if d == "" {
 				d = strings.TrimSuffix(r.Path[strings.LastIndexByte(r.Path, '/')+1:], ".md")
@@ -104,10 +114,16 @@ func LoadoutWith(sources []Source, project string, changed []string, extra Extra
 		}
 		secs = append(secs, sec)
 	}
+	return secs
+}
+
+// renderLoadout writes the sections within LoadoutBudget tokens, counting
+// the lines left out.
+func renderLoadout(name, root string, secs []section) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Context Loadout: %s\n", name)
-	if extra.Root != "" {
-		fmt.Fprintf(&b, "- Root: `%s`\n", extra.Root)
+	if root != "" {
+		fmt.Fprintf(&b, "- Root: `%s`\n", root)
 	}
 	header := b.Len()
 	left := 0
