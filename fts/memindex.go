@@ -560,6 +560,12 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 			}
 		}
 	}
+	return m.best(s, project, limit)
+}
+
+// best returns the limit best of the docs s scored that project may see,
+// best first.
+func (m *memIndex) best(s *scratch, project string, limit int) []memHit {
 	h := make(memHeap, 0, limit+1)
 	for _, d := range s.touched {
 		doc := &m.docs[d]
