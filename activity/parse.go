@@ -336,35 +336,7 @@ func (b *builder) codex(n int, raw []byte) {
 			b.human(msg, at)
 		}
 	case l.Type == "event_msg" && typ == "item_completed":
-		item, _ := p["item"].(map[string]any)
-		if item == nil || item["type"] != "McpToolCall" {
-			return
-		}
-		server, _ := item["server"].(string)
-		tool, _ := item["tool"].(string)
-		if !loreServers[server] {
-			return
-		}
-		q, st, ok := activateArgs(tool, item["arguments"])
-		if !ok {
-			return
-		}
-		a := Activation{Query: q, HadState: st, At: at}
-		if id, _ := item["id"].(string); id != "" {
-			a.CallID = id
-		}
-		if e, ok := item["error"].(map[string]any); ok && e != nil {
-			a.Status, a.Error = "error", fmt.Sprint(e["message"])
-			b.activation(a)
-			return
-		}
-		res, has := item["result"]
-		if !has || res == nil {
-			a.Status = "pending"
-			b.activation(a)
-			return
-		}
-		applyResult(b.activation(a), res, false)
+		b.codexItem(p, at)
 	case l.Type == "event_msg" && typ == "mcp_tool_call_end":
 		inv, _ := p["invocation"].(map[string]any)
 		server, _ := inv["server"].(string)
@@ -401,6 +373,40 @@ func (b *builder) codex(n int, raw []byte) {
 		}
 		b.result(id, out, false)
 	}
+}
+
+// codexItem reads a completed item of a Codex rollout: a call of lore's
+// activate over MCP, with its result or error.
+func (b *builder) codexItem(p map[string]any, at time.Time) {
+	item, _ := p["item"].(map[string]any)
+	if item == nil || item["type"] != "McpToolCall" {
+		return
+	}
+	server, _ := item["server"].(string)
+	tool, _ := item["tool"].(string)
+	if !loreServers[server] {
+		return
+	}
+	q, st, ok := activateArgs(tool, item["arguments"])
+	if !ok {
+		return
+	}
+	a := Activation{Query: q, HadState: st, At: at}
+	if id, _ := item["id"].(string); id != "" {
+		a.CallID = id
+	}
+	if e, ok := item["error"].(map[string]any); ok && e != nil {
+		a.Status, a.Error = "error", fmt.Sprint(e["message"])
+		b.activation(a)
+		return
+	}
+	res, has := item["result"]
+	if !has || res == nil {
+		a.Status = "pending"
+		b.activation(a)
+		return
+	}
+	applyResult(b.activation(a), res, false)
 }
 
 // ---- Claude Code ----
