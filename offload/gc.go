@@ -67,31 +67,8 @@ func (s *Store) GC(trajectory string, o GCOptions) (GCResult, error) {
 			return GCResult{}, vault.Errorf(vault.CodeInvalid, "turns[%d] is not a JSON object", i)
 		}
 		if i < len(tr.Turns)-o.HotWindow {
-			for _, f := range foldFields {
-				text, ok := turn[f].(string)
-				if !ok || countLines(text) <= o.Threshold {
-					continue
-				}
-				id, err := s.Put(text)
-				if err != nil {
-					return GCResult{}, err
-				}
-				if at, dup := first[id]; dup {
-					turn[f] = fmt.Sprintf("[same %d lines as turn %d: %s]", countLines(text), at, id)
-					res.Collapsed++
-				} else {
-					first[id] = i
-					res.Nodes = append(res.Nodes, id)
-					sum := ""
-					for _, l := range splitLines(text) {
-						if errorLine().MatchString(l) {
-							sum = "; first error: " + oneLine(l, 120)
-							break
-						}
-					}
-					turn[f] = fmt.Sprintf("[%d lines offloaded as %s%s; inspect_log_node to read them]", countLines(text), id, sum)
-				}
-				res.Folded++
+			if err := s.fold(turn, i, o.Threshold, first, &res); err != nil {
+				return GCResult{}, err
 			}
 		}
 		out, err := json.Marshal(turn)
@@ -118,6 +95,40 @@ func (s *Store) GC(trajectory string, o GCOptions) (GCResult, error) {
 		res.Zone = "above"
 	}
 	return res, nil
+}
+
+// fold offloads each long field of turn i (over threshold lines) into a log
+// node and puts a one-line stand-in in its place: the node's id and first
+// error line, or, for a text an earlier turn folded (first), a pointer to it.
+func (s *Store) fold(turn map[string]any, i, threshold int, first map[string]int, res *GCResult) error {
+	for _, f := range foldFields {
+		text, ok := turn[f].(string)
+		if !ok || countLines(text) <= threshold {
+			continue
+		}
+		id, err := s.Put(text)
+		if err != nil {
+			return err
+		}
+		if at, dup := first[id]; dup {
+			turn[f] = fmt.Sprintf("[same %d lines as turn %d: %s]", countLines(text), at, id)
+			res.Collapsed++
+		} else {
+			first[id] = i
+			res.Nodes = append(res.Nodes, id)
+			sum := ""
+			for _, l := range splitLines(text) {
+				if errorLine().MatchString(l) {
+					sum = "; first error: " + oneLine(l, 120)
+					break
+				}
+			}
+			turn[f] = fmt.Sprintf("[%d lines offloaded as %s%s; inspect_log_node to read them]", countLines(text), id, sum)
+		}
+		res.Folded++
+	}
+
+	return nil
 }
 
 func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
