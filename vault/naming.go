@@ -42,17 +42,57 @@ var CategoryFolders = map[string][]string{
 // folder, whose existing notes' base names are existing, in their style;
 // a name already taken gets a counter.
 func NoteName(folder string, existing []string, title, category string, now time.Time) string {
-	taken := map[string]bool{}
-	var dated, plain int
-	type numStyle struct {
-		prefix string
-		width  int
+	st := folderStyleOf(existing, category)
+	stated, slug := titleSlug(title)
+	var name string
+	switch st.kind {
+	case "numbered":
+		n := st.maxNum[strings.ToLower(st.num.prefix)] + 1
+		if stated > 0 && !numberTaken(existing, st.num.prefix, stated) {
+			n = stated
+		}
+		name = fmt.Sprintf("%s%0*d-%s", st.num.prefix, st.num.width, n, slug)
+	case "dated":
+		name = now.Format("2006-01-02") + "-" + slug
+	default:
+		name = slug
 	}
+	candidate := name
+	for i := 2; st.taken[strings.ToLower(candidate)]; i++ {
+		candidate = fmt.Sprintf("%s-%d", name, i)
+	}
+	if folder == "" {
+		return candidate + ".md"
+	}
+	return folder + "/" + candidate + ".md"
+}
+
+// numStyle is a numbered naming style: a prefix and a zero-padded width
+// ("ADR-0012-…": "ADR-", 4).
+type numStyle struct {
+	prefix string
+	width  int
+}
+
+// folderStyle is how a folder's notes are named.
+type folderStyle struct {
+	kind   string // numbered, dated or plain
+	num    numStyle
+	maxNum map[string]int  // the highest number, by lower-case prefix
+	taken  map[string]bool // the lower-case base names in use
+}
+
+// folderStyleOf reads the naming style of a folder from its notes' names:
+// the most common of numbered, dated and plain (numbered, then dated, on a
+// tie); an empty folder takes the category's style (decisions numbered,
+// logs dated).
+func folderStyleOf(existing []string, category string) folderStyle {
+	st := folderStyle{kind: "plain", maxNum: map[string]int{}, taken: map[string]bool{}}
+	var dated, plain int
 	styles := map[numStyle]int{}
-	maxNum := map[string]int{} // by lower-case prefix
 	for _, e := range existing {
 		base := strings.TrimSuffix(path.Base(e), path.Ext(e))
-		taken[strings.ToLower(base)] = true
+		st.taken[strings.ToLower(base)] = true
 		switch {
 		case datedName().MatchString(base):
 			dated++
@@ -60,33 +100,37 @@ func NoteName(folder string, existing []string, title, category string, now time
 			m := numberedName().FindStringSubmatch(base)
 			styles[numStyle{m[1], len(m[2])}]++
 			n, _ := strconv.Atoi(m[2])
-			maxNum[strings.ToLower(m[1])] = max(maxNum[strings.ToLower(m[1])], n)
+			st.maxNum[strings.ToLower(m[1])] = max(st.maxNum[strings.ToLower(m[1])], n)
 		default:
 			plain++
 		}
 	}
 	numbered := 0
-	var style numStyle
-	for st, n := range styles {
+	for ns, n := range styles {
 		numbered += n
-		if n > styles[style] || (n == styles[style] && st.prefix < style.prefix) {
-			style = st
+		if n > styles[st.num] || (n == styles[st.num] && ns.prefix < st.num.prefix) {
+			st.num = ns
 		}
 	}
-	kind := "plain"
 	switch {
 	case numbered > 0 && numbered >= dated && numbered >= plain:
-		kind = "numbered"
+		st.kind = "numbered"
 	case dated > 0 && dated >= plain:
-		kind = "dated"
+		st.kind = "dated"
 	case numbered+dated+plain == 0:
 		switch strings.ToLower(category) {
 		case "decision", "adr":
-			kind, style = "numbered", numStyle{"", 4}
+			st.kind, st.num = "numbered", numStyle{"", 4}
 		case "", "log":
-			kind = "dated"
+			st.kind = "dated"
 		}
 	}
+	return st
+}
+
+// titleSlug returns the number a title states ("ADR 12: …"; -1: none) and
+// the slug of the rest of it, at most 60 bytes ("note" when nothing is left).
+func titleSlug(title string) (int, string) {
 	stated := -1
 	rest := title
 	if m := titleNumber().FindStringSubmatchIndex(title); m != nil && m[2] >= 0 {
@@ -104,27 +148,7 @@ func NoteName(folder string, existing []string, title, category string, now time
 	if len(slug) > 60 {
 		slug = strings.Trim(slug[:60], "-")
 	}
-	var name string
-	switch kind {
-	case "numbered":
-		n := maxNum[strings.ToLower(style.prefix)] + 1
-		if stated > 0 && !numberTaken(existing, style.prefix, stated) {
-			n = stated
-		}
-		name = fmt.Sprintf("%s%0*d-%s", style.prefix, style.width, n, slug)
-	case "dated":
-		name = now.Format("2006-01-02") + "-" + slug
-	default:
-		name = slug
-	}
-	candidate := name
-	for i := 2; taken[strings.ToLower(candidate)]; i++ {
-		candidate = fmt.Sprintf("%s-%d", name, i)
-	}
-	if folder == "" {
-		return candidate + ".md"
-	}
-	return folder + "/" + candidate + ".md"
+	return stated, slug
 }
 
 // numberTaken reports whether a note with prefix and number n exists.
