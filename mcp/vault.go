@@ -136,26 +136,9 @@ func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is required")
 	}
-	limit := 5
-	if in.Limit != nil {
-		if *in.Limit < 1 {
-			return nil, vault.Errorf(vault.CodeInvalid, "limit %d is not a positive number of notes", *in.Limit)
-		}
-		// The spec sets no maximum; the work is capped, not the contract:
-		// at most maxRecall notes are ranked and returned.
-		limit = min(*in.Limit, maxRecall)
-	}
-	mode := "hybrid"
-	if in.Mode != nil {
-		switch *in.Mode {
-		case "hybrid":
-		case "bm25":
-			mode = "lexical"
-		case "vector":
-			mode = "vector"
-		default:
-			return nil, vault.Errorf(vault.CodeInvalid, "mode %q is not hybrid, bm25 or vector", *in.Mode)
-		}
+	limit, mode, err := recallOptions(in)
+	if err != nil {
+		return nil, err
 	}
 	hits, err := s.ix.Recall(ctx, in.Query, mode, s.project, limit)
 	if err != nil {
@@ -185,21 +168,8 @@ func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
 	}
 	var b strings.Builder
 	if in.Full != nil && *in.Full {
-		ids := make([]string, len(hits))
-		for i, h := range hits {
-			ids[i] = h.ResourceID
-		}
-		if len(ids) > 0 {
-			rs, err := s.ix.Load(ctx, ids, s.project)
-			if err != nil {
-				return nil, err
-			}
-			for i, r := range rs {
-				if i > 0 {
-					b.WriteString("\n\n---\n\n")
-				}
-				fmt.Fprintf(&b, "<!-- %s (%s) score:%.3f -->\n%s", r.Path, r.ResourceID, hits[i].Score, r.Content)
-			}
+		if err := s.writeWhole(ctx, &b, hits); err != nil {
+			return nil, err
 		}
 	} else {
 		for _, h := range hits {
@@ -211,6 +181,55 @@ func (s *Server) recallMemory(ctx context.Context, raw []byte) (any, error) {
 	}
 	b.WriteString(note)
 	return textResult{Text: b.String(), Data: map[string]any{"hits": hits, "mode": mode, "vectors_pending": pending}}, nil
+}
+
+// recallOptions are recall_memory's limit (5 unless given; at most
+// maxRecall) and retrieval mode.
+func recallOptions(in recallInput) (int, string, error) {
+	limit := 5
+	if in.Limit != nil {
+		if *in.Limit < 1 {
+			return 0, "", vault.Errorf(vault.CodeInvalid, "limit %d is not a positive number of notes", *in.Limit)
+		}
+		// The spec sets no maximum; the work is capped, not the contract:
+		// at most maxRecall notes are ranked and returned.
+		limit = min(*in.Limit, maxRecall)
+	}
+	mode := "hybrid"
+	if in.Mode != nil {
+		switch *in.Mode {
+		case "hybrid":
+		case "bm25":
+			mode = "lexical"
+		case "vector":
+			mode = "vector"
+		default:
+			return 0, "", vault.Errorf(vault.CodeInvalid, "mode %q is not hybrid, bm25 or vector", *in.Mode)
+		}
+	}
+	return limit, mode, nil
+}
+
+// writeWhole writes the whole notes of hits, each under a comment naming
+// it and its score (full: true).
+func (s *Server) writeWhole(ctx context.Context, b *strings.Builder, hits []vault.RecallHit) error {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ResourceID
+	}
+	if len(ids) > 0 {
+		rs, err := s.ix.Load(ctx, ids, s.project)
+		if err != nil {
+			return err
+		}
+		for i, r := range rs {
+			if i > 0 {
+				b.WriteString("\n\n---\n\n")
+			}
+			fmt.Fprintf(b, "<!-- %s (%s) score:%.3f -->\n%s", r.Path, r.ResourceID, hits[i].Score, r.Content)
+		}
+	}
+	return nil
 }
 
 type guardInput struct {
