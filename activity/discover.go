@@ -202,40 +202,7 @@ func (a *Activity) discover(f Filter) *snapshot {
 		}
 		byKey[s.Token] = s
 	}
-	// Find the logs, then read their headers in parallel.
-	type job struct {
-		src    source
-		path   string
-		info   fs.FileInfo
-		active bool
-	}
-	var jobs []job
-	for _, src := range sources {
-		err := src.find(a.homes, func(p string, info fs.FileInfo, active bool) {
-			jobs = append(jobs, job{src, p, info, active})
-		})
-		if err != nil {
-			snap.problems = append(snap.problems, src.host()+": "+err.Error())
-		}
-	}
-	results := make([]Summary, len(jobs))
-	found := make([]bool, len(jobs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i], found[i] = jobs[i].src.header(jobs[i].path, jobs[i].info)
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	jobs, results, found := a.headers(snap)
 	titles := map[string]map[string]string{}
 	for _, src := range sources {
 		titles[src.host()] = src.titles(a.homes)
@@ -273,6 +240,47 @@ func (a *Activity) discover(f Filter) *snapshot {
 	}
 	a.mu.Unlock()
 	return snap
+}
+
+// logFile is a session log a source found.
+type logFile struct {
+	src    source
+	path   string
+	info   fs.FileInfo
+	active bool // not archived
+}
+
+// headers finds the logs of every source, then reads their headers in
+// parallel: results[i] is jobs[i]'s summary when found[i]. A source that
+// fails is named in snap's problems.
+func (a *Activity) headers(snap *snapshot) (jobs []logFile, results []Summary, found []bool) {
+	for _, src := range sources {
+		err := src.find(a.homes, func(p string, info fs.FileInfo, active bool) {
+			jobs = append(jobs, logFile{src, p, info, active})
+		})
+		if err != nil {
+			snap.problems = append(snap.problems, src.host()+": "+err.Error())
+		}
+	}
+	results = make([]Summary, len(jobs))
+	found = make([]bool, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], found[i] = jobs[i].src.header(jobs[i].path, jobs[i].info)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return jobs, results, found
 }
 
 // walkFiles calls fn for every regular file under root (a missing root is
