@@ -38,8 +38,25 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 	bounded := boundForParse(body) // same offsets; see bound.go
 	doc := markdown.Parser().Parse(text.NewReader(bounded))
 	var out parsedBody
+	out.sections, out.firstH1 = headingSections(doc, body, bodyStart, len(data))
 	masked := append([]byte(nil), body...)
+	out.mdLinks = maskCode(doc, masked)
+	for _, m := range wikilink().FindAllSubmatch(masked, -1) {
+		target := strings.TrimSpace(string(m[1]))
+		if target == "" {
+			continue
+		}
+		out.links = append(out.links, Link{Kind: "wikilink", Target: target, Heading: strings.TrimSpace(string(m[2]))})
+	}
+	return out
+}
 
+// headingSections cuts the body (which starts at bodyStart of a file of
+// size bytes) at its headings: each section with its byte range, where its
+// content starts (after the heading line, or a setext underline) and its
+// heading path; the text before the first heading is a section with none.
+// It also returns the first level-1 heading's text.
+func headingSections(doc ast.Node, body []byte, bodyStart, size int) (secs []section, firstH1 string) {
 	type open struct {
 		level int
 		text  string
@@ -62,7 +79,7 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 			continue
 		}
 		prev.end = bodyStart + start
-		out.sections = append(out.sections, prev)
+		secs = append(secs, prev)
 		for len(stack) > 0 && stack[len(stack)-1].level >= h.Level {
 			stack = stack[:len(stack)-1]
 		}
@@ -71,14 +88,19 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 		for i, o := range stack {
 			hp[i] = o.text
 		}
-		if h.Level == 1 && out.firstH1 == "" {
-			out.firstH1 = title
+		if h.Level == 1 && firstH1 == "" {
+			firstH1 = title
 		}
 		prev = section{start: bodyStart + start, contentStart: bodyStart + contentStart, headingPath: hp}
 	}
-	prev.end = len(data)
-	out.sections = append(out.sections, prev)
+	prev.end = size
+	secs = append(secs, prev)
+	return secs, firstH1
+}
 
+// maskCode blanks code (blocks, spans, HTML blocks) in masked, so no
+// wikilink is found inside it, and returns the local Markdown links.
+func maskCode(doc ast.Node, masked []byte) (mdLinks []string) {
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -100,19 +122,12 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 			return ast.WalkSkipChildren, nil
 		case *ast.Link:
 			if d := localLink(string(n.Destination)); d != "" {
-				out.mdLinks = append(out.mdLinks, d)
+				mdLinks = append(mdLinks, d)
 			}
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, m := range wikilink().FindAllSubmatch(masked, -1) {
-		target := strings.TrimSpace(string(m[1]))
-		if target == "" {
-			continue
-		}
-		out.links = append(out.links, Link{Kind: "wikilink", Target: target, Heading: strings.TrimSpace(string(m[2]))})
-	}
-	return out
+	return mdLinks
 }
 
 // localLink returns the unescaped destination of a relative link to another
