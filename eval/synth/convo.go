@@ -18,13 +18,8 @@ import (
 // output for seed 1 (a test checks that they agree).
 func Conversations(dir string, seed int64) error {
 	r := rand.New(rand.NewSource(seed))
-	type turn struct{ id, title, text string }
-	type question struct {
-		text    string
-		answers []string
-	}
-	var turns []turn
-	var questions []question
+	var turns []convoTurn
+	var questions []convoQuestion
 	// Each fact and each pair is said once, in an order the seed gives.
 	lang := map[bool]*struct {
 		facts, pairs []int
@@ -54,7 +49,7 @@ func Conversations(dir string, seed int64) error {
 				a, b = b, a
 			}
 			said[a], said[b] = p.first, p.second
-			questions = append(questions, question{p.question, nil})
+			questions = append(questions, convoQuestion{p.question, nil})
 			asked[a], asked[b] = len(questions)-1, len(questions)-1
 		}
 		for k := 0; k < 2 && len(L.facts) > 0; k++ {
@@ -62,7 +57,7 @@ func Conversations(dir string, seed int64) error {
 			L.facts = L.facts[1:]
 			t := take()
 			said[t] = f.turn
-			questions = append(questions, question{f.question, nil})
+			questions = append(questions, convoQuestion{f.question, nil})
 			asked[t] = len(questions) - 1
 		}
 		for t := 0; t < n; t++ {
@@ -71,12 +66,28 @@ func Conversations(dir string, seed int64) error {
 			if text == "" {
 				text = L.filler[r.Intn(len(L.filler))]
 			}
-			turns = append(turns, turn{id, day + " · " + L.speakers[t%2], text})
+			turns = append(turns, convoTurn{id, day + " · " + L.speakers[t%2], text})
 			if q, ok := asked[t]; ok {
 				questions[q].answers = append(questions[q].answers, id)
 			}
 		}
 	}
+	return writeBEIR(dir, turns, questions)
+}
+
+// convoTurn is one turn of the generated conversations: its id, its
+// "date · speaker" title and its text.
+type convoTurn struct{ id, title, text string }
+
+// convoQuestion is a question and the turns that answer it.
+type convoQuestion struct {
+	text    string
+	answers []string
+}
+
+// writeBEIR writes turns and questions to dir as a BEIR data set:
+// corpus.jsonl, queries.jsonl and qrels/test.tsv.
+func writeBEIR(dir string, turns []convoTurn, questions []convoQuestion) error {
 	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
 		return err
 	}
