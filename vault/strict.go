@@ -122,30 +122,9 @@ func (c checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 }
 
 func (c checker) object(dec *json.Decoder, t reflect.Type, path string) error {
-	fields := map[string]reflect.Type{}
-	var required []string // fields whose tag has no omitempty
-	switch t.Kind() {
-	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			fields[name] = f.Type
-			if !strings.Contains(opts, "omitempty") {
-				required = append(required, name)
-			}
-		}
-	case reflect.Map, reflect.Interface:
-	default:
-		return Errorf(CodeInvalid, "%s: expected %s, got an object", orTop(path), typeName(t))
+	fields, required, err := jsonFields(t, path)
+	if err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for dec.More() {
@@ -197,6 +176,37 @@ func (c checker) object(dec *json.Decoder, t reflect.Type, path string) error {
 		}
 	}
 	return nil
+}
+
+// jsonFields returns the JSON fields of a struct type t with their types,
+// and those whose tag has no omitempty (required); a map or interface has
+// none to check. Anything else cannot hold the object found at path.
+func jsonFields(t reflect.Type, path string) (fields map[string]reflect.Type, required []string, err error) {
+	fields = map[string]reflect.Type{}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields[name] = f.Type
+			if !strings.Contains(opts, "omitempty") {
+				required = append(required, name)
+			}
+		}
+	case reflect.Map, reflect.Interface:
+	default:
+		return nil, nil, Errorf(CodeInvalid, "%s: expected %s, got an object", orTop(path), typeName(t))
+	}
+	return fields, required, nil
 }
 
 func syntaxMessage(err error) string {
