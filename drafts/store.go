@@ -293,7 +293,44 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plu
 	}
 	d.Updated, d.forked = c.Committer.When, c.Committer.When
 	d.Base = head
-	var earlier *Draft // the same branch read before, at an older head
+	earlier, err := s.walkDraft(repo, d, c, name, id)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(d.Operations)-1; i < j; i, j = i+1, j-1 {
+		d.Operations[i], d.Operations[j] = d.Operations[j], d.Operations[i]
+	}
+	if earlier != nil {
+		d.Base, d.forked, d.ResourceID = earlier.Base, earlier.forked, earlier.ResourceID
+		d.Operations = append(append([]Operation{}, earlier.Operations...), d.Operations...)
+	}
+	if n := len(d.Operations); n > 0 {
+		d.Path = d.Operations[n-1].Path
+		if d.Operations[n-1].Op == "delete" {
+			d.Path = ""
+		}
+	}
+	baseTree, headTree, err := s.trees(repo, d.Base, head)
+	if err != nil {
+		return nil, err
+	}
+	if d.Paths, err = changedPaths(repo.Storer, baseTree, headTree, s.prefix); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.infos) > 4096 {
+		s.infos = map[string]*Draft{}
+	}
+	s.infos[key] = d
+	s.mu.Unlock()
+	return d, nil
+}
+
+// walkDraft reads d's operations from its commits, newest first, from c back
+// to the first commit that is not the Draft's (its base), or to a commit of
+// the same branch read before (earlier, returned: its operations come
+// before these).
+func (s *Store) walkDraft(repo *git.Repository, d *Draft, c *object.Commit, name, id string) (earlier *Draft, err error) {
 	for cur := c; ; {
 		if cur != c {
 			s.mu.Lock()
@@ -324,33 +361,7 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plu
 			return nil, err
 		}
 	}
-	for i, j := 0, len(d.Operations)-1; i < j; i, j = i+1, j-1 {
-		d.Operations[i], d.Operations[j] = d.Operations[j], d.Operations[i]
-	}
-	if earlier != nil {
-		d.Base, d.forked, d.ResourceID = earlier.Base, earlier.forked, earlier.ResourceID
-		d.Operations = append(append([]Operation{}, earlier.Operations...), d.Operations...)
-	}
-	if n := len(d.Operations); n > 0 {
-		d.Path = d.Operations[n-1].Path
-		if d.Operations[n-1].Op == "delete" {
-			d.Path = ""
-		}
-	}
-	baseTree, headTree, err := s.trees(repo, d.Base, head)
-	if err != nil {
-		return nil, err
-	}
-	if d.Paths, err = changedPaths(repo.Storer, baseTree, headTree, s.prefix); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	if len(s.infos) > 4096 {
-		s.infos = map[string]*Draft{}
-	}
-	s.infos[key] = d
-	s.mu.Unlock()
-	return d, nil
+	return earlier, nil
 }
 
 // trees returns the root trees of two commits (zero for a zero commit).
