@@ -256,8 +256,25 @@ func (m *USELite) forward(seqs [][]int, parallel bool) [][]float32 {
 	}
 	T := offs[len(seqs)]
 	w := &m.w
-	// x = 2·E[id] + [sin(t·inv), cos(t·inv)]
-	x := make([]float32, T*256)
+	x := m.inputs(seqs, offs)
+	// Layer 0: y = MHA(LN(x)) + dense(x); y += FFN(LN(y)).
+	l0 := &w.layers[0]
+	y := make([]float32, T*512)
+	matmul(y, x, l0.dense, l0.denseBias, T, parallel)
+	attention(y, x, l0, offs, T, parallel)
+	ffn(y, l0, T, parallel)
+	// Layer 1: y += MHA(LN(y)); y += FFN(LN(y)).
+	l1 := &w.layers[1]
+	attention(y, y, l1, offs, T, parallel)
+	ffn(y, l1, T, parallel)
+	return m.head(meanPool(y, offs, empty), len(seqs), parallel)
+}
+
+// inputs is the encoder's input for each token: x = 2·E[id] + [sin(t·inv),
+// cos(t·inv)], one 256-wide row per token of every sequence.
+func (m *USELite) inputs(seqs [][]int, offs []int) []float32 {
+	w := &m.w
+	x := make([]float32, offs[len(seqs)]*256)
 	for i, s := range seqs {
 		for t, id := range s {
 			row := x[(offs[i]+t)*256:][:256]
@@ -269,35 +286,36 @@ func (m *USELite) forward(seqs [][]int, parallel bool) [][]float32 {
 			}
 		}
 	}
-	// Layer 0: y = MHA(LN(x)) + dense(x); y += FFN(LN(y)).
-	l0 := &w.layers[0]
-	y := make([]float32, T*512)
-	matmul(y, x, l0.dense, l0.denseBias, T, parallel)
-	attention(y, x, l0, offs, T, parallel)
-	ffn(y, l0, T, parallel)
-	// Layer 1: y += MHA(LN(y)); y += FFN(LN(y)).
-	l1 := &w.layers[1]
-	attention(y, y, l1, offs, T, parallel)
-	ffn(y, l1, T, parallel)
-	// Mean-pool each passage, tanh layer, L2-normalize.
-	out := make([][]float32, len(seqs))
-	pool := make([]float32, len(seqs)*512)
-	for i := range seqs {
+	return x
+}
+
+// meanPool averages each sequence's rows of y (an empty one pools to zeros).
+func meanPool(y []float32, offs []int, empty []bool) []float32 {
+	n := len(offs) - 1
+	pool := make([]float32, n*512)
+	for i := 0; i < n; i++ {
 		p := pool[i*512:][:512]
-		n := offs[i+1] - offs[i]
 		if empty[i] {
 			continue
 		}
 		for t := offs[i]; t < offs[i+1]; t++ {
 			axpy(p, y[t*512:][:512], 1)
 		}
+		cnt := float32(offs[i+1] - offs[i])
 		for j := range p {
-			p[j] /= float32(n)
+			p[j] /= cnt
 		}
 	}
-	h := make([]float32, len(seqs)*512)
-	matmul(h, pool, w.tanh, w.tanh0, len(seqs), parallel)
-	for i := range seqs {
+	return pool
+}
+
+// head runs the tanh layer over the n pooled rows and L2-normalizes each.
+func (m *USELite) head(pool []float32, n int, parallel bool) [][]float32 {
+	w := &m.w
+	out := make([][]float32, n)
+	h := make([]float32, n*512)
+	matmul(h, pool, w.tanh, w.tanh0, n, parallel)
+	for i := 0; i < n; i++ {
 		v := h[i*512 : (i+1)*512 : (i+1)*512]
 		for j := range v {
 			v[j] = float32(math.Tanh(float64(v[j])))
