@@ -62,41 +62,7 @@ func boundForParse(body []byte) []byte {
 		case blankLine(line):
 			run = 0
 		default:
-			// A long line: a blank line every maxRun bytes inside it; each
-			// piece is bounded as a line of its own.
-			last := start
-			for budget := maxRun - run; ; budget = maxRun {
-				at := last + max(budget, 1)
-				if at >= end-2 {
-					boundLine(body, last, end, set)
-					break
-				}
-				b, stop := breakSpan(body, at, end)
-				if stop-b < 2 {
-					boundLine(body, last, end, set)
-					break
-				}
-				boundLine(body, last, b, set)
-				set(b, '\n')
-				set(b+1, '\n')
-				for j := b + 2; j < stop; j++ {
-					set(j, ' ')
-				}
-				last = stop
-			}
-			run += end - last + 1
-			if run > maxRun && end < len(body) && plainLine(line) {
-				// End the run here: the line's last character becomes a line end.
-				i := end - 1
-				for i > start && !utf8.RuneStart(body[i]) {
-					i--
-				}
-				set(i, '\n')
-				for j := i + 1; j < end; j++ {
-					set(j, ' ')
-				}
-				run = 0
-			}
+			run = boundRun(body, line, start, end, run, set)
 		}
 		start = end + 1
 	}
@@ -104,6 +70,47 @@ func boundForParse(body []byte) []byte {
 		return body
 	}
 	return out
+}
+
+// boundRun bounds a line of text outside code, body[start:end], run bytes
+// after the last blank line, and returns the run after it.
+func boundRun(body, line []byte, start, end, run int, set func(int, byte)) int {
+	// A long line: a blank line every maxRun bytes inside it; each
+	// piece is bounded as a line of its own.
+	last := start
+	for budget := maxRun - run; ; budget = maxRun {
+		at := last + max(budget, 1)
+		if at >= end-2 {
+			boundLine(body, last, end, set)
+			break
+		}
+		b, stop := breakSpan(body, at, end)
+		if stop-b < 2 {
+			boundLine(body, last, end, set)
+			break
+		}
+		boundLine(body, last, b, set)
+		set(b, '\n')
+		set(b+1, '\n')
+		for j := b + 2; j < stop; j++ {
+			set(j, ' ')
+		}
+		last = stop
+	}
+	run += end - last + 1
+	if run > maxRun && end < len(body) && plainLine(line) {
+		// End the run here: the line's last character becomes a line end.
+		i := end - 1
+		for i > start && !utf8.RuneStart(body[i]) {
+			i--
+		}
+		set(i, '\n')
+		for j := i + 1; j < end; j++ {
+			set(j, ' ')
+		}
+		run = 0
+	}
+	return run
 }
 
 // fenceOf returns the code fence a line opens or closes (its run of ` or ~,
