@@ -38,6 +38,11 @@ const kc, mc = 512, 96 // k block; row block (a multiple of 6 and of 4)
 
 // sgemmPacked is sgemm with b's panels already packed (by packPanels) when
 // packed is not nil, as the model's weights are at load time.
+//
+// It is long (74 lines) on purpose: the k, row and column blocking loops and
+// the micro-kernel calls share their indices, and read as one piece against
+// the packing layout (the loop order of BLIS); split, each part would need
+// all of them passed in.
 func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, packed []float32, m, n, k int) {
 	if m == 0 || n == 0 || k == 0 {
 		return
