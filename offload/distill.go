@@ -48,42 +48,8 @@ func Distill(trace, title, hint, category string, tags, related []string) (Skill
 		sk.Related = []string{}
 	}
 	lines := splitLines(strings.ReplaceAll(trace, "\r\n", "\n"))
-	seen := map[string]bool{}
-	weak := ""
-	for _, l := range lines {
-		if sk.ErrorSignature == "" && !prompt().MatchString(l) {
-			if strongLine().MatchString(l) {
-				sk.ErrorSignature = oneLine(l, 200)
-			} else if weak == "" && errorLine().MatchString(l) {
-				weak = oneLine(l, 200)
-			}
-		}
-		if m := prompt().FindStringSubmatch(l); m != nil && len(sk.Commands) < 15 {
-			c := oneLine(m[1], 200)
-			if !seen[c] {
-				seen[c] = true
-				sk.Commands = append(sk.Commands, c)
-			}
-		}
-	}
-	if sk.ErrorSignature == "" {
-		sk.ErrorSignature = weak
-	}
-	// The final state: the last line reporting success, with what precedes
-	// it, else the last non-empty lines.
-	var tail []string
-	for i := len(lines) - 1; i >= 0 && len(tail) < 5; i-- {
-		if t := strings.TrimSpace(lines[i]); t != "" {
-			tail = append([]string{oneLine(t, 200)}, tail...)
-		}
-	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		if success().MatchString(lines[i]) {
-			tail = []string{oneLine(lines[i], 200)}
-			break
-		}
-	}
-	sk.FinalState = tail
+	sk.ErrorSignature, sk.Commands = signatureAndCommands(lines)
+	sk.FinalState = finalState(lines)
 	sk.Title = strings.TrimSpace(title)
 	if sk.Title == "" {
 		switch {
@@ -101,6 +67,53 @@ func Distill(trace, title, hint, category string, tags, related []string) (Skill
 		sk.Description = "When you see \"" + oneLine(sk.ErrorSignature, 120) + "\": the steps that fixed it."
 	}
 	return sk, nil
+}
+
+// signatureAndCommands returns the trace's error signature (the first
+// strong error line outside a prompt, else the first weaker one) and the
+// distinct commands typed at a prompt (at most 15).
+func signatureAndCommands(lines []string) (sig string, cmds []string) {
+	cmds = []string{}
+	seen := map[string]bool{}
+	weak := ""
+	for _, l := range lines {
+		if sig == "" && !prompt().MatchString(l) {
+			if strongLine().MatchString(l) {
+				sig = oneLine(l, 200)
+			} else if weak == "" && errorLine().MatchString(l) {
+				weak = oneLine(l, 200)
+			}
+		}
+		if m := prompt().FindStringSubmatch(l); m != nil && len(cmds) < 15 {
+			c := oneLine(m[1], 200)
+			if !seen[c] {
+				seen[c] = true
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	if sig == "" {
+		sig = weak
+	}
+	return sig, cmds
+}
+
+// finalState is the last line reporting success, else the last non-empty
+// lines (at most 5).
+func finalState(lines []string) []string {
+	var tail []string
+	for i := len(lines) - 1; i >= 0 && len(tail) < 5; i-- {
+		if t := strings.TrimSpace(lines[i]); t != "" {
+			tail = append([]string{oneLine(t, 200)}, tail...)
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if success().MatchString(lines[i]) {
+			tail = []string{oneLine(lines[i], 200)}
+			break
+		}
+	}
+	return tail
 }
 
 func skillName(title string) string {
