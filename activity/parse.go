@@ -118,6 +118,11 @@ func splitToolName(name string) (server, tool string, ok bool) {
 // applyResult reads an activation result: an MCP CallToolResult
 // (structuredContent, or JSON text content; isError), Codex's {"Ok": …} /
 // {"Err": …}, or a JSON string.
+//
+// It is one loop of 72 lines on purpose: each turn unwraps one layer a
+// client may have put around the result (a JSON string, Ok/Err, isError,
+// structuredContent, content blocks), in whatever order they come, and the
+// cases share the loop's state (v, isErr).
 func applyResult(a *Activation, v any, isErr bool) {
 	a.Status = "ok"
 	for {

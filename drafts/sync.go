@@ -81,16 +81,7 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 		fail(err.Error())
 		return s.finishReport(ctx, rep)
 	}
-	specs := []string{}
-	byRef := map[string]due{}
-	for _, d := range dues {
-		if d.head == "" {
-			specs = append(specs, ":"+d.branch)
-		} else {
-			specs = append(specs, d.head+":"+d.branch)
-		}
-		byRef[d.branch] = d
-	}
+	specs, byRef := pushSpecs(dues)
 	pushOrg, orgState, err := s.orgState(before, tracking)
 	if err != nil {
 		return rep, err
@@ -124,6 +115,22 @@ type due struct {
 }
 
 // dueDrafts returns the outbox's Drafts whose next attempt is due, and marks
+// pushSpecs are the refspecs that push the due Drafts (a deleted Draft's
+// branch is deleted), and the Drafts by branch.
+func pushSpecs(dues []due) ([]string, map[string]due) {
+	specs := []string{}
+	byRef := map[string]due{}
+	for _, d := range dues {
+		if d.head == "" {
+			specs = append(specs, ":"+d.branch)
+		} else {
+			specs = append(specs, d.head+":"+d.branch)
+		}
+		byRef[d.branch] = d
+	}
+	return specs, byRef
+}
+
 // them as syncing.
 func (s *Store) dueDrafts(ctx context.Context, now time.Time) ([]due, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT draft_id, branch, head, attempts FROM outbox

@@ -20,11 +20,7 @@ func ruleSet(ctx context.Context, ix *retrieve.Memory, project string) (*guard.R
 	return guard.Compile(src, project), nil
 }
 
-func runGuard(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
-		return runGuardHook(ctx, e, args[0], args[1:])
-	}
-	fs := newFlags(e, "guard", "[--staged | --diff FILE|- | --branch BASE | --files F…] [--strict] [--json] | install | uninstall", `Check code changes against the rules written in memory (guard: lists in
+const guardHelp = `Check code changes against the rules written in memory (guard: lists in
 frontmatter, "- deny:"/"- require:" bullets under a rules heading). deny
 patterns are checked on added lines, require patterns on the whole of each
 touched file their globs cover. Exit status 1 when an error rule is violated
@@ -35,7 +31,13 @@ Examples:
   lore guard --branch main        # everything this branch changed since main
   git diff | lore guard --diff -
   lore guard --files cmd/main.go
-  lore guard install              # pre-commit hook, chained with any hook already there`)
+  lore guard install              # pre-commit hook, chained with any hook already there`
+
+func runGuard(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
+		return runGuardHook(ctx, e, args[0], args[1:])
+	}
+	fs := newFlags(e, "guard", "[--staged | --diff FILE|- | --branch BASE | --files F…] [--strict] [--json] | install | uninstall", guardHelp)
 	staged := fs.Bool("staged", false, "check the staged changes (the default)")
 	diffFile := fs.String("diff", "", "check a unified diff from FILE (\"-\": stdin)")
 	branch := fs.String("branch", "", "check the changes of HEAD since it forked from BASE")
