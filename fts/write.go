@@ -24,10 +24,11 @@ type writer struct {
 	insFTS, idHolder                    *sql.Stmt
 	draft, dproject                     string // set while writing a Draft's rows
 	body                                []byte
-	lastOld                             int64 // the largest uid before this transaction's inserts
-	inserting                           bool  // beginInserts was called
-	links                               []any // [rid, kind, target, heading, target key] of each link to write (see writeLinks)
-	names                               []any // [rid, name, kind] of each name to write
+	lastOld                             int64  // the largest uid before this transaction's inserts
+	inserting                           bool   // beginInserts was called
+	links                               []any  // [rid, kind, target, heading, target key] of each link to write (see writeLinks)
+	names                               []any  // [rid, name, kind] of each name to write
+	salt                                uint64 // the index's stat_salt, for working-tree rows' stat_key (digest.go)
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -38,10 +39,10 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		q   string
 	}{
 		{&w.delRes, "DELETE FROM resources WHERE path = ? AND draft = ''"},
-		{&w.insSkipped, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem) VALUES (?, ?, ?, ?, ?, 0, ?)`},
+		{&w.insSkipped, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem, stat_key) VALUES (?, ?, ?, ?, ?, 0, ?, ?)`},
 		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
-			resource_id, claimed_id, id_derived, project, title, title_key, description, meta, status, tier, tags, problem, guard)
-			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			resource_id, claimed_id, id_derived, project, title, title_key, description, meta, status, tier, tags, problem, guard, stat_key)
+			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, content_hash, embed_hash, embed_key, tokens, content)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
@@ -87,7 +88,7 @@ func (w *writer) upsert(c *change) error {
 		return w.insertDraft(c)
 	}
 	if c.skip != "" {
-		_, err := w.run(w.insSkipped, c.stat.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, c.hash, c.skip)
+		_, err := w.run(w.insSkipped, c.stat.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, c.hash, c.skip, w.statKey(c))
 		return err
 	}
 	r := c.res
@@ -100,7 +101,7 @@ func (w *writer) upsert(c *change) error {
 	}
 	tags, _ := json.Marshal(r.Front.Tags)
 	res, err := w.run(w.insRes, r.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, r.ContentHash,
-		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, c.meta, r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r))
+		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, c.meta, r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r), w.statKey(c))
 	if err != nil {
 		return fmt.Errorf("index %s: %w", r.Path, err)
 	}
@@ -236,7 +237,7 @@ func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
 		return false, translate(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE resources SET mod_ns = -1, content_hash = ''
+	res, err := tx.ExecContext(ctx, `UPDATE resources SET mod_ns = -1, content_hash = '', stat_key = 0
 		WHERE draft = '' AND claimed_id != '' AND resource_id IS NOT claimed_id
 		AND NOT EXISTS (SELECT 1 FROM resources r2 WHERE r2.draft = '' AND r2.resource_id = resources.claimed_id)`)
 	if err != nil {
@@ -279,4 +280,9 @@ func (w *writer) insertDraft(c *change) error {
 	}
 	rid, _ := res.LastInsertId()
 	return w.insertParts(c, rid)
+}
+
+// statKey is the stat_key of c's working-tree row.
+func (w *writer) statKey(c *change) int64 {
+	return statKey(w.salt, c.stat.Path, c.stat.Size, c.stat.ModNs)
 }
