@@ -145,3 +145,28 @@ func searchPaths(t *testing.T, ix *Index, q string) []string {
 	}
 	return out
 }
+
+// Opening an up-to-date index takes no write lock: a one-shot command opens
+// it while another process holds a long write transaction (a rebuild's
+// batch, say). Before, every open began one immediate transaction per
+// migration just to read the schema version, and waited for the writer.
+func TestOpen_UpToDateIndexTakesNoWriteLock(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
+	refresh(t, tv.ix)
+	conn, err := tv.ix.db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	ix, err := Open(ctx, tv.v)
+	if err != nil {
+		t.Fatalf("open while another connection writes: %v", err)
+	}
+	ix.Close()
+}
