@@ -3,43 +3,18 @@ package fts
 import (
 	"context"
 	"os"
-	"os/exec"
-	"strconv"
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
-// benchNotes is how many notes the benchmarks generate; LORE_BENCH_NOTES
-// overrides it (the README figures use 10,000).
-func benchNotes() int {
-	if n, err := strconv.Atoi(os.Getenv("LORE_BENCH_NOTES")); err == nil && n > 0 {
-		return n
-	}
-	return 2000
-}
-
+// benchIndex indexes a generated vault of testvault.BenchNotes() notes.
 func benchIndex(b *testing.B) (*Index, []string) {
 	b.Helper()
-	root := b.TempDir()
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
-		b.Fatalf("git init: %v\n%s", err, out)
-	}
-	paths, err := synth.GenerateVault(root, benchNotes(), 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	v, err := vault.Open(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { v.Close() })
-	ix, err := Open(context.Background(), v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ix.Close() })
+	root, paths := testvault.Generated(b, testvault.BenchNotes())
+	_, ix := testvault.Open(b, root, Open)
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		b.Fatal(err)
 	}
@@ -58,13 +33,7 @@ func BenchmarkRefreshUnchanged(b *testing.B) {
 }
 
 func BenchmarkColdIndex(b *testing.B) {
-	root := b.TempDir()
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
-		b.Fatalf("git init: %v\n%s", err, out)
-	}
-	if _, err := synth.GenerateVault(root, benchNotes(), 1); err != nil {
-		b.Fatal(err)
-	}
+	root, _ := testvault.Generated(b, testvault.BenchNotes())
 	v, err := vault.Open(root)
 	if err != nil {
 		b.Fatal(err)

@@ -113,6 +113,16 @@
 //     mtime tick is caught by `lore index --rebuild` (git has the same limit).
 //     A generation counter in the meta table tells a process when another one
 //     changed the index, so several processes can share the file.
+//     A process without a snapshot in memory (every one-shot command)
+//     first compares digests (digest.go): each working-tree row keeps a
+//     salted 62-bit hash of its path, size and mtime, one aggregate over an
+//     index of those keys sums them, and the walk sums the keys of what it
+//     found; only when they differ is the snapshot of every row read. On
+//     10,000 notes that snapshot was 27–33 ms of a 58–70 ms `lore search`;
+//     the digest is about a millisecond, and the walk (15–20 ms: one
+//     fstatat per file, kernel time) is now what the check costs. Opening
+//     an up-to-date index reads the schema version once, outside any
+//     transaction, so it never waits for another process's writer.
 //   - Writes go in batches of 1,000 files per immediate transaction, so readers
 //     (WAL) are never blocked for long; Go parses the next batch while SQLite
 //     writes the current one.

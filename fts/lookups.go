@@ -104,6 +104,15 @@ func (l Lookups) Exact(ctx context.Context, q, project string) ([]Unit, error) {
 		AND u.ord = (SELECT MIN(ord) FROM units WHERE rid = r.rid)
 		ORDER BY (r.resource_id = ?) DESC, (r.path = ?) DESC, r.path LIMIT 3`,
 		args([]any{q, vault.NormalizePath(q), titleKey(q)}, vargs, []any{q, q})...)
+	out, err := readUnits(rows, err)
+	for i := range out {
+		out[i].Stage, out[i].Score = "exact", 1e9
+	}
+	return out, err
+}
+
+// readUnits reads the rows of a query answering hitColumns.
+func readUnits(rows *sql.Rows, err error) ([]Unit, error) {
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -114,10 +123,18 @@ func (l Lookups) Exact(ctx context.Context, q, project string) ([]Unit, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.Stage, h.Score = "exact", 1e9
 		out = append(out, h)
 	}
 	return out, translate(rows.Err())
+}
+
+// idList is uids as a list for SQL's IN (integers only, so nothing to quote).
+func idList(uids []int64) string {
+	ids := make([]string, len(uids))
+	for i, u := range uids {
+		ids[i] = strconv.FormatInt(u, 10)
+	}
+	return strings.Join(ids, ",")
 }
 
 // BM25 runs the lexical stage over an OR of the query tokens ts
@@ -141,26 +158,17 @@ func (ix *Index) memHits(ctx context.Context, found []memHit) ([]Unit, error) {
 	if len(found) == 0 {
 		return nil, nil
 	}
-	ids := make([]string, len(found))
+	uids := make([]int64, len(found))
 	for i, f := range found {
-		ids[i] = strconv.FormatInt(f.uid, 10)
+		uids[i] = f.uid
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM units u JOIN resources r ON r.rid = u.rid
-		WHERE u.uid IN (`+strings.Join(ids, ",")+`)`)
+	units, err := ix.Lookups().Units(ctx, uids)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
-	defer rows.Close()
 	byUID := make(map[int64]Unit, len(found))
-	for rows.Next() {
-		h, err := scanHit(rows)
-		if err != nil {
-			return nil, err
-		}
+	for _, h := range units {
 		byUID[h.UID] = h
-	}
-	if err := rows.Err(); err != nil {
-		return nil, translate(err)
 	}
 	out := make([]Unit, 0, len(found))
 	for _, f := range found {
@@ -565,25 +573,8 @@ func (l Lookups) Units(ctx context.Context, uids []int64) ([]Unit, error) {
 	if len(uids) == 0 {
 		return nil, nil
 	}
-	ids := make([]string, len(uids))
-	for i, u := range uids {
-		ids[i] = strconv.FormatInt(u, 10)
-	}
-	rows, err := l.ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM units u JOIN resources r ON r.rid = u.rid
-		WHERE u.uid IN (`+strings.Join(ids, ",")+`)`)
-	if err != nil {
-		return nil, translate(err)
-	}
-	defer rows.Close()
-	var out []Unit
-	for rows.Next() {
-		h, err := scanHit(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, translate(rows.Err())
+	return readUnits(l.ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM units u JOIN resources r ON r.rid = u.rid
+		WHERE u.uid IN (`+idList(uids)+`)`))
 }
 
 // Similarities returns the cosine similarity to qv of each of the units
@@ -592,17 +583,13 @@ func (l Lookups) Similarities(ctx context.Context, qv []float32, uids []int64) (
 	if len(uids) == 0 {
 		return nil, nil
 	}
-	ids := make([]string, len(uids))
-	for i, u := range uids {
-		ids[i] = strconv.FormatInt(u, 10)
-	}
 	blob, err := vec.SerializeFloat32(qv)
 	if err != nil {
 		return nil, err
 	}
 	rows, err := l.ix.db.QueryContext(ctx, `SELECT u.uid, 1 - vec_distance_cosine(v.embedding, ?) FROM units u
 		JOIN embeddings e ON e.embed_hash = u.embed_hash JOIN unit_vectors v ON v.rowid = e.vec_rowid
-		WHERE u.uid IN (`+strings.Join(ids, ",")+`)`, blob)
+		WHERE u.uid IN (`+idList(uids)+`)`, blob)
 	if err != nil {
 		return nil, translate(fmt.Errorf("similarities: %w", err))
 	}
@@ -627,16 +614,14 @@ func (l Lookups) Linked(ctx context.Context, rids []int64, project string) (map[
 		return nil, nil
 	}
 	byRID := make(map[int64]bool, len(rids))
-	ids := make([]string, len(rids))
-	for i, r := range rids {
+	for _, r := range rids {
 		byRID[r] = true
-		ids[i] = strconv.FormatInt(r, 10)
 	}
 	// Only links whose key is a name of another of them can link two: one
 	// indexed join finds them (usually few), and only their keys go through
 	// the tie rule, since another note may answer to the same name more
 	// strongly.
-	in := strings.Join(ids, ",")
+	in := idList(rids)
 	links, list, err := l.ix.linkKeys(ctx, `SELECT DISTINCT l.rid, l.target_key FROM links l CROSS JOIN names n ON n.name = l.target_key
 		WHERE l.rid IN (`+in+`) AND n.rid IN (`+in+`) AND n.rid != l.rid`)
 	if err != nil || len(links) == 0 {

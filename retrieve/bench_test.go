@@ -3,46 +3,21 @@ package retrieve
 import (
 	"context"
 	"os"
-	"os/exec"
 	"runtime"
 	"sort"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
-// benchNotes is how many notes the benchmarks generate; LORE_BENCH_NOTES
-// overrides it (the README figures use 10,000).
-func benchNotes() int {
-	if n, err := strconv.Atoi(os.Getenv("LORE_BENCH_NOTES")); err == nil && n > 0 {
-		return n
-	}
-	return 2000
-}
-
+// benchIndex indexes a generated vault of testvault.BenchNotes() notes.
 func benchIndex(b *testing.B) (*Memory, []string) {
 	b.Helper()
-	root := b.TempDir()
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
-		b.Fatalf("git init: %v\n%s", err, out)
-	}
-	paths, err := synth.GenerateVault(root, benchNotes(), 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	v, err := vault.Open(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { v.Close() })
-	ix, err := Open(context.Background(), v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ix.Close() })
+	root, paths := testvault.Generated(b, testvault.BenchNotes())
+	_, ix := testvault.Open(b, root, Open)
 	if _, err := ix.Refresh(context.Background(), nil); err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,114 @@
+// Package testvault makes the real git repositories of vaults that tests
+// and benchmarks of several packages (fts, retrieve) index: files written
+// into a temporary folder, the git CLI run in it, fixtures read from
+// testdata, and generated vaults of a given size.
+package testvault
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/vault"
+)
+
+// New makes a git repository (branch main) in a temporary folder holding
+// files (slash paths relative to the root), and returns its root.
+func New(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	Git(t, root, "init", "-q", "-b", "main")
+	for p, s := range files {
+		Write(t, root, p, s)
+	}
+	return root
+}
+
+// Git runs the git CLI in dir with a fixed identity and returns its output.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@localhost", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@localhost")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// Write writes a file at slash path p under root, making its folders.
+func Write(t testing.TB, root, p, s string) {
+	t.Helper()
+	full := filepath.Join(root, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReadFixture reads the Markdown files under dir into a map by slash path.
+func ReadFixture(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// BenchNotes is how many notes benchmarks generate: LORE_BENCH_NOTES, or
+// 2,000 (the README figures use 10,000).
+func BenchNotes() int {
+	if n, err := strconv.Atoi(os.Getenv("LORE_BENCH_NOTES")); err == nil && n > 0 {
+		return n
+	}
+	return 2000
+}
+
+// Generated makes a git repository holding a generated vault of n notes
+// (lore bench's, seed 1) and returns its root and the notes' paths.
+func Generated(t testing.TB, n int) (string, []string) {
+	t.Helper()
+	root := t.TempDir()
+	Git(t, root, "init", "-q")
+	paths, err := synth.GenerateVault(root, n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, paths
+}
+
+// Open opens the vault at root and its index with open (fts.Open,
+// retrieve.Open), and closes both when the test ends.
+func Open[T io.Closer](t testing.TB, root string, open func(context.Context, *vault.Vault) (T, error)) (*vault.Vault, T) {
+	t.Helper()
+	v, err := vault.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	ix, err := open(context.Background(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return v, ix
+}
