@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lore-memory/lore/embed"
@@ -27,6 +28,8 @@ type Pipeline struct {
 	keyOnce sync.Once // the activation-state signing key, read once
 	key     []byte
 	keyErr  error
+
+	early atomic.Int64 // searches answered by the query run beside the freshness check (tests count them)
 }
 
 // New returns the pipeline over ix, lexical and vector stages fused by score

@@ -12,9 +12,40 @@ import (
 // Search refreshes the index and returns the best units for query: an exact
 // id, path or title match first, then units ranked by BM25 over an OR of the
 // query's terms. An empty query is a CodeInvalid error.
+//
+// Without the postings in memory (a one-shot command), the query runs while
+// the freshness check walks the vault: on 10,000 notes each takes 15–30 ms
+// and they share nothing. Its answer is kept only when the check found
+// nothing to change and the index's revision did not move meanwhile (no
+// other process wrote); otherwise the query runs again, after the check,
+// so the answer is always one the sequential order would give.
 func (p *Pipeline) Search(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
-	if _, err := p.ix.Refresh(ctx, nil); err != nil {
+	if _, inMemory := p.ix.PostingsStats(); inMemory {
+		if _, err := p.ix.Refresh(ctx, nil); err != nil {
+			return nil, err
+		}
+		return p.SearchFresh(ctx, query, opt)
+	}
+	rev, revErr := p.look.Revision(ctx)
+	type answer struct {
+		hits []vault.Hit
+		err  error
+	}
+	early := make(chan answer, 1)
+	go func() {
+		hits, err := p.SearchFresh(ctx, query, opt)
+		early <- answer{hits, err}
+	}()
+	st, err := p.ix.Refresh(ctx, nil)
+	a := <-early
+	if err != nil {
 		return nil, err
+	}
+	if st.Unchanged && a.err == nil && revErr == nil {
+		if now, err := p.look.Revision(ctx); err == nil && now == rev {
+			p.early.Add(1)
+			return a.hits, nil
+		}
 	}
 	return p.SearchFresh(ctx, query, opt)
 }

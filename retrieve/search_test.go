@@ -61,3 +61,39 @@ func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
 		t.Errorf("a name nothing answers to: %v", err)
 	}
 }
+
+// A one-shot search runs its query beside the freshness check and keeps
+// that answer when nothing changed; after an edit it asks again, so the
+// answer always holds what the vault holds.
+func TestSearch_QueryBesideTheFreshnessCheck(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# Alpha\n\nthe release checklist\n", "b.md": "# Beta\n\nthe deploy steps\n"})
+	ctx := context.Background()
+	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if hits := tv.search("release checklist", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "a.md" {
+		t.Fatalf("unchanged vault: %+v", hits)
+	}
+	if n := tv.ix.early.Load(); n != 1 {
+		t.Errorf("an unchanged vault: %d answers from beside the check, want 1", n)
+	}
+	tv.write("b.md", "# Beta\n\nthe deploy steps and the rollback drill\n")
+	if hits := tv.search("rollback drill", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "b.md" {
+		t.Errorf("after an edit: %+v, want b.md with the new words", hits)
+	}
+	if n := tv.ix.early.Load(); n != 1 {
+		t.Errorf("after an edit the early answer was kept (%d), want it asked again", n)
+	}
+	tv.write("c.md", "# Gamma\n\nwritten by another process\n")
+	other, err := Open(ctx, tv.v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Refresh(ctx, nil); err != nil { // another process indexes it first
+		t.Fatal(err)
+	}
+	if hits := tv.search("another process", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "c.md" {
+		t.Errorf("a note another process indexed: %+v, want c.md", hits)
+	}
+}
