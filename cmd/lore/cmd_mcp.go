@@ -21,12 +21,14 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "config" {
 		return runMCPConfig(e, args[1:])
 	}
-	fs := newFlags(e, "mcp", "[--profile memory|vault|sidecar|journal] [--http ADDR] | config --client claude|codex|cursor [--http ADDR]", `Serve MCP over stdin/stdout for the vault and project this working directory
+	fs := newFlags(e, "mcp", "[--profile memory|vault|sidecar|journal] [--http ADDR [--also DIR]…] | config --client claude|codex|cursor [--http ADDR]", `Serve MCP over stdin/stdout for the vault and project this working directory
 is bound to (see lore bind). With --http ADDR (127.0.0.1:PORT or
 unix:PATH), serve the Streamable HTTP transport instead, at /mcp: one warm
 process for every agent window of this vault, each session bound by its URL
 (?project=NAME&profile=P, default the binding's project and memory), every
-request carrying the bearer token kept in .git/lore/mcp-http.token. Profiles: memory (the default) is the single tool
+request carrying the bearer token kept in .git/lore/mcp-http.token. With
+--also DIR (repeatable) the same server serves other vaults too, each behind
+its own token. Profiles: memory (the default) is the single tool
 "memory" with the operations activate, load and store; vault is the eight
 tools of the vault contract (loadout, recall, guard, flush, distill, offload,
 inspect, gc) and sidecar its first five; journal is now, keywords_list,
@@ -36,6 +38,8 @@ Register it with your agent: lore mcp config --client claude`)
 	profile := fs.String("profile", "memory", "the tool profile: "+strings.Join(mcp.Profiles, ", "))
 	sidecar := fs.Bool("sidecar", false, "the same as --profile sidecar")
 	httpAddr := fs.String("http", "", "serve MCP over HTTP on ADDR (127.0.0.1:PORT, [::1]:PORT or unix:PATH) instead of stdio")
+	var also dirList
+	fs.Var(&also, "also", "with --http: serve the vault at DIR too, each vault behind its own token (repeat for more)")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -49,6 +53,9 @@ Register it with your agent: lore mcp config --client claude`)
 	if !known {
 		return usageError{fmt.Sprintf("unknown profile %q; profiles: %s", *profile, strings.Join(mcp.Profiles, ", "))}
 	}
+	if len(also) > 0 && *httpAddr == "" {
+		return usageError{"--also needs --http: over stdio a process serves one vault"}
+	}
 	ix, b, err := e.openIndexWithModels(ctx)
 	if err != nil {
 		return err
@@ -56,9 +63,21 @@ Register it with your agent: lore mcp config --client claude`)
 	defer e.closeIndex(ix)
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
+	go holdMemory(bg, e.getenv) // from before the copies' build, whose garbage is most of the peak
 	if *httpAddr != "" {
-		go background(bg, e, ix, e.store)
-		return serveMCPHTTP(ctx, e, ix, b, *profile, *httpAddr)
+		served := []servedVault{{ix: ix, store: e.store, project: b.Project}}
+		for _, dir := range also {
+			sv, err := openServed(ctx, dir, served)
+			if err != nil {
+				return err
+			}
+			defer closeMemory(sv.ix, sv.store)
+			served = append(served, sv)
+		}
+		for _, sv := range served {
+			go background(bg, e, sv.ix, sv.store)
+		}
+		return serveMCPHTTP(ctx, e, served, *profile, *httpAddr)
 	}
 	wd, _ := os.Getwd()
 	srv, err := mcp.New(ix, e.store, b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
@@ -79,7 +98,6 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 		fmt.Fprintln(e.stderr, "lore mcp: watching the vault:", err, "(every call still checks freshness)")
 	}
 	// BM25 in Go from here on (FTS5 answers until the postings are built).
-	go holdMemory(ctx, e.getenv) // from before the copies' build, whose garbage is most of the peak
 	began := time.Now()
 	if err := ix.KeepInMemory(ctx); err != nil {
 		if ctx.Err() == nil {
@@ -228,4 +246,30 @@ type indexLike interface {
 	Embedder() embed.Embedder
 	EmbedPending(ctx context.Context, progress func(done, total int)) (int, error)
 	Changes() <-chan struct{}
+}
+
+// dirList is a repeatable flag of folders.
+type dirList []string
+
+func (d *dirList) String() string     { return strings.Join(*d, ",") }
+func (d *dirList) Set(v string) error { *d = append(*d, v); return nil }
+
+// openServed opens the vault at dir (--also) with its models, refusing one
+// already served.
+func openServed(ctx context.Context, dir string, served []servedVault) (servedVault, error) {
+	ix, st, err := openMemory(ctx, dir)
+	if err != nil {
+		return servedVault{}, fmt.Errorf("--also %s: %w", dir, err)
+	}
+	for _, o := range served {
+		if o.ix.Vault().DataDir() == ix.Vault().DataDir() {
+			closeMemory(ix, st)
+			return servedVault{}, usageError{fmt.Sprintf("--also %s: the vault at %s is served already", dir, o.ix.Vault().Root)}
+		}
+	}
+	if err := useModels(ctx, ix); err != nil {
+		closeMemory(ix, st)
+		return servedVault{}, fmt.Errorf("--also %s: %w", dir, err)
+	}
+	return servedVault{ix: ix, store: st}, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/mcp"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
@@ -92,42 +94,47 @@ func httpToken(v *vault.Vault) (string, error) {
 	return tok, os.Chmod(p, 0o600)
 }
 
-// serveMCPHTTP serves every profile and project of the bound vault over the
-// Streamable HTTP transport until ctx ends.
-func serveMCPHTTP(ctx context.Context, e *env, ix *retrieve.Memory, b vault.Binding, profile, addr string) error {
-	tok, err := httpToken(ix.Vault())
-	if err != nil {
-		return err
-	}
+// servedVault is one vault a server serves: its memory, its Draft store,
+// and the project a session gets when its URL names none.
+type servedVault struct {
+	ix      *retrieve.Memory
+	store   *drafts.Store
+	project string
+}
+
+// serveMCPHTTP serves every profile and project of the vaults over the
+// Streamable HTTP transport until ctx ends: one listener, and each vault
+// behind its own bearer token (kept in its data folder), which is how a
+// request names its vault. A client holding one vault's token reaches no
+// other vault, so one server can serve the vaults of several projects
+// without giving an agent of one the memory of another. Each vault's
+// mcp-http.json points its CLI's warm path here.
+func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, addr string) error {
 	l, port, err := listenLoopback(addr)
 	if err != nil {
 		return err
 	}
-	wd, _ := os.Getwd()
-	h := mcp.NewHTTPHandler(mcp.HTTPOptions{Token: tok, Port: port, Project: b.Project, Profile: profile,
-		New: func(project, profile string) (*mcp.Server, error) {
-			return mcp.New(ix, e.store, project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
-		},
-		Local: warmHandler(ix)})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	info := httpServerInfo{URL: "http://" + net.JoinHostPort("127.0.0.1", port) + "/mcp", PID: os.Getpid()}
 	if port == "" {
 		info = httpServerInfo{URL: "http://localhost/mcp", Socket: strings.TrimPrefix(addr, "unix:"), PID: os.Getpid()}
 	}
-	infoPath := filepath.Join(ix.Vault().DataDir(), httpServerFile)
-	data, _ := json.Marshal(info)
-	if err := vault.WriteFileAtomic(infoPath, append(data, '\n')); err != nil {
-		l.Close()
-		return err
-	}
-	// At exit the record goes, unless a server started since has replaced it.
-	defer func() {
-		var now httpServerInfo
-		if b, err := os.ReadFile(infoPath); err == nil && json.Unmarshal(b, &now) == nil && now.PID == info.PID {
-			os.Remove(infoPath)
+	var front byToken
+	for _, sv := range served {
+		h, err := vaultHandler(e, sv, profile, port)
+		if err != nil {
+			l.Close()
+			return err
 		}
-	}()
-	fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), ix.Vault().Root, filepath.Join(ix.Vault().DataDir(), httpTokenFile))
+		front = append(front, h)
+		done, err := announce(sv.ix.Vault(), info)
+		if err != nil {
+			l.Close()
+			return err
+		}
+		defer done()
+		fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), httpTokenFile))
+	}
+	srv := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -138,6 +145,60 @@ func serveMCPHTTP(ctx context.Context, e *env, ix *retrieve.Memory, b vault.Bind
 		return err
 	}
 	return nil
+}
+
+// tokenHandler is one vault's handler and its token.
+type tokenHandler struct {
+	token string
+	h     http.Handler
+}
+
+// byToken hands a request to the vault whose token it carries. One it
+// matches no token of is handed to the first vault's handler, which refuses
+// it as every handler would (401, or 403 for a foreign Host or Origin).
+type byToken []tokenHandler
+
+func (b byToken) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	for _, t := range b {
+		if subtle.ConstantTimeCompare([]byte(tok), []byte(t.token)) == 1 {
+			t.h.ServeHTTP(w, r)
+			return
+		}
+	}
+	b[0].h.ServeHTTP(w, r)
+}
+
+// vaultHandler is the MCP and warm-path handler of one served vault.
+func vaultHandler(e *env, sv servedVault, profile, port string) (tokenHandler, error) {
+	tok, err := httpToken(sv.ix.Vault())
+	if err != nil {
+		return tokenHandler{}, err
+	}
+	wd, _ := os.Getwd()
+	h := mcp.NewHTTPHandler(mcp.HTTPOptions{Token: tok, Port: port, Project: sv.project, Profile: profile,
+		New: func(project, profile string) (*mcp.Server, error) {
+			return mcp.New(sv.ix, sv.store, project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
+		},
+		Local: warmHandler(sv.ix)})
+	return tokenHandler{tok, h}, nil
+}
+
+// announce writes where the server listens into the vault's mcp-http.json,
+// and returns what removes it at exit (unless a server started since has
+// replaced it).
+func announce(v *vault.Vault, info httpServerInfo) (func(), error) {
+	infoPath := filepath.Join(v.DataDir(), httpServerFile)
+	data, _ := json.Marshal(info)
+	if err := vault.WriteFileAtomic(infoPath, append(data, '\n')); err != nil {
+		return nil, err
+	}
+	return func() {
+		var now httpServerInfo
+		if b, err := os.ReadFile(infoPath); err == nil && json.Unmarshal(b, &now) == nil && now.PID == info.PID {
+			os.Remove(infoPath)
+		}
+	}, nil
 }
 
 func socketNote(s string) string {

@@ -112,67 +112,85 @@ func (e *env) openIndex(ctx context.Context) (*retrieve.Memory, vault.Binding, e
 	if err != nil {
 		return nil, b, err
 	}
-	v, err := vault.Open(b.Vault)
+	ix, st, err := openMemory(ctx, b.Vault)
 	if err != nil {
-		return nil, b, err
-	}
-	ix, err := retrieve.Open(ctx, v)
-	if err != nil {
-		v.Close()
-		return nil, b, err
-	}
-	st, err := drafts.Open(ctx, ix.Index)
-	if err != nil {
-		ix.Close()
-		v.Close()
 		return nil, b, err
 	}
 	e.store = st
 	return ix, b, nil
 }
 
-// lore.yaml configures attached.
+// openMemory opens the vault at dir, its index and its Draft store.
+func openMemory(ctx context.Context, dir string) (*retrieve.Memory, *drafts.Store, error) {
+	v, err := vault.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := retrieve.Open(ctx, v)
+	if err != nil {
+		v.Close()
+		return nil, nil, err
+	}
+	st, err := drafts.Open(ctx, ix.Index)
+	if err != nil {
+		ix.Close()
+		v.Close()
+		return nil, nil, err
+	}
+	return ix, st, nil
+}
+
+// closeMemory closes what openMemory opened.
+func closeMemory(ix *retrieve.Memory, st *drafts.Store) {
+	if st != nil {
+		st.Close()
+	}
+	v := ix.Vault()
+	ix.Close()
+	v.Close()
+}
+
+// openIndexWithModels is openIndex with the embedding model, reranker and
+// fusion lore.yaml configures attached.
 func (e *env) openIndexWithModels(ctx context.Context) (*retrieve.Memory, vault.Binding, error) {
 	ix, b, err := e.openIndex(ctx)
 	if err != nil {
 		return nil, b, err
 	}
-	cfg := ix.Vault().Config
-	dir, err := embed.DefaultModelDir()
-	if err != nil {
-		e.closeIndex(ix)
-		return nil, b, err
-	}
-	em, err := embed.FromConfig(cfg.Embedding, dir)
-	if err == nil {
-		err = ix.UseEmbedder(ctx, em)
-	}
-	if err != nil {
-		e.closeIndex(ix)
-		return nil, b, vault.Errorf(vault.CodeConfig, "lore.yaml embedding: %v", err)
-	}
-	rr, err := embed.RerankerFromConfig(cfg.Rerank)
-	if err != nil {
-		e.closeIndex(ix)
-		return nil, b, vault.Errorf(vault.CodeConfig, "lore.yaml rerank: %v", err)
-	}
-	ix.UseReranker(rr)
-	if err := ix.UseFusion(cfg.Retrieval); err != nil {
+	if err := useModels(ctx, ix); err != nil {
 		e.closeIndex(ix)
 		return nil, b, err
 	}
 	return ix, b, nil
 }
 
+// useModels attaches the embedding model, reranker and fusion the vault's
+// lore.yaml configures.
+func useModels(ctx context.Context, ix *retrieve.Memory) error {
+	cfg := ix.Vault().Config
+	dir, err := embed.DefaultModelDir()
+	if err != nil {
+		return err
+	}
+	em, err := embed.FromConfig(cfg.Embedding, dir)
+	if err == nil {
+		err = ix.UseEmbedder(ctx, em)
+	}
+	if err != nil {
+		return vault.Errorf(vault.CodeConfig, "lore.yaml embedding: %v", err)
+	}
+	rr, err := embed.RerankerFromConfig(cfg.Rerank)
+	if err != nil {
+		return vault.Errorf(vault.CodeConfig, "lore.yaml rerank: %v", err)
+	}
+	ix.UseReranker(rr)
+	return ix.UseFusion(cfg.Retrieval)
+}
+
 // closeIndex closes the index openIndex opened, with its Draft store.
 func (e *env) closeIndex(ix *retrieve.Memory) {
-	if e.store != nil {
-		e.store.Close()
-		e.store = nil
-	}
-	v := ix.Vault()
-	ix.Close()
-	v.Close()
+	closeMemory(ix, e.store)
+	e.store = nil
 }
 
 // isTerminal reports whether w is a character device (progress goes only there).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -182,5 +183,96 @@ func TestMCPHTTP_UnixPathThatIsAFileIsRefusedAndKept(t *testing.T) {
 		t.Errorf("a socket left behind is not replaced: %v", err)
 	} else {
 		l.Close()
+	}
+}
+
+// One `lore mcp --http` serves several vaults (--also), each behind its own
+// token: each vault's CLI finds the server and gets its own vault's notes,
+// a request carrying one vault's token never reaches another vault's
+// memory, a request with no vault's token is refused, and each vault's
+// record goes when the server stops.
+func TestMCPHTTP_SeveralVaultsEachBehindItsToken(t *testing.T) {
+	a, b := demoVault(t, "api"), demoVault(t, "api")
+	os.WriteFile(filepath.Join(a, "notes-a.md"), []byte("# Quokka\n\nOnly vault A knows the quokka census.\n"), 0o644)
+	os.WriteFile(filepath.Join(b, "notes-b.md"), []byte("# Zanzibar\n\nOnly vault B knows the zanzibar ferry.\n"), 0o644)
+	run := func(args ...string) error {
+		cmd := exec.Command(binary(t), args...)
+		cmd.Env = append(os.Environ(), "LORE_VAULT="+a, "LORE_PROJECT=api")
+		return cmd.Run()
+	}
+	if err := run("mcp", "--also", b); err == nil {
+		t.Error("--also without --http was accepted")
+	}
+	if err := run("mcp", "--http", "127.0.0.1:0", "--also", a); err == nil {
+		t.Error("--also naming the bound vault again was accepted")
+	}
+	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0", "--also", b)
+	srv.Env = append(os.Environ(), "LORE_VAULT="+a, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1", "LORE_MCP_NO_EMBED=1")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	record := func(dir string) string { return filepath.Join(dir, ".git", "lore", "mcp-http.json") }
+	for i := 0; i < 400; i++ {
+		_, errA := os.Stat(record(a))
+		_, errB := os.Stat(record(b))
+		if errA == nil && errB == nil {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	ra, _ := os.ReadFile(record(a))
+	rb, _ := os.ReadFile(record(b))
+	if len(ra) == 0 || string(ra) != string(rb) {
+		t.Fatalf("the two vaults' records: %q and %q; want the same server in both", ra, rb)
+	}
+	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	ctx := context.Background()
+	paths := func(dir, q string) []string {
+		t.Helper()
+		out, err := askWarm(ctx, e, vault.Binding{Vault: dir, Project: "api"}, "/lore/v1/search", warmRequest{Query: q, Project: "api", Limit: 5})
+		if err != nil {
+			t.Fatalf("search %q in %s through the server: %v", q, dir, err)
+		}
+		var ps []string
+		for _, h := range out.Hits {
+			ps = append(ps, h.Path)
+		}
+		return ps
+	}
+	if got := paths(a, "quokka census"); len(got) == 0 || got[0] != "notes-a.md" {
+		t.Errorf("vault A's own note through the server: %v", got)
+	}
+	if got := paths(b, "zanzibar ferry"); len(got) == 0 || got[0] != "notes-b.md" {
+		t.Errorf("vault B's own note through the server: %v", got)
+	}
+	for _, p := range paths(a, "zanzibar ferry") {
+		if p == "notes-b.md" {
+			t.Errorf("vault A's token reached vault B's note")
+		}
+	}
+	for _, p := range paths(b, "quokka census") {
+		if p == "notes-a.md" {
+			t.Errorf("vault B's token reached vault A's note")
+		}
+	}
+	var info httpServerInfo
+	json.Unmarshal(ra, &info)
+	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(info.URL, "/mcp")+"/lore/v1/search", strings.NewReader(`{"query":"quokka"}`))
+	req.Header.Set("Authorization", "Bearer "+strings.Repeat("0", 64))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a request with no vault's token: %d, want 401", resp.StatusCode)
+	}
+	srv.Process.Signal(syscall.SIGTERM)
+	srv.Wait()
+	for _, dir := range []string{a, b} {
+		if _, err := os.Stat(record(dir)); err == nil {
+			t.Errorf("%s still names the stopped server", record(dir))
+		}
 	}
 }
