@@ -96,39 +96,49 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 	if err != nil {
 		return err
 	}
-	changes := prepareOverlay(drafts)
-	w, err := newWriter(ctx, tx)
+	rewritten, err := writeOverlay(ctx, tx, drafts, have, sig)
 	if err != nil {
-		return err
-	}
-	defer w.close()
-	rewrite, err := dropOverlays(ctx, tx, w, drafts, have)
-	if err != nil {
-		return err
-	}
-	if err := w.beginInserts(); err != nil {
-		return err
-	}
-	if err := writeOverlays(w, drafts, changes, rewrite); err != nil {
-		return err
-	}
-	if err := w.finishInserts(); err != nil {
-		return err
-	}
-	if err := w.exec("INSERT INTO meta(key, value) VALUES('overlay', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", sig); err != nil {
-		return err
-	}
-	if _, err := bumpGeneration(ctx, tx); err != nil {
 		return err
 	}
 	if err := translate(tx.Commit()); err != nil {
 		return err
 	}
 	ix.snap = nil
-	if len(rewrite) > 0 {
+	if rewritten {
 		ix.NotifyChanged()
 	}
 	return nil
+}
+
+// writeOverlay writes the Drafts' rows in tx (dropping those of Drafts
+// that moved or closed, then writing the moved ones), records the overlay's
+// signature and bumps the generation. It reports whether any Draft was
+// written again.
+func writeOverlay(ctx context.Context, tx *sql.Tx, drafts []OverlayDraft, have map[string]string, sig string) (bool, error) {
+	changes := prepareOverlay(drafts)
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	defer w.close()
+	rewrite, err := dropOverlays(ctx, tx, w, drafts, have)
+	if err != nil {
+		return false, err
+	}
+	if err := w.beginInserts(); err != nil {
+		return false, err
+	}
+	if err := writeOverlays(w, drafts, changes, rewrite); err != nil {
+		return false, err
+	}
+	if err := w.finishInserts(); err != nil {
+		return false, err
+	}
+	if err := w.exec("INSERT INTO meta(key, value) VALUES('overlay', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", sig); err != nil {
+		return false, err
+	}
+	_, err = bumpGeneration(ctx, tx)
+	return len(rewrite) > 0, err
 }
 
 // overlayHeads returns the Draft heads the index holds rows for.

@@ -276,25 +276,7 @@ func (rs *RuleSet) Check(files []FileDiff, content Content, strict bool) Report 
 			}
 		}
 		if len(deny) > 0 && len(f.Added) > 0 {
-			// One buffer of the added lines: a rule whose required literal is
-			// not in it is ruled out with one substring search.
-			buf.Reset()
-			for _, l := range f.Added {
-				buf.WriteString(l.Text)
-				buf.WriteByte('\n')
-			}
-			all := buf.String()
-			grams.fill(all)
-			for _, r := range deny {
-				if r.lit != "" && (!grams.mayContain(r.grams) || !strings.Contains(all, r.lit)) {
-					continue
-				}
-				for _, l := range f.Added {
-					if r.matches(l.Text) {
-						rep.add(r, p, l.N, l.Text)
-					}
-				}
-			}
+			rep.checkDenied(deny, p, f.Added, &buf, grams)
 		}
 		if len(require) > 0 && content != nil {
 			data, ok := content(p)
@@ -319,6 +301,29 @@ func (rs *RuleSet) Check(files []FileDiff, content Content, strict bool) Report 
 	rep.OK = rep.blocking() == 0 && !(strict && len(rep.Broken) > 0)
 	rep.ElapsedUS = time.Since(start).Microseconds()
 	return rep
+}
+
+// checkDenied checks the deny rules against a file's added lines. One
+// buffer holds the added lines: a rule whose required literal is not in it
+// is ruled out with one substring search (buf and grams are reused).
+func (rep *Report) checkDenied(deny []*Rule, p string, added []Line, buf *strings.Builder, grams *gramSet) {
+	buf.Reset()
+	for _, l := range added {
+		buf.WriteString(l.Text)
+		buf.WriteByte('\n')
+	}
+	all := buf.String()
+	grams.fill(all)
+	for _, r := range deny {
+		if r.lit != "" && (!grams.mayContain(r.grams) || !strings.Contains(all, r.lit)) {
+			continue
+		}
+		for _, l := range added {
+			if r.matches(l.Text) {
+				rep.add(r, p, l.N, l.Text)
+			}
+		}
+	}
 }
 
 func (r *Rule) matches(s string) bool {

@@ -463,41 +463,53 @@ func (s *Server) distill(ctx context.Context, raw []byte) (any, error) {
 	out := map[string]any{"skill": sk, "target": target, "dry_run": dry}
 	switch target {
 	case "default":
-		folder := s.ix.Vault().Config.Folder(category)
-		p, err := s.freePath(ctx, folder, sk.Title, category)
-		if err != nil {
-			return nil, err
-		}
-		note := sk.Note()
-		out["path"], out["content"] = p, note
-		if dry {
-			return textResult{Text: fmt.Sprintf("Preview (dry run, nothing written) of %s:\n\n%s", p, note), Data: out}, nil
-		}
-		res, err := s.store.Apply(ctx, s.project, vault.Op{Create: &vault.CreateOp{Path: p, Body: note, Description: &sk.Description}})
-		if err != nil {
-			return nil, err
-		}
-		out["result"] = res
-		return textResult{Text: fmt.Sprintf("✓ Skill %q written to %s as Draft %s; a person reviews and merges it.\n", sk.Title, p, res.DraftID), Data: out}, nil
+		return s.distillToVault(ctx, sk, category, dry, out)
 	case "hermes", "omp":
-		p, err := sk.SkillPath(target, s.opt.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		file := sk.SkillFile(target)
-		out["path"], out["content"] = p, file
-		if dry {
-			return textResult{Text: fmt.Sprintf("Preview (dry run, nothing written) of %s:\n\n%s", p, file), Data: out}, nil
-		}
-		if have, err := os.ReadFile(p); err == nil && string(have) != file {
-			return nil, vault.Errorf(vault.CodeInvalid, "%s exists already with other content; give another title", p)
-		}
-		if err := vault.WriteFileAtomic(p, []byte(file)); err != nil {
-			return nil, err
-		}
-		return textResult{Text: fmt.Sprintf("✓ Skill %q written to %s (%s).\n", sk.Title, p, target), Data: out}, nil
+		return s.distillToTool(sk, target, dry, out)
 	}
 	return nil, vault.Errorf(vault.CodeInvalid, "target %q is not default, hermes or omp", target)
+}
+
+// distillToVault proposes the skill as a note in the category's folder (a
+// Draft), or previews it (dry).
+func (s *Server) distillToVault(ctx context.Context, sk offload.Skill, category string, dry bool, out map[string]any) (any, error) {
+	folder := s.ix.Vault().Config.Folder(category)
+	p, err := s.freePath(ctx, folder, sk.Title, category)
+	if err != nil {
+		return nil, err
+	}
+	note := sk.Note()
+	out["path"], out["content"] = p, note
+	if dry {
+		return textResult{Text: fmt.Sprintf("Preview (dry run, nothing written) of %s:\n\n%s", p, note), Data: out}, nil
+	}
+	res, err := s.store.Apply(ctx, s.project, vault.Op{Create: &vault.CreateOp{Path: p, Body: note, Description: &sk.Description}})
+	if err != nil {
+		return nil, err
+	}
+	out["result"] = res
+	return textResult{Text: fmt.Sprintf("✓ Skill %q written to %s as Draft %s; a person reviews and merges it.\n", sk.Title, p, res.DraftID), Data: out}, nil
+}
+
+// distillToTool writes the skill where the agent tool target reads its
+// skills (hermes, omp), or previews it (dry).
+func (s *Server) distillToTool(sk offload.Skill, target string, dry bool, out map[string]any) (any, error) {
+	p, err := sk.SkillPath(target, s.opt.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	file := sk.SkillFile(target)
+	out["path"], out["content"] = p, file
+	if dry {
+		return textResult{Text: fmt.Sprintf("Preview (dry run, nothing written) of %s:\n\n%s", p, file), Data: out}, nil
+	}
+	if have, err := os.ReadFile(p); err == nil && string(have) != file {
+		return nil, vault.Errorf(vault.CodeInvalid, "%s exists already with other content; give another title", p)
+	}
+	if err := vault.WriteFileAtomic(p, []byte(file)); err != nil {
+		return nil, err
+	}
+	return textResult{Text: fmt.Sprintf("✓ Skill %q written to %s (%s).\n", sk.Title, p, target), Data: out}, nil
 }
 
 type offloadInput struct {
