@@ -133,7 +133,12 @@ func setParts(st storer.EncodedObjectStorer, root plumbing.Hash, parts []string,
 	case keep:
 		entries = append(entries, next)
 	}
-	// git orders entries by name, a folder's name compared as if it ended in "/".
+	return writeTree(st, entries)
+}
+
+// writeTree stores a tree of entries, in git's order: by name, a folder's
+// name compared as if it ended in "/".
+func writeTree(st storer.EncodedObjectStorer, entries []object.TreeEntry) (plumbing.Hash, error) {
 	key := func(e object.TreeEntry) string {
 		if e.Mode == filemode.Dir {
 			return e.Name + "/"

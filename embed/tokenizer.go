@@ -121,95 +121,106 @@ func (t *tokenizer) encode(text string) []int {
 // its entries are what json.Unmarshal gives for the same input
 // (TestTokenizer_VocabParsedAsJSONDoes).
 func parseVocab(b []byte) (out [][]any, ok bool) {
-	i := 0
-	ws := func() {
-		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
-			i++
-		}
-	}
-	expect := func(c byte) bool {
-		ws()
-		if i < len(b) && b[i] == c {
-			i++
-			return true
-		}
-		return false
-	}
-	str := func() (string, bool) {
-		ws()
-		if i >= len(b) || b[i] != '"' {
-			return "", false
-		}
-		j, esc := i+1, false
-		for ; j < len(b) && b[j] != '"'; j++ {
-			if b[j] == '\\' {
-				esc = true
-				j++
-			} else if b[j] < 0x20 {
-				return "", false
-			}
-		}
-		if j >= len(b) {
-			return "", false
-		}
-		lit := b[i : j+1]
-		i = j + 1
-		if !esc {
-			if !utf8.Valid(lit) {
-				return "", false
-			}
-			return string(lit[1 : len(lit)-1]), true
-		}
-		var s string
-		if json.Unmarshal(lit, &s) != nil {
-			return "", false
-		}
-		return s, true
-	}
-	num := func() (float64, bool) {
-		ws()
-		j := i
-		for j < len(b) && strings.IndexByte("+-.0123456789eE", b[j]) >= 0 {
-			j++
-		}
-		f, err := strconv.ParseFloat(string(b[i:j]), 64)
-		i = j
-		return f, err == nil
-	}
-	if !expect('[') {
+	p := &vocabParser{b: b}
+	if !p.expect('[') {
 		return nil, false
 	}
-	if expect(']') {
-		ws()
-		return [][]any{}, i == len(b)
+	if p.expect(']') {
+		return [][]any{}, p.end()
 	}
 	for {
-		if !expect('[') {
+		if !p.expect('[') {
 			return nil, false
 		}
-		s, ok1 := str()
-		if !ok1 || !expect(',') {
+		s, ok := p.str()
+		if !ok || !p.expect(',') {
 			return nil, false
 		}
-		var score any // a null score (seven of the model's pieces) stays nil, as encoding/json leaves it
-		if ws(); i+4 <= len(b) && string(b[i:i+4]) == "null" {
-			i += 4
-		} else if f, ok2 := num(); ok2 {
-			score = f
-		} else {
-			return nil, false
-		}
-		if !expect(']') {
+		score, ok := p.score()
+		if !ok || !p.expect(']') {
 			return nil, false
 		}
 		out = append(out, []any{s, score})
-		if expect(']') {
-			break
+		if p.expect(']') {
+			return out, p.end()
 		}
-		if !expect(',') {
+		if !p.expect(',') {
 			return nil, false
 		}
 	}
-	ws()
-	return out, i == len(b)
+}
+
+// vocabParser reads b from i on.
+type vocabParser struct {
+	b []byte
+	i int
+}
+
+func (p *vocabParser) ws() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\n' || p.b[p.i] == '\r' || p.b[p.i] == '\t') {
+		p.i++
+	}
+}
+
+// expect reads c after any white space.
+func (p *vocabParser) expect(c byte) bool {
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// end reports whether only white space is left.
+func (p *vocabParser) end() bool {
+	p.ws()
+	return p.i == len(p.b)
+}
+
+// str reads a JSON string: as it is when it has no escapes, through
+// encoding/json when it has.
+func (p *vocabParser) str() (string, bool) {
+	p.ws()
+	b := p.b
+	if p.i >= len(b) || b[p.i] != '"' {
+		return "", false
+	}
+	j, esc := p.i+1, false
+	for ; j < len(b) && b[j] != '"'; j++ {
+		if b[j] == '\\' {
+			esc = true
+			j++
+		} else if b[j] < 0x20 {
+			return "", false
+		}
+	}
+	if j >= len(b) {
+		return "", false
+	}
+	lit := b[p.i : j+1]
+	p.i = j + 1
+	if !esc {
+		return string(lit[1 : len(lit)-1]), utf8.Valid(lit)
+	}
+	var s string
+	return s, json.Unmarshal(lit, &s) == nil
+}
+
+// score reads a number, or null (seven of the model's pieces have one),
+// which stays nil as encoding/json leaves it.
+func (p *vocabParser) score() (any, bool) {
+	p.ws()
+	b := p.b
+	if p.i+4 <= len(b) && string(b[p.i:p.i+4]) == "null" {
+		p.i += 4
+		return nil, true
+	}
+	j := p.i
+	for j < len(b) && strings.IndexByte("+-.0123456789eE", b[j]) >= 0 {
+		j++
+	}
+	f, err := strconv.ParseFloat(string(b[p.i:j]), 64)
+	p.i = j
+	return f, err == nil
 }

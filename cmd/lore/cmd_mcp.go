@@ -65,19 +65,7 @@ Register it with your agent: lore mcp config --client claude`)
 	defer stop()
 	go holdMemory(bg, e.getenv) // from before the copies' build, whose garbage is most of the peak
 	if *httpAddr != "" {
-		served := []servedVault{{ix: ix, store: e.store, project: b.Project}}
-		for _, dir := range also {
-			sv, err := openServed(ctx, dir, served)
-			if err != nil {
-				return err
-			}
-			defer closeMemory(sv.ix, sv.store)
-			served = append(served, sv)
-		}
-		for _, sv := range served {
-			go background(bg, e, sv.ix, sv.store)
-		}
-		return serveMCPHTTP(ctx, e, served, *profile, *httpAddr)
+		return serveVaults(ctx, bg, e, servedVault{ix: ix, store: e.store, project: b.Project}, also, *profile, *httpAddr)
 	}
 	wd, _ := os.Getwd()
 	srv, err := mcp.New(ix, e.store, b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
@@ -253,6 +241,24 @@ type dirList []string
 
 func (d *dirList) String() string     { return strings.Join(*d, ",") }
 func (d *dirList) Set(v string) error { *d = append(*d, v); return nil }
+
+// serveVaults serves the bound vault and the --also ones over HTTP, each
+// with its background work (bg), until ctx ends.
+func serveVaults(ctx, bg context.Context, e *env, bound servedVault, also []string, profile, addr string) error {
+	served := []servedVault{bound}
+	for _, dir := range also {
+		sv, err := openServed(ctx, dir, served)
+		if err != nil {
+			return err
+		}
+		defer closeMemory(sv.ix, sv.store)
+		served = append(served, sv)
+	}
+	for _, sv := range served {
+		go background(bg, e, sv.ix, sv.store)
+	}
+	return serveMCPHTTP(ctx, e, served, profile, addr)
+}
 
 // openServed opens the vault at dir (--also) with its models, refusing one
 // already served.
