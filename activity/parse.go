@@ -344,16 +344,10 @@ func (b *builder) codex(n int, raw []byte) {
 		b.codexItem(p, at)
 	case l.Type == "event_msg" && typ == "mcp_tool_call_end":
 		inv, _ := p["invocation"].(map[string]any)
-		server, _ := inv["server"].(string)
-		tool, _ := inv["tool"].(string)
-		if !loreServers[server] {
-			return
-		}
-		q, st, ok := activateArgs(tool, inv["arguments"])
+		a, ok := loreActivation(inv, at)
 		if !ok {
 			return
 		}
-		a := Activation{Query: q, HadState: st, At: at}
 		a.CallID, _ = p["call_id"].(string)
 		applyResult(b.activation(a), p["result"], false)
 	case l.Type == "response_item" && typ == "function_call":
@@ -380,6 +374,18 @@ func (b *builder) codex(n int, raw []byte) {
 	}
 }
 
+// loreActivation reads a Codex MCP call ({"server", "tool", "arguments"}):
+// an activation when it is lore's activate.
+func loreActivation(call map[string]any, at time.Time) (Activation, bool) {
+	server, _ := call["server"].(string)
+	tool, _ := call["tool"].(string)
+	if !loreServers[server] {
+		return Activation{}, false
+	}
+	q, st, ok := activateArgs(tool, call["arguments"])
+	return Activation{Query: q, HadState: st, At: at}, ok
+}
+
 // codexItem reads a completed item of a Codex rollout: a call of lore's
 // activate over MCP, with its result or error.
 func (b *builder) codexItem(p map[string]any, at time.Time) {
@@ -387,16 +393,10 @@ func (b *builder) codexItem(p map[string]any, at time.Time) {
 	if item == nil || item["type"] != "McpToolCall" {
 		return
 	}
-	server, _ := item["server"].(string)
-	tool, _ := item["tool"].(string)
-	if !loreServers[server] {
-		return
-	}
-	q, st, ok := activateArgs(tool, item["arguments"])
+	a, ok := loreActivation(item, at)
 	if !ok {
 		return
 	}
-	a := Activation{Query: q, HadState: st, At: at}
 	if id, _ := item["id"].(string); id != "" {
 		a.CallID = id
 	}
