@@ -91,19 +91,24 @@ func readSalt(ctx context.Context, db *sql.DB) uint64 {
 
 // fillStatKeys writes the key of every working-tree row that has none yet
 // and is not marked for re-indexing (mod_ns -1): the rows of an index made
-// before migration 0007, once. It is an optimization: on failure the fast
-// path stays off until the rows are written again.
-func (ix *Index) fillStatKeys(ctx context.Context) error {
-	var missing int
-	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM resources WHERE draft = '' AND stat_key = 0 AND mod_ns != -1`).Scan(&missing); err != nil || missing == 0 {
-		return err
+// before migration 0007, once. With all, it writes every such row's key
+// again (keys found stale). It is an optimization: on failure the fast path
+// stays off until the rows are written again.
+func (ix *Index) fillStatKeys(ctx context.Context, all bool) error {
+	which := `draft = '' AND mod_ns != -1`
+	if !all {
+		which += ` AND stat_key = 0`
+		var missing int
+		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM resources WHERE `+which).Scan(&missing); err != nil || missing == 0 {
+			return err
+		}
 	}
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT rid, path, size, mod_ns FROM resources WHERE draft = '' AND stat_key = 0 AND mod_ns != -1`)
+	rows, err := tx.QueryContext(ctx, `SELECT rid, path, size, mod_ns FROM resources WHERE `+which)
 	if err != nil {
 		return err
 	}

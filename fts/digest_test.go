@@ -170,3 +170,22 @@ func TestOpen_UpToDateIndexTakesNoWriteLock(t *testing.T) {
 	}
 	ix.Close()
 }
+
+// A row whose key no longer matches it (a lore from before stat keys that
+// touched the row, say) costs one snapshot: the vault is found as the index
+// has it, every key is written again, and the fast path is back.
+func TestFreshness_StaleKeysHealThemselves(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n"})
+	refresh(t, tv.ix)
+	if _, err := tv.ix.db.Exec("UPDATE resources SET stat_key = 12345 WHERE path = 'a.md'"); err != nil {
+		t.Fatal(err)
+	}
+	ix := reopen(t, tv)
+	if st := refresh(t, ix); !st.Unchanged || ix.snapshots != 1 {
+		t.Fatalf("a stale key: %+v, %d snapshots; want unchanged, from 1 snapshot", st, ix.snapshots)
+	}
+	ix = reopen(t, tv)
+	if refresh(t, ix); ix.snapshots != 0 {
+		t.Errorf("after the keys were written again: %d snapshots, want 0", ix.snapshots)
+	}
+}

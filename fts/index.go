@@ -171,7 +171,7 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 	}
 	ix := &Index{v: v, db: db, changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
 	ix.vectorsBehind.Store(true)
-	ix.fillStatKeys(ctx) // once, for an index made before migration 0007; failing only slows freshness
+	ix.fillStatKeys(ctx, false) // once, for an index made before migration 0007; failing only slows freshness
 	return ix, nil
 }
 
@@ -473,6 +473,12 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 	todo, removed := v.changes(force)
 	if len(todo) == 0 && len(removed) == 0 {
 		st.Unchanged = st.Added+st.Updated+st.Removed+st.Touched == 0
+		if v.drifted {
+			// The vault is as the index has it, yet the digests differed:
+			// some row's key is stale (written by a lore from before stat
+			// keys, say). Writing every key again turns the fast path back on.
+			ix.fillStatKeys(ctx, true)
+		}
 		return false, nil
 	}
 	if err := ix.write(ctx, todo, removed, st, progress); err != nil {
@@ -494,6 +500,9 @@ type views struct {
 	problems []vault.Problem
 	checked  func(string) bool // nil: files is the whole vault
 	same     bool
+	// drifted: the digests differed (or some key was unknown), so the
+	// snapshot was read; if it then finds nothing to do, the keys are stale.
+	drifted bool
 }
 
 // views reads the index's view (a query) and the vault's (a walk of its
@@ -525,6 +534,7 @@ func (ix *Index) views(ctx context.Context, force bool) (views, error) {
 			v.same = true
 			return v, nil
 		}
+		v.drifted = v.checked == nil
 		v.snap, err = ix.snapshot(ctx)
 		return v, err
 	}
