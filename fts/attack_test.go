@@ -19,11 +19,11 @@ func TestAttack_RebuildNeverHidesANoteFromAnotherProcess(t *testing.T) {
 	}
 	tv := newTestVault(t, files)
 	ctx := context.Background()
-	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	// A second index on the same file: another process.
-	v2, err := vault.Open(tv.root)
+	v2, err := vault.Open(tv.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestAttack_RebuildNeverHidesANoteFromAnotherProcess(t *testing.T) {
 		}
 		for _, id := range []string{"mem_n000", "notes/n199.md", "mem_n399"} {
 			loads++
-			if _, err := tv.ix.Load(ctx, []string{id}, ""); vault.ErrorCode(err) == vault.CodeNotFound {
+			if _, err := tv.Ix.Load(ctx, []string{id}, ""); vault.ErrorCode(err) == vault.CodeNotFound {
 				missing++
 			} else if err != nil {
 				t.Fatalf("load %s: %v", id, err)

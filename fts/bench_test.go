@@ -12,13 +12,7 @@ import (
 
 // benchIndex indexes a generated vault of testvault.BenchNotes() notes.
 func benchIndex(b *testing.B) (*Index, []string) {
-	b.Helper()
-	root, paths := testvault.Generated(b, testvault.BenchNotes())
-	_, ix := testvault.Open(b, root, Open)
-	if _, err := ix.Refresh(context.Background(), nil); err != nil {
-		b.Fatal(err)
-	}
-	return ix, paths
+	return testvault.Indexed[RefreshStats](b, Open)
 }
 
 func BenchmarkRefreshUnchanged(b *testing.B) {
@@ -60,10 +54,10 @@ func BenchmarkColdIndex(b *testing.B) {
 // must be valid memory (an earlier generator cut runes in half).
 func TestGenerateVault_AllNotesIndex(t *testing.T) {
 	tv := newTestVault(t, nil)
-	if _, err := synth.GenerateVault(tv.root, 300, 1); err != nil {
+	if _, err := synth.GenerateVault(tv.Root, 300, 1); err != nil {
 		t.Fatal(err)
 	}
-	st, err := tv.ix.Stats(context.Background())
+	st, err := tv.Ix.Stats(context.Background())
 	if err != nil || st.Resources != 300 || st.Skipped != 0 || len(st.Problems) != 0 {
 		t.Errorf("stats %+v, %v: want 300 clean notes", st, err)
 	}

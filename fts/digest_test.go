@@ -14,7 +14,7 @@ import (
 // no snapshot in memory.
 func reopen(t *testing.T, tv *testVault) *Index {
 	t.Helper()
-	ix, err := Open(context.Background(), tv.v)
+	ix, err := Open(context.Background(), tv.V)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func refresh(t *testing.T, ix *Index) RefreshStats {
 // notes); a change makes it read the snapshot and index the change.
 func TestFreshness_UnchangedVaultReadsNoSnapshot(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b/c.md": "# C\n\ngamma\n"})
-	refresh(t, tv.ix)
+	refresh(t, tv.Ix)
 	ix := reopen(t, tv)
 	if st := refresh(t, ix); !st.Unchanged || st.Files != 2 {
 		t.Errorf("unchanged vault: %+v, want Unchanged with 2 files", st)
@@ -44,7 +44,7 @@ func TestFreshness_UnchangedVaultReadsNoSnapshot(t *testing.T) {
 	if ix.snapshots != 0 {
 		t.Errorf("an unchanged vault read %d snapshots, want 0 (the digests agree)", ix.snapshots)
 	}
-	tv.write("d.md", "# D\n\ndelta\n")
+	tv.Write("d.md", "# D\n\ndelta\n")
 	ix = reopen(t, tv)
 	if st := refresh(t, ix); st.Added != 1 || ix.snapshots != 1 {
 		t.Errorf("after an add: %+v and %d snapshots, want 1 added from 1 snapshot", st, ix.snapshots)
@@ -60,8 +60,8 @@ func TestFreshness_DigestHidesNoChange(t *testing.T) {
 		"keep.md": "# Keep\n\nkept\n", "ren.md": "# Ren\n\nrenamed note\n", "edit.md": "# Edit\n\nversion one\n",
 		"touch.md": "# Touch\n\ntouched\n", "del.md": "# Del\n\ndeleted\n", "link.md": "# Link\n\nbecomes a folder\n",
 	})
-	refresh(t, tv.ix)
-	full := func(p string) string { return filepath.Join(tv.root, p) }
+	refresh(t, tv.Ix)
+	full := func(p string) string { return filepath.Join(tv.Root, p) }
 	steps := []struct {
 		name   string
 		change func()
@@ -74,7 +74,7 @@ func TestFreshness_DigestHidesNoChange(t *testing.T) {
 		}, func(st RefreshStats) bool { return st.Added == 1 && st.Removed == 1 }},
 		{"edit to the same size", func() {
 			info, _ := os.Stat(full("edit.md"))
-			tv.write("edit.md", "# Edit\n\nversion two\n")
+			tv.Write("edit.md", "# Edit\n\nversion two\n")
 			os.Chtimes(full("edit.md"), info.ModTime(), info.ModTime().Add(time.Second))
 		}, func(st RefreshStats) bool { return st.Updated == 1 }},
 		{"mtime alone", func() {
@@ -82,7 +82,7 @@ func TestFreshness_DigestHidesNoChange(t *testing.T) {
 			os.Chtimes(full("touch.md"), info.ModTime(), info.ModTime().Add(2*time.Second))
 		}, func(st RefreshStats) bool { return st.Touched == 1 && st.Updated == 0 }},
 		{"delete", func() { os.Remove(full("del.md")) }, func(st RefreshStats) bool { return st.Removed == 1 }},
-		{"add", func() { tv.write("new/n.md", "# New\n\nnew note\n") }, func(st RefreshStats) bool { return st.Added == 1 }},
+		{"add", func() { tv.Write("new/n.md", "# New\n\nnew note\n") }, func(st RefreshStats) bool { return st.Added == 1 }},
 		{"a note replaced by a folder", func() {
 			os.Remove(full("link.md"))
 			os.MkdirAll(full("link.md"), 0o755)
@@ -99,7 +99,7 @@ func TestFreshness_DigestHidesNoChange(t *testing.T) {
 			t.Errorf("%s: a second look still finds changes: %+v", s.name, again)
 		}
 	}
-	got := searchPaths(t, tv.ix, "renamed note")
+	got := searchPaths(t, tv.Ix, "renamed note")
 	if len(got) == 0 || got[0] != "moved.md" {
 		t.Errorf("the renamed note is found at %v, want moved.md", got)
 	}
@@ -111,8 +111,8 @@ func TestFreshness_DigestHidesNoChange(t *testing.T) {
 // is written again.
 func TestFreshness_KeysFilledForAnOlderIndex(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n"})
-	refresh(t, tv.ix)
-	if _, err := tv.ix.db.Exec("UPDATE resources SET stat_key = 0"); err != nil {
+	refresh(t, tv.Ix)
+	if _, err := tv.Ix.db.Exec("UPDATE resources SET stat_key = 0"); err != nil {
 		t.Fatal(err)
 	}
 	ix := reopen(t, tv)
@@ -124,7 +124,7 @@ func TestFreshness_KeysFilledForAnOlderIndex(t *testing.T) {
 	if refresh(t, ix); ix.snapshots != 0 {
 		t.Errorf("after the keys were filled: %d snapshots, want 0", ix.snapshots)
 	}
-	if _, err := tv.ix.db.Exec("UPDATE resources SET mod_ns = -1, stat_key = 0 WHERE path = 'a.md'"); err != nil {
+	if _, err := tv.Ix.db.Exec("UPDATE resources SET mod_ns = -1, stat_key = 0 WHERE path = 'a.md'"); err != nil {
 		t.Fatal(err)
 	}
 	ix = reopen(t, tv)
@@ -152,8 +152,8 @@ func searchPaths(t *testing.T, ix *Index, q string) []string {
 // migration just to read the schema version, and waited for the writer.
 func TestOpen_UpToDateIndexTakesNoWriteLock(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
-	refresh(t, tv.ix)
-	conn, err := tv.ix.db.Conn(context.Background())
+	refresh(t, tv.Ix)
+	conn, err := tv.Ix.db.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestOpen_UpToDateIndexTakesNoWriteLock(t *testing.T) {
 	defer conn.ExecContext(context.Background(), "ROLLBACK")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	ix, err := Open(ctx, tv.v)
+	ix, err := Open(ctx, tv.V)
 	if err != nil {
 		t.Fatalf("open while another connection writes: %v", err)
 	}
@@ -176,8 +176,8 @@ func TestOpen_UpToDateIndexTakesNoWriteLock(t *testing.T) {
 // has it, every key is written again, and the fast path is back.
 func TestFreshness_StaleKeysHealThemselves(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n"})
-	refresh(t, tv.ix)
-	if _, err := tv.ix.db.Exec("UPDATE resources SET stat_key = 12345 WHERE path = 'a.md'"); err != nil {
+	refresh(t, tv.Ix)
+	if _, err := tv.Ix.db.Exec("UPDATE resources SET stat_key = 12345 WHERE path = 'a.md'"); err != nil {
 		t.Fatal(err)
 	}
 	ix := reopen(t, tv)

@@ -9,32 +9,18 @@ import (
 )
 
 // testVault is a real git repository in a temporary folder with a real index.
-type testVault struct {
-	t    *testing.T
-	root string
-	v    *vault.Vault
-	ix   *Index
-}
+type testVault struct{ *testvault.Vault[*Index] }
 
 func newTestVault(t *testing.T, files map[string]string) *testVault {
 	t.Helper()
-	tv := &testVault{t: t, root: testvault.New(t, files)}
-	tv.v, tv.ix = testvault.Open(t, tv.root, Open)
-	return tv
+	return &testVault{testvault.NewVault(t, files, Open)}
 }
-
-func (tv *testVault) git(args ...string) string {
-	tv.t.Helper()
-	return testvault.Git(tv.t, tv.root, args...)
-}
-
-func (tv *testVault) write(p, s string) { tv.t.Helper(); testvault.Write(tv.t, tv.root, p, s) }
 
 func (tv *testVault) search(q string, opt vault.SearchOptions) []vault.Hit {
-	tv.t.Helper()
-	hits, err := searchUnits(context.Background(), tv.ix, q, opt)
+	tv.T.Helper()
+	hits, err := searchUnits(context.Background(), tv.Ix, q, opt)
 	if err != nil {
-		tv.t.Fatalf("search %q: %v", q, err)
+		tv.T.Fatalf("search %q: %v", q, err)
 	}
 	return hits
 }
@@ -79,24 +65,6 @@ func searchUnits(ctx context.Context, ix *Index, q string, opt vault.SearchOptio
 
 // topPath returns the path of the first hit, or "".
 func (tv *testVault) topPath(q string) string {
-	tv.t.Helper()
-	hits := tv.search(q, vault.SearchOptions{Limit: 5})
-	if len(hits) == 0 {
-		return ""
-	}
-	return hits[0].Path
-}
-
-func hasPath(hits []vault.Hit, p string) bool {
-	for _, h := range hits {
-		if h.Path == p {
-			return true
-		}
-	}
-	return false
-}
-
-func readFixture(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	return testvault.ReadFixture(t, dir)
+	tv.T.Helper()
+	return testvault.FirstPath(tv.search(q, vault.SearchOptions{Limit: 5}))
 }

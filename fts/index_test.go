@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
 func TestSearch_DemoVault(t *testing.T) {
-	tv := newTestVault(t, readFixture(t, "../testdata/demo-vault"))
+	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	for _, tc := range []struct{ q, want string }{
 		{"how do we ship a new release", "howto/release.md"},
 		{"parseConfigFile", "howto/parse-config.md"},
@@ -66,16 +67,16 @@ func TestSearch_ProjectsSeeSharedAndTheirOwn(t *testing.T) {
 		"projects/readme.md": "# Not a project file\n\nwidget index\n",
 	})
 	hits := tv.search("widget", vault.SearchOptions{Project: "api"})
-	if !hasPath(hits, "shared.md") || !hasPath(hits, "projects/api/a.md") || !hasPath(hits, "projects/readme.md") {
+	if !testvault.HasPath(hits, "shared.md") || !testvault.HasPath(hits, "projects/api/a.md") || !testvault.HasPath(hits, "projects/readme.md") {
 		t.Errorf("api misses its own or shared notes: %+v", hits)
 	}
-	if hasPath(hits, "projects/web/w.md") {
+	if testvault.HasPath(hits, "projects/web/w.md") {
 		t.Errorf("api sees web's notes")
 	}
 	if len(tv.search("widget", vault.SearchOptions{})) != 4 {
 		t.Errorf("without a project every note should be visible")
 	}
-	if _, err := tv.ix.Load(context.Background(), []string{"projects/web/w.md"}, "api"); vault.ErrorCode(err) != vault.CodeNotFound {
+	if _, err := tv.Ix.Load(context.Background(), []string{"projects/web/w.md"}, "api"); vault.ErrorCode(err) != vault.CodeNotFound {
 		t.Errorf("api loaded web's note: err = %v", err)
 	}
 }
@@ -86,44 +87,44 @@ func TestFreshness_PersonEditsAreSeenByTheNextSearch(t *testing.T) {
 		"b.md": "# B\n\nbravo\n",
 		"c.md": "# C\n\ncharlie\n",
 	})
-	tv.git("add", "-A")
-	tv.git("commit", "-qm", "start")
+	tv.Git("add", "-A")
+	tv.Git("commit", "-qm", "start")
 	if tv.topPath("alpha") != "a.md" {
 		t.Fatal("setup: a.md not found")
 	}
 
-	tv.write("a.md", "# A\n\nalpha zebra\n") // edit
+	tv.Write("a.md", "# A\n\nalpha zebra\n") // edit
 	if tv.topPath("zebra") != "a.md" {
 		t.Errorf("edit not seen")
 	}
-	tv.write("d.md", "# D\n\ndelta yak\n") // add
+	tv.Write("d.md", "# D\n\ndelta yak\n") // add
 	if tv.topPath("yak") != "d.md" {
 		t.Errorf("new file not seen")
 	}
-	os.Remove(filepath.Join(tv.root, "c.md")) // delete
+	os.Remove(filepath.Join(tv.Root, "c.md")) // delete
 	if got := tv.topPath("charlie"); got != "" {
 		t.Errorf("deleted file still found: %s", got)
 	}
-	os.Rename(filepath.Join(tv.root, "b.md"), filepath.Join(tv.root, "renamed.md")) // rename
+	os.Rename(filepath.Join(tv.Root, "b.md"), filepath.Join(tv.Root, "renamed.md")) // rename
 	if got := tv.topPath("bravo"); got != "renamed.md" {
 		t.Errorf("renamed file: top = %q", got)
 	}
 
-	tv.git("stash", "-u") // back to the committed tree
+	tv.Git("stash", "-u") // back to the committed tree
 	if got := tv.topPath("zebra"); got != "" {
 		t.Errorf("after git stash, stashed edit still found in %s", got)
 	}
 	if tv.topPath("charlie") != "c.md" {
 		t.Errorf("after git stash, restored file not found")
 	}
-	tv.git("stash", "pop")
+	tv.Git("stash", "pop")
 	if tv.topPath("zebra") != "a.md" || tv.topPath("yak") != "d.md" {
 		t.Errorf("after git stash pop, edits not found")
 	}
-	tv.git("checkout", "-q", "-b", "other")
-	tv.git("add", "-A")
-	tv.git("commit", "-qm", "other")
-	tv.git("checkout", "-q", "main")
+	tv.Git("checkout", "-q", "-b", "other")
+	tv.Git("add", "-A")
+	tv.Git("commit", "-qm", "other")
+	tv.Git("checkout", "-q", "main")
 	if got := tv.topPath("yak"); got != "" {
 		t.Errorf("after git checkout main, file of the other branch still found: %s", got)
 	}
@@ -132,12 +133,12 @@ func TestFreshness_PersonEditsAreSeenByTheNextSearch(t *testing.T) {
 func TestFreshness_SameSizeEditWithinTheSameClockTick(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nfirst\n"})
 	tv.topPath("first")
-	full := filepath.Join(tv.root, "a.md")
+	full := filepath.Join(tv.Root, "a.md")
 	st, _ := os.Stat(full)
-	tv.write("a.md", "# A\n\nthird\n") // same size
+	tv.Write("a.md", "# A\n\nthird\n") // same size
 	os.Chtimes(full, st.ModTime(), st.ModTime())
 	// Same size and mtime: stat alone cannot tell. A rebuild must.
-	if _, err := tv.ix.Rebuild(context.Background(), nil); err != nil {
+	if _, err := tv.Ix.Rebuild(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if tv.topPath("third") != "a.md" {
@@ -148,17 +149,17 @@ func TestFreshness_SameSizeEditWithinTheSameClockTick(t *testing.T) {
 func TestRefresh_ReportsWhatChanged(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nx\n", "b.md": "# B\n\ny\n"})
 	ctx := context.Background()
-	st, err := tv.ix.Refresh(ctx, nil)
+	st, err := tv.Ix.Refresh(ctx, nil)
 	if err != nil || st.Added != 2 {
 		t.Fatalf("first refresh: %+v, %v", st, err)
 	}
-	if st, _ = tv.ix.Refresh(ctx, nil); !st.Unchanged {
+	if st, _ = tv.Ix.Refresh(ctx, nil); !st.Unchanged {
 		t.Errorf("second refresh changed something: %+v", st)
 	}
-	full := filepath.Join(tv.root, "a.md")
+	full := filepath.Join(tv.Root, "a.md")
 	data, _ := os.ReadFile(full)
 	os.WriteFile(full, data, 0o644) // touched, same bytes
-	if st, _ = tv.ix.Refresh(ctx, nil); st.Touched != 1 || st.Updated != 0 {
+	if st, _ = tv.Ix.Refresh(ctx, nil); st.Touched != 1 || st.Updated != 0 {
 		t.Errorf("touch: %+v, want one re-stamped file and no re-index", st)
 	}
 }
@@ -171,14 +172,14 @@ func TestIndex_BadFilesAreReportedNotFatal(t *testing.T) {
 		"latin1.md":  "caf\xe9 words",
 		"empty.md":   "",
 	})
-	big := filepath.Join(tv.root, "huge.md")
+	big := filepath.Join(tv.Root, "huge.md")
 	f, _ := os.Create(big)
 	f.Truncate(50 << 20) // 50 MB
 	f.Close()
 	if tv.topPath("despite") != "badyaml.md" {
 		t.Errorf("file with invalid frontmatter is not searchable as text")
 	}
-	st, err := tv.ix.Stats(context.Background())
+	st, err := tv.Ix.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestIndex_BadFilesAreReportedNotFatal(t *testing.T) {
 	if st.Resources != 3 || st.Skipped != 3 {
 		t.Errorf("stats = %+v, want 3 indexed (good, badyaml, empty) and 3 skipped", st)
 	}
-	if _, err := tv.ix.Load(context.Background(), []string{"binary.md"}, ""); vault.ErrorCode(err) != vault.CodeInvalid {
+	if _, err := tv.Ix.Load(context.Background(), []string{"binary.md"}, ""); vault.ErrorCode(err) != vault.CodeInvalid {
 		t.Errorf("loading a binary file: %v, want invalid_input", err)
 	}
 }
@@ -203,7 +204,7 @@ func TestLoad(t *testing.T) {
 	text := "---\nid: mem_x\ntitle: X\ndescription: d\n---\n# X\n\nbody\n"
 	tv := newTestVault(t, map[string]string{"dir/x.md": text, "noid.md": "# N\n"})
 	ctx := context.Background()
-	res, err := tv.ix.Load(ctx, []string{"mem_x", "noid.md"}, "")
+	res, err := tv.Ix.Load(ctx, []string{"mem_x", "noid.md"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,12 +214,12 @@ func TestLoad(t *testing.T) {
 	if res[1].ResourceID != vault.DerivedID("noid.md") {
 		t.Errorf("file without id: resource_id %q", res[1].ResourceID)
 	}
-	_, err = tv.ix.Load(ctx, []string{"mem_x", "mem_missing", "gone.md"}, "")
+	_, err = tv.Ix.Load(ctx, []string{"mem_x", "mem_missing", "gone.md"}, "")
 	if vault.ErrorCode(err) != vault.CodeNotFound || !strings.Contains(err.Error(), "mem_missing") || !strings.Contains(err.Error(), "gone.md") {
 		t.Errorf("missing targets: err = %v, want memory_resource_not_found naming both", err)
 	}
 	for _, bad := range []string{"../x.md", "/etc/passwd.md", "a\x00.md"} {
-		if _, err := tv.ix.Load(ctx, []string{bad}, ""); vault.ErrorCode(err) != vault.CodeInvalid {
+		if _, err := tv.Ix.Load(ctx, []string{bad}, ""); vault.ErrorCode(err) != vault.CodeInvalid {
 			t.Errorf("Load(%q) err = %v, want invalid_input", bad, err)
 		}
 	}
@@ -227,23 +228,23 @@ func TestLoad(t *testing.T) {
 func TestIndex_DuplicateIDsKeepTheSmallerPath(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"b.md": "---\nid: mem_dup\n---\n# B\n\nbee\n"})
 	tv.topPath("bee")
-	tv.write("a.md", "---\nid: mem_dup\n---\n# A\n\nant\n")
-	res, err := tv.ix.Load(context.Background(), []string{"mem_dup"}, "")
+	tv.Write("a.md", "---\nid: mem_dup\n---\n# A\n\nant\n")
+	res, err := tv.Ix.Load(context.Background(), []string{"mem_dup"}, "")
 	if err != nil || res[0].Path != "a.md" {
 		t.Fatalf("mem_dup → %+v, %v; want a.md", res, err)
 	}
 	if hits := tv.search("bee", vault.SearchOptions{}); hits[0].ResourceID != vault.DerivedID("b.md") || !strings.HasPrefix(hits[0].UnitKey, vault.DerivedID("b.md")+"/") {
 		t.Errorf("b.md hit = %+v, want its derived id", hits[0])
 	}
-	os.Remove(filepath.Join(tv.root, "a.md"))
-	if res, err := tv.ix.Load(context.Background(), []string{"mem_dup"}, ""); err != nil || res[0].Path != "b.md" {
+	os.Remove(filepath.Join(tv.Root, "a.md"))
+	if res, err := tv.Ix.Load(context.Background(), []string{"mem_dup"}, ""); err != nil || res[0].Path != "b.md" {
 		t.Errorf("after a.md is deleted, mem_dup → %+v, %v; want b.md to get it back", res, err)
 	}
 }
 
 func TestIndex_TwoProcessesShareOneFile(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nfirst\n"})
-	other, err := Open(context.Background(), tv.v)
+	other, err := Open(context.Background(), tv.V)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestIndex_TwoProcessesShareOneFile(t *testing.T) {
 	if hits, _ := other.Lookups().BM25(context.Background(), QueryTerms("first"), "", 10); len(hits) != 1 {
 		t.Errorf("second handle does not see the first one's index")
 	}
-	tv.write("b.md", "# B\n\nsecond\n")
+	tv.Write("b.md", "# B\n\nsecond\n")
 	if hits, _ := searchUnits(context.Background(), other, "second", vault.SearchOptions{}); len(hits) != 1 {
 		t.Errorf("second handle did not pick up the change")
 	}
@@ -265,13 +266,13 @@ func TestIndex_SymlinkOutOfTheVaultIsRefused(t *testing.T) {
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# S\n\nclassified\n"), 0o644)
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nx\n"})
-	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(tv.root, "leak.md")); err != nil {
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(tv.Root, "leak.md")); err != nil {
 		t.Skip(err)
 	}
 	if got := tv.topPath("classified"); got != "" {
 		t.Errorf("a symlink out of the vault was indexed: %s", got)
 	}
-	if _, err := tv.ix.Load(context.Background(), []string{"leak.md"}, ""); err == nil {
+	if _, err := tv.Ix.Load(context.Background(), []string{"leak.md"}, ""); err == nil {
 		t.Errorf("a symlink out of the vault was loaded")
 	}
 }
@@ -281,13 +282,13 @@ func TestRefresh_FileDeletedWhileBeingIndexed(t *testing.T) {
 	tv.topPath("alpha")
 	// The file is seen by the walk, then gone when it is read.
 	c := &change{stat: vault.FileStat{Path: "a.md", FSPath: "a.md", Size: 1, ModNs: 1}, old: &fileRow{}}
-	os.Remove(filepath.Join(tv.root, "a.md"))
-	tv.ix.prepareOne(c, nil)
+	os.Remove(filepath.Join(tv.Root, "a.md"))
+	tv.Ix.prepareOne(c, nil)
 	if !c.gone {
 		t.Fatalf("a file deleted before it was read is not marked gone: %+v", c)
 	}
 	var st RefreshStats
-	if err := tv.ix.apply(context.Background(), []*change{c}, nil, &st, false); err != nil {
+	if err := tv.Ix.apply(context.Background(), []*change{c}, nil, &st, false); err != nil {
 		t.Fatal(err)
 	}
 	if st.Removed != 1 || tv.topPath("alpha") != "" || tv.topPath("bravo") != "b.md" {
@@ -306,7 +307,7 @@ func TestRefresh_Cancelled(t *testing.T) {
 	tv := newTestVault(t, files)
 	ctx, cancel := context.WithCancel(context.Background())
 	written := 0
-	_, err := tv.ix.Refresh(ctx, func(done, total int) {
+	_, err := tv.Ix.Refresh(ctx, func(done, total int) {
 		if written == 0 {
 			written = done
 			cancel()
@@ -315,7 +316,7 @@ func TestRefresh_Cancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Refresh with a cancelled context: err = %v, want context.Canceled", err)
 	}
-	st, err := tv.ix.Refresh(context.Background(), nil)
+	st, err := tv.Ix.Refresh(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +330,7 @@ func TestRefresh_Cancelled(t *testing.T) {
 	// for its writing (ftsAutomerge): what was committed, the first one's
 	// finished batch included, has it on.
 	var automerge string
-	if err := tv.ix.db.QueryRow("SELECT v FROM units_fts_config WHERE k = 'automerge'").Scan(&automerge); err != nil {
+	if err := tv.Ix.db.QueryRow("SELECT v FROM units_fts_config WHERE k = 'automerge'").Scan(&automerge); err != nil {
 		t.Fatal(err)
 	}
 	if automerge != fmt.Sprint(ftsAutomerge) {
@@ -346,10 +347,10 @@ func TestIndex_LinksAreStored(t *testing.T) {
 		"a.md": "# A\n\nSee [[Release]], [[发布流程#回滚|rollback]] and [the guide](docs/guide.md).\n",
 		"b.md": "# B\n\nNo links. `[[not a link]]`\n",
 	})
-	if _, err := tv.ix.Refresh(context.Background(), nil); err != nil {
+	if _, err := tv.Ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tv.ix.db.Query(`SELECT r.path, l.kind, l.target, l.heading FROM links l JOIN resources r ON r.rid = l.rid ORDER BY l.rowid`)
+	rows, err := tv.Ix.db.Query(`SELECT r.path, l.kind, l.target, l.heading FROM links l JOIN resources r ON r.rid = l.rid ORDER BY l.rowid`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,10 +377,10 @@ func TestIndex_NewFilePageSize(t *testing.T) {
 	tv.topPath("first")
 	var size int
 	var mode string
-	if err := tv.ix.db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil || size != indexPageSize {
+	if err := tv.Ix.db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil || size != indexPageSize {
 		t.Errorf("page size %d, %v: want %d", size, err, indexPageSize)
 	}
-	if err := tv.ix.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+	if err := tv.Ix.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal mode %q, %v: want wal", mode, err)
 	}
 

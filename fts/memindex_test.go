@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -53,7 +54,7 @@ func memQueries() []string {
 func compareScorers(t *testing.T, tv *testVault, projects []string) {
 	t.Helper()
 	ctx := context.Background()
-	m, err := tv.ix.memFor(ctx)
+	m, err := tv.Ix.memFor(ctx)
 	if err != nil || m == nil {
 		t.Fatalf("in-memory postings: %v, %v", m, err)
 	}
@@ -64,11 +65,11 @@ func compareScorers(t *testing.T, tv *testVault, projects []string) {
 			if len(ts) == 0 {
 				continue
 			}
-			want, err := tv.ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights(), 25)
+			want, err := tv.Ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights(), 25)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tv.ix.memHits(ctx, m.search(ts, project, 25))
+			got, err := tv.Ix.memHits(ctx, m.search(ts, project, 25))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,53 +91,53 @@ func compareScorers(t *testing.T, tv *testVault, projects []string) {
 }
 
 func TestMemIndexMatchesFTS5(t *testing.T) {
-	files := readFixture(t, "../testdata/demo-vault")
-	for p, s := range readFixture(t, "../testdata/cjk") {
+	files := testvault.ReadFixture(t, "../testdata/demo-vault")
+	for p, s := range testvault.ReadFixture(t, "../testdata/cjk") {
 		files["cjk/"+p] = s
 	}
 	tv := newTestVault(t, files)
-	if _, err := synth.GenerateVault(tv.root, 400, 3); err != nil {
+	if _, err := synth.GenerateVault(tv.Root, 400, 3); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ { // project notes, so the project views differ
-		tv.write(fmt.Sprintf("projects/alpha/note-%d.md", i), fmt.Sprintf("# Alpha %d\n\nrelease deploy 检索 retry queue %d\n", i, i))
-		tv.write(fmt.Sprintf("projects/beta/note-%d.md", i), fmt.Sprintf("# Beta %d\n\nrelease rollback 并发 timeout cache %d\n", i, i))
+		tv.Write(fmt.Sprintf("projects/alpha/note-%d.md", i), fmt.Sprintf("# Alpha %d\n\nrelease deploy 检索 retry queue %d\n", i, i))
+		tv.Write(fmt.Sprintf("projects/beta/note-%d.md", i), fmt.Sprintf("# Beta %d\n\nrelease rollback 并发 timeout cache %d\n", i, i))
 	}
 	ctx := context.Background()
-	if err := tv.ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
 	projects := []string{"", "alpha", "beta"}
 	compareScorers(t, tv, projects)
 
 	// Edits, deletions, new files and a rename: the postings follow unit_log.
-	tv.write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
-	os.Remove(filepath.Join(tv.root, "bench/000/note-000002.md"))
-	tv.write("new/one.md", "---\ntitle: New one\ntags: [release, 发布]\n---\n# New\n\nretry timeout queue worker\n")
-	os.Rename(filepath.Join(tv.root, "bench/000/note-000003.md"), filepath.Join(tv.root, "moved/note-3.md"))
-	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
+	os.Remove(filepath.Join(tv.Root, "bench/000/note-000002.md"))
+	tv.Write("new/one.md", "---\ntitle: New one\ntags: [release, 发布]\n---\n# New\n\nretry timeout queue worker\n")
+	os.Rename(filepath.Join(tv.Root, "bench/000/note-000003.md"), filepath.Join(tv.Root, "moved/note-3.md"))
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	compareScorers(t, tv, projects)
 
 	// Drafts: alpha's Draft replaces a shared note and adds one; only alpha
 	// sees them, and both count in the statistics as in FTS5.
-	tv.ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
+	tv.Ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
 		{Path: "bench/000/note-000004.md", Data: []byte("# Draft version\n\nrelease deploy draft 检索 queue\n")},
 		{Path: "projects/alpha/draft-new.md", Data: []byte("# Draft new\n\nrollback retry timeout cache\n")},
 	}}}})
-	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	compareScorers(t, tv, projects)
 
 	// Another process's changes arrive through unit_log too.
-	other, err := Open(ctx, tv.v)
+	other, err := Open(ctx, tv.V)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	tv.write("bench/001/note-000105.md", "# Changed elsewhere\n\nrelease 并发 worker\n")
+	tv.Write("bench/001/note-000105.md", "# Changed elsewhere\n\nrelease 并发 worker\n")
 	if _, err := other.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +150,13 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareScorers(t, tv, projects)
-	os.Remove(filepath.Join(tv.root, "bench/001/note-000106.md"))
-	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+	os.Remove(filepath.Join(tv.Root, "bench/001/note-000106.md"))
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	compareScorers(t, tv, projects)
 	var units, ftsRows, logged int
-	if err := tv.ix.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM units), (SELECT COUNT(*) FROM units_fts_docsize),
+	if err := tv.Ix.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM units), (SELECT COUNT(*) FROM units_fts_docsize),
 		(SELECT COUNT(*) FROM units u WHERE (SELECT added FROM unit_log l WHERE l.uid = u.uid ORDER BY seq DESC LIMIT 1) IS NOT 1)`).Scan(&units, &ftsRows, &logged); err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +173,11 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 func TestMemIndexRebuildsWhenBehindTheLog(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha release\n", "b.md": "# B\n\nbravo release\n"})
 	ctx := context.Background()
-	if err := tv.ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
-	tv.write("c.md", "# C\n\ncharlie release\n")
-	other, err := Open(ctx, tv.v)
+	tv.Write("c.md", "# C\n\ncharlie release\n")
+	other, err := Open(ctx, tv.V)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,13 +203,13 @@ func TestMemIndexRebuildsWhenBehindTheLog(t *testing.T) {
 
 func compareScorersSmall(t *testing.T, tv *testVault) {
 	ctx := context.Background()
-	m, _ := tv.ix.memFor(ctx)
+	m, _ := tv.Ix.memFor(ctx)
 	if m == nil {
 		t.Fatal("no postings")
 	}
 	ts := QueryTerms("release")
-	want, _ := tv.ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights(), 10)
-	got, _ := tv.ix.memHits(ctx, m.search(ts, "", 10))
+	want, _ := tv.Ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights(), 10)
+	got, _ := tv.Ix.memHits(ctx, m.search(ts, "", 10))
 	if len(got) != 3 || len(want) != 3 {
 		t.Fatalf("release: in memory %d hits, FTS5 %d, want 3", len(got), len(want))
 	}
@@ -224,19 +225,19 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"b.md": "---\nid: mem_dup\n---\n# B\n\nbee\n"})
 	ctx := context.Background()
-	if err := tv.ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
-	tv.write("a.md", "---\nid: mem_dup\n---\n# A\n\nant\n")
-	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+	tv.Write("a.md", "---\nid: mem_dup\n---\n# A\n\nant\n")
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	m, err := tv.ix.memFor(ctx)
+	m, err := tv.Ix.memFor(ctx)
 	if err != nil || m == nil {
 		t.Fatal(m, err)
 	}
 	want := map[string]bool{}
-	rows, err := tv.ix.db.QueryContext(ctx, "SELECT unit_key FROM units")
+	rows, err := tv.Ix.db.QueryContext(ctx, "SELECT unit_key FROM units")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,17 +265,17 @@ func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 func TestMemIndexFromEmpty(t *testing.T) {
 	tv := newTestVault(t, map[string]string{})
 	ctx := context.Background()
-	if err := tv.ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if hits := tv.search("anything", vault.SearchOptions{}); len(hits) != 0 {
 		t.Fatalf("empty vault found %v", hits)
 	}
-	tv.write("a.md", "# A\n\nfirst walrus\n")
+	tv.Write("a.md", "# A\n\nfirst walrus\n")
 	if got := tv.topPath("walrus"); got != "a.md" {
 		t.Fatalf("walrus: %q", got)
 	}
-	if m, _ := tv.ix.memFor(ctx); m == nil || m.nLive != 1 {
+	if m, _ := tv.Ix.memFor(ctx); m == nil || m.nLive != 1 {
 		t.Fatalf("in-memory copy: %+v", m)
 	}
 }

@@ -11,29 +11,30 @@ import (
 
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/internal/testvault"
 )
 
 // The in-memory first pass finds exactly the vectors a brute-force Hamming
 // scan of sqlite-vec's own quantized bits finds, and the vector stage built
 // on it answers as the SQL one when the first pass keeps everything.
 func TestMemVectorsMatchSQL(t *testing.T) {
-	tv := newTestVault(t, readFixture(t, "../testdata/demo-vault"))
+	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	ctx := context.Background()
 	e := &embed.HashEmbedder{Dims: 64}
-	if err := tv.ix.UseEmbedder(ctx, e); err != nil {
+	if err := tv.Ix.UseEmbedder(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := synth.GenerateVault(tv.root, 60, 5); err != nil {
+	if _, err := synth.GenerateVault(tv.Root, 60, 5); err != nil {
 		t.Fatal(err)
 	}
 	// Copies share one vector: their units tie, and unit_key orders them.
 	for _, p := range []string{"copies/one.md", "copies/two.md", "projects/api/copy.md", "projects/web/copy.md"} {
-		tv.write(p, "# Release checklist\n\nTag, build, deploy, then watch the error rate.\n\n## Rollback\n\nRevert the tag.\n")
+		tv.Write(p, "# Release checklist\n\nTag, build, deploy, then watch the error rate.\n\n## Rollback\n\nRevert the tag.\n")
 	}
-	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tv.ix.EmbedPending(ctx, nil); err != nil {
+	if _, err := tv.Ix.EmbedPending(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	// sqlite-vec's bits, read back from vec0, for the brute force.
@@ -42,7 +43,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 		bits []byte
 	}
 	var all []vecRow
-	rows, err := tv.ix.db.QueryContext(ctx, "SELECT rowid, embedding FROM unit_vec")
+	rows, err := tv.Ix.db.QueryContext(ctx, "SELECT rowid, embedding FROM unit_vec")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +59,10 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 		t.Fatalf("only %d vectors", len(all))
 	}
 
-	if err := tv.ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mv, err := tv.ix.memVectorsFor(ctx)
+	mv, err := tv.Ix.memVectorsFor(ctx)
 	if err != nil || mv == nil {
 		t.Fatalf("in-memory vectors: %v %v", mv, err)
 	}
@@ -104,7 +105,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 		// of them with sqlite-vec's cosine: the same answer.
 		for _, project := range []string{"", "api", "web"} {
 			for _, k := range []int{10, len(all)} {
-				memHits, err := tv.ix.Lookups().Nearest(ctx, qv[0], project, k)
+				memHits, err := tv.Ix.Lookups().Nearest(ctx, qv[0], project, k)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -114,13 +115,13 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 					}
 					continue // the first passes may differ at ties of the cut
 				}
-				tv.ix.memMu.Lock()
-				tv.ix.keepMem = false
-				tv.ix.memMu.Unlock()
-				sqlHits, err := tv.ix.Lookups().Nearest(ctx, qv[0], project, k)
-				tv.ix.memMu.Lock()
-				tv.ix.keepMem = true
-				tv.ix.memMu.Unlock()
+				tv.Ix.memMu.Lock()
+				tv.Ix.keepMem = false
+				tv.Ix.memMu.Unlock()
+				sqlHits, err := tv.Ix.Lookups().Nearest(ctx, qv[0], project, k)
+				tv.Ix.memMu.Lock()
+				tv.Ix.keepMem = true
+				tv.Ix.memMu.Unlock()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -137,7 +138,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 	}
 
 	// Vectors stored and dropped by another process arrive through vec_log.
-	other, err := Open(ctx, tv.v)
+	other, err := Open(ctx, tv.V)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 	if err := other.UseEmbedder(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	tv.write("fresh.md", "# Fresh\n\nzebra quagga okapi\n")
+	tv.Write("fresh.md", "# Fresh\n\nzebra quagga okapi\n")
 	if err := removeFile(tv, "bench/000/note-000001.md"); err != nil {
 		t.Fatal(err)
 	}
@@ -156,10 +157,10 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := tv.ix.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM unit_vectors").Scan(&n); err != nil {
+	if err := tv.Ix.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM unit_vectors").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	mv, _ = tv.ix.memVectorsFor(ctx)
+	mv, _ = tv.Ix.memVectorsFor(ctx)
 	live := 0
 	for _, id := range mv.rowids {
 		if id >= 0 {
@@ -172,7 +173,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 }
 
 func removeFile(tv *testVault, p string) error {
-	return os.Remove(filepath.Join(tv.root, filepath.FromSlash(p)))
+	return os.Remove(filepath.Join(tv.Root, filepath.FromSlash(p)))
 }
 
 // BenchmarkNearest is the vector stage's first pass over 60,000 vectors of

@@ -18,31 +18,31 @@ import (
 // MB).
 func TestRebuild_DoesNotGrowTheFullTextIndex(t *testing.T) {
 	tv := newTestVault(t, nil)
-	if _, err := synth.GenerateVault(tv.root, 2500, 1); err != nil {
+	if _, err := synth.GenerateVault(tv.Root, 2500, 1); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	// A merged index is the baseline: what a first index of the vault
 	// holds once FTS5 has merged its segments.
-	if err := tv.ix.mergeFTS(ctx); err != nil {
+	if err := tv.Ix.mergeFTS(ctx); err != nil {
 		t.Fatal(err)
 	}
-	first := ftsBytes(t, tv.ix)
+	first := ftsBytes(t, tv.Ix)
 	for i := 0; i < 3; i++ {
-		if _, err := tv.ix.Rebuild(ctx, nil); err != nil {
+		if _, err := tv.Ix.Rebuild(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if after := ftsBytes(t, tv.ix); after > first*11/10 {
+	if after := ftsBytes(t, tv.Ix); after > first*11/10 {
 		t.Errorf("units_fts_data holds %d bytes after three rebuilds, %d after the first index", after, first)
 	}
 	// The pages the rebuilds freed went back to the file system.
 	var free, pages int
-	tv.ix.db.QueryRow("PRAGMA freelist_count").Scan(&free)
-	tv.ix.db.QueryRow("PRAGMA page_count").Scan(&pages)
+	tv.Ix.db.QueryRow("PRAGMA freelist_count").Scan(&free)
+	tv.Ix.db.QueryRow("PRAGMA page_count").Scan(&pages)
 	if free > pages/20 {
 		t.Errorf("%d of the file's %d pages are free after the rebuilds", free, pages)
 	}

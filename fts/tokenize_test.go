@@ -17,6 +17,7 @@ import (
 	kljensen "github.com/kljensen/snowball/english"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -107,7 +108,7 @@ func TestCutQuery(t *testing.T) {
 // terms (overlapping bigrams). lore's must find every query; the log shows
 // what the others miss, which is why lore does not use them.
 func TestTokenizerChoice(t *testing.T) {
-	files := readFixture(t, "../testdata/cjk")
+	files := testvault.ReadFixture(t, "../testdata/cjk")
 	data, err := os.ReadFile("../testdata/cjk/queries.tsv")
 	if err != nil {
 		t.Fatal(err)

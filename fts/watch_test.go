@@ -24,27 +24,27 @@ func TestWatch_IncrementalFreshness(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "sub/b.md": "# B\n\nbravo\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := tv.ix.Watch(ctx); err != nil {
+	if err := tv.Ix.Watch(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if tv.topPath("alpha") != "a.md" {
 		t.Fatal("first refresh (a full walk) missed a.md")
 	}
-	tv.write("a.md", "# A\n\nzebra\n")
+	tv.Write("a.md", "# A\n\nzebra\n")
 	eventually(t, "edit", func() bool { return tv.topPath("zebra") == "a.md" })
-	tv.write("new/dir/c.md", "# C\n\nyak\n")
+	tv.Write("new/dir/c.md", "# C\n\nyak\n")
 	eventually(t, "file in a new folder", func() bool { return tv.topPath("yak") == "new/dir/c.md" })
-	os.Remove(filepath.Join(tv.root, "sub", "b.md"))
+	os.Remove(filepath.Join(tv.Root, "sub", "b.md"))
 	eventually(t, "deletion", func() bool { return tv.topPath("bravo") == "" })
-	os.Rename(filepath.Join(tv.root, "new"), filepath.Join(tv.root, "moved"))
+	os.Rename(filepath.Join(tv.Root, "new"), filepath.Join(tv.Root, "moved"))
 	eventually(t, "folder rename", func() bool { return tv.topPath("yak") == "moved/dir/c.md" })
-	tv.git("add", "-A")
-	tv.git("commit", "-qm", "x")
-	tv.git("rm", "-q", "a.md")
+	tv.Git("add", "-A")
+	tv.Git("commit", "-qm", "x")
+	tv.Git("rm", "-q", "a.md")
 	eventually(t, "git rm", func() bool { return tv.topPath("zebra") == "" })
 	// With nothing changed, the watched refresh reads nothing.
-	tv.ix.Refresh(context.Background(), nil)
-	st, err := tv.ix.Refresh(context.Background(), nil)
+	tv.Ix.Refresh(context.Background(), nil)
+	st, err := tv.Ix.Refresh(context.Background(), nil)
 	if err != nil || !st.Unchanged {
 		t.Errorf("idle refresh: %+v, %v", st, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -22,23 +23,23 @@ func activateVault(t *testing.T, files map[string]string) (*testVault, *embed.Ha
 	t.Helper()
 	tv := newTestVault(t, files)
 	e := &embed.HashEmbedder{Dims: 64}
-	if err := tv.ix.UseEmbedder(context.Background(), e); err != nil {
+	if err := tv.Ix.UseEmbedder(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tv.ix.Refresh(context.Background(), nil); err != nil {
+	if _, err := tv.Ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tv.ix.EmbedPending(context.Background(), nil); err != nil {
+	if _, err := tv.Ix.EmbedPending(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	return tv, e
 }
 
 func (tv *testVault) activate(q, state string) *vault.Activation {
-	tv.t.Helper()
-	act, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: q, State: state})
+	tv.T.Helper()
+	act, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: q, State: state})
 	if err != nil {
-		tv.t.Fatalf("Activate(%q): %v", q, err)
+		tv.T.Fatalf("Activate(%q): %v", q, err)
 	}
 	return act
 }
@@ -80,7 +81,7 @@ func TestActivate_Deltas(t *testing.T) {
 	}
 
 	// A person edits one delivered section: it comes back as replace.
-	tv.write("a.md", strings.Replace(deltaNotes["a.md"], "exponentially", "exponentially up to five minutes", 1))
+	tv.Write("a.md", strings.Replace(deltaNotes["a.md"], "exponentially", "exponentially up to five minutes", 1))
 	third := tv.activate("sync", second.NextState)
 	if a := actions(third)["mem_a/sync/0/0"]; a != "replace" {
 		t.Errorf("edited unit: %s, want replace", a)
@@ -96,7 +97,7 @@ func TestActivate_Deltas(t *testing.T) {
 	}
 
 	// A delivered note is deleted: its units are removed, and only they.
-	os.Remove(filepath.Join(tv.root, "b.md"))
+	os.Remove(filepath.Join(tv.Root, "b.md"))
 	after := tv.activate("cache invalidation", other.NextState)
 	if strings.Join(after.Removed, ",") != "mem_b/sync/0/0" {
 		t.Errorf("removed = %v, want exactly mem_b's unit", after.Removed)
@@ -116,7 +117,7 @@ func TestActivate_InvalidStates(t *testing.T) {
 	good := tv.activate("sync", "").NextState
 	otherVault, _ := activateVault(t, deltaNotes)
 	foreign := otherVault.activate("sync", "").NextState
-	firstFormat := encodeState(mustKey(t, tv.ix), []stateEntry{{key: "mem_a/sync/0/0"}})
+	firstFormat := encodeState(mustKey(t, tv.Ix), []stateEntry{{key: "mem_a/sync/0/0"}})
 	flip := []byte(good)
 	flip[len(flip)/2] ^= 1
 	for name, state := range map[string]string{
@@ -128,12 +129,12 @@ func TestActivate_InvalidStates(t *testing.T) {
 		"another vault": foreign,
 		"too long":      statePrefix + strings.Repeat("A", MaxStateBytes),
 	} {
-		_, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync", State: state})
+		_, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync", State: state})
 		if vault.ErrorCode(err) != vault.CodeInvalidState {
 			t.Errorf("%s: err = %v, want invalid_activation_state", name, err)
 		}
 	}
-	if _, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: " \n "}); vault.ErrorCode(err) != vault.CodeInvalid {
+	if _, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: " \n "}); vault.ErrorCode(err) != vault.CodeInvalid {
 		t.Errorf("empty query: err = %v, want invalid_input", err)
 	}
 }
@@ -146,7 +147,7 @@ func TestActivate_StateStaysBounded(t *testing.T) {
 	tv, _ := activateVault(t, files)
 	state := ""
 	for i := 0; i < 40; i++ {
-		act, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "shared topic", State: state,
+		act, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: "shared topic", State: state,
 			Limits: vault.Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 100000}})
 		if err != nil {
 			t.Fatal(err)
@@ -158,7 +159,7 @@ func TestActivate_StateStaysBounded(t *testing.T) {
 			t.Fatalf("state grew to %d bytes", len(state))
 		}
 	}
-	entries, err := tv.ix.loadState(context.Background(), mustKey(t, tv.ix), state)
+	entries, err := tv.Ix.loadState(context.Background(), mustKey(t, tv.Ix), state)
 	if err != nil || len(entries) > MaxStateUnits {
 		t.Errorf("state holds %d entries, %v", len(entries), err)
 	}
@@ -178,7 +179,7 @@ func TestActivate_AssemblyLimits(t *testing.T) {
 		long += fmt.Sprintf("## Part %d\n\nbudget words %s\n\n", i, strings.Repeat("filler ", 60))
 	}
 	tv, _ := activateVault(t, map[string]string{"long.md": long, "short.md": "# Short\n\nbudget words\n", "x.md": "# X\n\nbudget words too\n"})
-	act, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "budget words", Limits: vault.Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 120}})
+	act, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: "budget words", Limits: vault.Limits{MaxFragments: 12, PerResource: 2, TokenBudget: 120}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestActivate_AssemblyLimits(t *testing.T) {
 	if !cuts["cut:budget"] && !cuts["cut:per_resource"] {
 		t.Errorf("run records no cuts: %+v", rec.Ranked)
 	}
-	act, _ = tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "budget words", Limits: vault.Limits{MaxFragments: 1, PerResource: 2, TokenBudget: 9999}})
+	act, _ = tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: "budget words", Limits: vault.Limits{MaxFragments: 1, PerResource: 2, TokenBudget: 9999}})
 	if len(act.Fragments) != 1 {
 		t.Errorf("max fragments 1: got %d", len(act.Fragments))
 	}
@@ -227,7 +228,7 @@ func TestActivate_SupersededRanksBelowSuccessor(t *testing.T) {
 func TestActivate_ModelNotReadyIsAnAnswer(t *testing.T) {
 	tv, e := activateVault(t, deltaNotes)
 	e.NotReady = true
-	_, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync"})
+	_, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync"})
 	if vault.ErrorCode(err) != vault.CodeModelPreparing || !strings.Contains(err.Error(), "50%") {
 		t.Errorf("err = %v, want search_model_preparing with progress", err)
 	}
@@ -235,7 +236,7 @@ func TestActivate_ModelNotReadyIsAnAnswer(t *testing.T) {
 
 func TestActivate_UnembeddedUnitsStillCompeteLexically(t *testing.T) {
 	tv, e := activateVault(t, deltaNotes)
-	tv.write("d.md", "# Delta\n\nzebra crossing\n")
+	tv.Write("d.md", "# Delta\n\nzebra crossing\n")
 	before := e.Calls
 	act := tv.activate("zebra", "")
 	if len(act.Fragments) == 0 || act.Fragments[0].Path != "d.md" {
@@ -244,21 +245,21 @@ func TestActivate_UnembeddedUnitsStillCompeteLexically(t *testing.T) {
 	if e.Calls != before+1 {
 		t.Errorf("activate embedded %d texts; it must embed only the query", e.Calls-before)
 	}
-	n, err := tv.ix.EmbedPending(context.Background(), nil)
+	n, err := tv.Ix.EmbedPending(context.Background(), nil)
 	if err != nil || n != 1 {
 		t.Errorf("EmbedPending embedded %d, %v; want the one new unit", n, err)
 	}
-	if n, _ := tv.ix.EmbedPending(context.Background(), nil); n != 0 {
+	if n, _ := tv.Ix.EmbedPending(context.Background(), nil); n != 0 {
 		t.Errorf("unchanged units embedded again: %d", n)
 	}
 }
 
 func TestActivate_ChangingModelReembeds(t *testing.T) {
 	tv, _ := activateVault(t, deltaNotes)
-	if err := tv.ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 32}); err != nil {
+	if err := tv.Ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 32}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := tv.ix.PendingEmbeddings(context.Background())
+	n, err := tv.Ix.PendingEmbeddings(context.Background())
 	if err != nil || n == 0 {
 		t.Errorf("after a model change %d texts are pending, %v; want all", n, err)
 	}
@@ -281,16 +282,16 @@ func TestActivate_RunRecordsEverything(t *testing.T) {
 		t.Errorf("delivered record lacks its text or range: %+v", d)
 	}
 	// The note changes; the run still shows what was delivered.
-	tv.write("a.md", "# Rewritten\n")
-	tv.write("b.md", "# Rewritten\n")
+	tv.Write("a.md", "# Rewritten\n")
+	tv.Write("b.md", "# Rewritten\n")
 	if again := tv.run(act.RunID); again.Delivered[0].Content != d.Content {
 		t.Errorf("run changed after the note did")
 	}
-	runs, err := tv.ix.Runs(context.Background(), 10)
+	runs, err := tv.Ix.Runs(context.Background(), 10)
 	if err != nil || len(runs) != 1 || runs[0].RunID != act.RunID {
 		t.Errorf("Runs = %+v, %v", runs, err)
 	}
-	if _, err := tv.ix.Run(context.Background(), "run_missing"); vault.ErrorCode(err) != vault.CodeNotFound {
+	if _, err := tv.Ix.Run(context.Background(), "run_missing"); vault.ErrorCode(err) != vault.CodeNotFound {
 		t.Errorf("missing run: %v", err)
 	}
 }
@@ -298,7 +299,7 @@ func TestActivate_RunRecordsEverything(t *testing.T) {
 // TestActivate_Golden pins the whole response for the demo vault (the
 // next_state and run_id, which are signed and random, are blanked).
 func TestActivate_Golden(t *testing.T) {
-	tv, _ := activateVault(t, readFixture(t, "../testdata/demo-vault"))
+	tv, _ := activateVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	for name, q := range map[string]string{
 		"release": "how do we ship a new release",
 		"cjk":     "并发控制",
@@ -323,14 +324,14 @@ func TestActivate_Golden(t *testing.T) {
 }
 
 func (tv *testVault) run(id string) runRecord {
-	tv.t.Helper()
-	raw, err := tv.ix.Run(context.Background(), id)
+	tv.T.Helper()
+	raw, err := tv.Ix.Run(context.Background(), id)
 	if err != nil {
-		tv.t.Fatal(err)
+		tv.T.Fatal(err)
 	}
 	var rec runRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
-		tv.t.Fatal(err)
+		tv.T.Fatal(err)
 	}
 	return rec
 }
@@ -346,7 +347,7 @@ func keys(act *vault.Activation) []string {
 func TestActivate_FusionChoices(t *testing.T) {
 	tv, _ := activateVault(t, deltaNotes)
 	for _, f := range []string{"score", "rrf"} {
-		if err := tv.ix.UseFusion(vault.RetrievalConfig{Fusion: f}); err != nil {
+		if err := tv.Ix.UseFusion(vault.RetrievalConfig{Fusion: f}); err != nil {
 			t.Fatal(err)
 		}
 		act := tv.activate("sync retries", "")
@@ -354,11 +355,11 @@ func TestActivate_FusionChoices(t *testing.T) {
 			t.Errorf("%s fusion: %v, want mem_a's sync section first", f, keys(act))
 		}
 	}
-	if err := tv.ix.UseFusion(vault.RetrievalConfig{Fusion: "magic"}); vault.ErrorCode(err) != vault.CodeConfig {
+	if err := tv.Ix.UseFusion(vault.RetrievalConfig{Fusion: "magic"}); vault.ErrorCode(err) != vault.CodeConfig {
 		t.Errorf("unknown fusion: %v", err)
 	}
 	for _, w := range []float64{-1, 11} {
-		if err := tv.ix.UseFusion(vault.RetrievalConfig{VectorWeight: w}); vault.ErrorCode(err) != vault.CodeConfig {
+		if err := tv.Ix.UseFusion(vault.RetrievalConfig{VectorWeight: w}); vault.ErrorCode(err) != vault.CodeConfig {
 			t.Errorf("vector weight %v: %v; want invalid_config", w, err)
 		}
 	}
@@ -388,7 +389,7 @@ func TestActivate_RerankOrdersTheTop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tv.ix.UseReranker(rr)
+	tv.Ix.UseReranker(rr)
 	act := tv.activate("sync", "")
 	if len(act.Fragments) == 0 || act.Fragments[0].UnitKey != "mem_b/sync/0/0" {
 		t.Errorf("fragments %v: want the reranker's favourite first", keys(act))
@@ -398,7 +399,7 @@ func TestActivate_RerankOrdersTheTop(t *testing.T) {
 		t.Errorf("run does not record the rerank stage: %+v", rec.Ranked[0])
 	}
 	srv.Close()
-	if _, err := tv.ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync"}); err == nil || !strings.Contains(err.Error(), srv.URL) {
+	if _, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync"}); err == nil || !strings.Contains(err.Error(), srv.URL) {
 		t.Errorf("reranker down: err = %v, want an error naming the endpoint", err)
 	}
 }
@@ -408,7 +409,7 @@ func TestStateKey_ConcurrentFirstUseAgrees(t *testing.T) {
 	keys := make(chan []byte, 8)
 	for i := 0; i < 8; i++ {
 		go func() {
-			ix, err := Open(context.Background(), tv.v)
+			ix, err := Open(context.Background(), tv.V)
 			if err != nil {
 				keys <- nil
 				return
@@ -444,7 +445,7 @@ func TestBoostLinks(t *testing.T) {
 		"india.md": "# India Walrus\n\nwalrus india.\n",
 		"unrel.md": "# Juliet walrus\n\nwalrus juliet, no links.\n",
 	})
-	cs, err := tv.ix.rank(context.Background(), "walrus", "lexical", "", 40, map[string]int64{})
+	cs, err := tv.Ix.rank(context.Background(), "walrus", "lexical", "", 40, map[string]int64{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +471,7 @@ func TestActivate_ChangedHeldUnitIsReplacedUnderAnotherQuery(t *testing.T) {
 	if actions(first)["mem_a/sync/0/0"] != "add" {
 		t.Fatalf("first call: %v", actions(first))
 	}
-	tv.write("a.md", strings.Replace(deltaNotes["a.md"], "exponentially", "exponentially up to five minutes", 1))
+	tv.Write("a.md", strings.Replace(deltaNotes["a.md"], "exponentially", "exponentially up to five minutes", 1))
 	other := tv.activate("cache invalidation", first.NextState)
 	var got *vault.Fragment
 	for i, f := range other.Fragments {

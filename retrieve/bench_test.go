@@ -9,19 +9,14 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
 // benchIndex indexes a generated vault of testvault.BenchNotes() notes.
 func benchIndex(b *testing.B) (*Memory, []string) {
-	b.Helper()
-	root, paths := testvault.Generated(b, testvault.BenchNotes())
-	_, ix := testvault.Open(b, root, Open)
-	if _, err := ix.Refresh(context.Background(), nil); err != nil {
-		b.Fatal(err)
-	}
-	return ix, paths
+	return testvault.Indexed[fts.RefreshStats](b, Open)
 }
 
 func BenchmarkSearchQueryOnly(b *testing.B) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -25,16 +26,16 @@ func TestActivate_BuiltinModelOrdersByMeaning(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	tv := newTestVault(t, readFixture(t, "../testdata/demo-vault"))
+	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	ctx := context.Background()
-	if err := tv.ix.UseEmbedder(ctx, b); err != nil {
+	if err := tv.Ix.UseEmbedder(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	tv.ix.Refresh(ctx, nil)
-	if _, err := tv.ix.EmbedPending(ctx, nil); err != nil {
+	tv.Ix.Refresh(ctx, nil)
+	if _, err := tv.Ix.EmbedPending(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	units, err := tv.ix.Rank(ctx, "shipping a new version to users", "vector", "", 10)
+	units, err := tv.Ix.Rank(ctx, "shipping a new version to users", "vector", "", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestActivate_BuiltinModelOrdersByMeaning(t *testing.T) {
 	if !top["howto/release.md"] && !top["projects/api/deploy.md"] && !top["projects/web/发布流程.md"] {
 		t.Errorf("vector stage top 5 for a release question: %v", units[:min(5, len(units))])
 	}
-	act, err := tv.ix.Activate(ctx, vault.ActivateRequest{Query: "how do I release the app"})
+	act, err := tv.Ix.Activate(ctx, vault.ActivateRequest{Query: "how do I release the app"})
 	if err != nil {
 		t.Fatal(err)
 	}

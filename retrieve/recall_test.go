@@ -23,7 +23,7 @@ func TestRecallRanksResourcesOnce(t *testing.T) {
 		"a.md": "---\ntier: L3\n---\n# Alpha\n\nwidgets and gadgets\n\n## More\n\nwidgets again\n",
 		"b.md": "# Beta\n\nsee [[Alpha]] for widgets\n",
 	})
-	hits, err := tv.ix.Recall(t.Context(), "widgets", "lexical", "", 5)
+	hits, err := tv.Ix.Recall(t.Context(), "widgets", "lexical", "", 5)
 	if err != nil {
 		t.Fatal(err)
 	}

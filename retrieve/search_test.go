@@ -11,14 +11,14 @@ import (
 func TestSearch_EmptyQueryIsInvalid(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# a\n\nx\n"})
 	for _, q := range []string{"", "   \n\t"} {
-		if _, err := tv.ix.Search(context.Background(), q, vault.SearchOptions{}); vault.ErrorCode(err) != vault.CodeInvalid {
+		if _, err := tv.Ix.Search(context.Background(), q, vault.SearchOptions{}); vault.ErrorCode(err) != vault.CodeInvalid {
 			t.Errorf("Search(%q) err = %v, want invalid_input", q, err)
 		}
 	}
 	if hits := tv.search("!!! ??? ...", vault.SearchOptions{}); len(hits) != 0 {
 		t.Errorf("a query with no terms returned %d hits", len(hits))
 	}
-	if _, err := tv.ix.Search(context.Background(), strings.Repeat("word ", 50000), vault.SearchOptions{}); err != nil {
+	if _, err := tv.Ix.Search(context.Background(), strings.Repeat("word ", 50000), vault.SearchOptions{}); err != nil {
 		t.Errorf("a 250 KB query: %v, want it cut and answered", err)
 	}
 }
@@ -34,7 +34,7 @@ func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
 		"notes/dangling.md":        "# Dangling\n\n[[no-such-note]]\n",
 	})
 	ctx := context.Background()
-	hits, err := tv.ix.Recall(ctx, "Redlock refund lock", "lexical", "", 5)
+	hits, err := tv.Ix.Recall(ctx, "Redlock refund lock", "lexical", "", 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,16 +48,16 @@ func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
 		t.Fatalf("ADR-012: %+v; want links in from the two notes that link to it by base name and alias", adr)
 	}
 	// Ties: the same base name in two folders resolves to the shorter path.
-	id, path, err := tv.ix.ResolveLink(ctx, "[[adr-012-redlock]]", "")
+	id, path, err := tv.Ix.ResolveLink(ctx, "[[adr-012-redlock]]", "")
 	if err != nil || id != "mem_adr12" || path != "adr/adr-012-redlock.md" {
 		t.Fatalf("ResolveLink: %s %s %v", id, path, err)
 	}
 	for _, target := range []string{"mem_adr12", "adr/adr-012-redlock.md", "ADR/ADR-012-REDLOCK", "adr 012 redlock for payments", "分布式锁"} {
-		if id, _, err := tv.ix.ResolveLink(ctx, target, ""); err != nil || id != "mem_adr12" {
+		if id, _, err := tv.Ix.ResolveLink(ctx, target, ""); err != nil || id != "mem_adr12" {
 			t.Errorf("ResolveLink(%q) = %s, %v", target, id, err)
 		}
 	}
-	if _, _, err := tv.ix.ResolveLink(ctx, "no-such-note", ""); vault.ErrorCode(err) != vault.CodeNotFound {
+	if _, _, err := tv.Ix.ResolveLink(ctx, "no-such-note", ""); vault.ErrorCode(err) != vault.CodeNotFound {
 		t.Errorf("a name nothing answers to: %v", err)
 	}
 }
@@ -68,24 +68,24 @@ func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
 func TestSearch_QueryBesideTheFreshnessCheck(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# Alpha\n\nthe release checklist\n", "b.md": "# Beta\n\nthe deploy steps\n"})
 	ctx := context.Background()
-	if _, err := tv.ix.Refresh(ctx, nil); err != nil {
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if hits := tv.search("release checklist", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "a.md" {
 		t.Fatalf("unchanged vault: %+v", hits)
 	}
-	if n := tv.ix.early.Load(); n != 1 {
+	if n := tv.Ix.early.Load(); n != 1 {
 		t.Errorf("an unchanged vault: %d answers from beside the check, want 1", n)
 	}
-	tv.write("b.md", "# Beta\n\nthe deploy steps and the rollback drill\n")
+	tv.Write("b.md", "# Beta\n\nthe deploy steps and the rollback drill\n")
 	if hits := tv.search("rollback drill", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "b.md" {
 		t.Errorf("after an edit: %+v, want b.md with the new words", hits)
 	}
-	if n := tv.ix.early.Load(); n != 1 {
+	if n := tv.Ix.early.Load(); n != 1 {
 		t.Errorf("after an edit the early answer was kept (%d), want it asked again", n)
 	}
-	tv.write("c.md", "# Gamma\n\nwritten by another process\n")
-	other, err := Open(ctx, tv.v)
+	tv.Write("c.md", "# Gamma\n\nwritten by another process\n")
+	other, err := Open(ctx, tv.V)
 	if err != nil {
 		t.Fatal(err)
 	}

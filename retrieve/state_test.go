@@ -32,26 +32,26 @@ func FuzzDecodeState(f *testing.F) {
 func TestState_StoredStateIsShortAndReadsBack(t *testing.T) {
 	tv := newTestVault(t, nil)
 	ctx := context.Background()
-	key := mustKey(t, tv.ix)
+	key := mustKey(t, tv.Ix)
 	for _, n := range []int{0, 1, 10, 100, MaxStateUnits} {
 		var entries []stateEntry
 		for i := 0; i < n; i++ {
 			entries = append(entries, stateEntry{key: fmt.Sprintf("mem_01JDEMO%019d/section-%d/0/0", i, i), hash: [8]byte{byte(i), 1, 2, 3, 4, 5, 6, 7}})
 		}
-		token, err := tv.ix.saveState(ctx, key, entries)
+		token, err := tv.Ix.saveState(ctx, key, entries)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(token) != 43 || !strings.HasPrefix(token, "las2.") {
 			t.Errorf("%d units: token %q (%d bytes); want las2. and 43 bytes", n, token, len(token))
 		}
-		got, err := tv.ix.loadState(ctx, key, token)
+		got, err := tv.Ix.loadState(ctx, key, token)
 		if err != nil || len(got) != n || (n > 0 && got[n-1] != entries[n-1]) {
 			t.Errorf("%d units read back as %d, %v", n, len(got), err)
 		}
 	}
 	old := encodeState(key, []stateEntry{{key: "mem_a/sync/0/0"}})
-	if got, err := tv.ix.loadState(ctx, key, old); err != nil || len(got) != 1 || got[0].key != "mem_a/sync/0/0" {
+	if got, err := tv.Ix.loadState(ctx, key, old); err != nil || len(got) != 1 || got[0].key != "mem_a/sync/0/0" {
 		t.Errorf("a first-format state: %v, %v", got, err)
 	}
 }
@@ -63,10 +63,10 @@ func TestState_BadReferencesAreRefused(t *testing.T) {
 	tv := newTestVault(t, nil)
 	other := newTestVault(t, nil)
 	ctx := context.Background()
-	key := mustKey(t, tv.ix)
+	key := mustKey(t, tv.Ix)
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	tv.ix.clock = func() time.Time { return now }
-	token, err := tv.ix.saveState(ctx, key, []stateEntry{{key: "mem_a/sync/0/0"}})
+	tv.Ix.clock = func() time.Time { return now }
+	token, err := tv.Ix.saveState(ctx, key, []stateEntry{{key: "mem_a/sync/0/0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,20 +79,20 @@ func TestState_BadReferencesAreRefused(t *testing.T) {
 		"huge":      "las2." + strings.Repeat("A", MaxStateBytes),
 		"unknown":   "las9.abc",
 	} {
-		if _, err := tv.ix.loadState(ctx, key, bad); vault.ErrorCode(err) != vault.CodeInvalidState {
+		if _, err := tv.Ix.loadState(ctx, key, bad); vault.ErrorCode(err) != vault.CodeInvalidState {
 			t.Errorf("%s token: %v; want invalid_activation_state", name, err)
 		}
 	}
-	if _, err := other.ix.loadState(ctx, mustKey(t, other.ix), token); vault.ErrorCode(err) != vault.CodeInvalidState {
+	if _, err := other.Ix.loadState(ctx, mustKey(t, other.Ix), token); vault.ErrorCode(err) != vault.CodeInvalidState {
 		t.Errorf("another vault's token: %v; want invalid_activation_state", err)
 	}
 	// Kept StateRetention after its last use: a save after that long
 	// deletes it, and the token then says so.
 	now = now.Add(StateRetention + 2*time.Minute)
-	if _, err := tv.ix.saveState(ctx, key, nil); err != nil {
+	if _, err := tv.Ix.saveState(ctx, key, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = tv.ix.loadState(ctx, key, token)
+	_, err = tv.Ix.loadState(ctx, key, token)
 	if vault.ErrorCode(err) != vault.CodeInvalidState || !strings.Contains(err.Error(), "no longer kept") {
 		t.Errorf("an expired state: %v; want invalid_activation_state saying it is no longer kept", err)
 	}

@@ -112,3 +112,63 @@ func Open[T io.Closer](t testing.TB, root string, open func(context.Context, *va
 	t.Cleanup(func() { ix.Close() })
 	return v, ix
 }
+
+// Vault is a test vault: a git repository of files, the vault opened on it
+// and its index, of type I (*fts.Index, *retrieve.Memory).
+type Vault[I io.Closer] struct {
+	T    *testing.T
+	Root string
+	V    *vault.Vault
+	Ix   I
+}
+
+// NewVault makes a Vault of files, its index opened with open.
+func NewVault[I io.Closer](t *testing.T, files map[string]string, open func(context.Context, *vault.Vault) (I, error)) *Vault[I] {
+	t.Helper()
+	tv := &Vault[I]{T: t, Root: New(t, files)}
+	tv.V, tv.Ix = Open(t, tv.Root, open)
+	return tv
+}
+
+// Git runs the git CLI in the vault.
+func (tv *Vault[I]) Git(args ...string) string { tv.T.Helper(); return Git(tv.T, tv.Root, args...) }
+
+// Write writes a file of the vault.
+func (tv *Vault[I]) Write(p, s string) { tv.T.Helper(); Write(tv.T, tv.Root, p, s) }
+
+// FirstPath is the path of the first hit, or "".
+func FirstPath(hits []vault.Hit) string {
+	if len(hits) == 0 {
+		return ""
+	}
+	return hits[0].Path
+}
+
+// HasPath reports whether a hit has path p.
+func HasPath(hits []vault.Hit, p string) bool {
+	for _, h := range hits {
+		if h.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Refresher is an index Indexed can bring up to date; S is its refresh's
+// report (fts.RefreshStats).
+type Refresher[S any] interface {
+	io.Closer
+	Refresh(ctx context.Context, progress func(done, total int)) (S, error)
+}
+
+// Indexed opens, with open, the index of a generated vault of BenchNotes()
+// notes, brought up to date, and returns it with the notes' paths.
+func Indexed[S any, I Refresher[S]](t testing.TB, open func(context.Context, *vault.Vault) (I, error)) (I, []string) {
+	t.Helper()
+	root, paths := Generated(t, BenchNotes())
+	_, ix := Open(t, root, open)
+	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix, paths
+}
