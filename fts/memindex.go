@@ -630,6 +630,15 @@ type MemStats struct {
 	Units, Tokens, Postings int64 // live units, distinct tokens, postings
 }
 
+// InMemory reports whether BM25 is scored from the in-memory copy of the
+// postings (KeepInMemory built it, and the vault is within its bound). It
+// costs a lock, unlike PostingsStats, which counts the vocabulary.
+func (ix *Index) InMemory() bool {
+	ix.memMu.Lock()
+	defer ix.memMu.Unlock()
+	return ix.mem != nil
+}
+
 // PostingsStats reports on the in-memory postings; ok is false when there are none.
 func (ix *Index) PostingsStats() (MemStats, bool) {
 	ix.memMu.Lock()
