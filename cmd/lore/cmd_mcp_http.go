@@ -125,6 +125,16 @@ func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, ad
 			l.Close()
 			return err
 		}
+		// The token names the vault: two vaults with one token (a vault
+		// folder copied with its .git) would answer one's requests from the
+		// other's memory.
+		for i, o := range front {
+			if o.token == h.token {
+				l.Close()
+				return vault.Errorf(vault.CodeConfig, "%s and %s have the same MCP token (was one copied from the other?); delete %s and start again to make a new one",
+					served[i].ix.Vault().Root, sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), httpTokenFile))
+			}
+		}
 		front = append(front, h)
 		done, err := announce(sv.ix.Vault(), info)
 		if err != nil {

@@ -195,17 +195,41 @@ func TestMCPHTTP_SeveralVaultsEachBehindItsToken(t *testing.T) {
 	a, b := demoVault(t, "api"), demoVault(t, "api")
 	os.WriteFile(filepath.Join(a, "notes-a.md"), []byte("# Quokka\n\nOnly vault A knows the quokka census.\n"), 0o644)
 	os.WriteFile(filepath.Join(b, "notes-b.md"), []byte("# Zanzibar\n\nOnly vault B knows the zanzibar ferry.\n"), 0o644)
-	run := func(args ...string) error {
-		cmd := exec.Command(binary(t), args...)
-		cmd.Env = append(os.Environ(), "LORE_VAULT="+a, "LORE_PROJECT=api")
-		return cmd.Run()
+	// run runs a lore command that must end by itself (a server that starts
+	// is killed after 10 s and counts as a failure of the test).
+	run := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary(t), args...)
+		cmd.Env = append(os.Environ(), "LORE_VAULT="+a, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1", "LORE_MCP_NO_EMBED=1")
+		out, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("lore %s did not stop: it served instead of refusing", strings.Join(args, " "))
+		}
+		if err == nil {
+			return ""
+		}
+		return string(out)
 	}
-	if err := run("mcp", "--also", b); err == nil {
-		t.Error("--also without --http was accepted")
+	if out := run("mcp", "--also", b); !strings.Contains(out, "--also needs --http") {
+		t.Errorf("--also without --http: %q", out)
 	}
-	if err := run("mcp", "--http", "127.0.0.1:0", "--also", a); err == nil {
-		t.Error("--also naming the bound vault again was accepted")
+	if out := run("mcp", "--http", "127.0.0.1:0", "--also", a); !strings.Contains(out, "served already") {
+		t.Errorf("--also naming the bound vault again: %q", out)
 	}
+	// A vault whose data folder was copied from another carries its token:
+	// served together, one would answer for the other, so the server refuses.
+	c := demoVault(t, "api")
+	tokA := filepath.Join(a, ".git", "lore", "mcp-http.token")
+	os.MkdirAll(filepath.Dir(tokA), 0o755)
+	os.WriteFile(tokA, []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	os.MkdirAll(filepath.Join(c, ".git", "lore"), 0o755)
+	os.WriteFile(filepath.Join(c, ".git", "lore", "mcp-http.token"), []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	if out := run("mcp", "--http", "127.0.0.1:0", "--also", c); !strings.Contains(out, "same MCP token") {
+		t.Errorf("two vaults with one token: %q", out)
+	}
+	os.Remove(tokA) // a new token is made at the next start
 	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0", "--also", b)
 	srv.Env = append(os.Environ(), "LORE_VAULT="+a, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1", "LORE_MCP_NO_EMBED=1")
 	if err := srv.Start(); err != nil {
