@@ -94,6 +94,3 @@ func Open(ctx context.Context, v *vault.Vault) (*Memory, error) {
 	}
 	return &Memory{ix, New(ix)}, nil
 }
-
-// Over returns the memory of an open index.
-func Over(ix *fts.Index) *Memory { return &Memory{ix, New(ix)} }
