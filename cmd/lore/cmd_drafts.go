@@ -14,12 +14,6 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// pairs collects repeated --old/--new flags.
-type pairs []string
-
-func (p *pairs) String() string     { return strings.Join(*p, ",") }
-func (p *pairs) Set(v string) error { *p = append(*p, v); return nil }
-
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -78,7 +72,7 @@ Examples:
 type storeFlags struct {
 	jsonArg, path, body, bodyFile, desc, id, hash, newPath *string
 	asJSON                                                 *bool
-	olds, news                                             pairs
+	olds, news                                             stringList
 }
 
 func storeFlagsOf(fs *flag.FlagSet) *storeFlags {

@@ -60,7 +60,7 @@ var journalOps = map[string]journalOp{
 
 func journalRemember(fs *flag.FlagSet) func(context.Context, *journal.Journal, map[string]bool) (any, string, error) {
 	ns := fs.String("namespace", "", "{userId}/{projectId}")
-	var kws pairs
+	var kws stringList
 	fs.Var(&kws, "keyword", "a keyword (repeat for more)")
 	slice := fs.String("slice", "", "the important content")
 	sliceFile := fs.String("slice-file", "", "read the slice from a file")
@@ -102,7 +102,7 @@ func journalRemember(fs *flag.FlagSet) func(context.Context, *journal.Journal, m
 
 func journalRecall(fs *flag.FlagSet) func(context.Context, *journal.Journal, map[string]bool) (any, string, error) {
 	ns := fs.String("namespace", "", "{userId}/{projectId}")
-	var kws pairs
+	var kws stringList
 	fs.Var(&kws, "keyword", "a keyword (repeat for more)")
 	start := fs.String("start", "", "from (RFC 3339 or YYYY-MM-DD)")
 	end := fs.String("end", "", "to (RFC 3339 or YYYY-MM-DD)")

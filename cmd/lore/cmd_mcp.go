@@ -38,7 +38,7 @@ Register it with your agent: lore mcp config --client claude`)
 	profile := fs.String("profile", "memory", "the tool profile: "+strings.Join(mcp.Profiles, ", "))
 	sidecar := fs.Bool("sidecar", false, "the same as --profile sidecar")
 	httpAddr := fs.String("http", "", "serve MCP over HTTP on ADDR (127.0.0.1:PORT, [::1]:PORT or unix:PATH) instead of stdio")
-	var also dirList
+	var also stringList
 	fs.Var(&also, "also", "with --http: serve the vault at DIR too, each vault behind its own token (repeat for more)")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
@@ -235,12 +235,6 @@ type indexLike interface {
 	EmbedPending(ctx context.Context, progress func(done, total int)) (int, error)
 	Changes() <-chan struct{}
 }
-
-// dirList is a repeatable flag of folders.
-type dirList []string
-
-func (d *dirList) String() string     { return strings.Join(*d, ",") }
-func (d *dirList) Set(v string) error { *d = append(*d, v); return nil }
 
 // serveVaults serves the bound vault and the --also ones over HTTP, each
 // with its background work (bg), until ctx ends.

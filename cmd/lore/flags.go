@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/term"
 
@@ -232,3 +233,10 @@ func scratchVault(keep, prefix string) (dir string, cleanup func(), err error) {
 	}
 	return dir, cleanup, nil
 }
+
+// stringList is a flag that may be given more than once (--keyword, --old,
+// --also), in the order given.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
