@@ -191,6 +191,7 @@ func (ix *Index) Vault() *vault.Vault { return ix.v }
 func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) (RefreshStats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	defer func() { ix.memos = nil }() // as in Refresh
 	var st RefreshStats
 	if _, err := ix.refreshPass(ctx, progress, &st, true); err != nil {
 		return st, err
@@ -435,6 +436,9 @@ const ftsAutomerge = 4
 func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (RefreshStats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	// The preparing workers' memos serve one refresh: a long-running
+	// process would otherwise keep them, and the tokens in them, for hours.
+	defer func() { ix.memos = nil }()
 	var st RefreshStats
 	if err := ix.refreshPasses(ctx, progress, &st); err != nil {
 		return st, err
@@ -641,10 +645,13 @@ func (ix *Index) write(ctx context.Context, todo []*change, removed []string, st
 	return ctx.Err()
 }
 
+// memoBatch is the smallest batch prepared through memos.
+const memoBatch = 64
+
 // prepare reads, hashes, parses and tokenizes a batch in parallel.
 func (ix *Index) prepare(batch []*change) {
 	workers := min(runtime.GOMAXPROCS(0), len(batch))
-	for len(ix.memos) < workers {
+	for len(batch) >= memoBatch && len(ix.memos) < workers {
 		ix.memos = append(ix.memos, newTokenMemo())
 	}
 	// Workers take the next file by counting, not from a channel: a
@@ -654,12 +661,16 @@ func (ix *Index) prepare(batch []*change) {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
+		var memo tokenMemo // none for a few files: it costs more than it saves
+		if w < len(ix.memos) {
+			memo = ix.memos[w]
+		}
 		go func(memo tokenMemo) {
 			defer wg.Done()
 			for i := next.Add(1) - 1; i < int64(len(batch)); i = next.Add(1) - 1 {
 				ix.prepareOne(batch[i], memo)
 			}
-		}(ix.memos[w])
+		}(memo)
 	}
 	wg.Wait()
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,9 +45,50 @@ import (
 // maxMemUnits bounds the vaults whose postings are kept in memory (about two
 // bytes a posting packed (postings.go), ~100 distinct tokens a unit: the
 // copy of 60,000 units takes 46 MB of heap, of 600,000 units (100,000
-// generated notes) 340 MB; BenchmarkInMemoryCopyOf measures it).
+// generated notes) 107 MB beside 170 MB mapped from a file (spill.go);
+// BenchmarkInMemoryCopyOf measures it).
 // Larger vaults are scored by FTS5 alone.
 const maxMemUnits = 1_000_000
+
+// keyArena holds the docs' unit_keys, one after another: those known at the
+// last freeze in one array, mapped from a file (spill.go) when it could be
+// (a key is read only to order a vector match among equals), and those
+// added since in a tail in the heap.
+type keyArena struct {
+	frozen   []byte
+	tail     []byte
+	mapped   *spilled
+	spillDir string
+}
+
+// add appends key and returns its offset.
+func (k *keyArena) add(key string) uint32 {
+	off := uint32(len(k.frozen) + len(k.tail))
+	k.tail = append(k.tail, key...)
+	return off
+}
+
+// get returns the key of n bytes at off.
+func (k *keyArena) get(off, n uint32) string {
+	if f := uint32(len(k.frozen)); off >= f {
+		return string(k.tail[off-f : off-f+n])
+	}
+	return string(k.frozen[off : off+n])
+}
+
+// freeze takes the tail into the frozen array.
+func (k *keyArena) freeze() {
+	if len(k.tail) == 0 {
+		return
+	}
+	all := append(append(make([]byte, 0, len(k.frozen)+len(k.tail)), k.frozen...), k.tail...)
+	if m, parts, ok := spill(k.spillDir, all); ok {
+		k.frozen, k.mapped = parts[0], m
+	} else {
+		k.frozen, k.mapped = all, nil // a copy: the old mapping may go
+	}
+	k.tail = nil
+}
 
 // memDoc is one unit of the copy. Its unit_key is in memIndex.keys (one
 // arena, not a string each: fewer objects for the collector to mark).
@@ -69,21 +109,29 @@ type memIndex struct {
 	mu    sync.RWMutex
 	terms vocab
 	docs  []memDoc
-	keys  []byte // the docs' unit_keys
+	keys  keyArena // the docs' unit_keys
 	// lens[d] is doc d's tokens in all five columns (FTS5's column size
 	// -1), or -1 once it is deleted. Apart from docs: scoring reads it for
 	// every posting, and 4 bytes a doc stay in cache where 40 did not.
 	lens    []int32
-	byUID   map[int64]int32
-	byEmb   map[uint64]int32 // embedKey → a doc with it, the first of a chain through memDoc.nextEmb (dead docs too, until compact)
+	byUID   docTable // uid → its live doc
+	byEmb   docTable // embedKey → a doc with it, the first of a chain through memDoc.nextEmb (dead docs too, until compact)
 	nLive   int64
 	nTokens int64
 	nDead   int64 // postings of deleted docs still in terms
 	nPost   int64
 	shadows map[string]map[string]bool // project → working-tree paths its Drafts shadow
-	memos   []tokenMemo                // the loading workers'; used under mu (or before m is shared)
+	memos   []tokenMemo                // the loading workers', during one load; used under mu (or before m is shared)
 	gen     string
 	lastSeq int64
+}
+
+// newMemIndex returns an empty copy with room for about n docs.
+func newMemIndex(n int) *memIndex {
+	m := &memIndex{}
+	m.byUID = newDocTable(n, func(d int32) uint64 { return uint64(m.docs[d].uid) })
+	m.byEmb = newDocTable(n, func(d int32) uint64 { return m.docs[d].emb })
+	return m
 }
 
 // KeepInMemory builds the in-memory postings (memindex.go) and the vectors'
@@ -103,6 +151,10 @@ func (ix *Index) KeepInMemory(ctx context.Context) error {
 	ix.memMu.Lock()
 	ix.mem, ix.keepMem = m, true
 	ix.memMu.Unlock()
+	// Scored in memory, the process asks SQLite for rows by key: one idle
+	// connection's page cache (16 MiB) is enough, where three held 22 MB
+	// more on 100,000 notes.
+	ix.db.SetMaxIdleConns(1)
 	_, err = ix.memVectorsFor(ctx)
 	// The build read every unit's text once; give that memory back now
 	// rather than whenever the runtime's scavenger gets to it.
@@ -155,8 +207,9 @@ func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
 	if n > maxMemUnits {
 		return nil, nil
 	}
-	m := &memIndex{byUID: make(map[int64]int32, n),
-		byEmb: make(map[uint64]int32, n), gen: gen, lastSeq: seq.Int64}
+	m := newMemIndex(n)
+	m.gen, m.lastSeq = gen, seq.Int64
+	m.terms.spillDir, m.keys.spillDir = ix.v.DataDir(), ix.v.DataDir()
 	if err := ix.loadMemUnits(ctx, m, ""); err != nil {
 		return nil, err
 	}
@@ -179,7 +232,7 @@ func (ix *Index) syncMem(ctx context.Context, m *memIndex, gen string) (bool, er
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	err = applyLog(entries,
-		func(uid int64) bool { _, ok := m.byUID[uid]; return ok },
+		func(uid int64) bool { _, ok := m.byUID.find(uint64(uid)); return ok },
 		func(list string) error { return ix.loadMemUnits(ctx, m, "WHERE u.uid IN ("+list+")") },
 		m.remove)
 	if err != nil {
@@ -195,6 +248,7 @@ func (ix *Index) syncMem(ctx context.Context, m *memIndex, gen string) (bool, er
 		m.compact()
 	} else if m.terms.tailsLarge() {
 		m.terms.freeze(nil)
+		m.keys.freeze()
 	}
 	m.lastSeq, m.gen = last, gen
 	return true, nil
@@ -244,6 +298,9 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 		return translate(err)
 	}
 	defer rows.Close()
+	// The workers' memos (2 MiB each, and the tokens they hold) serve one
+	// load: a server keeps the copy for hours.
+	defer func() { m.memos = nil }()
 	resByRID := map[int64]*memResToks{}
 	var chunk []memRaw
 	for rows.Next() {
@@ -273,7 +330,10 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 	return m.addChunk(ctx, chunk)
 }
 
-const memChunk = 4096
+const (
+	memChunk  = 4096
+	memoChunk = 512 // a chunk at least this large tokenizes through memos
+)
 
 // memRaw is one unit as read; memResToks its resource's tokenized columns.
 type memRaw struct {
@@ -291,7 +351,7 @@ type memResToks struct {
 func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 	out := make([]memUnit, len(chunk))
 	workers := min(runtime.GOMAXPROCS(0), 4)
-	for len(m.memos) < workers {
+	for len(chunk) >= memoChunk && len(m.memos) < workers {
 		m.memos = append(m.memos, newTokenMemo())
 	}
 	var wg sync.WaitGroup
@@ -300,7 +360,10 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 		go func(w int) {
 			defer wg.Done()
 			freq := make(map[string]uint16, 256)
-			memo := m.memos[w]
+			var memo tokenMemo // none for a few units: it costs more than it saves
+			if w < len(m.memos) {
+				memo = m.memos[w]
+			}
 			for i := w; i < len(chunk); i += workers {
 				r := &chunk[i]
 				var hp []string
@@ -358,14 +421,13 @@ func (m tokenMemo) tokens(s string) []string {
 // reused after deleting the newest row: postings stay sorted by doc number,
 // not uid, so that is harmless).
 func (m *memIndex) add(u *memUnit) {
-	if old, ok := m.byUID[u.uid]; ok && m.lens[old] >= 0 {
+	if old, ok := m.byUID.find(uint64(u.uid)); ok && m.lens[old] >= 0 {
 		return
 	}
 	d := int32(len(m.docs))
-	m.docs = append(m.docs, memDoc{uid: u.uid, res: u.res, emb: u.emb, keyOff: uint32(len(m.keys)), keyLen: uint32(len(u.key))})
+	m.docs = append(m.docs, memDoc{uid: u.uid, res: u.res, emb: u.emb, keyOff: m.keys.add(u.key), keyLen: uint32(len(u.key))})
 	m.lens = append(m.lens, u.length)
-	m.keys = append(m.keys, u.key...)
-	m.byUID[u.uid] = d
+	m.byUID.set(d)
 	m.linkEmb(d)
 	m.nLive++
 	m.nTokens += int64(u.length)
@@ -378,27 +440,27 @@ func (m *memIndex) add(u *memUnit) {
 
 // key returns doc's unit_key.
 func (m *memIndex) key(doc *memDoc) string {
-	return string(m.keys[doc.keyOff : doc.keyOff+doc.keyLen])
+	return m.keys.get(doc.keyOff, doc.keyLen)
 }
 
 // linkEmb puts doc d at the head of its emb's chain.
 func (m *memIndex) linkEmb(d int32) {
 	doc := &m.docs[d]
 	doc.nextEmb = -1
-	if head, ok := m.byEmb[doc.emb]; ok {
+	if head, ok := m.byEmb.find(doc.emb); ok {
 		doc.nextEmb = head
 	}
-	m.byEmb[doc.emb] = d
+	m.byEmb.set(d)
 }
 
 func (m *memIndex) remove(uid int64) {
-	d, ok := m.byUID[uid]
+	d, ok := m.byUID.find(uint64(uid))
 	if !ok || m.lens[d] < 0 {
 		return
 	}
 	n := int64(m.lens[d])
 	m.lens[d] = -1
-	delete(m.byUID, uid)
+	m.byUID.del(uint64(uid))
 	m.nLive--
 	m.nTokens -= n
 	m.nDead += n // an upper bound of its postings; enough to decide compaction
@@ -408,32 +470,41 @@ func (m *memIndex) remove(uid int64) {
 // to a quarter of the memory unused, and a built copy mostly stays as it is.
 func (m *memIndex) shrink() {
 	m.terms.freeze(nil)
-	m.docs = slices.Clip(m.docs)
-	m.keys = slices.Clip(m.keys)
-	m.lens = slices.Clip(m.lens)
+	m.docs = exact(m.docs)
+	m.keys.freeze()
+	m.lens = exact(m.lens)
+}
+
+// exact returns s in an array of its own length: appending grew it by up
+// to a quarter, and slices.Clip would keep that memory.
+func exact[S ~[]E, E any](s S) S {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(S(nil), s...)
 }
 
 // compact drops the postings of deleted docs and renumbers the live ones.
 func (m *memIndex) compact() {
 	renum := make([]int32, len(m.docs))
 	var docs []memDoc
-	var keys []byte
+	keys := keyArena{spillDir: m.keys.spillDir}
 	var lens []int32
 	for i, d := range m.docs {
 		renum[i] = -1
 		if m.lens[i] >= 0 {
 			lens = append(lens, m.lens[i])
 			renum[i] = int32(len(docs))
-			m.byUID[d.uid] = int32(len(docs))
-			key := m.key(&d)
-			d.keyOff = uint32(len(keys))
-			keys = append(keys, key...)
+			d.keyOff = keys.add(m.key(&d))
 			docs = append(docs, d)
 		}
 	}
+	keys.freeze()
 	m.docs, m.keys, m.lens = docs, keys, lens
-	m.byEmb = make(map[uint64]int32, len(docs))
+	m.byUID = newDocTable(len(docs), m.byUID.key)
+	m.byEmb = newDocTable(len(docs), m.byEmb.key)
 	for i := range docs {
+		m.byUID.set(int32(i))
 		m.linkEmb(int32(i))
 	}
 	m.terms.freeze(renum) // drops the tokens left without postings
@@ -463,6 +534,7 @@ type scratch struct {
 	freq    []float64
 	touched []int32
 	hit     []bool
+	phrase  []int32 // the docs holding the phrase being scored
 }
 
 // scratches keeps the per-doc accumulators of finished queries for the next
@@ -519,7 +591,11 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 	const k1, b = 1.2, 0.75
 	kk1, bb := k1, b // in float64 at run time, as C computes k1 + 1.0
 	avgdl := float64(m.nTokens) / float64(m.nLive)
-	var phraseDocs []int32
+	// Kept with the scratch: a common token's docs are megabytes a query
+	// on a large vault (1.6 MB a query on 100,000 notes, 2/3 of what a
+	// warm server allocated).
+	phraseDocs := s.phrase
+	defer func() { s.phrase = phraseDocs[:0] }()
 	for _, t := range ts {
 		lists := m.phrase(t)
 		// f per doc for this phrase; nHit live docs holding it.
@@ -676,7 +752,7 @@ func (m *memIndex) vectorUnits(ns []neighbour, project string, limit int) []Neig
 	}
 	var ps []pair
 	for _, n := range ns {
-		d, ok := m.byEmb[n.emb]
+		d, ok := m.byEmb.find(n.emb)
 		for ; ok && d >= 0; d = m.docs[d].nextEmb {
 			doc := &m.docs[d]
 			if m.lens[d] >= 0 && m.visible(doc.res, project) {

@@ -25,6 +25,12 @@ type vocab struct {
 	tails     [][]byte         // postings appended since the freeze
 	added     map[string]int32 // a token added since the freeze → its index in lists
 	tailBytes int              // the size of the tails
+
+	// spillDir is where a freeze maps its frozen part from (spill.go); ""
+	// keeps it in the heap. mapped holds the mapping text, ends and arena
+	// are read from, or nil.
+	spillDir string
+	mapped   *spilled
 }
 
 // token returns frozen token i.
@@ -211,8 +217,10 @@ func (v *vocab) freeze(renum []int32) {
 		ends = append(ends, uint32(text.Len()))
 		lists = append(lists, p)
 	}
-	if cap(arena) > 2*len(arena) { // compaction dropped much
-		arena = append([]byte(nil), arena...)
+	frozen := text.String()
+	var ok bool
+	if v.mapped, ends, frozen, arena, ok = spillFrozen(v.spillDir, ends, frozen, arena); !ok && cap(arena) > 2*len(arena) {
+		arena = append([]byte(nil), arena...) // compaction dropped much
 	}
-	v.text, v.ends, v.lists, v.arena, v.tails, v.added, v.tailBytes = text.String(), ends, lists, arena, nil, nil, 0
+	v.text, v.ends, v.lists, v.arena, v.tails, v.added, v.tailBytes = frozen, ends, lists, arena, nil, nil, 0
 }

@@ -84,7 +84,7 @@ func TestMemIndex_CompactKeepsTheRanking(t *testing.T) {
 		return u
 	}
 	newMem := func() *memIndex {
-		return &memIndex{byUID: map[int64]int32{}, byEmb: map[uint64]int32{}}
+		return newMemIndex(0)
 	}
 	all, kept := newMem(), newMem()
 	var units []*memUnit

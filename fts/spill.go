@@ -1,0 +1,86 @@
+package fts
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// The frozen part of the in-memory copy's vocab (its tokens' text, their
+// ends and their packed postings) never changes until the next freeze, and
+// a query reads only its own tokens' part of it. On 100,000 generated notes
+// it is 170 of the copy's 320 MB of heap. A long-running process therefore
+// writes it, at each freeze, to a file beside index.db, removes the file's
+// name at once and maps it read-only: the pages a query touches are read
+// from the page cache, and the kernel can take back those it has not needed
+// lately, where the heap's pages stay until the process ends. The file has
+// no name from the moment it is mapped, so nothing is left behind when the
+// process stops, however it stops; its space is freed when the mapping
+// goes (a cleanup unmaps it once no vocab refers to it).
+//
+// Readers reach the mapped bytes only through a vocab under the copy's
+// lock (memIndex.mu), and a freeze, which replaces them, holds it for
+// writing; a vocab that is dropped whole keeps its mapping until the
+// collector finds the vocab unreachable.
+
+// spilled is one mapping; its cleanup unmaps it.
+type spilled struct{ b []byte }
+
+// spill writes parts to an unnamed file in dir and returns them read from
+// its mapping, in order. On any error it returns ok false and the caller
+// keeps its heap copies (a read-only or full disk costs memory, not
+// correctness).
+func spill(dir string, parts ...[]byte) (m *spilled, mapped [][]byte, ok bool) {
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	if dir == "" || size == 0 {
+		return nil, nil, false
+	}
+	f, err := os.CreateTemp(dir, "copy-*.tmp")
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close()
+	// Unnamed before anything is written: a process killed from here on
+	// leaves no file behind.
+	if err := os.Remove(f.Name()); err != nil {
+		return nil, nil, false
+	}
+	for _, p := range parts {
+		if _, err := f.Write(p); err != nil {
+			return nil, nil, false
+		}
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, false
+	}
+	m = &spilled{b: b}
+	runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, b)
+	off := 0
+	for _, p := range parts {
+		mapped = append(mapped, b[off:off+len(p):off+len(p)])
+		off += len(p)
+	}
+	return m, mapped, true
+}
+
+// spillFrozen spills a vocab's frozen part: its tokens' ends (first, so
+// the array is aligned in the mapping), their text and their postings.
+func spillFrozen(dir string, ends []uint32, text string, arena []byte) (m *spilled, e []uint32, t string, a []byte, ok bool) {
+	endBytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ends))), 4*len(ends))
+	m, parts, ok := spill(dir, endBytes, unsafe.Slice(unsafe.StringData(text), len(text)), arena)
+	if !ok {
+		return nil, ends, text, arena, false
+	}
+	if len(ends) > 0 {
+		e = unsafe.Slice((*uint32)(unsafe.Pointer(&parts[0][0])), len(ends))
+	}
+	if len(text) > 0 {
+		t = unsafe.String(&parts[1][0], len(text))
+	}
+	return m, e, t, parts[2], true
+}

@@ -1,0 +1,182 @@
+package fts
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/eval/synth"
+)
+
+// heapLive returns the bytes of live heap after a full collection.
+func heapLive() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestSpill_FrozenPostingsLeaveTheHeap checks that a long-running process's
+// copy keeps its frozen tokens and postings in a mapped file, not in the
+// heap: the same copy frozen into the heap takes at least their size more;
+// that no file is left with a name in the index's folder; and that the
+// mapped copy still ranks as FTS5 does after edits that freeze it again.
+func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
+	tv := newTestVault(t, map[string]string{})
+	if _, err := synth.GenerateVault(tv.Root, 1500, 5); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, err := tv.Ix.memFor(ctx)
+	if err != nil || m == nil {
+		t.Fatalf("in-memory copy: %v, %v", m, err)
+	}
+	if m.terms.mapped == nil || m.keys.mapped == nil {
+		t.Fatalf("the frozen part is not mapped: tokens %v, unit keys %v", m.terms.mapped != nil, m.keys.mapped != nil)
+	}
+	frozen := uint64(len(m.terms.arena) + len(m.terms.text) + 4*len(m.terms.ends))
+	if frozen < 1<<20 {
+		t.Fatalf("only %d frozen bytes: too few to tell", frozen)
+	}
+	mapped := heapLive()
+
+	m.mu.Lock()
+	m.terms.spillDir = ""
+	m.terms.freeze(nil)
+	m.mu.Unlock()
+	inHeap := heapLive()
+	if m.terms.mapped != nil {
+		t.Fatal("a freeze without a folder kept a mapping")
+	}
+	if inHeap < mapped+frozen*9/10 {
+		t.Fatalf("heap with the frozen part mapped %d, in the heap %d: the %d frozen bytes were in the heap either way", mapped, inHeap, frozen)
+	}
+
+	// Back to a mapping, then edits and a freeze while mapped.
+	m.mu.Lock()
+	m.terms.spillDir = tv.V.DataDir()
+	m.terms.freeze(nil)
+	m.mu.Unlock()
+	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
+	os.Remove(filepath.Join(tv.Root, "bench/000/note-000002.md"))
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ = tv.Ix.memFor(ctx); m == nil {
+		t.Fatal("the copy went away")
+	}
+	m.mu.Lock()
+	m.terms.freeze(nil)
+	m.mu.Unlock()
+	compareScorers(t, tv, []string{""})
+	checkKeys(t, tv, m)
+
+	entries, err := os.ReadDir(tv.V.DataDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "copy-") {
+			t.Errorf("%s left in %s", e.Name(), tv.V.DataDir())
+		}
+	}
+}
+
+// TestSpill_UnwritableFolderKeepsTheHeapCopy checks that a freeze that
+// cannot write its file keeps the frozen part in the heap, whole.
+func TestSpill_UnwritableFolderKeepsTheHeapCopy(t *testing.T) {
+	ends := []uint32{3, 7}
+	text, arena := "catdogs", []byte{1, 2, 3, 4}
+	m, e, tx, a, ok := spillFrozen(filepath.Join(t.TempDir(), "missing"), ends, text, arena)
+	if ok || m != nil || len(e) != 2 || e[1] != 7 || tx != text || string(a) != string(arena) {
+		t.Fatalf("spill into a missing folder: %v %v %q %v %v", m, e, tx, a, ok)
+	}
+	m, e, tx, a, ok = spillFrozen(t.TempDir(), ends, text, arena)
+	if !ok || m == nil || len(e) != 2 || e[0] != 3 || e[1] != 7 || tx != text || string(a) != string(arena) {
+		t.Fatalf("spill: %v %v %q %v %v", m, e, tx, a, ok)
+	}
+}
+
+// checkKeys checks that every live doc's unit_key, from the mapped arena or
+// its tail, is the one the index holds for its uid.
+func checkKeys(t *testing.T, tv *testVault, m *memIndex) {
+	t.Helper()
+	rows, err := tv.Ix.db.Query("SELECT uid, unit_key FROM units")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var uid int64
+		var key string
+		if err := rows.Scan(&uid, &key); err != nil {
+			t.Fatal(err)
+		}
+		d, ok := m.byUID.find(uint64(uid))
+		if !ok {
+			t.Fatalf("uid %d is not in the copy", uid)
+		}
+		if got := m.key(&m.docs[d]); got != key {
+			t.Fatalf("uid %d: key %q, want %q", uid, got, key)
+		}
+		n++
+	}
+	if n == 0 || int64(n) != m.nLive {
+		t.Fatalf("%d units, %d live in the copy", n, m.nLive)
+	}
+}
+
+// TestKeepInMemory_OneIdleConnection checks that a process scoring in
+// memory keeps one idle SQLite connection (each holds its own page cache,
+// up to 16 MiB), not three.
+func TestKeepInMemory_OneIdleConnection(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nwalrus\n"})
+	ctx := context.Background()
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var conns []*sql.Conn
+	for i := 0; i < 3; i++ {
+		c, err := tv.Ix.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if idle := tv.Ix.db.Stats().Idle; idle != 1 {
+		t.Fatalf("%d idle connections after three were used at once, want 1", idle)
+	}
+}
+
+// TestMemos_LastOneLoad checks that the tokenizing workers' memos (2 MiB
+// each, with the tokens they hold) are let go after the refresh or the
+// copy's load that used them: a server keeps its index for hours.
+func TestMemos_LastOneLoad(t *testing.T) {
+	tv := newTestVault(t, map[string]string{})
+	if _, err := synth.GenerateVault(tv.Root, 700, 9); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := tv.Ix.memFor(ctx)
+	if m == nil || m.nLive < memoChunk {
+		t.Fatalf("copy %v: too small to load through memos", m)
+	}
+	if tv.Ix.memos != nil || m.memos != nil {
+		t.Fatalf("memos kept: index %d, copy %d", len(tv.Ix.memos), len(m.memos))
+	}
+}
