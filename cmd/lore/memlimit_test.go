@@ -15,8 +15,9 @@ func TestMemoryLimitFor_LeavesRoomAboveTheLiveHeap(t *testing.T) {
 	}{
 		{0, 0, memRoomMin},
 		{10 << 20, 0, 10<<20 + memRoomMin},
-		{400 << 20, 0, 600 << 20},
-		{400 << 20, 50 << 20, 650 << 20}, // the runtime's own overhead is room it does not give
+		{100 << 20, 0, 100<<20 + memRoomMin}, // a quarter of 100 MB is less than the least room
+		{400 << 20, 0, 500 << 20},
+		{400 << 20, 50 << 20, 550 << 20}, // the runtime's own overhead is room it does not give
 	} {
 		if got := memoryLimitFor(c.live, c.overhead); got != c.want {
 			t.Errorf("memoryLimitFor(%d MB, %d MB) = %d MB, want %d MB", c.live>>20, c.overhead>>20, got>>20, c.want>>20)
