@@ -3,7 +3,9 @@
 in-memory copies built, then `search` and `activate` asked through its
 warm-path endpoints (what `lore search`/`lore activate` send it) in
 alternating rounds; p50/p95 of each, the server's resident memory after
-the queries and its peak.
+the queries (with its anonymous and file-backed parts: the mapped model
+weights and the copy's frozen postings are file pages the kernel can take
+back) and its peak.
 
   serve.py LORE_BIN VAULT [ROUNDS]
 
@@ -56,6 +58,7 @@ try:
             for path in times:
                 times[path].append(ask(path, q))
     rss, peak = status("VmRSS"), status("VmHWM")
+    anon, filed = status("RssAnon"), status("RssFile")
 finally:
     server.terminate()
     server.wait()
@@ -64,4 +67,4 @@ print("%-22s %8s %8s" % ("warm server, ms", "p50", "p95"))
 for path, ts in times.items():
     ts.sort()
     print("%-22s %8.1f %8.1f" % (path, statistics.median(ts), ts[int(len(ts) * 0.95) - 1]))
-print("resident after the queries %d MB, peak %d MB" % (rss, peak))
+print("resident after the queries %d MB (%d anonymous, %d mapped files), peak %d MB" % (rss, anon, filed, peak))
