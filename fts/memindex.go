@@ -76,6 +76,9 @@ func (k *keyArena) get(off, n uint32) string {
 	return string(k.frozen[off : off+n])
 }
 
+// size returns the bytes of every key.
+func (k *keyArena) size() uint32 { return uint32(len(k.frozen) + len(k.tail)) }
+
 // freeze takes the tail into the frozen array.
 func (k *keyArena) freeze() {
 	if len(k.tail) == 0 {
@@ -97,8 +100,7 @@ type memDoc struct {
 	emb     uint64 // embedKey(embed_hash): which vector is this unit's
 	res     *memRes
 	nextEmb int32  // the next doc with this doc's emb (byEmb); -1: none
-	keyOff  uint32 // its unit_key: keys[keyOff:keyOff+keyLen]
-	keyLen  uint32
+	keyOff  uint32 // its unit_key starts here in keys and ends where the next doc's starts (keys are added in doc order)
 }
 
 type memRes struct {
@@ -425,7 +427,7 @@ func (m *memIndex) add(u *memUnit) {
 		return
 	}
 	d := int32(len(m.docs))
-	m.docs = append(m.docs, memDoc{uid: u.uid, res: u.res, emb: u.emb, keyOff: m.keys.add(u.key), keyLen: uint32(len(u.key))})
+	m.docs = append(m.docs, memDoc{uid: u.uid, res: u.res, emb: u.emb, keyOff: m.keys.add(u.key)})
 	m.lens = append(m.lens, u.length)
 	m.byUID.set(d)
 	m.linkEmb(d)
@@ -438,9 +440,14 @@ func (m *memIndex) add(u *memUnit) {
 	}
 }
 
-// key returns doc's unit_key.
-func (m *memIndex) key(doc *memDoc) string {
-	return m.keys.get(doc.keyOff, doc.keyLen)
+// key returns doc d's unit_key.
+func (m *memIndex) key(d int32) string {
+	end := m.keys.size()
+	if int(d)+1 < len(m.docs) {
+		end = m.docs[d+1].keyOff
+	}
+	off := m.docs[d].keyOff
+	return m.keys.get(off, end-off)
 }
 
 // linkEmb puts doc d at the head of its emb's chain.
@@ -495,7 +502,7 @@ func (m *memIndex) compact() {
 		if m.lens[i] >= 0 {
 			lens = append(lens, m.lens[i])
 			renum[i] = int32(len(docs))
-			d.keyOff = keys.add(m.key(&d))
+			d.keyOff = keys.add(m.key(int32(i)))
 			docs = append(docs, d)
 		}
 	}
@@ -756,7 +763,7 @@ func (m *memIndex) vectorUnits(ns []neighbour, project string, limit int) []Neig
 		for ; ok && d >= 0; d = m.docs[d].nextEmb {
 			doc := &m.docs[d]
 			if m.lens[d] >= 0 && m.visible(doc.res, project) {
-				ps = append(ps, pair{n.dist, m.key(doc), doc.uid})
+				ps = append(ps, pair{n.dist, m.key(d), doc.uid})
 			}
 		}
 	}

@@ -251,8 +251,8 @@ func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 	for i := range m.docs {
 		if d := &m.docs[i]; m.lens[i] >= 0 {
 			live++
-			if !want[m.key(d)] {
-				t.Errorf("in memory unit %d has key %q, which the index no longer has (%v)", d.uid, m.key(d), want)
+			if !want[m.key(int32(i))] {
+				t.Errorf("in memory unit %d has key %q, which the index no longer has (%v)", d.uid, m.key(int32(i)), want)
 			}
 		}
 	}

@@ -125,7 +125,7 @@ func checkKeys(t *testing.T, tv *testVault, m *memIndex) {
 		if !ok {
 			t.Fatalf("uid %d is not in the copy", uid)
 		}
-		if got := m.key(&m.docs[d]); got != key {
+		if got := m.key(d); got != key {
 			t.Fatalf("uid %d: key %q, want %q", uid, got, key)
 		}
 		n++

@@ -87,7 +87,10 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 	}
 	// BM25 in Go from here on (FTS5 answers until the postings are built).
 	began := time.Now()
-	if err := ix.KeepInMemory(ctx); err != nil {
+	memBuilding.Add(1)
+	err := ix.KeepInMemory(ctx)
+	memBuilding.Add(-1)
+	if err != nil {
 		if ctx.Err() == nil {
 			fmt.Fprintln(e.stderr, "lore mcp: in-memory postings:", err, "(FTS5 scores every query)")
 		}

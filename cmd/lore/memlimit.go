@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 	"time"
 )
 
@@ -11,12 +12,13 @@ import (
 // postings and vectors: most of its heap is live and stays so. At Go's
 // default GOGC=100 the collector lets the heap grow to twice what is live
 // before it collects, and gives freed memory back slowly. holdMemory sets a
-// soft memory limit a quarter above the live heap (at least 48 MB of room),
+// soft memory limit a quarter above the live heap (at least 32 MB of room;
+// half, at least 128 MB, while a copy is being built),
 // plus what the runtime holds beside its objects, and follows them every 2
 // s from before the copies are built (their build's garbage made most of the
 // peak). On 100,000 generated notes (`scripts/bench/serve.py`): resident 816
 // → 600 MB after the queries with half the live heap (at least 128 MB) as
-// room; with a quarter (at least 48 MB), the copy's frozen part mapped from
+// room; with a quarter (at least 32–48 MB), the copy's frozen part mapped from
 // a file and its lookup tables packed, 291 MB, a collection every ~0.5 s
 // under load at ~20 % of one core, activate p50 within the noise. It leaves
 // the collector alone when the user set GOGC or GOMEMLIMIT. The copy's large
@@ -24,16 +26,31 @@ import (
 
 const (
 	memRoomFraction = 4        // room above the live heap: a quarter of it…
-	memRoomMin      = 48 << 20 // …and at least this
+	memRoomMin      = 32 << 20 // …and at least this
 	memLimitEvery   = 2 * time.Second
+
+	// While a copy is built its live heap grows by hundreds of MB a
+	// second, and a limit set 2 s before is soon reached: with the room
+	// above, the collector ran back to back and the 100,000-note build took
+	// 38 s instead of 27. Building, the room is half the live heap, at
+	// least 128 MB.
+	buildRoomFraction = 2
+	buildRoomMin      = 128 << 20
 )
+
+// memBuilding counts the in-memory copies being built (holdMemory gives
+// the heap more room meanwhile).
+var memBuilding atomic.Int32
 
 // memoryLimitFor is the soft limit for a live heap of live bytes (objects)
 // in a process whose runtime holds overhead bytes beside its objects that
 // the limit counts too (space unused in spans, stacks, metadata). Without
 // the overhead in it, the limit left the 100,000-note server 17 MB of room
 // instead of 170: it collected every 150 ms under load.
-func memoryLimitFor(live, overhead uint64) int64 {
+func memoryLimitFor(live, overhead uint64, building bool) int64 {
+	if building {
+		return int64(live + max(live/buildRoomFraction, buildRoomMin) + overhead)
+	}
 	return int64(live + max(live/memRoomFraction, memRoomMin) + overhead)
 }
 
@@ -61,7 +78,7 @@ func limitNow(sample []metrics.Sample) int64 {
 	if live == 0 || total < released+free+objects {
 		return 0
 	}
-	return memoryLimitFor(live, total-released-free-objects)
+	return memoryLimitFor(live, total-released-free-objects, memBuilding.Load() > 0)
 }
 
 // holdMemory keeps the soft memory limit near the live heap until ctx ends.

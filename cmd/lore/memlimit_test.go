@@ -12,15 +12,18 @@ func TestMemoryLimitFor_LeavesRoomAboveTheLiveHeap(t *testing.T) {
 	for _, c := range []struct {
 		live, overhead uint64
 		want           int64
+		building       bool
 	}{
-		{0, 0, memRoomMin},
-		{10 << 20, 0, 10<<20 + memRoomMin},
-		{100 << 20, 0, 100<<20 + memRoomMin}, // a quarter of 100 MB is less than the least room
-		{400 << 20, 0, 500 << 20},
-		{400 << 20, 50 << 20, 550 << 20}, // the runtime's own overhead is room it does not give
+		{0, 0, memRoomMin, false},
+		{10 << 20, 0, 10<<20 + memRoomMin, false},
+		{100 << 20, 0, 100<<20 + memRoomMin, false}, // a quarter of 100 MB is less than the least room
+		{400 << 20, 0, 500 << 20, false},
+		{400 << 20, 50 << 20, 550 << 20, false}, // the runtime's own overhead is room it does not give
+		{100 << 20, 0, 100<<20 + buildRoomMin, true},
+		{400 << 20, 0, 600 << 20, true}, // a copy being built: half the live heap
 	} {
-		if got := memoryLimitFor(c.live, c.overhead); got != c.want {
-			t.Errorf("memoryLimitFor(%d MB, %d MB) = %d MB, want %d MB", c.live>>20, c.overhead>>20, got>>20, c.want>>20)
+		if got := memoryLimitFor(c.live, c.overhead, c.building); got != c.want {
+			t.Errorf("memoryLimitFor(%d MB, %d MB, %v) = %d MB, want %d MB", c.live>>20, c.overhead>>20, c.building, got>>20, c.want>>20)
 		}
 	}
 }
