@@ -90,6 +90,13 @@
 //     generated conversational set (testdata/convo) 0.6 gives nDCG@10
 //     0.4939 against 0.4850; on SciFact 0.2–0.6 all gave 0.700–0.707: the
 //     default stays.
+//   - Tried and not kept: pseudo-relevance feedback in the vector space
+//     (adding W × the cosine similarity to the centroid of the M best BM25
+//     candidates' vectors). SciFact hybrid, `lore eval --mode hybrid` with
+//     the built-in model, against 0.7060 without it: M 3, W 0.3 / 0.6:
+//     0.7053 / 0.7076; M 5: 0.7067 / 0.7054; M 10: 0.7053 / 0.7020. Within
+//     ±0.002, with no setting better on both sides of it: the built-in
+//     model's neighbourhoods add little the lexical stage has not found.
 //   - Every valid activate writes a retrieval run (table runs): the query, every
 //     candidate with its rank and score at every stage and its outcome
 //     (delivered:add|replace|reuse, cut:budget|per_resource|total|overlap),
