@@ -3,6 +3,7 @@ package fts
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -178,5 +179,55 @@ func TestMemos_LastOneLoad(t *testing.T) {
 	}
 	if tv.Ix.memos != nil || m.memos != nil {
 		t.Fatalf("memos kept: index %d, copy %d", len(tv.Ix.memos), len(m.memos))
+	}
+}
+
+// TestSpill_QueriesWhileFreezing runs searches while the copy is frozen
+// again and again (each freeze maps a new file, and the collector unmaps
+// the old one): a reader must never see bytes of a mapping that is gone.
+func TestSpill_QueriesWhileFreezing(t *testing.T) {
+	tv := newTestVault(t, map[string]string{})
+	if _, err := synth.GenerateVault(tv.Root, 300, 11); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := tv.Ix.memFor(ctx)
+	want := m.search(QueryTerms("release deploy rollback cache"), "", 10)
+	if len(want) == 0 {
+		t.Fatal("the query finds nothing")
+	}
+	done := make(chan struct{})
+	errs := make(chan string, 4)
+	for r := 0; r < 3; r++ {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- ""
+					return
+				default:
+				}
+				got := m.search(QueryTerms("release deploy rollback cache"), "", 10)
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					errs <- fmt.Sprintf("during freezes: %v, want %v", got, want)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 40; i++ {
+		m.mu.Lock()
+		m.terms.freeze(nil)
+		m.mu.Unlock()
+		runtime.GC()
+	}
+	close(done)
+	for r := 0; r < 3; r++ {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
 	}
 }
