@@ -234,8 +234,8 @@ func TestReliabilityManyWriters(t *testing.T) {
 					continue
 				}
 				if i%2 == 1 {
-					if _, isErr, err := c.memory(map[string]any{"op": map[string]any{"activate": map[string]any{"query": "how do we release and sync"}}}); err != nil || isErr {
-						errs <- fmt.Errorf("proc %d activate: %v", p, err)
+					if res, isErr, err := c.memory(map[string]any{"op": map[string]any{"activate": map[string]any{"query": "how do we release and sync"}}}); err != nil || isErr {
+						errs <- fmt.Errorf("proc %d activate: %v %v", p, err, res)
 						return
 					}
 					mu.Lock()
