@@ -55,10 +55,9 @@ const maxMemUnits = 1_000_000
 // (a key is read only to order a vector match among equals), and those
 // added since in a tail in the heap.
 type keyArena struct {
-	frozen   []byte
-	tail     []byte
-	mapped   *spilled
-	spillDir string
+	frozen []byte
+	tail   []byte
+	mapped *spilled
 }
 
 // add appends key and returns its offset.
@@ -79,13 +78,14 @@ func (k *keyArena) get(off, n uint32) string {
 // size returns the bytes of every key.
 func (k *keyArena) size() uint32 { return uint32(len(k.frozen) + len(k.tail)) }
 
-// freeze takes the tail into the frozen array.
-func (k *keyArena) freeze() {
+// freeze takes the tail into the frozen array, mapped from a file in dir
+// ("": in the heap).
+func (k *keyArena) freeze(dir string) {
 	if len(k.tail) == 0 {
 		return
 	}
 	all := append(append(make([]byte, 0, len(k.frozen)+len(k.tail)), k.frozen...), k.tail...)
-	if m, parts, ok := spill(k.spillDir, all); ok {
+	if m, parts, ok := spill(dir, all); ok {
 		k.frozen, k.mapped = parts[0], m
 	} else {
 		k.frozen, k.mapped = all, nil // a copy: the old mapping may go
@@ -115,17 +115,18 @@ type memIndex struct {
 	// lens[d] is doc d's tokens in all five columns (FTS5's column size
 	// -1), or -1 once it is deleted. Apart from docs: scoring reads it for
 	// every posting, and 4 bytes a doc stay in cache where 40 did not.
-	lens    []int32
-	byUID   docTable // uid → its live doc
-	byEmb   docTable // embedKey → a doc with it, the first of a chain through memDoc.nextEmb (dead docs too, until compact)
-	nLive   int64
-	nTokens int64
-	nDead   int64 // postings of deleted docs still in terms
-	nPost   int64
-	shadows map[string]map[string]bool // project → working-tree paths its Drafts shadow
-	memos   []tokenMemo                // the loading workers', during one load; used under mu (or before m is shared)
-	gen     string
-	lastSeq int64
+	lens     []int32
+	byUID    docTable // uid → its live doc
+	byEmb    docTable // embedKey → a doc with it, the first of a chain through memDoc.nextEmb (dead docs too, until compact)
+	nLive    int64
+	nTokens  int64
+	nDead    int64 // postings of deleted docs still in terms
+	nPost    int64
+	shadows  map[string]map[string]bool // project → working-tree paths its Drafts shadow
+	memos    []tokenMemo                // the loading workers', during one load; used under mu (or before m is shared)
+	spillDir string                     // where freezes map their frozen parts from (spill.go): the index's folder
+	gen      string
+	lastSeq  int64
 }
 
 // newMemIndex returns an empty copy with room for about n docs.
@@ -211,7 +212,7 @@ func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
 	}
 	m := newMemIndex(n)
 	m.gen, m.lastSeq = gen, seq.Int64
-	m.terms.spillDir, m.keys.spillDir = ix.v.DataDir(), ix.v.DataDir()
+	m.spillDir = ix.v.DataDir()
 	if err := ix.loadMemUnits(ctx, m, ""); err != nil {
 		return nil, err
 	}
@@ -249,8 +250,8 @@ func (ix *Index) syncMem(ctx context.Context, m *memIndex, gen string) (bool, er
 	if m.nDead*3 > m.nPost {
 		m.compact()
 	} else if m.terms.tailsLarge() {
-		m.terms.freeze(nil)
-		m.keys.freeze()
+		m.terms.freeze(nil, m.spillDir)
+		m.keys.freeze(m.spillDir)
 	}
 	m.lastSeq, m.gen = last, gen
 	return true, nil
@@ -476,9 +477,9 @@ func (m *memIndex) remove(uid int64) {
 // shrink gives every postings list its exact capacity: appending leaves up
 // to a quarter of the memory unused, and a built copy mostly stays as it is.
 func (m *memIndex) shrink() {
-	m.terms.freeze(nil)
+	m.terms.freeze(nil, m.spillDir)
 	m.docs = exact(m.docs)
-	m.keys.freeze()
+	m.keys.freeze(m.spillDir)
 	m.lens = exact(m.lens)
 }
 
@@ -495,7 +496,7 @@ func exact[S ~[]E, E any](s S) S {
 func (m *memIndex) compact() {
 	renum := make([]int32, len(m.docs))
 	var docs []memDoc
-	keys := keyArena{spillDir: m.keys.spillDir}
+	var keys keyArena
 	var lens []int32
 	for i, d := range m.docs {
 		renum[i] = -1
@@ -506,7 +507,7 @@ func (m *memIndex) compact() {
 			docs = append(docs, d)
 		}
 	}
-	keys.freeze()
+	keys.freeze(m.spillDir)
 	m.docs, m.keys, m.lens = docs, keys, lens
 	m.byUID = newDocTable(len(docs), m.byUID.key)
 	m.byEmb = newDocTable(len(docs), m.byEmb.key)
@@ -514,7 +515,7 @@ func (m *memIndex) compact() {
 		m.byUID.set(int32(i))
 		m.linkEmb(int32(i))
 	}
-	m.terms.freeze(renum) // drops the tokens left without postings
+	m.terms.freeze(renum, m.spillDir) // drops the tokens left without postings
 	m.nPost = m.terms.postings()
 	m.nDead = 0
 }

@@ -64,7 +64,7 @@ func TestPostings_RoundTrip(t *testing.T) {
 	}
 	add(10_000)
 	check("from the tail")
-	v.freeze(nil)
+	v.freeze(nil, "")
 	check("from the arena")
 	if len(v.tails) != 0 {
 		t.Fatal("the freeze left tails")
@@ -74,7 +74,7 @@ func TestPostings_RoundTrip(t *testing.T) {
 	}
 	add(10_000)
 	check("from the arena and a tail")
-	v.freeze(nil)
+	v.freeze(nil, "")
 	check("after a second freeze")
 }
 
@@ -96,7 +96,7 @@ func TestPostings_Renumber(t *testing.T) {
 		v.add("tok", x.d, x.f)
 	}
 	v.add("gone", 200, 1)
-	v.freeze(nil)
+	v.freeze(nil, "")
 	for _, x := range []posting{{201, 7}, {70000, 255}} {
 		v.add("tok", x.d, x.f)
 	}
@@ -105,7 +105,7 @@ func TestPostings_Renumber(t *testing.T) {
 		renum[i] = -1
 	}
 	renum[3], renum[201], renum[70000] = 0, 1, 2
-	v.freeze(renum)
+	v.freeze(renum, "")
 	if got, want := collect(&v, "tok"), []posting{{0, 300}, {1, 7}, {2, 255}}; !reflect.DeepEqual(got, want) || v.find("tok").n != 3 {
 		t.Fatalf("after renumbering: %+v, want %+v", got, want)
 	}

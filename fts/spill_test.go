@@ -50,8 +50,7 @@ func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
 	mapped := heapLive()
 
 	m.mu.Lock()
-	m.terms.spillDir = ""
-	m.terms.freeze(nil)
+	m.terms.freeze(nil, "")
 	m.mu.Unlock()
 	inHeap := heapLive()
 	if m.terms.mapped != nil {
@@ -63,8 +62,7 @@ func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
 
 	// Back to a mapping, then edits and a freeze while mapped.
 	m.mu.Lock()
-	m.terms.spillDir = tv.V.DataDir()
-	m.terms.freeze(nil)
+	m.terms.freeze(nil, m.spillDir)
 	m.mu.Unlock()
 	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
 	os.Remove(filepath.Join(tv.Root, "bench/000/note-000002.md"))
@@ -75,7 +73,7 @@ func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
 		t.Fatal("the copy went away")
 	}
 	m.mu.Lock()
-	m.terms.freeze(nil)
+	m.terms.freeze(nil, m.spillDir)
 	m.mu.Unlock()
 	compareScorers(t, tv, []string{""})
 	checkKeys(t, tv, m)
@@ -220,7 +218,7 @@ func TestSpill_QueriesWhileFreezing(t *testing.T) {
 	}
 	for i := 0; i < 40; i++ {
 		m.mu.Lock()
-		m.terms.freeze(nil)
+		m.terms.freeze(nil, m.spillDir)
 		m.mu.Unlock()
 		runtime.GC()
 	}

@@ -26,11 +26,9 @@ type vocab struct {
 	added     map[string]int32 // a token added since the freeze → its index in lists
 	tailBytes int              // the size of the tails
 
-	// spillDir is where a freeze maps its frozen part from (spill.go); ""
-	// keeps it in the heap. mapped holds the mapping text, ends and arena
-	// are read from, or nil.
-	spillDir string
-	mapped   *spilled
+	// mapped holds the mapping text, ends and arena are read from
+	// (spill.go), or nil: they are in the heap.
+	mapped *spilled
 }
 
 // token returns frozen token i.
@@ -161,7 +159,10 @@ func (v *vocab) postings() int64 {
 // renum (compaction), only the postings of docs renum maps to a number ≥ 0
 // are kept, under that number (renum keeps the docs' order). Tokens left
 // without postings are dropped.
-func (v *vocab) freeze(renum []int32) {
+//
+// The frozen part is mapped from a file in dir (spill.go); "" keeps it in
+// the heap.
+func (v *vocab) freeze(renum []int32, dir string) {
 	type entry struct {
 		t string
 		i int32
@@ -219,7 +220,7 @@ func (v *vocab) freeze(renum []int32) {
 	}
 	frozen := text.String()
 	var ok bool
-	if v.mapped, ends, frozen, arena, ok = spillFrozen(v.spillDir, ends, frozen, arena); !ok && cap(arena) > 2*len(arena) {
+	if v.mapped, ends, frozen, arena, ok = spillFrozen(dir, ends, frozen, arena); !ok && cap(arena) > 2*len(arena) {
 		arena = append([]byte(nil), arena...) // compaction dropped much
 	}
 	v.text, v.ends, v.lists, v.arena, v.tails, v.added, v.tailBytes = frozen, ends, lists, arena, nil, nil, 0

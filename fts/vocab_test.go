@@ -16,7 +16,7 @@ func TestVocab_FrozenAndAdded(t *testing.T) {
 	for i, tok := range []string{"retry", "并发", "并", "release", "并发控制", "a", "retries"} {
 		v.add(tok, int32(i), 1)
 	}
-	v.freeze(nil)
+	v.freeze(nil, "")
 	for i, tok := range []string{"zebra", "并行", "re"} {
 		v.add(tok, int32(10+i), 2)
 	}
@@ -49,7 +49,7 @@ func TestVocab_FrozenAndAdded(t *testing.T) {
 	// Emptied lists are dropped by the next freeze; the rest survive it.
 	*v.find("release") = plist{}
 	*v.find("zebra") = plist{}
-	v.freeze(nil)
+	v.freeze(nil, "")
 	if v.find("release") != nil || v.find("zebra") != nil {
 		t.Error("a token without postings survived the freeze")
 	}
@@ -127,7 +127,7 @@ func TestVocab_TailsLargeAfterGrowth(t *testing.T) {
 	for d := int32(0); d < 1000; d++ {
 		v.add(fmt.Sprint("t", d%50), d, 1)
 	}
-	v.freeze(nil)
+	v.freeze(nil, "")
 	if v.tailsLarge() {
 		t.Fatal("a fresh freeze asks for another")
 	}
@@ -142,7 +142,7 @@ func TestVocab_TailsLargeAfterGrowth(t *testing.T) {
 		t.Fatalf("asked for a freeze at %d bytes of tails", v.tailBytes)
 	}
 	before := v.postings()
-	v.freeze(nil)
+	v.freeze(nil, "")
 	if v.tailBytes != 0 || len(v.tails) != 0 || v.postings() != before || before != int64(d) {
 		t.Fatalf("after the freeze: %d tail bytes, %d tails, %d postings (%d before, %d added)", v.tailBytes, len(v.tails), v.postings(), before, d)
 	}
@@ -156,7 +156,7 @@ func TestVocab_AddedTokensAskForAFreeze(t *testing.T) {
 	for d := int32(0); d < 100; d++ {
 		v.add(fmt.Sprint("old", d), d, 1)
 	}
-	v.freeze(nil)
+	v.freeze(nil, "")
 	d := int32(100)
 	for ; !v.tailsLarge(); d++ {
 		v.add(fmt.Sprint("并new", d), d, 1)
@@ -167,7 +167,7 @@ func TestVocab_AddedTokensAskForAFreeze(t *testing.T) {
 	if len(v.added) != addedSlack+1 {
 		t.Errorf("asked for a freeze at %d added tokens, want %d", len(v.added), addedSlack+1)
 	}
-	v.freeze(nil)
+	v.freeze(nil, "")
 	if len(v.added) != 0 || v.count() != int(d) || len(v.withPrefix("并")) != int(d)-100 {
 		t.Errorf("after the freeze: %d added, %d tokens, %d starting with 并", len(v.added), v.count(), len(v.withPrefix("并")))
 	}
