@@ -31,6 +31,9 @@ func New(t testing.TB, files map[string]string) string {
 }
 
 // Git runs the git CLI in dir with a fixed identity and returns its output.
+// It runs git as a person does, not through internal/gitcli: gitcli's
+// GIT_LITERAL_PATHSPECS=1 makes `git stash pop` fail, and the tests use git
+// the way users do.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
