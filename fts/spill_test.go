@@ -22,14 +22,12 @@ func heapLive() uint64 {
 	return ms.HeapAlloc
 }
 
-// TestSpill_FrozenPostingsLeaveTheHeap checks that a long-running process's
-// copy keeps its frozen tokens and postings in a mapped file, not in the
-// heap: the same copy frozen into the heap takes at least their size more;
-// that no file is left with a name in the index's folder; and that the
-// mapped copy still ranks as FTS5 does after edits that freeze it again.
-func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
+// keptCopy returns a generated vault of n notes (seed) whose index keeps
+// its copies in memory, and the postings' copy.
+func keptCopy(t *testing.T, n int, seed int64) (*testVault, *memIndex) {
+	t.Helper()
 	tv := newTestVault(t, map[string]string{})
-	if _, err := synth.GenerateVault(tv.Root, 1500, 5); err != nil {
+	if _, err := synth.GenerateVault(tv.Root, n, seed); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -40,6 +38,17 @@ func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
 	if err != nil || m == nil {
 		t.Fatalf("in-memory copy: %v, %v", m, err)
 	}
+	return tv, m
+}
+
+// TestSpill_FrozenPostingsLeaveTheHeap checks that a long-running process's
+// copy keeps its frozen tokens and postings in a mapped file, not in the
+// heap: the same copy frozen into the heap takes at least their size more;
+// that no file is left with a name in the index's folder; and that the
+// mapped copy still ranks as FTS5 does after edits that freeze it again.
+func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
+	tv, m := keptCopy(t, 1500, 5)
+	ctx := context.Background()
 	if m.terms.mapped == nil || m.keys.mapped == nil {
 		t.Fatalf("the frozen part is not mapped: tokens %v, unit keys %v", m.terms.mapped != nil, m.keys.mapped != nil)
 	}
@@ -163,16 +172,8 @@ func TestKeepInMemory_OneIdleConnection(t *testing.T) {
 // each, with the tokens they hold) are let go after the refresh or the
 // copy's load that used them: a server keeps its index for hours.
 func TestMemos_LastOneLoad(t *testing.T) {
-	tv := newTestVault(t, map[string]string{})
-	if _, err := synth.GenerateVault(tv.Root, 700, 9); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
-		t.Fatal(err)
-	}
-	m, _ := tv.Ix.memFor(ctx)
-	if m == nil || m.nLive < memoChunk {
+	tv, m := keptCopy(t, 700, 9)
+	if m.nLive < memoChunk {
 		t.Fatalf("copy %v: too small to load through memos", m)
 	}
 	if tv.Ix.memos != nil || m.memos != nil {
@@ -184,15 +185,7 @@ func TestMemos_LastOneLoad(t *testing.T) {
 // again and again (each freeze maps a new file, and the collector unmaps
 // the old one): a reader must never see bytes of a mapping that is gone.
 func TestSpill_QueriesWhileFreezing(t *testing.T) {
-	tv := newTestVault(t, map[string]string{})
-	if _, err := synth.GenerateVault(tv.Root, 300, 11); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
-		t.Fatal(err)
-	}
-	m, _ := tv.Ix.memFor(ctx)
+	_, m := keptCopy(t, 300, 11)
 	want := m.search(QueryTerms("release deploy rollback cache"), "", 10)
 	if len(want) == 0 {
 		t.Fatal("the query finds nothing")
