@@ -85,19 +85,16 @@ func (r refs) packed() (map[string]plumbing.Hash, error) {
 
 // list returns every ref under prefix (e.g. "refs/heads/drafts/"), loose
 // refs overriding packed ones.
+//
+// The loose refs are read before packed-refs, as git reads them: git packs a
+// ref by writing packed-refs first and deleting the loose file after, so a
+// loose ref missed by the walk is in the packed-refs read after it. Read the
+// other way round, a ref packed in between was in neither (a new Draft left
+// out of a listing, its rows dropped from the index).
 func (r refs) list(prefix string) (map[string]plumbing.Hash, error) {
-	packed, err := r.packed()
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]plumbing.Hash{}
-	for name, h := range packed {
-		if strings.HasPrefix(name, prefix) {
-			out[name] = h
-		}
-	}
 	root := r.path(prefix)
-	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
@@ -116,11 +113,22 @@ func (r refs) list(prefix string) (map[string]plumbing.Hash, error) {
 		if err != nil {
 			return err
 		}
-		out[name] = h
+		if !h.IsZero() { // deleted since the folder was read
+			out[name] = h
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
+	}
+	packed, err := r.packed()
+	if err != nil {
+		return nil, err
+	}
+	for name, h := range packed {
+		if _, loose := out[name]; !loose && strings.HasPrefix(name, prefix) {
+			out[name] = h
+		}
 	}
 	return out, nil
 }
@@ -178,10 +186,13 @@ func (r refs) cas(name string, old, new plumbing.Hash) error {
 		return fmt.Errorf("%w: %s is at %s, expected %s", errRefMoved, name, short(cur), short(old))
 	}
 	if new.IsZero() {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		// packed-refs first, then the loose file, as git deletes: the other
+		// way round, a reader (or a crash) between the two would find the
+		// ref's older, packed value.
+		if err := r.unpack(name); err != nil {
 			return err
 		}
-		if err := r.unpack(name); err != nil {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return nil // the deferred cleanup drops the lock

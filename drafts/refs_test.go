@@ -1,0 +1,147 @@
+package drafts
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"testing"
+)
+
+// TestRefsListWhileGitPacksRefs lists the Draft refs while the git CLI packs
+// them (what `git gc --auto`, run by a person's `git commit`, does: it writes
+// every loose ref into packed-refs, then deletes the loose files) and moves
+// them back to loose files. Every listing must hold every Draft: one left out
+// drops the Draft's rows from the index, and its agent is then told the note
+// it just stored does not exist.
+func TestRefsListWhileGitPacksRefs(t *testing.T) {
+	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
+	head := strings.TrimSpace(tv.git("rev-parse", "HEAD"))
+	r := refs{dir: filepath.Join(tv.root, ".git")}
+	rounds, perRound := 60, 4
+	if testing.Short() {
+		rounds = 15
+	}
+	// git runs in its own goroutine, so its failures are sent, not fatal.
+	run := func(stdin string, args ...string) error {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = tv.root, append(os.Environ(), gitEnv...), strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	var made atomic.Int64 // Drafts whose refs exist, all of them from then on
+	stop := make(chan struct{})
+	gitErr := make(chan error, 1)
+	go func() {
+		defer close(stop)
+		for round := 0; round < rounds; round++ {
+			// New Drafts are loose refs, as a store writes them ...
+			var in strings.Builder
+			for i := 0; i < perRound; i++ {
+				fmt.Fprintf(&in, "create refs/heads/drafts/api/d%03d-%d %s\n", round, i, head)
+			}
+			if err := run(in.String(), "update-ref", "--stdin"); err != nil {
+				gitErr <- err
+				return
+			}
+			made.Store(int64((round + 1) * perRound))
+			// ... and then git packs them.
+			if err := run("", "pack-refs", "--all", "--prune"); err != nil {
+				gitErr <- err
+				return
+			}
+		}
+	}()
+	listings, short := 0, 0
+	for done := false; !done; {
+		select {
+		case <-stop:
+			done = true
+		default:
+		}
+		want := int(made.Load())
+		heads, err := r.list(BranchPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listings++
+		if len(heads) < want {
+			short++
+			if short <= 3 {
+				t.Errorf("listing %d holds %d of the %d Draft refs", listings, len(heads), want)
+			}
+		}
+	}
+	select {
+	case err := <-gitErr:
+		t.Fatal(err)
+	default:
+	}
+	if short > 0 {
+		t.Errorf("%d of %d listings left Drafts out", short, listings)
+	}
+	t.Logf("%d listings while git packed the refs %d times", listings, rounds)
+}
+
+// TestRefsDeleteNeverShowsAnOlderValue deletes packed Draft refs that have a
+// newer loose value (a Draft that was packed, then stored to again, then
+// merged or discarded) while another reader reads them: no reading may show
+// the older, packed value, which would bring back a state of the Draft that
+// a later store replaced. A crash between the two steps must not either.
+func TestRefsDeleteNeverShowsAnOlderValue(t *testing.T) {
+	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
+	older := plumbing.NewHash(strings.TrimSpace(tv.git("rev-parse", "HEAD")))
+	tv.write("b.md", "# B\n")
+	tv.git("add", "-A")
+	tv.git("commit", "-qm", "second")
+	newer := plumbing.NewHash(strings.TrimSpace(tv.git("rev-parse", "HEAD")))
+	r := refs{dir: filepath.Join(tv.root, ".git")}
+	rounds := 200
+	if testing.Short() {
+		rounds = 50
+	}
+	name := "refs/heads/drafts/api/d1"
+	// phase is odd while the ref must be newer or gone: a read that starts
+	// then and returns the older value is stale.
+	var phase, stale atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			before := phase.Load()
+			h, err := r.read(name)
+			if err == nil && h == older && before%2 == 1 && phase.Load() == before {
+				stale.Add(1)
+			}
+		}
+	}()
+	for round := 0; round < rounds; round++ {
+		tv.git("update-ref", name, older.String())
+		tv.git("pack-refs", "--all", "--prune")
+		if err := r.cas(name, older, newer); err != nil {
+			t.Fatal(err)
+		}
+		phase.Add(1) // from here on the ref is newer (loose) or gone, never older
+		if err := r.cas(name, newer, plumbing.ZeroHash); err != nil {
+			t.Fatal(err)
+		}
+		phase.Add(1)
+	}
+	close(stop)
+	<-done
+	if n := stale.Load(); n > 0 {
+		t.Errorf("%d reads saw the older, packed value of a ref being deleted", n)
+	}
+}
