@@ -103,7 +103,7 @@ func (ix *Index) fillStatKeys(ctx context.Context, all bool) error {
 			return err
 		}
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
+	tx, err := ix.beginWrite(ctx)
 	if err != nil {
 		return err
 	}

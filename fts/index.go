@@ -23,8 +23,9 @@ import (
 // Index is the SQLite index of one vault. It is safe for concurrent use, and
 // several processes may share one index file (WAL mode, immediate transactions).
 type Index struct {
-	v  *vault.Vault
-	db *sql.DB
+	v        *vault.Vault
+	db       *sql.DB
+	gatePath string // the writers' gate (writegate.go)
 
 	mu   sync.Mutex // guards snap and gen, and serializes refreshes in this process
 	snap map[string]fileRow
@@ -169,7 +170,7 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 			return nil, translate(err)
 		}
 	}
-	ix := &Index{v: v, db: db, changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
+	ix := &Index{v: v, db: db, gatePath: dbPath + "-writer", changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
 	ix.vectorsBehind.Store(true)
 	ix.fillStatKeys(ctx, false) // once, for an index made before migration 0007; failing only slows freshness
 	return ix, nil
@@ -725,12 +726,12 @@ func metaText(r *vault.Resource) string {
 // apply writes one batch in one transaction and bumps the generation. bulk
 // says the batch is one of many in this refresh (see ftsAutomerge).
 func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, st *RefreshStats, bulk bool) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
+	tx, err := ix.beginWrite(ctx)
 	if err != nil {
 		return translate(err)
 	}
 	defer tx.Rollback()
-	w, err := newWriter(ctx, tx)
+	w, err := newWriter(ctx, tx.Tx)
 	if err != nil {
 		return err
 	}
@@ -773,7 +774,7 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 			return err
 		}
 	}
-	gen, err := bumpGeneration(ctx, tx)
+	gen, err := bumpGeneration(ctx, tx.Tx)
 	if err != nil {
 		return err
 	}

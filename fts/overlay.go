@@ -75,7 +75,7 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 	if cur == sig && !force {
 		return nil
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
+	tx, err := ix.beginWrite(ctx)
 	if err != nil {
 		return translate(err)
 	}
@@ -88,7 +88,7 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 	}
 	have := map[string]string{}
 	if !force {
-		if have, err = overlayHeads(ctx, tx); err != nil {
+		if have, err = overlayHeads(ctx, tx.Tx); err != nil {
 			return err
 		}
 	}
@@ -96,7 +96,7 @@ func (ix *Index) refreshOverlayForced(ctx context.Context, force bool) error {
 	if err != nil {
 		return err
 	}
-	rewritten, err := writeOverlay(ctx, tx, drafts, have, sig)
+	rewritten, err := writeOverlay(ctx, tx.Tx, drafts, have, sig)
 	if err != nil {
 		return err
 	}

@@ -38,12 +38,12 @@ func (ix *Index) UseEmbedder(ctx context.Context, e embed.Embedder) error {
 	if ix.binary {
 		column = fmt.Sprintf("bit[%d]", e.Dim())
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
+	tx, err := ix.beginWrite(ctx)
 	if err != nil {
 		return translate(err)
 	}
 	defer tx.Rollback()
-	if err := execAll(ctx, tx, "DROP TABLE IF EXISTS unit_vec", "DELETE FROM embeddings", "DELETE FROM unit_vectors",
+	if err := execAll(ctx, tx.Tx, "DROP TABLE IF EXISTS unit_vec", "DELETE FROM embeddings", "DELETE FROM unit_vectors",
 		"CREATE VIRTUAL TABLE unit_vec USING vec0(embedding "+column+")"); err != nil {
 		return fmt.Errorf("prepare vectors for %s: %w", e.Name(), err)
 	}
@@ -203,7 +203,7 @@ func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]flo
 	if len(vecs) != len(hashes) {
 		return fmt.Errorf("embedding model %s returned %d vectors for %d texts", ix.emb.Name(), len(vecs), len(hashes))
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
+	tx, err := ix.beginWrite(ctx)
 	if err != nil {
 		return translate(err)
 	}

@@ -232,7 +232,7 @@ func (w *writer) resolveIDClash(r *vault.Resource) error {
 // requeueFreedIDs marks files whose claimed id is free again (its holder was
 // deleted or changed) for re-indexing, and reports whether there were any.
 func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
-	tx, err := ix.db.BeginTx(ctx, nil)
+	tx, err := ix.beginWrite(ctx)
 	if err != nil {
 		return false, translate(err)
 	}
@@ -246,7 +246,7 @@ func (ix *Index) requeueFreedIDs(ctx context.Context) (bool, error) {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return false, nil
 	}
-	if _, err := bumpGeneration(ctx, tx); err != nil {
+	if _, err := bumpGeneration(ctx, tx.Tx); err != nil {
 		return false, err
 	}
 	ix.snap = nil
