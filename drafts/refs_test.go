@@ -1,6 +1,7 @@
 package drafts
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/lore-memory/lore/vault"
 	"testing"
 )
 
@@ -143,5 +145,39 @@ func TestRefsDeleteNeverShowsAnOlderValue(t *testing.T) {
 	<-done
 	if n := stale.Load(); n > 0 {
 		t.Errorf("%d reads saw the older, packed value of a ref being deleted", n)
+	}
+}
+
+// TestListAfterGitPacksObjects: git gc (which a person's `git commit` runs
+// by itself once loose objects pile up) moves a Draft's objects into a new
+// pack and deletes the loose files. A repository handle that had already
+// read the pack list (go-git reads it once per handle) finds them in neither
+// place; the listing must read again rather than leave the Draft out as
+// broken.
+func TestListAfterGitPacksObjects(t *testing.T) {
+	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
+	tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/new.md", Body: "# New\n\nfresh text\n"}})
+	repo, err := tv.s.repo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Any lookup that misses the loose objects makes go-git read the pack list.
+	if _, err := repo.CommitObject(plumbing.NewHash("0123456789012345678901234567890123456789")); err == nil {
+		t.Fatal("a made-up commit was found")
+	}
+	tv.git("repack", "-a", "-d", "-q")
+	tv.git("prune-packed", "-q")
+	heads, org, err := tv.s.readHeads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv.s.infos = map[string]*Draft{} // what another process would know: nothing
+	ds, _, err := tv.s.listFrom(repo, heads, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 1 {
+		broken, _ := tv.s.BrokenDrafts(context.Background())
+		t.Fatalf("listed %d Drafts, want the 1 stored (broken: %v)", len(ds), broken)
 	}
 }
