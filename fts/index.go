@@ -25,7 +25,8 @@ import (
 type Index struct {
 	v        *vault.Vault
 	db       *sql.DB
-	gatePath string // the writers' gate (writegate.go)
+	gatePath string       // the writers' gate (writegate.go)
+	mmap     *atomic.Bool // new connections map the file (connect.go)
 
 	mu   sync.Mutex // guards snap and gen, and serializes refreshes in this process
 	snap map[string]fileRow
@@ -145,10 +146,9 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 		return nil, err
 	}
 	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate&_cache_size=-16384"
-	db, err := sql.Open("sqlite3", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", dbPath, err)
-	}
+	mmap := new(atomic.Bool)
+	mmap.Store(true)
+	db := sql.OpenDB(&connector{dsn: dsn, mmap: mmap})
 	// Each connection has its own page cache (16 MiB); a long-running server
 	// keeps a few of them, not one per query it ever ran at once.
 	db.SetMaxIdleConns(3)
@@ -170,7 +170,7 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 			return nil, translate(err)
 		}
 	}
-	ix := &Index{v: v, db: db, gatePath: dbPath + "-writer", changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
+	ix := &Index{v: v, db: db, gatePath: dbPath + "-writer", mmap: mmap, changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
 	ix.vectorsBehind.Store(true)
 	ix.fillStatKeys(ctx, false) // once, for an index made before migration 0007; failing only slows freshness
 	return ix, nil

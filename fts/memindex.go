@@ -156,8 +156,8 @@ func (ix *Index) KeepInMemory(ctx context.Context) error {
 	ix.memMu.Unlock()
 	// Scored in memory, the process asks SQLite for rows by key: one idle
 	// connection's page cache (16 MiB) is enough, where three held 22 MB
-	// more on 100,000 notes.
-	ix.db.SetMaxIdleConns(1)
+	// more on 100,000 notes; and no mapped file (connect.go).
+	ix.unmapConnections()
 	_, err = ix.memVectorsFor(ctx)
 	// The build read every unit's text once; give that memory back now
 	// rather than whenever the runtime's scavenger gets to it.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/vault"
 )
 
 // heapLive returns the bytes of live heap after a full collection.
@@ -220,5 +221,38 @@ func TestSpill_QueriesWhileFreezing(t *testing.T) {
 		if e := <-errs; e != "" {
 			t.Fatal(e)
 		}
+	}
+}
+
+// TestConnections_MappedUntilKeptInMemory checks that a one-shot command's
+// connections map the index file, and that once the process keeps its
+// copies in memory, the connections it opens do not.
+func TestConnections_MappedUntilKeptInMemory(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nwalrus\n"})
+	ctx := context.Background()
+	mmapSize := func() int64 {
+		t.Helper()
+		c, err := tv.Ix.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var n int64
+		if err := c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := mmapSize(); n != mmapBytes {
+		t.Fatalf("a one-shot connection maps %d bytes, want %d", n, mmapBytes)
+	}
+	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := mmapSize(); n != 0 {
+		t.Fatalf("after KeepInMemory a connection maps %d bytes, want 0", n)
+	}
+	if hits := tv.search("walrus", vault.SearchOptions{}); len(hits) != 1 {
+		t.Fatalf("walrus: %v", hits)
 	}
 }

@@ -23,7 +23,9 @@
 //     meanwhile; otherwise it runs again. On 10,000 notes, alternating with
 //     the sequential order: `lore search` p50 52 → 39–49 ms (this 2-core
 //     machine's walk already keeps both cores busy). The same overlap for
-//     activate's query embedding showed no gain here, so it is not done.
+//     activate's query embedding showed no gain here, so it is not done
+//     (tried again on a slower machine: activate p50 121.8 → 131.2 ms,
+//     31 alternating rounds, slower).
 //
 // Activate (activate.go, assemble.go, sections.go, state.go, runs.go):
 //
@@ -97,6 +99,14 @@
 //     0.7053 / 0.7076; M 5: 0.7067 / 0.7054; M 10: 0.7053 / 0.7020. Within
 //     ±0.002, with no setting better on both sides of it: the built-in
 //     model's neighbourhoods add little the lexical stage has not found.
+//   - Tried and not kept: more than one vector a unit. The built-in model
+//     reads 128 tokens, so of a SciFact abstract (one unit) it sees the
+//     title and the first sentences. Measured outside lore over the 300
+//     queries, vector alone, title on every window's first line: one vector
+//     of the whole unit 0.2121; the best of its ~80-word windows' vectors
+//     0.2280; the normalized mean of the windows' vectors 0.2426. Three
+//     points of vector-alone nDCG@10 at three times the embedding work;
+//     with fusion's 0.3 weight that is not where 0.720 lies.
 //   - Every valid activate writes a retrieval run (table runs): the query, every
 //     candidate with its rank and score at every stage and its outcome
 //     (delivered:add|replace|reuse, cut:budget|per_resource|total|overlap),
