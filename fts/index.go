@@ -231,7 +231,7 @@ func (ix *Index) freePages(ctx context.Context) error {
 		if free == 0 {
 			return nil
 		}
-		if _, err := ix.db.ExecContext(ctx, fmt.Sprintf("PRAGMA incremental_vacuum(%d)", min(free, freeStepPages))); err != nil {
+		if _, err := ix.execWrite(ctx, fmt.Sprintf("PRAGMA incremental_vacuum(%d)", min(free, freeStepPages))); err != nil {
 			return translate(err)
 		}
 	}

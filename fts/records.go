@@ -29,7 +29,7 @@ type Run struct {
 
 // SaveRun stores a retrieval run, keeping the newest MaxRuns.
 func (r Records) SaveRun(ctx context.Context, run Run) error {
-	_, err := r.ix.db.ExecContext(ctx, `INSERT INTO runs(run_id, created_at, project, query, index_revision, total_us, record)
+	_, err := r.ix.execWrite(ctx, `INSERT INTO runs(run_id, created_at, project, query, index_revision, total_us, record)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, run.RunID, run.CreatedAt, run.Project, run.Query, run.IndexRevision, run.TotalUS, string(run.Record))
 	if err != nil {
 		return translate(fmt.Errorf("record retrieval run: %w", err))
@@ -37,7 +37,7 @@ func (r Records) SaveRun(ctx context.Context, run Run) error {
 	// Trimming now and then (a run id ends in random hex: 1 in 256) keeps
 	// inserts cheap; a failed trim leaves old runs a while longer.
 	if run.RunID[len(run.RunID)-2:] == "00" {
-		r.ix.db.ExecContext(ctx, `DELETE FROM runs WHERE created_at <
+		r.ix.execWrite(ctx, `DELETE FROM runs WHERE created_at <
 			(SELECT created_at FROM runs ORDER BY created_at DESC LIMIT 1 OFFSET ?)`, MaxRuns)
 	}
 	return nil
@@ -100,13 +100,13 @@ var ErrNoState = errors.New("no such activation state")
 // once a minute by each process.
 func (r Records) SaveState(ctx context.Context, id, entries []byte, now time.Time, retention time.Duration) error {
 	ix := r.ix
-	if _, err := ix.db.ExecContext(ctx, `INSERT INTO activation_states(id, used, entries) VALUES(?, ?, ?)
+	if _, err := ix.execWrite(ctx, `INSERT INTO activation_states(id, used, entries) VALUES(?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET used = excluded.used`, id, now.Unix(), entries); err != nil {
 		return translate(err)
 	}
 	if last := ix.stateGC.Load(); now.Unix()-last >= 60 && ix.stateGC.CompareAndSwap(last, now.Unix()) {
 		// Expiry is housekeeping: a failure leaves old states a while longer.
-		ix.db.ExecContext(ctx, `DELETE FROM activation_states WHERE used < ?`, now.Add(-retention).Unix())
+		ix.execWrite(ctx, `DELETE FROM activation_states WHERE used < ?`, now.Add(-retention).Unix())
 	}
 	return nil
 }

@@ -106,15 +106,15 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 	if ix.emb == nil {
 		return 0, nil
 	}
-	if _, err := ix.db.ExecContext(ctx, `DELETE FROM unit_vec WHERE rowid IN
+	if _, err := ix.execWrite(ctx, `DELETE FROM unit_vec WHERE rowid IN
 		(SELECT vec_rowid FROM embeddings WHERE embed_hash NOT IN (SELECT embed_hash FROM units))`); err != nil {
 		return 0, translate(err)
 	}
-	if _, err := ix.db.ExecContext(ctx, `DELETE FROM unit_vectors WHERE rowid IN
+	if _, err := ix.execWrite(ctx, `DELETE FROM unit_vectors WHERE rowid IN
 		(SELECT vec_rowid FROM embeddings WHERE embed_hash NOT IN (SELECT embed_hash FROM units))`); err != nil {
 		return 0, translate(err)
 	}
-	if _, err := ix.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embed_hash NOT IN (SELECT embed_hash FROM units)`); err != nil {
+	if _, err := ix.execWrite(ctx, `DELETE FROM embeddings WHERE embed_hash NOT IN (SELECT embed_hash FROM units)`); err != nil {
 		return 0, translate(err)
 	}
 	// Cleared before looking: a change made while this run works sets it

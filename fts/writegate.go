@@ -15,12 +15,15 @@ import (
 // indexed) a writer that has waited long sleeps the longest and keeps
 // losing the lock to newcomers: `TestManyProcessesStoreAtOnce -long` had
 // store operations fail with "the index is busy" after the 10 s time-out
-// though no transaction held the lock for more than a second. So lore's
-// write transactions first take an exclusive lock on a file beside the index
+// though no transaction held the lock for more than a second. So every write
+// lore makes to the index, a transaction (beginWrite) or one statement
+// (execWrite), first takes an exclusive lock on a file beside it
 // (index.db-writer, flock on Unix): a waiter there is woken by the kernel the
-// moment the holder lets go, not at its next try. The gate adds no
-// correctness, SQLite's lock still guards the data; it only keeps the wait
-// fair enough. Where flock is missing, there is no gate.
+// moment the holder lets go, not at its next try. A write that skipped the
+// gate would be worse off than before, polling a lock the gate hands from one
+// writer straight to the next. The gate adds no correctness, SQLite's lock
+// still guards the data; it only keeps the wait fair enough. Where flock is
+// missing, there is no gate.
 
 // gateWait is how long a writer waits at the gate, as long as SQLite's busy
 // time-out (the DSN's _busy_timeout).
@@ -65,4 +68,15 @@ func (ix *Index) beginWrite(ctx context.Context) (*writeTx, error) {
 		return nil, translate(err)
 	}
 	return &writeTx{Tx: tx, release: release}, nil
+}
+
+// execWrite runs one writing statement outside a transaction, through the
+// writers' gate like every other write.
+func (ix *Index) execWrite(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	release, err := enterGate(ctx, ix.gatePath)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return ix.db.ExecContext(ctx, query, args...)
 }

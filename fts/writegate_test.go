@@ -87,3 +87,46 @@ func TestWriteGateWaiterThatGivesUpLetsGo(t *testing.T) {
 	}
 	tx.Rollback()
 }
+
+// TestWriteGateCoversSingleStatementWrites: the writes made outside a
+// transaction (a retrieval run's record, an activation state) take their
+// turn at the gate too. One that did not would poll SQLite's lock while the
+// gate hands it from one writer straight to the next, and could wait out
+// the busy time-out behind a stream of them: an activate answered "the
+// index is busy" because its run could not be recorded.
+func TestWriteGateCoversSingleStatementWrites(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n"})
+	ctx := context.Background()
+	// Another process holds the gate (SQLite's own lock is free).
+	f, err := os.OpenFile(tv.Ix.gatePath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	r := tv.Ix.Records()
+	writes := map[string]func(context.Context) error{
+		"SaveRun": func(ctx context.Context) error {
+			return r.SaveRun(ctx, Run{RunSummary: RunSummary{RunID: "run_test01", CreatedAt: "2026-12-01T00:00:00Z"}, Record: []byte("{}")})
+		},
+		"SaveState": func(ctx context.Context) error {
+			return r.SaveState(ctx, []byte("0123456789abcdef"), []byte("[]"), time.Now(), time.Hour)
+		},
+	}
+	for name, write := range writes {
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		err := write(short)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s while another writer held the gate: %v, want it to wait its turn", name, err)
+		}
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	for name, write := range writes {
+		if err := write(ctx); err != nil {
+			t.Errorf("%s once the gate was free: %v", name, err)
+		}
+	}
+}
