@@ -48,6 +48,30 @@ func BenchmarkSearchInMemory(b *testing.B) {
 	}
 }
 
+// BenchmarkActivateInMemory is an activate as lore mcp answers it, lexical
+// (the generated vault has no vectors): ranked from the in-memory postings,
+// freshness followed by the watcher, assembled and recorded as a run. Its allocations are
+// what the server's collector works through.
+func BenchmarkActivateInMemory(b *testing.B) {
+	ix, _ := benchIndex(b)
+	ctx := context.Background()
+	if err := ix.KeepInMemory(ctx); err != nil {
+		b.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go ix.Watch(wctx) // as lore mcp: the watcher keeps the index fresh
+	time.Sleep(time.Second)
+	qs := synth.Queries(200, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.Activate(ctx, vault.ActivateRequest{Query: qs[i%len(qs)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkInMemoryCopyOf(b *testing.B) {
 	dir := os.Getenv("LORE_SCALE_VAULT")
 	if dir == "" {
