@@ -16,13 +16,16 @@ import (
 // system call and a copy; mapped (PRAGMA mmap_size), a read of the page
 // cache's memory. On the 10,000-note benchmark vault the links query of a
 // first activate took 7.0–11.9 ms on a new connection and 2.0–4.4 ms with
-// the file mapped. So every connection maps the index file, until
-// KeepInMemory (a long-running process, which ranks from its in-memory
-// copy) turns it off: there the mapped pages the unit reads touched would
-// count in the process's resident memory for as long as it runs, where
-// SQLite's page cache holds at most its 16 MiB a connection. Mapping reads
-// only; writes still go through write(), and SQLite maps no further than
-// the file's size at the start of each read transaction.
+// the file mapped. So a one-shot command that only queries (lore search,
+// activate, load) maps the index file (MapForQueries); nothing else does. A
+// command that writes the whole index would hold every page it touched in
+// its resident memory (a rebuild of 10,000 notes peaked at 495 MB mapped,
+// 345 MB not), and a long-running process, which ranks from its in-memory
+// copy, would keep the pages its unit reads touched for as long as it runs,
+// where SQLite's page cache holds at most its 16 MiB a connection
+// (KeepInMemory turns the mapping off again). Mapping reads only; writes
+// still go through write(), and SQLite maps no further than the file's size
+// at the start of each read transaction.
 const mmapBytes = 1 << 30
 
 // connector opens the index's connections, mapped while mmap is set.
@@ -46,6 +49,15 @@ func (c *connector) Connect(context.Context) (driver.Conn, error) {
 }
 
 func (c *connector) Driver() driver.Driver { return sqliteDriver }
+
+// MapForQueries makes the index's connections map the index file from now
+// on, for a one-shot command that only queries (see above). The connections
+// opened before it (by Open) are closed when idle.
+func (ix *Index) MapForQueries() {
+	ix.mmap.Store(true)
+	ix.db.SetMaxIdleConns(0)
+	ix.db.SetMaxIdleConns(3)
+}
 
 // unmapConnections makes the connections opened from now on read through
 // SQLite's page cache, closes the idle ones, and retires every connection

@@ -60,18 +60,21 @@
 //     first pass scans sign bits held in memory (rescoring stays in SQL with
 //     sqlite-vec's cosine). Both copies follow the index through unit_log and
 //     vec_log, so other processes' writes are seen. One-shot commands use SQL
-//     alone: building the copies takes seconds. Their connections map the
-//     index file (PRAGMA mmap_size, connect.go): a first query reads pages
-//     it never read, and mapped that is 2.0–4.4 ms for an activate's links
-//     query against 7.0–11.9 through read(); whole activates 5–13 % faster
-//     (139.7 → 132.7 ms p50 on a slow machine, 41 alternating rounds on the
-//     10,000-note benchmark vault). A long-running process turns it off when
-//     it keeps its copies, so its resident memory stays bounded. A first
-//     try was reverted: TestReliabilityManyWriters -reliability.long failed
-//     3 of 6 runs with operations answered "database is locked" after the
-//     10 s busy time-out. Faster reads made more writers contend, and
-//     SQLite's busy handler starved some of them; with the writers' gate
-//     (writegate.go) it passed 4 of 4 with the mapping. The postings copy is packed
+//     alone: building the copies takes seconds. Those that only query
+//     (search, activate, load) map the index file (PRAGMA mmap_size,
+//     connect.go): a first query reads pages it never read, and mapped that
+//     is 2.0–4.4 ms for an activate's links query against 7.0–11.9 through
+//     read(); whole commands on the 10,000-note benchmark vault, 31
+//     alternating rounds on a slow machine: search p50 84.8 → 77.6 ms,
+//     activate 132.3 → 120.3. Nothing else maps it: a rebuild that did
+//     peaked at 495 MB of resident memory against 345, and a long-running
+//     process would keep every page its unit reads touched. A first try
+//     mapped every one-shot command and was reverted when
+//     TestReliabilityManyWriters -reliability.long failed 3 of 6 runs with
+//     operations answered "database is locked" after the 10 s busy
+//     time-out: faster reads made more writers contend, and SQLite's busy
+//     handler starved some of them. With the writers' gate (writegate.go)
+//     it passed 4 of 4 with the mapping. The postings copy is packed
 //     (postings.go, vocab.go): tokens frozen in sorted arrays, postings as
 //     varint gaps in one arena, unit keys in another, so the collector has
 //     little to mark. 10,000 notes (60,000 units) take 46 MB of heap (89 MB

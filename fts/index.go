@@ -146,8 +146,7 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 		return nil, err
 	}
 	dsn := "file:" + dbPath + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=on&_txlock=immediate&_cache_size=-16384"
-	mmap := new(atomic.Bool)
-	mmap.Store(true)
+	mmap := new(atomic.Bool) // off until MapForQueries (connect.go)
 	db := sql.OpenDB(&connector{dsn: dsn, mmap: mmap})
 	// Each connection has its own page cache (16 MiB); a long-running server
 	// keeps a few of them, not one per query it ever ran at once.
