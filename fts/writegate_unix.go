@@ -30,7 +30,11 @@ func enterGate(ctx context.Context, path string) (func(), error) {
 		return release, nil
 	}
 	// Wait in the kernel, in a goroutine, so a time-out can give up; if it
-	// does, the goroutine releases the lock as soon as it gets it.
+	// does, the goroutine releases the lock as soon as it gets it. Until
+	// then it stays blocked, with its file open: one goroutine and one file
+	// per write given up, for as long as the holder keeps the lock (a
+	// process stopped while writing, which holds SQLite's lock too, so
+	// those writes would have failed anyway).
 	got := make(chan error) // unbuffered: a send after a time-out must not succeed
 	abandon := make(chan struct{})
 	go func() {
