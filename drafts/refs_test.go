@@ -8,18 +8,19 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/lore-memory/lore/vault"
-	"testing"
 )
 
-// TestRefsListWhileGitPacksRefs lists the Draft refs while the git CLI packs
-// them (what `git gc --auto`, run by a person's `git commit`, does: it writes
-// every loose ref into packed-refs, then deletes the loose files) and moves
-// them back to loose files. Every listing must hold every Draft: one left out
-// drops the Draft's rows from the index, and its agent is then told the note
-// it just stored does not exist.
+// TestRefsListWhileGitPacksRefs lists the Draft refs while new ones keep
+// arriving as loose files and the git CLI packs them (what `git gc --auto`,
+// run by a person's `git commit`, does: it writes every loose ref into
+// packed-refs, then deletes the loose files). Every listing must hold every
+// Draft made before it began: one left out drops the Draft's rows from the
+// index, and its agent is then told the note it just stored does not exist.
 func TestRefsListWhileGitPacksRefs(t *testing.T) {
 	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
 	head := strings.TrimSpace(tv.git("rev-parse", "HEAD"))
