@@ -23,10 +23,10 @@ import (
 // Index is the SQLite index of one vault. It is safe for concurrent use, and
 // several processes may share one index file (WAL mode, immediate transactions).
 type Index struct {
-	v        *vault.Vault
-	db       *sql.DB
-	gatePath string       // the writers' gate (writegate.go)
-	mmap     *atomic.Bool // new connections map the file (connect.go)
+	v    *vault.Vault
+	db   *sql.DB
+	gate *gate        // the writers' gate (writegate.go)
+	mmap *atomic.Bool // new connections map the file (connect.go)
 
 	mu   sync.Mutex // guards snap and gen, and serializes refreshes in this process
 	snap map[string]fileRow
@@ -169,14 +169,17 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 			return nil, translate(err)
 		}
 	}
-	ix := &Index{v: v, db: db, gatePath: dbPath + "-writer", mmap: mmap, changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
+	ix := &Index{v: v, db: db, gate: newGate(dbPath + "-writer"), mmap: mmap, changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
 	ix.vectorsBehind.Store(true)
 	ix.fillStatKeys(ctx, false) // once, for an index made before migration 0007; failing only slows freshness
 	return ix, nil
 }
 
 // Close closes the database.
-func (ix *Index) Close() error { return ix.db.Close() }
+func (ix *Index) Close() error {
+	ix.gate.close()
+	return ix.db.Close()
+}
 
 // Vault returns the vault the index follows.
 func (ix *Index) Vault() *vault.Vault { return ix.v }

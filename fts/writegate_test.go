@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func TestWriteGateHeldForTheWholeTransaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if gateFree(t, tv.Ix.gatePath) {
+		if gateFree(t, tv.Ix.gate.path) {
 			t.Fatalf("%s: the gate is free while a write transaction is open", end)
 		}
 		if end == "commit" {
@@ -50,15 +51,15 @@ func TestWriteGateHeldForTheWholeTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		tx.Rollback()
-		if !gateFree(t, tv.Ix.gatePath) {
+		if !gateFree(t, tv.Ix.gate.path) {
 			t.Fatalf("%s: the gate is still held after the transaction ended", end)
 		}
 	}
 }
 
 // TestWriteGateWaiterThatGivesUpLetsGo: a writer that stops waiting (its
-// context ends) gets an error and takes nothing; once the holder is done the
-// gate is free, though the abandoned wait got it meanwhile.
+// context ends) gets an error and takes nothing; once the holder is done
+// the gate is free again.
 func TestWriteGateWaiterThatGivesUpLetsGo(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n"})
 	ctx := context.Background()
@@ -74,8 +75,7 @@ func TestWriteGateWaiterThatGivesUpLetsGo(t *testing.T) {
 	if err := held.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	// The abandoned wait takes the gate when it is free, and lets go at once.
-	for i := 0; !gateFree(t, tv.Ix.gatePath); i++ {
+	for i := 0; !gateFree(t, tv.Ix.gate.path); i++ {
 		if i == 500 {
 			t.Fatal("the gate stays held after its holder and an abandoned waiter are done")
 		}
@@ -98,7 +98,7 @@ func TestWriteGateCoversSingleStatementWrites(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n"})
 	ctx := context.Background()
 	// Another process holds the gate (SQLite's own lock is free).
-	f, err := os.OpenFile(tv.Ix.gatePath, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(tv.Ix.gate.path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,4 +129,44 @@ func TestWriteGateCoversSingleStatementWrites(t *testing.T) {
 			t.Errorf("%s once the gate was free: %v", name, err)
 		}
 	}
+}
+
+// TestWriteGateOneWaiterPerIndex: while another process holds the gate,
+// writes that give up leave at most one goroutine waiting for it (the
+// others wait for the process's turn and go when they give up), not one
+// goroutine and one open file each.
+func TestWriteGateOneWaiterPerIndex(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n"})
+	ctx := context.Background()
+	if tx, err := tv.Ix.beginWrite(ctx); err != nil { // the gate file exists, the pool is warm
+		t.Fatal(err)
+	} else {
+		tx.Rollback()
+	}
+	f, err := os.OpenFile(tv.Ix.gate.path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	for i := 0; i < 20; i++ {
+		short, cancel := context.WithTimeout(ctx, 5*time.Millisecond)
+		_, err := tv.Ix.beginWrite(short)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("write %d while the gate was held elsewhere: %v", i, err)
+		}
+	}
+	if n := runtime.NumGoroutine() - before; n > 1 {
+		t.Errorf("20 writes that gave up left %d more goroutines, want at most 1", n)
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	tx, err := tv.Ix.beginWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.Rollback()
 }

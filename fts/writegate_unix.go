@@ -10,37 +10,39 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// enterGate takes the exclusive lock on path, waiting at most gateWait (or
-// until ctx ends), and returns what releases it. Each call opens the file
-// anew: flock locks belong to an open file, so two goroutines of one process
-// exclude each other as two processes do. An empty path is no gate.
-func enterGate(ctx context.Context, path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
+// openGateFile opens (creating) the gate file; nil when it cannot be (a
+// read-only folder): then SQLite's lock alone orders the processes.
+func openGateFile(path string) *os.File {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return func() {}, nil // no gate (a read-only folder): SQLite's lock alone
+		return nil
 	}
+	return f
+}
+
+// lockGateFile takes the exclusive flock on f, for a writer that has its
+// process's turn (leave gives the turn back), waiting until expired fires
+// or ctx ends. flock locks belong to an open file, and only the writer with
+// the turn uses f, so one file serves the whole process.
+func lockGateFile(ctx context.Context, f *os.File, expired <-chan time.Time, leave func()) (func(), error) {
+	fd := int(f.Fd())
 	release := func() {
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		f.Close()
+		unix.Flock(fd, unix.LOCK_UN)
+		leave()
 	}
-	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
 		return release, nil
 	}
 	// Wait in the kernel, in a goroutine, so a time-out can give up; if it
-	// does, the goroutine releases the lock as soon as it gets it. Until
-	// then it stays blocked, with its file open: one goroutine and one file
-	// per write given up, for as long as the holder keeps the lock (a
-	// process stopped while writing, which holds SQLite's lock too, so
-	// those writes would have failed anyway).
+	// does, the goroutine lets go of the lock, and of the turn, as soon as
+	// it gets the lock. Until then the process's other writers wait for
+	// the turn: at most one goroutine per index waits this way.
 	got := make(chan error) // unbuffered: a send after a time-out must not succeed
 	abandon := make(chan struct{})
 	go func() {
 		var err error
 		for {
-			if err = unix.Flock(int(f.Fd()), unix.LOCK_EX); err != unix.EINTR {
+			if err = unix.Flock(fd, unix.LOCK_EX); err != unix.EINTR {
 				break
 			}
 		}
@@ -50,20 +52,17 @@ func enterGate(ctx context.Context, path string) (func(), error) {
 			if err == nil {
 				release()
 			} else {
-				f.Close()
+				leave()
 			}
 		}
 	}()
-	timer := time.NewTimer(gateWait)
-	defer timer.Stop()
 	select {
 	case err := <-got:
 		if err != nil {
-			f.Close()
-			return func() {}, nil // flock refused: SQLite's lock alone
+			return leave, nil // flock refused: SQLite's lock alone
 		}
 		return release, nil
-	case <-timer.C:
+	case <-expired:
 		close(abandon)
 		return nil, errGateBusy
 	case <-ctx.Done():
