@@ -147,7 +147,12 @@
 //     transaction, so it never waits for another process's writer.
 //   - Writes go in batches of 1,000 files per immediate transaction, so readers
 //     (WAL) are never blocked for long; Go parses the next batch while SQLite
-//     writes the current one.
+//     writes the current one. Writers take turns through a gate
+//     (writegate.go: the process's turn, then a flock on index.db-writer)
+//     before SQLite's lock: SQLite's busy handler alone let a writer that
+//     had waited keep losing to newcomers, and `go test -run
+//     ManyProcessesStoreAtOnce ./drafts -long` failed 3 of 3 runs with
+//     "the index is busy"; with the gate it passed 3 of 3.
 //   - Effective Memory: with a project set, resources under projects/<other>/
 //     are invisible to Search, Load and Activate; without one, every
 //     working-tree resource is visible. A project's open Drafts (supplied by
