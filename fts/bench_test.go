@@ -26,6 +26,29 @@ func BenchmarkRefreshUnchanged(b *testing.B) {
 	}
 }
 
+// BenchmarkRefreshWatchedIdle is the freshness check of a long-running
+// process whose watcher saw nothing: what every search and activate of lore
+// mcp pays first.
+func BenchmarkRefreshWatchedIdle(b *testing.B) {
+	ix, _ := benchIndex(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := ix.Watch(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // the first refresh after Watch walks the vault
+		if _, err := ix.Refresh(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.Refresh(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkColdIndex(b *testing.B) {
 	root, _ := testvault.Generated(b, testvault.BenchNotes())
 	v, err := vault.Open(root)

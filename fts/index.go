@@ -505,7 +505,7 @@ type views struct {
 	snap     map[string]fileRow
 	files    []vault.FileStat
 	problems []vault.Problem
-	checked  func(string) bool // nil: files is the whole vault
+	checked  *covered // nil: files is the whole vault
 	same     bool
 	// drifted: the digests differed (or some key was unknown), so the
 	// snapshot was read; if it then finds nothing to do, the keys are stale.
@@ -585,17 +585,21 @@ func (v views) changes(force bool) (todo []*change, removed []string) {
 		}
 		todo = append(todo, c)
 	}
-	if present == nil && known < len(v.snap) { // some indexed files are gone
-		present = make(map[string]bool, len(v.files))
-		for _, f := range v.files {
-			present[f.Path] = true
-		}
+	if v.checked != nil {
+		// Only what the watcher named can be gone; an idle watcher named
+		// nothing, and the snapshot (every file of the vault) is not read:
+		// it was a tenth of a millisecond per 10,000 notes, per query.
+		return todo, v.checked.gone(v.snap, present)
+	}
+	if known == len(v.snap) {
+		return todo, nil // every indexed file is still there
+	}
+	present = make(map[string]bool, len(v.files))
+	for _, f := range v.files {
+		present[f.Path] = true
 	}
 	for p := range v.snap {
-		if present == nil {
-			break // every indexed file is still there
-		}
-		if !present[p] && (v.checked == nil || v.checked(p)) {
+		if !present[p] {
 			removed = append(removed, p)
 		}
 	}

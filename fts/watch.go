@@ -144,7 +144,7 @@ func (wt *watcher) take() (map[string]bool, bool) {
 // checked is nil; with one, only the paths its events named, and checked
 // tells which snapshot paths those cover (a file not among the returned ones
 // but covered is gone).
-func (ix *Index) changedFiles() ([]vault.FileStat, []vault.Problem, func(string) bool, error) {
+func (ix *Index) changedFiles() ([]vault.FileStat, []vault.Problem, *covered, error) {
 	if ix.watch == nil {
 		files, problems, err := ix.v.Scan()
 		return files, problems, nil, err
@@ -171,16 +171,51 @@ func (ix *Index) changedFiles() ([]vault.FileStat, []vault.Problem, func(string)
 			files = append(files, f)
 		}
 	}
-	checked := func(p string) bool {
-		if dirty[filepath.FromSlash(p)] {
-			return true
-		}
-		for _, d := range dirs {
-			if strings.HasPrefix(p, d) {
-				return true
-			}
-		}
-		return false
+	checked := &covered{files: map[string]bool{}, dirs: dirs}
+	for rel := range dirty {
+		checked.files[filepath.ToSlash(rel)] = true
+		checked.files[vault.NormalizePath(rel)] = true
 	}
 	return files, problems, checked, nil
+}
+
+// covered is what a watcher's events named: files (vault-relative, with
+// '/') and folders (ending in '/').
+type covered struct {
+	files map[string]bool
+	dirs  []string
+}
+
+// has reports whether path p is among the files or in one of the folders.
+func (c *covered) has(p string) bool {
+	if c.files[p] {
+		return true
+	}
+	for _, d := range c.dirs {
+		if strings.HasPrefix(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// gone returns the snapshot's paths that c covers and present does not
+// hold: what was deleted or renamed away. It reads the whole snapshot only
+// when a folder was named; for files it looks each one up.
+func (c *covered) gone(snap map[string]fileRow, present map[string]bool) []string {
+	var out []string
+	if len(c.dirs) > 0 {
+		for p := range snap {
+			if !present[p] && c.has(p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for p := range c.files {
+		if _, ok := snap[p]; ok && !present[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -49,3 +49,25 @@ func TestWatch_IncrementalFreshness(t *testing.T) {
 		t.Errorf("idle refresh: %+v, %v", st, err)
 	}
 }
+
+// TestWatch_DeletedFileWithDecomposedName: a note whose file name is in
+// decomposed Unicode (NFD, as macOS writes names and git can carry them
+// to other systems) is indexed under its composed (NFC) path; when the
+// watcher sees it deleted, the deletion must reach the index. It did not:
+// the removal check looked the index's NFC path up among the event's
+// NFD names.
+func TestWatch_DeletedFileWithDecomposedName(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := tv.Ix.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	name := "cafe\u0301.md" // "café.md", decomposed
+	if err := os.WriteFile(filepath.Join(tv.Root, name), []byte("# Cafe\n\nwombat\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "new note", func() bool { return tv.topPath("wombat") != "" })
+	os.Remove(filepath.Join(tv.Root, name))
+	eventually(t, "deletion", func() bool { return tv.topPath("wombat") == "" })
+}
