@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,24 @@ func gateFree(t *testing.T, path string) bool {
 	}
 	unix.Flock(int(f.Fd()), unix.LOCK_UN)
 	return true
+}
+
+// holdGate takes the gate file's lock as another process would (its own
+// open file) and returns what lets it go; the test's end lets go too.
+func holdGate(t *testing.T, path string) func() {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	var once sync.Once
+	letGo := func() { once.Do(func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }) }
+	t.Cleanup(letGo)
+	return letGo
 }
 
 // TestWriteGateHeldForTheWholeTransaction: a write transaction holds the
@@ -98,14 +117,7 @@ func TestWriteGateCoversSingleStatementWrites(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n"})
 	ctx := context.Background()
 	// Another process holds the gate (SQLite's own lock is free).
-	f, err := os.OpenFile(tv.Ix.gate.path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	letGo := holdGate(t, tv.Ix.gate.path)
 	r := tv.Ix.Records()
 	writes := map[string]func(context.Context) error{
 		"SaveRun": func(ctx context.Context) error {
@@ -123,7 +135,7 @@ func TestWriteGateCoversSingleStatementWrites(t *testing.T) {
 			t.Errorf("%s while another writer held the gate: %v, want it to wait its turn", name, err)
 		}
 	}
-	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	letGo()
 	for name, write := range writes {
 		if err := write(ctx); err != nil {
 			t.Errorf("%s once the gate was free: %v", name, err)
@@ -143,14 +155,7 @@ func TestWriteGateOneWaiterPerIndex(t *testing.T) {
 	} else {
 		tx.Rollback()
 	}
-	f, err := os.OpenFile(tv.Ix.gate.path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	letGo := holdGate(t, tv.Ix.gate.path)
 	before := runtime.NumGoroutine()
 	for i := 0; i < 20; i++ {
 		short, cancel := context.WithTimeout(ctx, 5*time.Millisecond)
@@ -163,7 +168,7 @@ func TestWriteGateOneWaiterPerIndex(t *testing.T) {
 	if n := runtime.NumGoroutine() - before; n > 1 {
 		t.Errorf("20 writes that gave up left %d more goroutines, want at most 1", n)
 	}
-	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	letGo()
 	tx, err := tv.Ix.beginWrite(ctx)
 	if err != nil {
 		t.Fatal(err)
