@@ -156,25 +156,22 @@ func (ix *Index) changedFiles() ([]vault.FileStat, []vault.Problem, *covered, er
 	}
 	var files []vault.FileStat
 	var problems []vault.Problem
-	var dirs []string
+	checked := &covered{files: make(map[string]bool, len(dirty))}
 	for rel := range dirty {
+		// In the index's form (NFC, '/'), as the snapshot keys its paths.
+		checked.files[vault.NormalizePath(rel)] = true
 		if st, err := os.Stat(filepath.Join(ix.v.Root, rel)); err == nil && st.IsDir() {
 			fs, ps, err := ix.v.ScanFrom(rel)
 			if err != nil {
 				return nil, nil, nil, err
 			}
 			files, problems = append(files, fs...), append(problems, ps...)
-			dirs = append(dirs, vault.NormalizePath(rel)+"/")
+			checked.dirs = append(checked.dirs, vault.NormalizePath(rel)+"/")
 			continue
 		}
 		if f, ok := ix.v.StatFile(rel); ok {
 			files = append(files, f)
 		}
-	}
-	checked := &covered{files: map[string]bool{}, dirs: dirs}
-	for rel := range dirty {
-		checked.files[filepath.ToSlash(rel)] = true
-		checked.files[vault.NormalizePath(rel)] = true
 	}
 	return files, problems, checked, nil
 }
