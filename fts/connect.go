@@ -5,7 +5,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
@@ -60,12 +59,11 @@ func (ix *Index) MapForQueries() {
 }
 
 // unmapConnections makes the connections opened from now on read through
-// SQLite's page cache, closes the idle ones, and retires every connection
-// after a few minutes, so that one mapped connection in use now does not
-// stay for the process's life.
+// SQLite's page cache and closes the idle ones, keeping at most one (see
+// KeepInMemory). Only a process that called MapForQueries has mapped ones;
+// no long-running process does.
 func (ix *Index) unmapConnections() {
 	ix.mmap.Store(false)
 	ix.db.SetMaxIdleConns(0)
 	ix.db.SetMaxIdleConns(1)
-	ix.db.SetConnMaxLifetime(5 * time.Minute)
 }
