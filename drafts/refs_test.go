@@ -96,7 +96,9 @@ func TestRefsListWhileGitPacksRefs(t *testing.T) {
 // newer loose value (a Draft that was packed, then stored to again, then
 // merged or discarded) while another reader reads them: no reading may show
 // the older, packed value, which would bring back a state of the Draft that
-// a later store replaced. A crash between the two steps must not either.
+// a later store replaced. The reader samples the state between the delete's
+// two steps (packed-refs, then the loose file), which is also what a crash
+// there would leave.
 func TestRefsDeleteNeverShowsAnOlderValue(t *testing.T) {
 	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
 	older := plumbing.NewHash(strings.TrimSpace(tv.git("rev-parse", "HEAD")))

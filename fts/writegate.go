@@ -3,6 +3,7 @@ package fts
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -33,7 +34,7 @@ import (
 const gateWait = 10 * time.Second
 
 // errGateBusy is the answer when the gate was not had in gateWait.
-var errGateBusy = &vault.Error{Code: vault.CodeInternal, Message: "the index is busy (another lore process holds it too long): no turn to write in 10 s"}
+var errGateBusy = &vault.Error{Code: vault.CodeInternal, Message: fmt.Sprintf("the index is busy (another lore process holds it too long): no turn to write in %s", gateWait)}
 
 // gate is the writers' gate of one index in this process. A writer first
 // takes the process's turn (a channel, so the goroutines of one process go
