@@ -27,6 +27,8 @@ import (
 // at the start of each read transaction.
 const mmapBytes = 1 << 30
 
+var mmapPragma = fmt.Sprintf("PRAGMA mmap_size = %d", mmapBytes)
+
 // connector opens the index's connections, mapped while mmap is set.
 type connector struct {
 	dsn  string
@@ -40,7 +42,7 @@ func (c *connector) Connect(context.Context) (driver.Conn, error) {
 	if err != nil || !c.mmap.Load() {
 		return conn, err
 	}
-	if _, err := conn.(*sqlite3.SQLiteConn).Exec(fmt.Sprintf("PRAGMA mmap_size = %d", mmapBytes), nil); err != nil {
+	if _, err := conn.(*sqlite3.SQLiteConn).Exec(mmapPragma, nil); err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -50,12 +52,14 @@ func (c *connector) Connect(context.Context) (driver.Conn, error) {
 func (c *connector) Driver() driver.Driver { return sqliteDriver }
 
 // MapForQueries makes the index's connections map the index file from now
-// on, for a one-shot command that only queries (see above). The connections
-// opened before it (by Open) are closed when idle.
-func (ix *Index) MapForQueries() {
+// on, for a one-shot command that only queries (see above). The connection
+// Open used, idle now, is mapped too: closing it for a new one cost 0.7 ms.
+func (ix *Index) MapForQueries(ctx context.Context) {
 	ix.mmap.Store(true)
-	ix.db.SetMaxIdleConns(0)
-	ix.db.SetMaxIdleConns(3)
+	if c, err := ix.db.Conn(ctx); err == nil {
+		c.ExecContext(ctx, mmapPragma) // failing, it reads through the page cache
+		c.Close()
+	}
 }
 
 // unmapConnections makes the connections opened from now on read through

@@ -249,7 +249,7 @@ func TestConnections_MappedOnlyForQueries(t *testing.T) {
 	if n := mmapSize(); n != 0 {
 		t.Fatalf("a connection maps %d bytes before any command asked, want 0", n)
 	}
-	tv.Ix.MapForQueries()
+	tv.Ix.MapForQueries(ctx)
 	if n := mmapSize(); n != mmapBytes {
 		t.Fatalf("a query command's connection maps %d bytes, want %d", n, mmapBytes)
 	}

@@ -46,7 +46,7 @@ Example: lore activate "fix the sync retry budget" --json`)
 			return err
 		}
 		defer e.closeIndex(ix)
-		ix.MapForQueries() // a query alone: map the index file (fts/connect.go)
+		ix.MapForQueries(ctx) // a query alone: map the index file (fts/connect.go)
 		if act, err = ix.Activate(ctx, vault.ActivateRequest{Query: q, State: *state, Project: b.Project}); err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ Example: lore load decisions/0002-sqlite-index.md`)
 		return err
 	}
 	defer e.closeIndex(ix)
-	ix.MapForQueries() // a query alone: map the index file (fts/connect.go)
+	ix.MapForQueries(ctx) // a query alone: map the index file (fts/connect.go)
 	res, err := ix.Load(ctx, pos, b.Project)
 	if err != nil {
 		return err

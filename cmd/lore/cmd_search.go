@@ -47,7 +47,7 @@ Example: lore search "how do we release" -n 5`)
 		return err
 	}
 	defer e.closeIndex(ix)
-	ix.MapForQueries() // a query alone: map the index file (fts/connect.go)
+	ix.MapForQueries(ctx) // a query alone: map the index file (fts/connect.go)
 	hits, err := ix.Search(ctx, q, vault.SearchOptions{Limit: *n, Project: b.Project})
 	if err != nil {
 		return err
