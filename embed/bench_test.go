@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,25 @@ func BenchmarkUSELiteQuery(b *testing.B) {
 		if _, err := m.Embed(context.Background(), []string{"how do we ship a new release of the app"}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkUSELiteShortQuery embeds queries of one to six words, as agents
+// and people type them: a few tokens each, fewer rows than the kernels'
+// 4- and 6-row tiles hold.
+func BenchmarkUSELiteShortQuery(b *testing.B) {
+	m, err := LoadUSELite(modelDir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{"retry", "retry budget", "retry budget sync", "deploy the service staging", "why did the backup job fail"} {
+		b.Run(fmt.Sprintf("tokens=%d", len(m.tok.encode(q))), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := m.Embed(context.Background(), []string{q}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -39,10 +39,15 @@ const kc, mc = 512, 96 // k block; row block (a multiple of 6 and of 4)
 // sgemmPacked is sgemm with b's panels already packed (by packPanels) when
 // packed is not nil, as the model's weights are at load time.
 //
-// It is long (74 lines) on purpose: the k, row and column blocking loops and
-// the micro-kernel calls share their indices, and read as one piece against
-// the packing layout (the loop order of BLIS); split, each part would need
-// all of them passed in.
+// Rows that do not fill a 6- or 4-row tile (the last one to three; all of
+// them when m < 4, as in a short query's matrices) go through the 4-row
+// kernel too, copied into a zero-padded 4-row block and back: the Go loop
+// over every column was most of a short query's embedding time.
+//
+// It is long on purpose: the k, row and column blocking loops and the
+// micro-kernel calls share their indices, and read as one piece against the
+// packing layout (the loop order of BLIS); split, each part would need all
+// of them passed in.
 func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, packed []float32, m, n, k int) {
 	if m == 0 || n == 0 || k == 0 {
 		return
@@ -52,13 +57,25 @@ func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb in
 	_ = b[(k-1)*ldb+n-1]
 	_ = c[(m-1)*ldc+n-1]
 	fullN := 0
-	if haveAVX2FMA && m >= 4 {
+	if haveAVX2FMA {
 		fullN = n &^ 15
 	}
 	prepacked := packed != nil
 	pack := fullN > 0 && (prepacked || m >= 24)
 	if pack && !prepacked {
 		packed = make([]float32, min(kc, k)*fullN)
+	}
+	// Only the last row block can end in a partial tile (mc is a multiple
+	// of 6): rows tail..m-1, padded into ta (4×k) and tc (4×fullN).
+	last := (m - 1) / mc * mc
+	tail := tileRows(last, m)
+	var ta, tc []float32
+	if fullN > 0 && tail < m {
+		ta, tc = make([]float32, 4*k), make([]float32, 4*fullN)
+		for i := tail; i < m; i++ {
+			copy(ta[(i-tail)*k:(i-tail+1)*k], a[i*lda:i*lda+k])
+			copy(tc[(i-tail)*fullN:(i-tail+1)*fullN], c[i*ldc:i*ldc+fullN])
+		}
 	}
 	for p0 := 0; p0 < k && fullN > 0; p0 += kc {
 		kb := min(kc, k-p0)
@@ -76,7 +93,7 @@ func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb in
 		for i0 := 0; i0 < m; i0 += mc {
 			i1 := min(i0+mc, m)
 			full6 := i0 + (i1-i0)/6*6
-			fullM := full6 + (i1-full6)&^3
+			fullM := tileRows(i0, i1)
 			for j := 0; j < fullN; j += 16 {
 				bp, ldp := b[p0*ldb+j:], ldb
 				if pack {
@@ -89,33 +106,33 @@ func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb in
 				for ; i < fullM; i += 4 {
 					sgemm4x16(&c[i*ldc+j], ldc, &a[i*lda+p0], lda, &bp[0], ldp, kb)
 				}
+				if i < i1 {
+					sgemm4x16(&tc[j], fullN, &ta[p0], k, &bp[0], ldp, kb)
+				}
 			}
 		}
 	}
-	// What the kernels did not cover: the last (n mod 16) columns of the rows
-	// they did, and every column of the last rows of each row block.
-	for i0 := 0; i0 < m; i0 += mc {
-		i1 := min(i0+mc, m)
-		fullM := i0
-		if fullN > 0 {
-			full6 := i0 + (i1-i0)/6*6
-			fullM = full6 + (i1-full6)&^3
+	for i := tail; i < m && tc != nil; i++ {
+		copy(c[i*ldc:i*ldc+fullN], tc[(i-tail)*fullN:(i-tail+1)*fullN])
+	}
+	// What the kernels did not cover: the last (n mod 16) columns, and every
+	// column when there are no kernels.
+	for i := 0; i < m; i++ {
+		if fullN == n {
+			break
 		}
-		for i := i0; i < i1; i++ {
-			from := fullN
-			if i >= fullM {
-				from = 0
-			}
-			if from == n {
-				continue
-			}
-			ci := c[i*ldc+from : i*ldc+n]
-			ai := a[i*lda : i*lda+k]
-			for p, av := range ai {
-				axpy(ci, b[p*ldb+from:p*ldb+n], av)
-			}
+		ci := c[i*ldc+fullN : i*ldc+n]
+		ai := a[i*lda : i*lda+k]
+		for p, av := range ai {
+			axpy(ci, b[p*ldb+fullN:p*ldb+n], av)
 		}
 	}
+}
+
+// tileRows is where the full 6- and 4-row tiles of rows i0..i1-1 end.
+func tileRows(i0, i1 int) int {
+	full6 := i0 + (i1-i0)/6*6
+	return full6 + (i1-full6)&^3
 }
 
 // matmul sets c (m×n) = a (m×k) · w (k×n) + bias (n, may be nil), all

@@ -26,33 +26,48 @@ func TestSgemm(t *testing.T) {
 
 func testSgemm(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	for _, sz := range [][3]int{{1, 1, 1}, {4, 16, 1}, {5, 17, 3}, {128, 512, 256}, {37, 48, 70}, {8, 15, 9}, {30, 32, 40}, {24, 64, 5}, {7, 16, 2}, {40, 48, 600}, {3, 32, 300}} {
-		m, n, k := sz[0], sz[1], sz[2]
-		lda, ldb, ldc := k+3, n+5, n+2
-		a := make([]float32, m*lda)
-		b := make([]float32, k*ldb)
-		c := make([]float32, m*ldc)
-		for i := range a {
-			a[i] = r.Float32() - 0.5
-		}
-		for i := range b {
-			b[i] = r.Float32() - 0.5
-		}
-		for i := range c {
-			c[i] = 1
-		}
-		sgemm(c, ldc, a, lda, b, ldb, m, n, k)
-		for i := 0; i < m; i++ {
-			for j := 0; j < ldc; j++ {
-				want := 1.0
-				if j < n {
-					for p := 0; p < k; p++ {
-						want += float64(a[i*lda+p]) * float64(b[p*ldb+j])
-					}
+	// Shapes whose last rows fill no 4-row tile (m mod 6 of 1 to 3, m < 4)
+	// take the padded path, some of them over several k blocks (k > kc)
+	// and several row blocks (m > mc).
+	sizes := [][3]int{{1, 1, 1}, {4, 16, 1}, {5, 17, 3}, {128, 512, 256}, {37, 48, 70}, {8, 15, 9}, {30, 32, 40}, {24, 64, 5}, {7, 16, 2}, {40, 48, 600}, {3, 32, 300},
+		{1, 64, 1100}, {2, 48, 513}, {9, 33, 40}, {99, 32, 20}, {195, 16, 7}}
+	for n, sz := range sizes {
+		testSgemmShape(t, r, sz, n%2 == 1)
+	}
+}
+
+// testSgemmShape checks one m×n×k product, with b's panels packed first
+// (as the model's weights are) when prepacked.
+func testSgemmShape(t *testing.T, r *rand.Rand, sz [3]int, prepacked bool) {
+	m, n, k := sz[0], sz[1], sz[2]
+	lda, ldb, ldc := k+3, n+5, n+2
+	a := make([]float32, m*lda)
+	b := make([]float32, k*ldb)
+	c := make([]float32, m*ldc)
+	for i := range a {
+		a[i] = r.Float32() - 0.5
+	}
+	for i := range b {
+		b[i] = r.Float32() - 0.5
+	}
+	for i := range c {
+		c[i] = 1
+	}
+	var packed []float32
+	if prepacked && haveAVX2FMA {
+		packed = packPanels(b, ldb, k, n)
+	}
+	sgemmPacked(c, ldc, a, lda, b, ldb, packed, m, n, k)
+	for i := 0; i < m; i++ {
+		for j := 0; j < ldc; j++ {
+			want := 1.0
+			if j < n {
+				for p := 0; p < k; p++ {
+					want += float64(a[i*lda+p]) * float64(b[p*ldb+j])
 				}
-				if got := float64(c[i*ldc+j]); math.Abs(got-want) > 1e-4 {
-					t.Fatalf("%v: c[%d][%d] = %v, want %v", sz, i, j, got, want)
-				}
+			}
+			if got := float64(c[i*ldc+j]); math.Abs(got-want) > 1e-4 {
+				t.Fatalf("%v (prepacked %v): c[%d][%d] = %v, want %v", sz, prepacked, i, j, got, want)
 			}
 		}
 	}
