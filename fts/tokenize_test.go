@@ -374,3 +374,43 @@ func TestPorter2MatchesKljensen(t *testing.T) {
 		}
 	}
 }
+
+// TestStopWordNumbers checks the written-out stop-word table against the
+// stemmer: two stop words share a number exactly when they share a token,
+// the numbers run from 1 without gaps, and there are at most 128 of them
+// (the seen set in QueryTerms is two words of bits).
+func TestStopWordNumbers(t *testing.T) {
+	list := strings.Fields(`a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself just me more
+most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so
+some such than that the their theirs them themselves then there these they this those through to too under
+until up very was we were what when where which while who whom why will with would you your yours yourself
+yourselves`)
+	if len(stopWords) != len(list) {
+		t.Fatalf("table has %d words, the list %d", len(stopWords), len(list))
+	}
+	byToken := map[string]uint8{}
+	numbers := map[uint8]string{}
+	for _, w := range list {
+		n, tok := stopWords[w], token(w)
+		if n == 0 {
+			t.Fatalf("%q is not in the table", w)
+		}
+		if m, ok := byToken[tok]; ok && m != n {
+			t.Errorf("%q (token %q) is %d, another word of that token is %d", w, tok, n, m)
+		}
+		if other, ok := numbers[n]; ok && other != tok {
+			t.Errorf("%q (token %q) shares number %d with token %q", w, tok, n, other)
+		}
+		byToken[tok], numbers[n] = n, tok
+	}
+	for n := uint8(1); int(n) <= len(numbers); n++ {
+		if _, ok := numbers[n]; !ok {
+			t.Errorf("number %d is unused, the numbers have a gap", n)
+		}
+	}
+	if len(numbers) > 128 {
+		t.Errorf("%d stop-word tokens; QueryTerms keeps at most 128 apart", len(numbers))
+	}
+}
