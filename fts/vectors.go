@@ -15,8 +15,6 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-func init() { vec.Auto() } // every SQLite connection gets sqlite-vec
-
 // UseEmbedder attaches the model that embeds units and queries. The index
 // records the model's name and dimension; when they differ from what it holds,
 // every stored vector is dropped (they are re-made by EmbedPending). A nil
