@@ -3,6 +3,8 @@ package embed
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,6 +67,21 @@ func BenchmarkUSELiteShortQuery(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkNewTokenizer reads the installed vocab.json into the tokenizer,
+// as every process that embeds does once.
+func BenchmarkNewTokenizer(b *testing.B) {
+	vb, err := os.ReadFile(filepath.Join(modelDir(b), "vocab.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := newTokenizer(vb); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -7,10 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // modelDir returns the installed model folder or skips: the weights come only
@@ -261,8 +263,9 @@ func TestTokenizer_VocabParsedAsJSONDoes(t *testing.T) {
 			t.Fatalf("parseVocab: ok %v, %d entries; encoding/json: %d", ok, len(got), len(want))
 		}
 		for i := range want {
-			if got[i][0] != want[i][0] || got[i][1] != want[i][1] {
-				t.Fatalf("entry %d: %v, encoding/json %v", i, got[i], want[i])
+			score, _ := want[i][1].(float64) // null is a score of 0
+			if got[i].piece != want[i][0] || got[i].score != score || got[i].skip {
+				t.Fatalf("entry %d: %+v, encoding/json %v", i, got[i], want[i])
 			}
 		}
 	}
@@ -270,5 +273,48 @@ func TestTokenizer_VocabParsedAsJSONDoes(t *testing.T) {
 		if _, ok := parseVocab([]byte(in)); ok {
 			t.Errorf("parseVocab(%q) accepted it", in)
 		}
+	}
+}
+
+// A vocab.json outside parseVocab's shape goes through encoding/json with
+// the same rules: the reserved ids are skipped whatever they hold, an empty
+// entry keeps its id, a missing or null score is 0, and a piece that is not
+// a string is an error naming its entry. The plain shape, read either way,
+// gives the same tokenizer.
+func TestTokenizer_GeneralShapeDecodes(t *testing.T) {
+	general := `[[], [1], ["</s>"], [], [], [], ["ab", -1, "extra"], [], ["a"], ["b", null]]`
+	if _, ok := parseVocab([]byte(general)); ok {
+		t.Fatal("parseVocab read a shape it should leave to encoding/json")
+	}
+	tok, err := newTokenizer([]byte(general))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]piece{"ab": {6, -1}, "a": {8, 0}, "b": {9, 0}}
+	if !reflect.DeepEqual(tok.pieces, want) || tok.maxLen != 2 {
+		t.Errorf("pieces %v (longest %d), want %v (longest 2)", tok.pieces, tok.maxLen, want)
+	}
+	if _, err := newTokenizer([]byte(`[[],[],[],[],[],[],["a",1],[7,1]]`)); err == nil || !strings.Contains(err.Error(), "entry 7") {
+		t.Errorf("a piece that is not a string: %v, want an error naming entry 7", err)
+	}
+
+	plain := []byte(`[["<unk>",0],["<s>",0],["</s>",0],["x",0],["y",0],["z",0],["▁the",-3.5],["é\"q",-4],["n",null],["▁the",-9]]`)
+	fast, err := newTokenizer(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := decodeVocab(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := &tokenizer{pieces: map[string]piece{}}
+	for id, e := range entries[reservedIDs:] {
+		if _, dup := slow.pieces[e.piece]; !dup {
+			slow.pieces[e.piece] = piece{id + reservedIDs, e.score}
+		}
+		slow.maxLen = max(slow.maxLen, utf8.RuneCountInString(e.piece))
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("parseVocab's tokenizer %+v, encoding/json's %+v", fast, slow)
 	}
 }
