@@ -652,6 +652,9 @@ func (m *memIndex) search(ts []string, project string, limit int) []memHit {
 func (m *memIndex) best(s *scratch, project string, limit int) []memHit {
 	h := make(memHeap, 0, limit+1)
 	for _, d := range s.touched {
+		if len(h) == limit && s.score[d] < h[0].score {
+			continue // not better than the worst kept, without reading its doc
+		}
 		doc := &m.docs[d]
 		c := memHit{uid: doc.uid, score: s.score[d]}
 		// Visibility is asked only of a doc that would enter the heap: most
