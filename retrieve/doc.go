@@ -107,6 +107,18 @@
 //     0.2280; the normalized mean of the windows' vectors 0.2426. Three
 //     points of vector-alone nDCG@10 at three times the embedding work;
 //     with fusion's 0.3 weight that is not where 0.720 lies.
+//   - Tried and not kept, measured outside lore's pipeline on the lexical
+//     top 100 of each SciFact query (`lore eval --keep`, then a throwaway
+//     program reranking Rank's list with lore's own tokens), nDCG@10
+//     against 0.7035:
+//     term proximity (BM25TP: for each pair of query terms, Σ 1/d² over
+//     their occurrences within 5 or 10 tokens, saturated and weighted by
+//     the smaller idf), added at weight 0.001 … 1 to the normalized BM25
+//     score: 0.7026 at 0.001, falling to 0.5957 at 1, never above;
+//     RM3-like expansion (the 10 or 20 terms of the top 3, 5 or 10 hits
+//     weighted by score × tf / length × idf, their BM25 normalized and
+//     added at 0.05 … 0.5): best 0.7009, most settings 0.66–0.70. SciFact's
+//     claims are precise; what their top hits add drifts from them.
 //   - Every valid activate writes a retrieval run (table runs): the query, every
 //     candidate with its rank and score at every stage and its outcome
 //     (delivered:add|replace|reuse, cut:budget|per_resource|total|overlap),
