@@ -97,3 +97,32 @@ func TestState_BadReferencesAreRefused(t *testing.T) {
 		t.Errorf("an expired state: %v; want invalid_activation_state saying it is no longer kept", err)
 	}
 }
+
+// Go's base64 decoder skips line breaks even in strict mode, so a token with
+// one inserted decoded to the state it was cut from: a second spelling of a
+// signed state (found by FuzzDecodeState in `make reliability`). Both
+// formats refuse it as invalid_activation_state.
+func TestState_LineBreaksAreNotASecondSpelling(t *testing.T) {
+	tv := newTestVault(t, nil)
+	ctx := context.Background()
+	key := mustKey(t, tv.Ix)
+	entries := []stateEntry{{key: "mem_a/sync/0/0"}, {key: "path_x/_/0/0"}}
+	stored, err := tv.Ix.saveState(ctx, key, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range []string{encodeState(key, entries), stored} {
+		if _, err := tv.Ix.loadState(ctx, key, token); err != nil {
+			t.Fatalf("the token as signed: %v", err)
+		}
+		for _, at := range []int{8, len(token) / 2, len(token) - 2} {
+			for _, br := range []string{"\n", "\r", "\r\n"} {
+				bent := token[:at] + br + token[at:]
+				_, err := tv.Ix.loadState(ctx, key, bent)
+				if vault.ErrorCode(err) != vault.CodeInvalidState {
+					t.Errorf("%q accepted or refused wrongly: %v", bent, err)
+				}
+			}
+		}
+	}
+}
