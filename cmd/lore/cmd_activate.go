@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,23 +60,25 @@ func printActivation(e *env, act *vault.Activation, asJSON bool) error {
 	if asJSON {
 		return writeJSON(e.stdout, act)
 	}
+	// One write at the end instead of one a line: a fragment is many lines.
+	w := bufio.NewWriterSize(e.stdout, 32<<10)
 	for i, f := range act.Fragments {
-		fmt.Fprintf(e.stdout, "%d. [%s] %s › %s\n   %s\n", i+1, f.Action, f.Path, strings.Join(f.HeadingPath, " › "), f.UnitKey)
+		fmt.Fprintf(w, "%d. [%s] %s › %s\n   %s\n", i+1, f.Action, f.Path, strings.Join(f.HeadingPath, " › "), f.UnitKey)
 		if f.Content != "" {
 			for _, line := range strings.Split(strings.TrimRight(f.Content, "\n"), "\n") {
-				fmt.Fprintf(e.stdout, "   │ %s\n", line)
+				fmt.Fprintf(w, "   │ %s\n", line)
 			}
 		}
 	}
 	if len(act.Fragments) == 0 {
-		fmt.Fprintln(e.stdout, "no fragments")
+		fmt.Fprintln(w, "no fragments")
 	}
 	if len(act.Removed) > 0 {
-		fmt.Fprintf(e.stdout, "removed: %s\n", strings.Join(act.Removed, ", "))
+		fmt.Fprintf(w, "removed: %s\n", strings.Join(act.Removed, ", "))
 	}
-	fmt.Fprintf(e.stdout, "run: %s (lore runs show %s: every candidate and why it was cut)\n", act.RunID, act.RunID)
-	fmt.Fprintf(e.stdout, "next_state (pass it as --state to get only what changed next time): %s\n", act.NextState)
-	return nil
+	fmt.Fprintf(w, "run: %s (lore runs show %s: every candidate and why it was cut)\n", act.RunID, act.RunID)
+	fmt.Fprintf(w, "next_state (pass it as --state to get only what changed next time): %s\n", act.NextState)
+	return w.Flush()
 }
 
 func runRuns(ctx context.Context, e *env, args []string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,6 +74,7 @@ func printHits(e *env, hits []vault.Hit, asJSON bool, footer func()) error {
 		fmt.Fprintln(e.stdout, "no matches")
 		return nil
 	}
+	w := bufio.NewWriterSize(e.stdout, 32<<10) // one write, not three a hit
 	for i, h := range hits {
 		where := h.Path
 		if len(h.HeadingPath) > 0 {
@@ -86,7 +88,10 @@ func printHits(e *env, hits []vault.Hit, asJSON bool, footer func()) error {
 		if h.Status != "active" {
 			status = " [" + h.Status + "]"
 		}
-		fmt.Fprintf(e.stdout, "%d. %s  (%s)%s\n   %s\n   %s\n", i+1, where, score, status, h.UnitKey, h.Snippet)
+		fmt.Fprintf(w, "%d. %s  (%s)%s\n   %s\n   %s\n", i+1, where, score, status, h.UnitKey, h.Snippet)
+	}
+	if err := w.Flush(); err != nil {
+		return err
 	}
 	footer()
 	return nil
