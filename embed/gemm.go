@@ -71,7 +71,15 @@ func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb in
 	tail := tileRows(last, m)
 	var ta, tc []float32
 	if fullN > 0 && tail < m {
-		ta, tc = make([]float32, 4*k), make([]float32, 4*fullN)
+		buf := padScratch.Get().(*[]float32)
+		defer padScratch.Put(buf)
+		if need := 4*k + 4*fullN; cap(*buf) < need {
+			*buf = make([]float32, need)
+		} else {
+			*buf = (*buf)[:need]
+			clear(*buf)
+		}
+		ta, tc = (*buf)[:4*k], (*buf)[4*k:]
 		for i := tail; i < m; i++ {
 			copy(ta[(i-tail)*k:(i-tail+1)*k], a[i*lda:i*lda+k])
 			copy(tc[(i-tail)*fullN:(i-tail+1)*fullN], c[i*ldc:i*ldc+fullN])
@@ -128,6 +136,11 @@ func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb in
 		}
 	}
 }
+
+// padScratch holds the padded tiles' buffers between products: a short
+// query's products would otherwise allocate a few hundred kilobytes each
+// time it is embedded.
+var padScratch = sync.Pool{New: func() any { return new([]float32) }}
 
 // tileRows is where the full 6- and 4-row tiles of rows i0..i1-1 end.
 func tileRows(i0, i1 int) int {
