@@ -184,3 +184,43 @@ func TestListAfterGitPacksObjects(t *testing.T) {
 		t.Fatalf("listed %d Drafts, want the 1 stored (broken: %v)", len(ds), broken)
 	}
 }
+
+// TestRepoFindsObjectsPackedAfterItOpened: any read through a repository
+// handle (here a Draft's head commit and its tree, not only a listing)
+// finds objects git packed after the handle read the pack list; and a
+// lookup of an object that is really missing re-reads the list only when
+// the pack folder changed, not at every miss.
+func TestRepoFindsObjectsPackedAfterItOpened(t *testing.T) {
+	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
+	tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/new.md", Body: "# New\n\nfresh text\n"}})
+	heads, _, err := tv.s.readHeads()
+	if err != nil || len(heads) != 1 {
+		t.Fatalf("Draft heads %v, %v", heads, err)
+	}
+	repo, err := tv.s.repo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	madeUp := plumbing.NewHash("0123456789012345678901234567890123456789")
+	if _, err := repo.CommitObject(madeUp); err == nil { // the handle reads the pack list
+		t.Fatal("a made-up commit was found")
+	}
+	tv.git("repack", "-a", "-d", "-q")
+	tv.git("prune-packed", "-q")
+	for _, h := range heads {
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			t.Fatalf("the Draft's head after git packed it: %v", err)
+		}
+		if _, err := c.File("notes/new.md"); err != nil {
+			t.Fatalf("the Draft's note after git packed it: %v", err)
+		}
+	}
+	st := repo.Storer.(*rereadingStorage)
+	if _, err := repo.CommitObject(madeUp); err == nil {
+		t.Fatal("a made-up commit was found")
+	}
+	if st.reread() {
+		t.Error("a miss with the pack folder unchanged read the pack list again")
+	}
+}

@@ -124,6 +124,9 @@ func (s *Store) repo() (*git.Repository, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", s.top, err)
 	}
+	if st, ok := rereading(r.Storer, s.refs.dir); ok {
+		r.Storer = st // objects git packed after the open are found (objects.go)
+	}
 	return r, nil
 }
 
@@ -208,7 +211,6 @@ func (s *Store) readHeads() (map[string]plumbing.Hash, plumbing.Hash, error) {
 func (s *Store) listFrom(repo *git.Repository, heads map[string]plumbing.Hash, org plumbing.Hash) ([]*Draft, plumbing.Hash, error) {
 	var out []*Draft
 	oldest := time.Time{}
-	reread := false // repo read its pack list again (below)
 	s.mu.Lock()
 	s.broken = map[string]string{}
 	s.mu.Unlock()
@@ -218,19 +220,6 @@ func (s *Store) listFrom(repo *git.Repository, heads map[string]plumbing.Hash, o
 			continue
 		}
 		d, err := s.draftAt(repo, name, project, id, heads[name])
-		if err != nil && !reread {
-			// git may have packed the Draft's objects since this handle
-			// read the pack list, which go-git reads once per handle (git
-			// gc, run by itself after a person's commit, moves loose
-			// objects into a new pack and deletes them): the handle reads
-			// the list again, for its later readers too, and the Draft is
-			// read once more before it is called broken.
-			reread = true
-			if st, ok := repo.Storer.(interface{ Reindex() }); ok {
-				st.Reindex()
-				d, err = s.draftAt(repo, name, project, id, heads[name])
-			}
-		}
 		if err != nil {
 			// One Draft that cannot be read (a path git's tools refuse, a
 			// missing object) must not stop every project reading the
