@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -140,7 +141,6 @@ func (v *Vault) ScanFrom(rel string) ([]FileStat, []Problem, error) {
 	var (
 		mu       sync.Mutex
 		chunks   [][]FileStat
-		count    int
 		problems []Problem
 		wg       sync.WaitGroup
 	)
@@ -152,10 +152,7 @@ func (v *Vault) ScanFrom(rel string) ([]FileStat, []Problem, error) {
 		fs, ps, dirs := v.scanDir(rel)
 		<-sem
 		mu.Lock()
-		if len(fs) > 0 {
-			chunks = append(chunks, fs)
-			count += len(fs)
-		}
+		chunks = append(chunks, fs)
 		problems = append(problems, ps...)
 		mu.Unlock()
 		for _, d := range dirs {
@@ -166,10 +163,7 @@ func (v *Vault) ScanFrom(rel string) ([]FileStat, []Problem, error) {
 	wg.Add(1)
 	walk(rel)
 	wg.Wait()
-	files := make([]FileStat, 0, count)
-	for _, c := range chunks {
-		files = append(files, c...)
-	}
+	files := slices.Concat(chunks...)
 	sort.Slice(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
 	return files, problems, nil
 }
