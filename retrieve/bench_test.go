@@ -60,8 +60,12 @@ func BenchmarkActivateInMemory(b *testing.B) {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go ix.Watch(wctx) // as lore mcp: the watcher keeps the index fresh
-	time.Sleep(time.Second)
+	if err := ix.Watch(wctx); err != nil { // as lore mcp: the watcher keeps the index fresh
+		b.Fatal(err)
+	}
+	if _, err := ix.Refresh(ctx, nil); err != nil { // the first refresh after Watch walks the vault
+		b.Fatal(err)
+	}
 	qs := synth.Queries(200, 1)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -110,8 +114,12 @@ func BenchmarkInMemoryCopyOf(b *testing.B) {
 	b.ReportMetric(float64(st.Postings), "postings")
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go ix.Watch(wctx)
-	time.Sleep(time.Second) // the watcher's first pass
+	if err := ix.Watch(wctx); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ix.Refresh(ctx, nil); err != nil { // the first refresh after Watch walks the vault
+		b.Fatal(err)
+	}
 	qs := []string{"retry budget sync", "deploy the service to staging", "cache invalidation after writes", "并发 控制",
 		"parseConfigFile defaults", "why did the backup job fail", "rate limit per token"}
 	for _, op := range []string{"search", "activate"} {
