@@ -68,6 +68,9 @@ func TestWatch_DeletedFileWithDecomposedName(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "new note", func() bool { return tv.topPath("wombat") != "" })
+	if p := tv.topPath("wombat"); p != "caf\u00e9.md" {
+		t.Fatalf("indexed as %q, want the composed name %q", p, "caf\u00e9.md")
+	}
 	os.Remove(filepath.Join(tv.Root, name))
 	eventually(t, "deletion", func() bool { return tv.topPath("wombat") == "" })
 }
