@@ -6,9 +6,8 @@ import (
 	"testing"
 )
 
-// TestSgemm compares the kernel path against a plain triple loop, on shapes
-// with and without full 4×16 tiles and with strided sub-matrices.
-// TestSgemm checks sgemm against a float64 reference, on every machine both
+// TestSgemm checks sgemm against a float64 reference, on shapes with and
+// without full tiles and with strided sub-matrices, on every machine both
 // with the AVX2/FMA kernels (when the CPU has them) and with the pure-Go
 // path that machines without them take.
 func TestSgemm(t *testing.T) {
@@ -31,8 +30,8 @@ func testSgemm(t *testing.T) {
 	// and several row blocks (m > mc).
 	sizes := [][3]int{{1, 1, 1}, {4, 16, 1}, {5, 17, 3}, {128, 512, 256}, {37, 48, 70}, {8, 15, 9}, {30, 32, 40}, {24, 64, 5}, {7, 16, 2}, {40, 48, 600}, {3, 32, 300},
 		{1, 64, 1100}, {2, 48, 513}, {9, 33, 40}, {99, 32, 20}, {195, 16, 7}}
-	for n, sz := range sizes {
-		testSgemmShape(t, r, sz, n%2 == 1)
+	for i, sz := range sizes {
+		testSgemmShape(t, r, sz, i%2 == 1) // every other shape prepacked
 	}
 }
 
