@@ -289,12 +289,18 @@ func translate(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code {
 		case sqlite3.ErrBusy, sqlite3.ErrLocked:
-			return &vault.Error{Code: vault.CodeInternal, Message: "the index is busy (another lore process holds it too long): " + err.Error()}
+			return errBusy(err.Error())
 		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
 			return &vault.Error{Code: vault.CodeInternal, Message: "the index is damaged; run `lore index --rebuild` (it is rebuilt from the vault, nothing is lost): " + err.Error()}
 		}
 	}
 	return err
+}
+
+// errBusy is the answer when another process kept the index too long to
+// write to it (SQLite's lock, or the writers' gate); why says which.
+func errBusy(why string) error {
+	return &vault.Error{Code: vault.CodeInternal, Message: "the index is busy (another lore process holds it too long): " + why}
 }
 
 // bumpGeneration advances the index's change counter inside tx and returns

@@ -7,8 +7,6 @@ import (
 	"os"
 	"sync"
 	"time"
-
-	"github.com/lore-memory/lore/vault"
 )
 
 // The writers' gate. SQLite lets one writer in at a time; the others wait in
@@ -34,7 +32,7 @@ import (
 const gateWait = 10 * time.Second
 
 // errGateBusy is the answer when the gate was not had in gateWait.
-var errGateBusy = &vault.Error{Code: vault.CodeInternal, Message: fmt.Sprintf("the index is busy (another lore process holds it too long): no turn to write in %s", gateWait)}
+var errGateBusy = errBusy(fmt.Sprintf("no turn to write in %s", gateWait))
 
 // gate is the writers' gate of one index in this process. A writer first
 // takes the process's turn (a channel, so the goroutines of one process go
