@@ -42,6 +42,7 @@ Example: lore activate "fix the sync retry budget" --json`)
 	} else if !errors.Is(err, errNoServer) {
 		return err
 	} else {
+		collectLate(e.getenv) // a query alone, then exit (memlimit.go)
 		ix, b, err := e.openIndexWithModels(ctx)
 		if err != nil {
 			return err

@@ -43,6 +43,7 @@ Example: lore search "how do we release" -n 5`)
 	} else if !errors.Is(err, errNoServer) {
 		return err
 	}
+	collectLate(e.getenv) // a query alone, then exit (memlimit.go)
 	ix, b, err := e.openIndex(ctx)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestMemoryLimitFor_LeavesRoomAboveTheLiveHeap(t *testing.T) {
@@ -53,5 +54,53 @@ func TestHoldMemory_SetsALimitUnlessTheUserSetOne(t *testing.T) {
 	got := debug.SetMemoryLimit(-1)
 	if got == math.MaxInt64 || got < memRoomMin {
 		t.Errorf("no limit set, or one below the room it leaves: %d", got)
+	}
+}
+
+// gcNow reads the collector's percentage and soft limit without changing them.
+func gcNow() (percent int, limit int64) {
+	percent = debug.SetGCPercent(100)
+	debug.SetGCPercent(percent)
+	return percent, debug.SetMemoryLimit(-1)
+}
+
+// collectLate turns the collector's percentage off under a soft limit for
+// a one-shot query, and gives both back afterwards; a user's GOGC or
+// GOMEMLIMIT, and a process that is not lore's own main (a test's), are
+// left alone.
+func TestCollectLate(t *testing.T) {
+	defer func(v bool) { collectLateInMain = v }(collectLateInMain)
+	percent, limit := gcNow()
+	collectLateInMain = false
+	collectLate(func(string) string { return "" })
+	if p, l := gcNow(); p != percent || l != limit {
+		t.Fatalf("not lore's main: collector changed to %d%%, limit %d", p, l)
+	}
+	collectLateInMain = true
+	for _, k := range []string{"GOGC", "GOMEMLIMIT"} {
+		collectLate(func(name string) string {
+			if name == k {
+				return "50"
+			}
+			return ""
+		})
+		if p, l := gcNow(); p != percent || l != limit {
+			t.Fatalf("%s set by the user: collector changed to %d%%, limit %d", k, p, l)
+		}
+	}
+	collectLate(func(string) string { return "" })
+	if p, l := gcNow(); p != -1 || l != oneShotLimit {
+		t.Fatalf("a one-shot query: collector at %d%%, limit %d; want off, limit %d", p, l, int64(oneShotLimit))
+	}
+	deadline := time.Now().Add(10 * time.Second) // a bound on waiting, not a timing claim
+	for {
+		if p, l := gcNow(); p == percent && l == limit {
+			break
+		}
+		if time.Now().After(deadline) {
+			p, l := gcNow()
+			t.Fatalf("after the query's time: collector at %d%%, limit %d; want %d%%, limit %d back", p, l, percent, limit)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
