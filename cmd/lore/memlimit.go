@@ -111,9 +111,12 @@ func holdMemory(ctx context.Context, getenv func(string) string) {
 // soft limit in its place, for the first quarter second: a query is done by
 // then, while a command that found the index far behind (a first search of
 // a new vault indexes it) goes on with the collector as usual, so its peak
-// is that of `lore index`. On `/tmp/bench10k`, alternating rounds, whole
-// process p50: activate 105.3 → 99.6 and 109.2 → 96.6 ms, search 64.5 →
-// 62.8 ms; on 100,000 notes a query's peak went 126 → 136 MB. It leaves the
+// is that of `lore index`. On `/tmp/bench10k` (a slow 2-core machine),
+// alternating rounds, whole process p50: with GOGC=off GOMEMLIMIT=256MiB
+// set from outside, activate 105.3 → 99.6 and 109.2 → 96.6 ms, search
+// 64.5 → 62.8 ms; then with this function, activate 105.4 → 94.4 and
+// 111.1 → 100.9 ms, search 65.4 → 64.1 ms. On 100,000 notes a query's
+// peak went 126 → 136 MB. It leaves the
 // collector alone when the user set GOGC or GOMEMLIMIT, and does nothing
 // unless main asked for it: tests run commands in their own process, whose
 // collector is theirs.
