@@ -49,6 +49,13 @@ const kc, mc = 512, 96 // k block; row block (a multiple of 6 and of 4)
 // packing layout (the loop order of BLIS); split, each part would need all
 // of them passed in.
 func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, packed []float32, m, n, k int) {
+	sgemmColumns(c, ldc, a, lda, b, ldb, packed, n&^15, 0, m, n, k)
+}
+
+// sgemmColumns is sgemmPacked over columns j0..j0+n-1 of a product whose
+// packed panels (when packed is not nil) span stride columns in all: c and
+// b start at column j0, and j0 is a multiple of 16.
+func sgemmColumns(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, packed []float32, stride, j0, m, n, k int) {
 	if m == 0 || n == 0 || k == 0 {
 		return
 	}
@@ -89,7 +96,7 @@ func sgemmPacked(c []float32, ldc int, a []float32, lda int, b []float32, ldb in
 		kb := min(kc, k-p0)
 		blk := packed
 		if prepacked {
-			blk = packed[p0*fullN:]
+			blk = packed[p0*stride+j0*kb:]
 		} else if pack {
 			for j := 0; j < fullN; j += 16 {
 				panel := blk[j*kb : j*kb+kb*16]
@@ -161,8 +168,31 @@ func matmul(c, a []float32, w *weight, bias []float32, m int, parallel bool) {
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if !parallel || workers == 1 || m < 32 {
+	if !parallel || workers == 1 {
 		sgemmPacked(c, n, a, k, b, n, packed, m, n, k)
+		return
+	}
+	if m < 32 {
+		// A few rows (a query): each weight is used m times, so the product
+		// streams the weights from memory; split by columns, the cores
+		// stream their own parts of them at once.
+		per := max(64, (n/workers+15)&^15)
+		var wg sync.WaitGroup
+		for j0 := 0; j0 < n; j0 += per {
+			j1 := min(j0+per, n)
+			if n-j1 < 16 {
+				j1 = n // the last part takes the columns no panel covers
+			}
+			wg.Add(1)
+			go func(j0, j1 int) {
+				defer wg.Done()
+				sgemmColumns(c[j0:], n, a, k, b[j0:], n, packed, n&^15, j0, m, j1-j0, k)
+			}(j0, j1)
+			if j1 == n {
+				break
+			}
+		}
+		wg.Wait()
 		return
 	}
 	per := ((m+workers-1)/workers + 3) &^ 3

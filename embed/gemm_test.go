@@ -3,6 +3,7 @@ package embed
 import (
 	"math"
 	"math/rand"
+	"runtime"
 	"testing"
 )
 
@@ -67,6 +68,46 @@ func testSgemmShape(t *testing.T, r *rand.Rand, sz [3]int, prepacked bool) {
 			}
 			if got := float64(c[i*ldc+j]); math.Abs(got-want) > 1e-4 {
 				t.Fatalf("%v (prepacked %v): c[%d][%d] = %v, want %v", sz, prepacked, i, j, got, want)
+			}
+		}
+	}
+}
+
+// TestMatmulSplitsColumns checks matmul's products of a few rows split by
+// columns across cores (a query's), against a float64 reference: parts that
+// begin inside the packed panels (k over one block or more) and a last part
+// holding the columns no panel covers, on both paths.
+func TestMatmulSplitsColumns(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // three parts, whatever this machine has
+	paths := []bool{false}
+	if haveAVX2FMA {
+		paths = append(paths, true)
+	}
+	saved := haveAVX2FMA
+	defer func() { haveAVX2FMA = saved }()
+	r := rand.New(rand.NewSource(2))
+	for _, kernels := range paths {
+		haveAVX2FMA = kernels
+		for _, sz := range [][3]int{{1, 512, 256}, {3, 1536, 512}, {7, 520, 600}, {31, 200, 1100}, {5, 40, 64}, {2, 2048, 512}} {
+			m, n, k := sz[0], sz[1], sz[2]
+			a, raw, bias := make([]float32, m*k), make([]float32, k*n), make([]float32, n)
+			for _, x := range [][]float32{a, raw, bias} {
+				for i := range x {
+					x[i] = r.Float32() - 0.5
+				}
+			}
+			c := make([]float32, m*n)
+			matmul(c, a, newWeight(raw, k, n), bias, m, true)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					want := float64(bias[j])
+					for p := 0; p < k; p++ {
+						want += float64(a[i*k+p]) * float64(raw[p*n+j])
+					}
+					if got := float64(c[i*n+j]); math.Abs(got-want) > 1e-4 {
+						t.Fatalf("kernels %v, %v: c[%d][%d] = %v, want %v", kernels, sz, i, j, got, want)
+					}
+				}
 			}
 		}
 	}
