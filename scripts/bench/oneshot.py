@@ -7,15 +7,18 @@ SQLite FTS5 search in Python (fts5_baseline.py, indexed first).
   oneshot.py LORE_BIN VAULT [ROUNDS]
 
 VAULT is a vault such as `lore bench -n 10000 -dir VAULT` keeps. The server
-runs with LORE_MCP_NO_EMBED=1, so it does not spend the run embedding; both
-sides then rank without vectors alike.
+runs with LORE_MCP_NO_EMBED=1, so it does not spend the run embedding: both
+sides rank with the unit vectors the index already holds (`lore index`
+embeds them; `lore bench` leaves none), and the query is embedded either way
+when the built-in model is installed. The first line of output says how many
+units have a vector, so a figure is never read as the other kind.
 
 With QMD set to a qmd command (e.g. "env XDG_CACHE_HOME=D node_modules/.bin/qmd";
 the variables go to qmd alone) whose index
 already holds VAULT as a collection (`qmd collection add VAULT --name bench`,
 `qmd update`), `qmd search` (its BM25, no model) is timed in the same rounds.
 """
-import json, os, shlex, statistics, subprocess, sys, tempfile, time
+import json, os, shlex, sqlite3, statistics, subprocess, sys, tempfile, time
 
 lore, vault = sys.argv[1], os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 21
@@ -26,6 +29,10 @@ info = os.path.join(vault, ".git", "lore", "mcp-http.json")
 db = os.path.join(tempfile.mkdtemp(), "fts5.db")
 subprocess.run([sys.executable, os.path.join(here, "fts5_baseline.py"), "index", vault, db], check=True)
 subprocess.run([lore, "index", "--no-embed"], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+with sqlite3.connect("file:%s?mode=ro" % os.path.join(vault, ".git", "lore", "index.db"), uri=True) as con:
+    units = con.execute("SELECT count(*) FROM units").fetchone()[0]
+    vectors = con.execute("SELECT count(*) FROM units WHERE embed_hash IN (SELECT embed_hash FROM embeddings)").fetchone()[0]
+print("%s: %d units, %d with a vector" % (vault, units, vectors))
 
 server = subprocess.Popen([lore, "mcp", "--http", "127.0.0.1:0"], env=dict(env, LORE_MCP_NO_EMBED="1", LORE_MCP_NO_SYNC="1"),
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
