@@ -139,4 +139,5 @@
 //     candidate with its rank and score at every stage and its outcome
 //     (delivered:add|replace|reuse, cut:budget|per_resource|total|overlap),
 //     a stored copy of each delivered text with its byte range, and timings.
+//     The index keeps the newest 20,000, each compressed (fts/records.go).
 package retrieve
