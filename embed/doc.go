@@ -41,6 +41,10 @@
 //     the ten-word query 2.2 → 1.6–1.8 ms, 5–7 tokens −15–25 %, 2–3 tokens
 //     unchanged (`go test -bench 'USELiteQuery|USELiteShortQuery' ./embed`);
 //     a fresh process's first query, whose weights come from memory rather
-//     than the cache, 15.9 → 11.7 ms p50 (30 alternating runs); a whole
-//     one-shot `lore activate` on 10,000 notes with vectors 105.1 → 98.7 ms.
+//     than the cache, 15.9 → 11.7 ms p50 (30 alternating runs); a warm
+//     server's activate on 10,000 notes with a vector for every unit
+//     (`scripts/bench/serve.py`, two builds of each binary, alternating)
+//     11.5 and 10.7 → 9.2 and 9.9 ms. A whole one-shot `lore activate` is
+//     level (131.8–133.3 ms either way, 40 rounds each): there both cores
+//     are already busy with the walk and the lexical stage.
 package embed

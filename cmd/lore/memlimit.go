@@ -114,9 +114,10 @@ func holdMemory(ctx context.Context, getenv func(string) string) {
 // is that of `lore index`. On `/tmp/bench10k` (a slow 2-core machine),
 // alternating rounds, whole process p50: with GOGC=off GOMEMLIMIT=256MiB
 // set from outside, activate 105.3 → 99.6 and 109.2 → 96.6 ms, search
-// 64.5 → 62.8 ms; then with this function, activate 105.4 → 94.4 and
-// 111.1 → 100.9 ms, search 65.4 → 64.1 ms. On 100,000 notes a query's
-// peak went 126 → 136 MB. It leaves the
+// 64.5 → 62.8 ms; then with this function, one binary run with GOGC=100
+// (which turns it off) and without, activate 134.5 → 127.0 ms, and 169.4
+// → 165.3 ms with a vector for every unit (40 rounds each, in a slower
+// hour). On 100,000 notes a query's peak went 126 → 136 MB. It leaves the
 // collector alone when the user set GOGC or GOMEMLIMIT, and does nothing
 // unless main asked for it: tests run commands in their own process, whose
 // collector is theirs.
