@@ -27,11 +27,11 @@
 //     (tried again on a slower machine: activate p50 121.8 → 131.2 ms,
 //     31 alternating rounds, slower). A third try ran all of find beside the
 //     check, the query embedded first, the lists kept as Search keeps its
-//     answer: on the same slow 2-core kind, 40 rounds each, p50 111.1 →
-//     108.5 ms alone, 100.9 → 101.4 ms with the one-shot collector change
-//     (cmd/lore/memlimit.go): within the noise, so not kept either. Both
-//     cores are busy already (the walk is in the kernel; the first query
-//     embedding streams ~24 MB of weights from memory).
+//     answer: on the same slow 2-core kind, on 10,000 notes with a vector
+//     for every unit, two builds of each binary in turn, 40 rounds each,
+//     p50 174.2 and 165.6 → 171.8 and 170.5 ms: within the noise, so not
+//     kept either. Both cores are busy already (the walk is in the kernel;
+//     the first query embedding streams ~24 MB of weights from memory).
 //
 // Activate (activate.go, assemble.go, sections.go, state.go, runs.go):
 //
