@@ -162,6 +162,43 @@ func TestWarm_AnOlderServerStoppingKeepsTheNewersRecord(t *testing.T) {
 	}
 }
 
+// A server on a Unix socket answers the CLI's warm path too, and a
+// cancelled request (^C) returns at once rather than waiting on the server.
+func TestWarm_OverAUnixSocket(t *testing.T) {
+	dir := demoVault(t, "api")
+	sockDir, err := os.MkdirTemp("", "lw") // a socket's path must be short
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sockDir)
+	sock := filepath.Join(sockDir, "s.sock")
+	srv := exec.Command(binary(t), "mcp", "--http", "unix:"+sock)
+	srv.Dir = dir
+	srv.Env = append(os.Environ(), "LORE_VAULT="+dir, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	info := filepath.Join(dir, ".git", "lore", "mcp-http.json")
+	for i := 0; i < 200; i++ {
+		if b, err := os.ReadFile(info); err == nil && strings.Contains(string(b), sock) {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	b := vault.Binding{Vault: dir, Project: "api"}
+	out, err := askWarm(context.Background(), e, b, "/lore/v1/search", warmRequest{Query: "release", Project: "api", Limit: 3})
+	if err != nil || len(out.Hits) == 0 {
+		t.Fatalf("through the socket: %v, %d hits", err, len(out.Hits))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := askWarm(ctx, e, b, "/lore/v1/search", warmRequest{Query: "release", Project: "api"}); !errors.Is(err, errNoServer) {
+		t.Errorf("a cancelled request: %v; want errNoServer (the caller then stops on its own context)", err)
+	}
+}
+
 // --http unix:PATH never deletes what is at PATH unless it is a socket.
 func TestMCPHTTP_UnixPathThatIsAFileIsRefusedAndKept(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "notes.txt")
