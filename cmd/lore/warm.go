@@ -140,10 +140,10 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 	// One request on a connection of its own, written and read here: an
 	// http.Client's Transport (its pool, its reading and writing
 	// goroutines) cost ~1 ms of a fresh process's request on a slow machine
-	// (4.4 → 3.4 ms, 40 runs each), and more of the whole process: a warm
-	// `lore search` 29.7 and 31.1 → 24.9 and 25.7 ms p50, `lore activate`
-	// 37.6 and 38.2 → 33.7 and 34.0 ms (two builds of each binary in turn,
-	// 40 rounds, 10,000 notes).
+	// (4.4 → 3.4 ms, 40 runs each); of the whole process, a warm `lore
+	// search` 25.6 and 25.8 → 25.2 and 25.1 ms p50, `lore activate` 35.6
+	// and 35.1 → 35.1 and 34.4 ms (two builds of each binary, all four
+	// written at once, in turn, 40 rounds, 10,000 notes).
 	conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 	if err != nil {
 		return warmReply{}, errNoServer
