@@ -151,9 +151,11 @@ func writeJSON(w io.Writer, v any) error {
 // then every candidate with its ranks, scores and fate (--json for tools).
 func printRun(e *env, rec []byte) error {
 	var r struct {
-		RunID, CreatedAt, Query, Project, Mode string
-		TotalUS                                int64 `json:"total_us"`
-		Delivered                              []struct {
+		RunID                string `json:"run_id"`
+		CreatedAt            string `json:"created_at"`
+		Query, Project, Mode string
+		TotalUS              int64 `json:"total_us"`
+		Delivered            []struct {
 			Action, Path string
 			UnitKey      string `json:"unit_key"`
 			Content      string
