@@ -27,10 +27,23 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// ^C and SIGTERM cancel ctx, so a long command stops cleanly. The
+	// handler is registered beside the command rather than before it: the
+	// runtime starts a thread for signals at the first Notify, which took
+	// ~1 ms of every command's start on a slow machine (`lore version`
+	// p50 19.65 → 18.7 ms, a warm `lore search` −0.8 ms; two builds each
+	// in turn). A signal in that first millisecond ends the process as it
+	// would before main.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		<-sig
+		cancel()
+	}()
 	collectLateInMain = true
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	cancel()
 	os.Exit(code)
 }
 
