@@ -64,7 +64,11 @@ Examples:
 	default:
 		fmt.Fprintf(e.stdout, "proposed %s as Draft %s (project %s); review it with: lore drafts diff %s\n", what, res.DraftID, b.Project, res.DraftID)
 	}
-	fmt.Fprintf(e.stdout, "resource %s · operation %s · sync %s\n", orDash(res.ResourceID), res.LocalOperationID, res.SyncStatus)
+	sync := res.SyncStatus
+	if sync == "queued" && !e.store.HasRemote(ctx) {
+		sync = "local (no remote)" // as lore drafts list says it; --json keeps the contract's "queued"
+	}
+	fmt.Fprintf(e.stdout, "resource %s · operation %s · sync %s\n", orDash(res.ResourceID), res.LocalOperationID, sync)
 	return nil
 }
 
