@@ -85,7 +85,7 @@ Examples:
 		if *asJSON {
 			return printJSON(e.stdout, p)
 		}
-		printSessions(e, a, p)
+		printSessions(e, a, p, *homes)
 		return nil
 	case "show":
 		if len(pos) != 2 {
@@ -155,7 +155,7 @@ func (x vaultIndex) Close() error {
 }
 
 // printSessions prints a page of sessions as a table.
-func printSessions(e *env, a *activity.Activity, p activity.Page) {
+func printSessions(e *env, a *activity.Activity, p activity.Page, h activity.Homes) {
 	if len(a.Workspaces()) == 0 {
 		fmt.Fprintln(e.stdout, "no bound workspaces: run `lore bind` in a code folder first")
 		return
@@ -171,6 +171,11 @@ func printSessions(e *env, a *activity.Activity, p activity.Page) {
 		fmt.Fprintf(e.stdout, "; next page: --cursor %s", p.Next)
 	}
 	fmt.Fprintln(e.stdout)
+	if p.Total == 0 {
+		// Say where it looked: an empty table alone reads as broken.
+		fmt.Fprintf(e.stdout, "no session of an agent in a bound workspace found in the logs under %s, %s or %s (--codex-home, --claude-home and --dsh-home read others)\n",
+			h.Codex, h.Claude, h.DSH)
+	}
 	for _, pr := range p.Problems {
 		fmt.Fprintln(e.stderr, "lore activity:", pr)
 	}
