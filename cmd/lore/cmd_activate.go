@@ -42,13 +42,11 @@ Example: lore activate "fix the sync retry budget" --json`)
 	} else if !errors.Is(err, errNoServer) {
 		return err
 	} else {
-		collectLate(e.getenv) // a query alone, then exit (memlimit.go)
-		ix, b, err := e.openIndexWithModels(ctx)
+		ix, b, err := e.openForQuery(ctx, true)
 		if err != nil {
 			return err
 		}
 		defer e.closeIndex(ix)
-		ix.MapForQueries(ctx) // a query alone: map the index file (fts/connect.go)
 		if act, err = ix.Activate(ctx, vault.ActivateRequest{Query: q, State: *state, Project: b.Project}); err != nil {
 			return err
 		}

@@ -24,12 +24,11 @@ Example: lore load decisions/0002-sqlite-index.md`)
 		fs.Usage()
 		return usageError{"load needs at least one id or path"}
 	}
-	ix, b, err := e.openIndex(ctx)
+	ix, b, err := e.openForQuery(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer e.closeIndex(ix)
-	ix.MapForQueries(ctx) // a query alone: map the index file (fts/connect.go)
 	res, err := ix.Load(ctx, pos, b.Project)
 	if err != nil {
 		return err

@@ -43,13 +43,11 @@ Example: lore search "how do we release" -n 5`)
 	} else if !errors.Is(err, errNoServer) {
 		return err
 	}
-	collectLate(e.getenv) // a query alone, then exit (memlimit.go)
-	ix, b, err := e.openIndex(ctx)
+	ix, b, err := e.openForQuery(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer e.closeIndex(ix)
-	ix.MapForQueries(ctx) // a query alone: map the index file (fts/connect.go)
 	hits, err := ix.Search(ctx, q, vault.SearchOptions{Limit: *n, Project: b.Project})
 	if err != nil {
 		return err

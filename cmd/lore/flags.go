@@ -151,6 +151,24 @@ func closeMemory(ix *retrieve.Memory, st *drafts.Store) {
 	v.Close()
 }
 
+// openForQuery opens the index for a one-shot command that only queries and
+// then exits (lore search, activate and load, without a warm server): its
+// collector runs late (memlimit.go) and its connections map the index file
+// (fts/connect.go). models attaches what openIndexWithModels attaches.
+func (e *env) openForQuery(ctx context.Context, models bool) (*retrieve.Memory, vault.Binding, error) {
+	collectLate(e.getenv)
+	open := e.openIndex
+	if models {
+		open = e.openIndexWithModels
+	}
+	ix, b, err := open(ctx)
+	if err != nil {
+		return nil, b, err
+	}
+	ix.MapForQueries(ctx)
+	return ix, b, nil
+}
+
 // openIndexWithModels is openIndex with the embedding model, reranker and
 // fusion lore.yaml configures attached.
 func (e *env) openIndexWithModels(ctx context.Context) (*retrieve.Memory, vault.Binding, error) {

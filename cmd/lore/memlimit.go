@@ -104,7 +104,7 @@ func holdMemory(ctx context.Context, getenv func(string) string) {
 	}
 }
 
-// A one-shot query (lore search, lore activate without a warm server)
+// A one-shot query (lore search, activate, load without a warm server)
 // allocates a few MB and exits. At GOGC=100 the collector ran twice during
 // a 10,000-note `lore activate` (its first goal is 4 MB), on the cores the
 // query's own stages run on. collectLate turns the percentage off, with a
