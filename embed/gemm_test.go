@@ -11,16 +11,19 @@ import (
 // without full tiles and with strided sub-matrices, on every machine both
 // with the AVX2/FMA kernels (when the CPU has them) and with the pure-Go
 // path that machines without them take.
-func TestSgemm(t *testing.T) {
-	paths := []bool{false}
-	if haveAVX2FMA {
-		paths = append(paths, true)
-	}
+func TestSgemm(t *testing.T) { onEachPath(t, testSgemm) }
+
+// onEachPath runs test with the pure-Go path and, when the CPU has them,
+// with the AVX2/FMA kernels.
+func onEachPath(t *testing.T, test func(t *testing.T)) {
 	saved := haveAVX2FMA
 	defer func() { haveAVX2FMA = saved }()
-	for _, kernels := range paths {
+	for _, kernels := range []bool{false, true} {
+		if kernels && !saved {
+			continue
+		}
 		haveAVX2FMA = kernels
-		t.Run(map[bool]string{false: "pure-Go", true: "AVX2-FMA"}[kernels], testSgemm)
+		t.Run(map[bool]string{false: "pure-Go", true: "AVX2-FMA"}[kernels], test)
 	}
 }
 
@@ -79,15 +82,8 @@ func testSgemmShape(t *testing.T, r *rand.Rand, sz [3]int, prepacked bool) {
 // holding the columns no panel covers, on both paths.
 func TestMatmulSplitsColumns(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // three parts, whatever this machine has
-	paths := []bool{false}
-	if haveAVX2FMA {
-		paths = append(paths, true)
-	}
-	saved := haveAVX2FMA
-	defer func() { haveAVX2FMA = saved }()
-	r := rand.New(rand.NewSource(2))
-	for _, kernels := range paths {
-		haveAVX2FMA = kernels
+	onEachPath(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(2))
 		for _, sz := range [][3]int{{1, 512, 256}, {3, 1536, 512}, {7, 520, 600}, {31, 200, 1100}, {5, 40, 64}, {2, 2048, 512}} {
 			m, n, k := sz[0], sz[1], sz[2]
 			a, raw, bias := make([]float32, m*k), make([]float32, k*n), make([]float32, n)
@@ -105,12 +101,12 @@ func TestMatmulSplitsColumns(t *testing.T) {
 						want += float64(a[i*k+p]) * float64(raw[p*n+j])
 					}
 					if got := float64(c[i*n+j]); math.Abs(got-want) > 1e-4 {
-						t.Fatalf("kernels %v, %v: c[%d][%d] = %v, want %v", kernels, sz, i, j, got, want)
+						t.Fatalf("%v: c[%d][%d] = %v, want %v", sz, i, j, got, want)
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
 func TestExpf(t *testing.T) {
