@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/lore-memory/lore/vault"
@@ -158,18 +159,7 @@ func TestRefsDeleteNeverShowsAnOlderValue(t *testing.T) {
 // place; the listing must read again rather than leave the Draft out as
 // broken.
 func TestListAfterGitPacksObjects(t *testing.T) {
-	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
-	tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/new.md", Body: "# New\n\nfresh text\n"}})
-	repo, err := tv.s.repo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Any lookup that misses the loose objects makes go-git read the pack list.
-	if _, err := repo.CommitObject(plumbing.NewHash("0123456789012345678901234567890123456789")); err == nil {
-		t.Fatal("a made-up commit was found")
-	}
-	tv.git("repack", "-a", "-d", "-q")
-	tv.git("prune-packed", "-q")
+	tv, repo := draftPackedAfterOpen(t)
 	heads, org, err := tv.s.readHeads()
 	if err != nil {
 		t.Fatal(err)
@@ -191,22 +181,11 @@ func TestListAfterGitPacksObjects(t *testing.T) {
 // lookup of an object that is really missing re-reads the list only when
 // the pack folder changed, not at every miss.
 func TestRepoFindsObjectsPackedAfterItOpened(t *testing.T) {
-	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
-	tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/new.md", Body: "# New\n\nfresh text\n"}})
+	tv, repo := draftPackedAfterOpen(t)
 	heads, _, err := tv.s.readHeads()
 	if err != nil || len(heads) != 1 {
 		t.Fatalf("Draft heads %v, %v", heads, err)
 	}
-	repo, err := tv.s.repo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	madeUp := plumbing.NewHash("0123456789012345678901234567890123456789")
-	if _, err := repo.CommitObject(madeUp); err == nil { // the handle reads the pack list
-		t.Fatal("a made-up commit was found")
-	}
-	tv.git("repack", "-a", "-d", "-q")
-	tv.git("prune-packed", "-q")
 	for _, h := range heads {
 		c, err := repo.CommitObject(h)
 		if err != nil {
@@ -217,10 +196,33 @@ func TestRepoFindsObjectsPackedAfterItOpened(t *testing.T) {
 		}
 	}
 	st := repo.Storer.(*rereadingStorage)
-	if _, err := repo.CommitObject(madeUp); err == nil {
+	if _, err := repo.CommitObject(madeUpCommit); err == nil {
 		t.Fatal("a made-up commit was found")
 	}
 	if st.reread() {
 		t.Error("a miss with the pack folder unchanged read the pack list again")
 	}
+}
+
+// madeUpCommit is the hash of no object.
+var madeUpCommit = plumbing.NewHash("0123456789012345678901234567890123456789")
+
+// draftPackedAfterOpen stores a Draft, opens a repository handle and makes
+// it read the pack list (a lookup that misses the loose objects does), then
+// has the git CLI move every object into a new pack and delete the loose
+// files, as git gc does.
+func draftPackedAfterOpen(t *testing.T) (*tvault, *git.Repository) {
+	t.Helper()
+	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
+	tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/new.md", Body: "# New\n\nfresh text\n"}})
+	repo, err := tv.s.repo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.CommitObject(madeUpCommit); err == nil {
+		t.Fatal("a made-up commit was found")
+	}
+	tv.git("repack", "-a", "-d", "-q")
+	tv.git("prune-packed", "-q")
+	return tv, repo
 }
