@@ -178,9 +178,8 @@ func matmul(c, a []float32, w *weight, bias []float32, m int, parallel bool) {
 		// stream their own parts of them at once.
 		per := max(64, (n/workers+15)&^15)
 		var wg sync.WaitGroup
-		for j0 := 0; j0 < n; j0 += per {
-			j1 := min(j0+per, n)
-			if n-j1 < 16 {
+		for j0, j1 := 0, 0; j0 < n; j0 = j1 {
+			if j1 = min(j0+per, n); n-j1 < 16 {
 				j1 = n // the last part takes the columns no panel covers
 			}
 			wg.Add(1)
@@ -188,9 +187,6 @@ func matmul(c, a []float32, w *weight, bias []float32, m int, parallel bool) {
 				defer wg.Done()
 				sgemmColumns(c[j0:], n, a, k, b[j0:], n, packed, n&^15, j0, m, j1-j0, k)
 			}(j0, j1)
-			if j1 == n {
-				break
-			}
 		}
 		wg.Wait()
 		return
