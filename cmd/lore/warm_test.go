@@ -162,8 +162,9 @@ func TestWarm_AnOlderServerStoppingKeepsTheNewersRecord(t *testing.T) {
 	}
 }
 
-// A server on a Unix socket answers the CLI's warm path too, and a
-// cancelled request (^C) returns at once rather than waiting on the server.
+// A server on a Unix socket answers the CLI's warm path too; a request
+// whose context is already cancelled (^C) takes no answer from it
+// (errNoServer, and the caller then stops on its own context).
 func TestWarm_OverAUnixSocket(t *testing.T) {
 	dir := demoVault(t, "api")
 	sockDir, err := os.MkdirTemp("", "lw") // a socket's path must be short
