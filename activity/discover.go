@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/lore-memory/lore/internal/safe"
 )
 
 // Homes are where the agents keep their logs.
@@ -265,13 +267,17 @@ func (a *Activity) headers(snap *snapshot) (jobs []logFile, results []Summary, f
 	results = make([]Summary, len(jobs))
 	found = make([]bool, len(jobs))
 	var wg sync.WaitGroup
+	var caught safe.Catcher
 	next := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i], found[i] = jobs[i].src.header(jobs[i].path, jobs[i].info)
+				func() {
+					defer caught.Catch() // the next log is still read
+					results[i], found[i] = jobs[i].src.header(jobs[i].path, jobs[i].info)
+				}()
 			}
 		}()
 	}
@@ -280,6 +286,7 @@ func (a *Activity) headers(snap *snapshot) (jobs []logFile, results []Summary, f
 	}
 	close(next)
 	wg.Wait()
+	caught.Rethrow()
 	return jobs, results, found
 }
 

@@ -3,6 +3,8 @@ package embed
 import (
 	"runtime"
 	"sync"
+
+	"github.com/lore-memory/lore/internal/safe"
 )
 
 // sgemm adds a (m×k) · b (k×n) into c (m×n); lda, ldb, ldc are the row strides
@@ -178,6 +180,7 @@ func matmul(c, a []float32, w *weight, bias []float32, m int, parallel bool) {
 		// stream their own parts of them at once.
 		per := max(64, (n/workers+15)&^15)
 		var wg sync.WaitGroup
+		var caught safe.Catcher
 		for j0, j1 := 0, 0; j0 < n; j0 = j1 {
 			if j1 = min(j0+per, n); n-j1 < 16 {
 				j1 = n // the last part takes the columns no panel covers
@@ -185,23 +188,28 @@ func matmul(c, a []float32, w *weight, bias []float32, m int, parallel bool) {
 			wg.Add(1)
 			go func(j0, j1 int) {
 				defer wg.Done()
+				defer caught.Catch()
 				sgemmColumns(c[j0:], n, a, k, b[j0:], n, packed, n&^15, j0, m, j1-j0, k)
 			}(j0, j1)
 		}
 		wg.Wait()
+		caught.Rethrow()
 		return
 	}
 	per := ((m+workers-1)/workers + 3) &^ 3
 	var wg sync.WaitGroup
+	var caught safe.Catcher
 	for lo := 0; lo < m; lo += per {
 		hi := min(lo+per, m)
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
+			defer caught.Catch()
 			sgemmPacked(c[lo*n:], n, a[lo*k:], k, b, n, packed, hi-lo, n, k)
 		}(lo, hi)
 	}
 	wg.Wait()
+	caught.Rethrow()
 }
 
 // axpy sets y += alpha·x.

@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/lore-memory/lore/internal/safe"
 )
 
 // USELite is Universal Sentence Encoder lite (512 dimensions), run in pure Go
@@ -281,6 +283,7 @@ func (m *USELite) Embed(ctx context.Context, texts []string) ([][]float32, error
 	}
 	parallel := len(spans) == 1
 	var wg sync.WaitGroup
+	var caught safe.Catcher
 	sem := make(chan struct{}, workers)
 	for _, sp := range spans {
 		if err := ctx.Err(); err != nil {
@@ -290,6 +293,7 @@ func (m *USELite) Embed(ctx context.Context, texts []string) ([][]float32, error
 		sem <- struct{}{}
 		go func(sp span) {
 			defer func() { <-sem; wg.Done() }()
+			defer caught.Catch()
 			ids := make([][]int, sp.hi-sp.lo)
 			for i := range ids {
 				ids[i] = m.tok.encode(texts[sp.lo+i])
@@ -298,6 +302,7 @@ func (m *USELite) Embed(ctx context.Context, texts []string) ([][]float32, error
 		}(sp)
 	}
 	wg.Wait()
+	caught.Rethrow()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -427,6 +432,7 @@ func attention(y, src []float32, lw *layerWeights, offs []int, T int, parallel b
 	const heads = 4
 	dh := d / heads
 	var wg sync.WaitGroup
+	var caught safe.Catcher
 	workers := 1
 	if parallel {
 		workers = runtime.GOMAXPROCS(0)
@@ -437,6 +443,7 @@ func attention(y, src []float32, lw *layerWeights, offs []int, T int, parallel b
 		sem <- struct{}{}
 		go func(lo, hi int) {
 			defer func() { <-sem; wg.Done() }()
+			defer caught.Catch()
 			n := hi - lo
 			kt := make([]float32, dh*n)
 			scores := make([]float32, n*n)
@@ -472,6 +479,7 @@ func attention(y, src []float32, lw *layerWeights, offs []int, T int, parallel b
 		}(offs[s], offs[s+1])
 	}
 	wg.Wait()
+	caught.Rethrow()
 	proj := make([]float32, T*512)
 	matmul(proj, ctxv, lw.out, lw.outBias, T, parallel)
 	axpy(y, proj, 1)

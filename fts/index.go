@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/safe"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -528,11 +529,14 @@ func (ix *Index) views(ctx context.Context, force bool) (views, error) {
 	scanned := make(chan struct{})
 	go func() {
 		defer close(scanned)
-		if force {
-			v.files, v.problems, scanErr = ix.v.Scan()
-		} else {
-			v.files, v.problems, v.checked, scanErr = ix.changedFiles()
-		}
+		scanErr = safe.Call(func() (err error) {
+			if force {
+				v.files, v.problems, err = ix.v.Scan()
+			} else {
+				v.files, v.problems, v.checked, err = ix.changedFiles()
+			}
+			return err
+		})
 	}()
 	if !force && ix.snap == nil {
 		d, known, err := ix.indexDigest(ctx)
@@ -707,9 +711,17 @@ func (ix *Index) prepareOne(c *change, memo tokenMemo) {
 	prepareData(c, data, memo)
 }
 
-// prepareData parses and tokenizes one file's bytes into c.
+// prepareData parses and tokenizes one file's bytes into c. A file (or a
+// Draft's file) that makes lore panic is recorded as unreadable, as a file
+// that cannot be parsed is: it never stops the others being indexed.
 func prepareData(c *change, data []byte, memo tokenMemo) {
-	r, err := vault.Parse(c.stat.Path, data)
+	defer func() {
+		if v := recover(); v != nil {
+			c.res, c.prepared, c.meta = nil, nil, ""
+			c.skip = fmt.Sprintf("%s could not be indexed (a bug in lore: %v); it is left out until it changes", c.stat.Path, v)
+		}
+	}()
+	r, err := parseNote(c.stat.Path, data)
 	if err != nil {
 		c.skip = vault.Message(err)
 		return
@@ -729,6 +741,9 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 		}
 	}
 }
+
+// parseNote is vault.Parse; containment tests make it panic on one file.
+var parseNote = vault.Parse
 
 // metaText is the text of a resource's FTS meta column.
 func metaText(r *vault.Resource) string {

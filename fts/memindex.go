@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/lore-memory/lore/internal/safe"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -358,10 +359,12 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 		m.memos = append(m.memos, newTokenMemo())
 	}
 	var wg sync.WaitGroup
+	var caught safe.Catcher
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			defer caught.Catch()
 			freq := make(map[string]uint16, 256)
 			var memo tokenMemo // none for a few units: it costs more than it saves
 			if w < len(m.memos) {
@@ -393,6 +396,7 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 		}(w)
 	}
 	wg.Wait()
+	caught.Rethrow()
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/lore-memory/lore/internal/safe"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -63,7 +64,13 @@ func (ix *Index) Watch(ctx context.Context) error {
 				if !ok {
 					return
 				}
-				wt.event(ev)
+				if safe.Do(func() { wt.event(ev) }) != nil {
+					// A bug in following one event: the next check walks
+					// the whole vault instead of trusting the watcher.
+					wt.mu.Lock()
+					wt.full = true
+					wt.mu.Unlock()
+				}
 				ix.NotifyChanged()
 			case _, ok := <-w.Errors:
 				if !ok {

@@ -263,3 +263,97 @@ func TestShapeProblemFindsTheTopLevelID(t *testing.T) {
 		}
 	}
 }
+
+// panickyMemory is real memory whose Load panics, as a bug on one note did.
+type panickyMemory struct{ Memory }
+
+func (panickyMemory) Load(_ context.Context, ids []string, _ string) ([]vault.Loaded, error) {
+	_ = ids[len(ids):][0] // index out of range
+	return nil, nil
+}
+
+// TestAttack_APanicInACallAnswersThatCallOnly: a panic inside one tool call
+// (a note, or an agent's Draft, that trips a bug) answers that call with an
+// internal error, logs its stack, and the server goes on answering.
+func TestAttack_APanicInACallAnswersThatCallOnly(t *testing.T) {
+	ts := newTestServer(t, "memory", releaseFiles)
+	var log strings.Builder
+	s, err := New(panickyMemory{ts.ix}, ts.store, "api", "memory", "test", Options{WorkDir: ts.work, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Serve(ctx, inR, outW, io.Discard)
+	defer inW.Close()
+	rd := bufio.NewReader(outR)
+	call := func(line string) map[string]any {
+		t.Helper()
+		inW.Write([]byte(line + "\n"))
+		answer, err := rd.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		json.Unmarshal(answer, &m)
+		return m
+	}
+	call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	m := call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory","arguments":{"op":{"load":{"ids":["mem_release"]}}}}}`)
+	res, _ := m["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	if e, _ := sc["error"].(map[string]any); m["error"] != nil || res["isError"] != true || e["code"] != vault.CodeInternal {
+		t.Fatalf("a panicking load answered %v; want an isError result with code internal", m)
+	}
+	if !strings.Contains(log.String(), "panic in tool memory") || !strings.Contains(log.String(), "goroutine") {
+		t.Errorf("the log has no stack of the panic: %q", log.String())
+	}
+	m = call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory","arguments":{"op":{"activate":{"query":"release"}}}}}`)
+	if res, _ := m["result"].(map[string]any); res == nil || res["isError"] == true {
+		t.Errorf("after the panic, activate answered %v", m)
+	}
+}
+
+// TestAttack_ADraftOfAListAfterAHeadingStaysReadable: eight writers once
+// appended "- marker pN iK" lines to one shared note through store update
+// until its Draft was a heading, ~180 list lines and a paragraph: the
+// parser panicked, every load of the note failed, a server's refresh took
+// its process down, and none of 615 acknowledged updates could be read
+// back. Each update must be read back by load, and activate must answer.
+func TestAttack_ADraftOfAListAfterAHeadingStaysReadable(t *testing.T) {
+	ts := newTestServer(t, "memory", map[string]string{
+		"lore.yaml": "projects:\n  api: {}\n",
+		"howto/release.md": "---\nid: mem_release\ntitle: Releasing the mobile app\n---\n# Releasing the mobile app\n\n## Before the release\nRun `make verify`.\n\n" +
+			"## Shipping\nTag the commit `vX.Y.Z`, push the tag, and the pipeline uploads both builds. Promote the\nAndroid build from internal testing to production after 24 hours without crashes.\n",
+	})
+	ctx := context.Background()
+	for i := 0; i < 180; i++ {
+		out, err := ts.mem(t, `{"op":{"load":{"ids":["mem_release"]}}}`)
+		if err != nil {
+			t.Fatalf("load after %d updates: %v", i, err)
+		}
+		r := out.(loadResult).Resources[0]
+		line := fmt.Sprintf("- marker p%d i%d\n", i%8, i)
+		if _, err := ts.mem(t, `{"op":{"store":{"update":{"id":"mem_release","expected_hash":"`+r.ContentHash+`","replacements":[{"old_text":"## Shipping\n","new_text":"## Shipping\n`+strings.TrimSuffix(line, "\n")+`\n"}]}}}}`); err != nil {
+			t.Fatalf("update %d: %v", i, err)
+		}
+	}
+	out, err := ts.mem(t, `{"op":{"load":{"ids":["mem_release"]}}}`)
+	if err != nil {
+		t.Fatalf("load of the Draft's note: %v", err)
+	}
+	body := *out.(loadResult).Resources[0].Content
+	for i := 0; i < 180; i++ {
+		if !strings.Contains(body, fmt.Sprintf("- marker p%d i%d\n", i%8, i)) {
+			t.Fatalf("acknowledged update %d is not in the note", i)
+		}
+	}
+	if _, err := ts.mem(t, `{"op":{"activate":{"query":"promote the android build"}}}`); err != nil {
+		t.Fatalf("activate: %v", err)
+	}
+	if _, err := ts.ix.(*retrieve.Memory).Rebuild(ctx, nil); err != nil {
+		t.Fatalf("rebuild: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -56,6 +57,7 @@ type Options struct {
 	WorkDir string              // the code repository's folder (guard, loadout); default "."
 	Getenv  func(string) string // for the skill folders of distill_session_skill
 	Now     func() time.Time    // the clock (notes' dates and names); default time.Now
+	Log     io.Writer           // where a recovered panic's stack goes; default os.Stderr
 }
 
 func (s *Server) now() time.Time {
@@ -80,6 +82,9 @@ func New(ix Memory, st *drafts.Store, project, profile, version string, opt ...O
 	}
 	if s.opt.Getenv == nil {
 		s.opt.Getenv = func(string) string { return "" }
+	}
+	if s.opt.Log == nil {
+		s.opt.Log = os.Stderr
 	}
 	s.off = offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"))
 	s.journal = journal.New(ix, st, project)
@@ -147,13 +152,15 @@ func (s *Server) Tools() []mcpgo.Tool { return s.tools }
 
 // handle wraps a domain call as an MCP tool handler: the domain object as
 // structuredContent and as text, or an isError result with the error code.
+// A panic in the call answers that call with an internal error (its stack
+// goes to the log); the server goes on serving.
 func (s *Server) handle(call func(context.Context, []byte) (any, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		raw := []byte(req.Params.RawArguments)
 		if len(raw) == 0 && req.Params.Arguments != nil {
 			raw, _ = json.Marshal(req.Params.Arguments)
 		}
-		out, err := call(ctx, raw)
+		out, err := s.callSafely(ctx, req.Params.Name, call, raw)
 		isErr := false
 		if err != nil {
 			out, isErr = toErrorObject(err), true
@@ -168,6 +175,17 @@ func (s *Server) handle(call func(context.Context, []byte) (any, error)) server.
 			IsError:           isErr,
 		}, nil
 	}
+}
+
+// callSafely runs a tool's call, turning a panic into an internal error.
+func (s *Server) callSafely(ctx context.Context, name string, call func(context.Context, []byte) (any, error), raw []byte) (out any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(s.opt.Log, "lore mcp: panic in tool %s (a bug in lore): %v\n%s", name, v, debug.Stack())
+			out, err = nil, vault.Errorf(vault.CodeInternal, "the %s call failed on a bug in lore (%v); the server goes on, and its log has the details", name, v)
+		}
+	}()
+	return call(ctx, raw)
 }
 
 // Render returns a tool result's two forms as a call sends them: the text

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/internal/safe"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -443,33 +444,41 @@ func (p *Pipeline) find(ctx context.Context, q, mode, project string, depth int,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t := time.Now()
-			if f.exact, lexErr = p.look.Exact(ctx, q, project); lexErr != nil {
-				return
+			if err := safe.Do(func() {
+				t := time.Now()
+				if f.exact, lexErr = p.look.Exact(ctx, q, project); lexErr != nil {
+					return
+				}
+				record("exact", t)
+				t = time.Now()
+				if ts := fts.QueryTerms(q); len(ts) > 0 {
+					f.lexical, lexErr = p.look.BM25(ctx, ts, project, depth)
+				}
+				record("bm25", t)
+			}); err != nil {
+				lexErr = err
 			}
-			record("exact", t)
-			t = time.Now()
-			if ts := fts.QueryTerms(q); len(ts) > 0 {
-				f.lexical, lexErr = p.look.BM25(ctx, ts, project, depth)
-			}
-			record("bm25", t)
 		}()
 	}
 	if mode != "lexical" {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t := time.Now()
-			vs, err := p.ix.Embedder().Embed(ctx, []string{q})
-			if err != nil {
-				vecErr = fts.NotReady(err) // a model that is not ready is an answer of its own
-				return
+			if err := safe.Do(func() {
+				t := time.Now()
+				vs, err := p.ix.Embedder().Embed(ctx, []string{q})
+				if err != nil {
+					vecErr = fts.NotReady(err) // a model that is not ready is an answer of its own
+					return
+				}
+				f.qv = vs[0]
+				record("embed_query", t)
+				t = time.Now()
+				f.near, vecErr = p.look.Nearest(ctx, f.qv, project, depth)
+				record("vector", t)
+			}); err != nil {
+				vecErr = err
 			}
-			f.qv = vs[0]
-			record("embed_query", t)
-			t = time.Now()
-			f.near, vecErr = p.look.Nearest(ctx, f.qv, project, depth)
-			record("vector", t)
 		}()
 	}
 	wg.Wait()

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/internal/safe"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -33,8 +34,11 @@ func (p *Pipeline) Search(ctx context.Context, query string, opt vault.SearchOpt
 	}
 	early := make(chan answer, 1)
 	go func() {
-		hits, err := p.SearchFresh(ctx, query, opt)
-		early <- answer{hits, err}
+		var a answer
+		if err := safe.Do(func() { a.hits, a.err = p.SearchFresh(ctx, query, opt) }); err != nil {
+			a.err = err
+		}
+		early <- a
 	}()
 	st, err := p.ix.Refresh(ctx, nil)
 	a := <-early

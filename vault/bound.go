@@ -1,6 +1,9 @@
 package vault
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Goldmark's parser is quadratic in some shapes of input: containers nested
 // on one line ("> > > …", "- - - …", "1. 1. …"), lists nested by ever deeper
@@ -18,9 +21,11 @@ import "unicode/utf8"
 //   - leading white space past maxIndent columns ends with a '.', so no
 //     line can open a list nested deeper than that;
 //   - no run of text without a blank line (a paragraph, as the inline
-//     parser sees it) is longer than maxRun bytes: past that, the next
-//     line end becomes a blank line, and inside a longer line a character
-//     becomes one.
+//     parser sees it) is much longer than maxRun bytes: past that, the
+//     next line of paragraph text ends with a blank line, and a line
+//     longer than maxRun is cut into pieces by blank lines, each piece
+//     after a cut starting with a '.'. No cut makes or unmakes a heading
+//     (boundRun says how).
 //
 // Ordinary notes are left as they are (boundForParse returns body itself);
 // a note that is cut this way keeps its text, units and hashes, and may
@@ -74,31 +79,43 @@ func boundForParse(body []byte) []byte {
 
 // boundRun bounds a line of text outside code, body[start:end], run bytes
 // after the last blank line, and returns the run after it.
+//
+// Neither cut may change what the parser sees as a heading: the sections
+// are read off the parsed copy, and a heading that the cut made (the old
+// first cut split every line after a long run one byte in, so "- item"
+// became "-", a setext underline, on 28 notes of a real vault) would put
+// sections where the note has none.
 func boundRun(body, line []byte, start, end, run int, set func(int, byte)) int {
-	// A long line: a blank line every maxRun bytes inside it; each
-	// piece is bounded as a line of its own.
+	// A long line: a blank line every maxRun bytes inside it; each piece
+	// is bounded as a line of its own. A piece after a cut starts with a
+	// '.', so it is paragraph text whatever the note had there (never a
+	// heading, list, quote, fence or code). The first piece keeps the
+	// line's own start and is at least maxRun/2 bytes of it; when that
+	// prefix looks like a setext underline, the line is not cut.
 	last := start
-	for budget := maxRun - run; ; budget = maxRun {
-		at := last + max(budget, 1)
-		if at >= end-2 {
-			boundLine(body, last, end, set)
-			break
+	if end-start > maxRun {
+		for budget := max(maxRun-run, maxRun/2); ; budget = maxRun {
+			at := last + budget
+			if at >= end-3 {
+				break
+			}
+			b, stop := breakSpan(body, at, end)
+			if stop-b < 3 || (last == start && underlineLike(body[start:b])) {
+				break
+			}
+			boundLine(body, last, b, set)
+			set(b, '\n')
+			set(b+1, '\n')
+			set(b+2, '.')
+			for j := b + 3; j < stop; j++ {
+				set(j, ' ')
+			}
+			last, run = stop, 0
 		}
-		b, stop := breakSpan(body, at, end)
-		if stop-b < 2 {
-			boundLine(body, last, end, set)
-			break
-		}
-		boundLine(body, last, b, set)
-		set(b, '\n')
-		set(b+1, '\n')
-		for j := b + 2; j < stop; j++ {
-			set(j, ' ')
-		}
-		last = stop
 	}
+	boundLine(body, last, end, set)
 	run += end - last + 1
-	if run > maxRun && end < len(body) && plainLine(line) {
+	if run > maxRun && end < len(body) && cuttable(line) {
 		// End the run here: the line's last character becomes a line end.
 		i := end - 1
 		for i > start && !utf8.RuneStart(body[i]) {
@@ -130,18 +147,38 @@ func fenceOf(l []byte) []byte {
 	return l[i:j]
 }
 
-// plainLine reports whether a line is paragraph text whose last character
-// can become a line end without changing what the line is: it starts with
-// no Markdown block marker and is not indented.
-func plainLine(l []byte) bool {
-	if len(l) == 0 {
-		return false
+// cuttable reports whether a line is paragraph text whose last character
+// can become a line end without making or unmaking a heading: after its
+// indentation and block quote markers it starts with no Markdown block
+// marker, so it is no setext underline and no ATX heading, and the blank
+// line the cut makes only ends a paragraph (or a quote) early.
+func cuttable(l []byte) bool {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '>') {
+		i++
 	}
-	switch l[0] {
-	case ' ', '\t', '#', '`', '~', '=', '-', '*', '+', '_', '>', '|', '<', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+	return i < len(l) && plainStart(l[i])
+}
+
+// plainStart reports whether c can start a line that is paragraph text
+// whatever follows it.
+func plainStart(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '#', '`', '~', '=', '-', '*', '+', '_', '>', '|', '<', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return false
 	}
 	return true
+}
+
+// underlineLike reports whether a line's prefix, as a line of its own,
+// could be a setext heading's underline: up to three spaces, then only '='
+// or only '-', then white space.
+func underlineLike(l []byte) bool {
+	t := bytes.TrimRight(bytes.TrimLeft(l, " "), " \t\r")
+	if len(t) == 0 || len(l)-len(bytes.TrimLeft(l, " ")) > 3 {
+		return false
+	}
+	return len(bytes.Trim(t, "=")) == 0 || len(bytes.Trim(t, "-")) == 0
 }
 
 func blankLine(l []byte) bool {
@@ -153,14 +190,15 @@ func blankLine(l []byte) bool {
 	return true
 }
 
-// breakSpan returns the whole characters at or after at (before end),
-// at least two bytes, that become a blank line ("\n\n" and spaces).
+// breakSpan returns the whole characters at or after at (before end), at
+// least three bytes, that become a blank line and a '.' ("\n\n." and
+// spaces).
 func breakSpan(body []byte, at, end int) (int, int) {
 	for at < end && !utf8.RuneStart(body[at]) {
 		at++
 	}
 	stop := at
-	for n := 0; stop < end && (n < 2 || !utf8.RuneStart(body[stop])); n++ {
+	for n := 0; stop < end && (n < 3 || !utf8.RuneStart(body[stop])); n++ {
 		stop++
 	}
 	for stop < end && !utf8.RuneStart(body[stop]) {

@@ -38,7 +38,7 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 	bounded := boundForParse(body) // same offsets; see bound.go
 	doc := markdown.Parser().Parse(text.NewReader(bounded))
 	var out parsedBody
-	out.sections, out.firstH1 = headingSections(doc, body, bodyStart, len(data))
+	out.sections, out.firstH1 = headingSections(doc, body, bounded, bodyStart)
 	masked := append([]byte(nil), body...)
 	out.mdLinks = maskCode(doc, masked)
 	for _, m := range wikilink().FindAllSubmatch(masked, -1) {
@@ -51,12 +51,18 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 	return out
 }
 
-// headingSections cuts the body (which starts at bodyStart of a file of
-// size bytes) at its headings: each section with its byte range, where its
-// content starts (after the heading line, or a setext underline) and its
-// heading path; the text before the first heading is a section with none.
-// It also returns the first level-1 heading's text.
-func headingSections(doc ast.Node, body []byte, bodyStart, size int) (secs []section, firstH1 string) {
+// headingSections cuts the body (which starts at bodyStart of its file) at
+// its headings: each section with its byte range, where its content starts
+// (after the heading line, or a setext underline) and its heading path; the
+// text before the first heading is a section with none. It also returns the
+// first level-1 heading's text.
+//
+// Lines are read off parsed, the copy goldmark parsed (same offsets as
+// body, see bound.go), so a heading's line is the line the parser saw; the
+// heading's text comes from body. Whatever the parser answers, the sections
+// come out in order, within the body, and without overlap: a heading that
+// would start before the previous one's content ends is read as text.
+func headingSections(doc ast.Node, body, parsed []byte, bodyStart int) (secs []section, firstH1 string) {
 	type open struct {
 		level int
 		text  string
@@ -69,10 +75,13 @@ func headingSections(doc ast.Node, body []byte, bodyStart, size int) (secs []sec
 			continue
 		}
 		first, last := h.Lines().At(0), h.Lines().At(h.Lines().Len()-1)
-		start := lineStart(body, first.Start)
-		contentStart := lineEnd(body, last.Stop)
-		if t := bytes.TrimLeft(body[start:first.Start], " "); len(t) == 0 || t[0] != '#' {
-			contentStart = lineEnd(body, contentStart) // setext: skip the underline
+		start := lineStart(parsed, first.Start)
+		contentStart := lineEnd(parsed, last.Stop)
+		if t := bytes.TrimLeft(parsed[start:min(first.Start, len(parsed))], " "); len(t) == 0 || t[0] != '#' {
+			contentStart = lineEnd(parsed, contentStart) // setext: skip the underline
+		}
+		if bodyStart+start < prev.contentStart || contentStart < start {
+			continue
 		}
 		title := strings.TrimSpace(inlineText(h, body))
 		if title == "" {
@@ -93,7 +102,7 @@ func headingSections(doc ast.Node, body []byte, bodyStart, size int) (secs []sec
 		}
 		prev = section{start: bodyStart + start, contentStart: bodyStart + contentStart, headingPath: hp}
 	}
-	prev.end = size
+	prev.end = bodyStart + len(body)
 	secs = append(secs, prev)
 	return secs, firstH1
 }

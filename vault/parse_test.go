@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 func mustParse(t *testing.T, p, text string) *Resource {
@@ -395,6 +398,44 @@ func TestParse_PathologicalSectionsFinish(t *testing.T) {
 			r := mustParse(t, "p.md", "# P\n\n"+body)
 			if len(r.Units) < 2 {
 				t.Errorf("got %d units, want chunks", len(r.Units))
+			}
+		})
+	}
+}
+
+// TestParse_RealVaultShapesKeepTheirHeadings pins down the parser panic that
+// 28 notes of the Obsidian Hub and an agent's Draft (a heading, ~180 list
+// lines, then a paragraph) hit: the bounded copy the parser reads split
+// every line past a long run one byte in, "- item" became a setext
+// underline, and sections came out of order. Each shape must parse with its
+// units in bounds and in order, and with the headings the note has: the
+// headings goldmark finds in the note itself, unbounded.
+func TestParse_RealVaultShapesKeepTheirHeadings(t *testing.T) {
+	for name, s := range realVaultShapes {
+		t.Run(name, func(t *testing.T) {
+			data := []byte(s)
+			r, err := Parse("notes/shape.md", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkUnits(t, name, data, r)
+			bodyStart := 0
+			if _, start, found, _ := splitFrontmatter(data); found {
+				bodyStart = start
+			}
+			doc := markdown.Parser().Parse(text.NewReader(data[bodyStart:]))
+			var want []string
+			for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+				if h, ok := n.(*ast.Heading); ok {
+					want = append(want, strings.TrimSpace(inlineText(h, data[bodyStart:])))
+				}
+			}
+			var got []string
+			for _, sec := range parseBody(data, bodyStart).sections[1:] {
+				got = append(got, sec.headingPath[len(sec.headingPath)-1])
+			}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("headings %q, want %q", got, want)
 			}
 		})
 	}

@@ -115,13 +115,23 @@ func invalidUTF8Offset(b []byte) int {
 	return -1
 }
 
-// Parse reads one memory file. It fails only when CheckContent does; a bad
-// frontmatter block is recorded in Resource.Problem and the file is parsed as
-// text.
-func Parse(p string, data []byte) (*Resource, error) {
+// Parse reads one memory file. It fails when CheckContent does, and with
+// CodeInternal on a bug in the parser (a panic, which it recovers: one file
+// never takes a process down); a bad frontmatter block is recorded in
+// Resource.Problem and the file is parsed as text.
+func Parse(p string, data []byte) (r *Resource, err error) {
 	if err := CheckContent(p, data); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			r, err = nil, Errorf(CodeInternal, "%s could not be parsed (a bug in lore: %v); it is left out of the index until it changes", p, v)
+		}
+	}()
+	return parse(p, data), nil
+}
+
+func parse(p string, data []byte) *Resource {
 	r := &Resource{Path: p, Project: ProjectOf(p), ContentHash: HashBytes(data)}
 	bodyStart := 0
 	if yml, start, found, unclosed := splitFrontmatter(data); found {
@@ -159,7 +169,7 @@ func Parse(p string, data []byte) (*Resource, error) {
 	}
 	r.Units = makeUnits(r.ID, data, doc.sections)
 	r.Rules = append(rulesFromFrontmatter(r.Front.Guard), rulesFromBody(r.ID, data, doc.sections)...)
-	return r, nil
+	return r
 }
 
 // Reidentify gives r a new id and rebuilds its unit keys (used when its

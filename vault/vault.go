@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/lore-memory/lore/internal/safe"
 )
 
 // Vault is an opened vault folder.
@@ -145,9 +147,11 @@ func (v *Vault) ScanFrom(rel string) ([]FileStat, []Problem, error) {
 		wg       sync.WaitGroup
 	)
 	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 2))
+	var caught safe.Catcher // a panic in a folder's walk fails the scan, not the process
 	var walk func(rel string)
 	walk = func(rel string) {
 		defer wg.Done()
+		defer caught.Catch()
 		sem <- struct{}{}
 		fs, ps, dirs := v.scanDir(rel)
 		<-sem
@@ -163,6 +167,7 @@ func (v *Vault) ScanFrom(rel string) ([]FileStat, []Problem, error) {
 	wg.Add(1)
 	walk(rel)
 	wg.Wait()
+	caught.Rethrow()
 	files := slices.Concat(chunks...)
 	sort.Slice(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
 	return files, problems, nil

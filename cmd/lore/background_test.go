@@ -6,10 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -71,4 +75,89 @@ func TestBackgroundEmbedsChangesAsTheyHappen(t *testing.T) {
 			t.Fatalf("the new note was not indexed and embedded by the server on its own (indexed %q, pending %d)", p, n)
 		}
 	}
+}
+
+// panickyIndex is a real index whose refreshes and embedding panic, as a
+// refresh did on a Draft of a shape the parser mishandled.
+type panickyIndex struct {
+	*retrieve.Memory
+	refreshes atomic.Int32
+}
+
+func (p *panickyIndex) Refresh(context.Context, func(done, total int)) (fts.RefreshStats, error) {
+	p.refreshes.Add(1)
+	var s []byte
+	_ = s[p.refreshes.Load():] // slice bounds out of range
+	return fts.RefreshStats{}, nil
+}
+
+func (p *panickyIndex) EmbedPending(context.Context, func(done, total int)) (int, error) {
+	panic("embedding bug")
+}
+
+// TestBackground_APanicInAStepIsLoggedAndTheLoopGoesOn: no step of lore
+// mcp's background work takes the process down. A refresh that panics is
+// logged with its stack, and the loop keeps refreshing on the next change.
+func TestBackground_APanicInAStepIsLoggedAndTheLoopGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nfirst note\n"), 0o644)
+	if out, err := exec.Command("git", "init", "-q", "-b", "main", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ix, err := retrieve.Open(context.Background(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if err := ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 64}); err != nil {
+		t.Fatal(err)
+	}
+	p := &panickyIndex{Memory: ix}
+	var log syncBuffer
+	e := &env{stdout: io.Discard, stderr: &log, getenv: func(k string) string {
+		if k == "LORE_MCP_NO_SYNC" {
+			return "1"
+		}
+		return ""
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); background(ctx, e, p, nil) }()
+	for deadline := time.Now().Add(20 * time.Second); p.refreshes.Load() < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no refresh after the first one panicked (%d); log:\n%s", p.refreshes.Load(), log.String())
+		}
+		ix.NotifyChanged()
+	}
+	cancel()
+	<-done
+	out := log.String()
+	for _, want := range []string{"lore mcp: refresh: a bug in lore", "lore mcp: embedding: a bug in lore: embedding bug", "goroutine"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// syncBuffer is a strings.Builder several goroutines may write.
+type syncBuffer struct {
+	mu sync.Mutex
+	sb strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb.String()
 }

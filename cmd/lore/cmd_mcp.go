@@ -13,6 +13,7 @@ import (
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/internal/safe"
 	"github.com/lore-memory/lore/mcp"
 	"github.com/lore-memory/lore/vault"
 )
@@ -68,7 +69,7 @@ Register it with your agent: lore mcp config --client claude`)
 		return serveVaults(ctx, bg, e, servedVault{ix: ix, store: e.store, project: b.Project}, also, *profile, *httpAddr)
 	}
 	wd, _ := os.Getwd()
-	srv, err := mcp.New(ix, e.store, b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv})
+	srv, err := mcp.New(ix, e.store, b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr})
 	if err != nil {
 		return err
 	}
@@ -77,28 +78,37 @@ Register it with your agent: lore mcp config --client claude`)
 }
 
 // background keeps the index warm off the query path: a first refresh, a
-// watcher on the vault, and embedding of new units every little while.
+// watcher on the vault, and embedding of new units every little while. Each
+// step runs through step: a panic in one (a bug, a file that trips it) is
+// logged with its stack and the loop goes on, so no note and no Draft takes
+// the server down.
 func background(ctx context.Context, e *env, ix indexLike, st syncer) {
-	if _, err := ix.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
-		fmt.Fprintln(e.stderr, "lore mcp: refresh:", err)
-	}
-	if err := ix.Watch(ctx); err != nil && ctx.Err() == nil {
-		fmt.Fprintln(e.stderr, "lore mcp: watching the vault:", err, "(every call still checks freshness)")
-	}
-	// BM25 in Go from here on (FTS5 answers until the postings are built).
-	began := time.Now()
-	memBuilding.Add(1)
-	err := ix.KeepInMemory(ctx)
-	memBuilding.Add(-1)
-	if err != nil {
-		if ctx.Err() == nil {
-			fmt.Fprintln(e.stderr, "lore mcp: in-memory postings:", err, "(FTS5 scores every query)")
+	step := func(what string, f func() error) {
+		err := safe.Call(f)
+		if pe, ok := err.(*safe.PanicError); ok {
+			fmt.Fprintf(e.stderr, "lore mcp: %s: %v (the server goes on)\n%s", what, pe, pe.Stack)
+		} else if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(e.stderr, "lore mcp: %s: %v\n", what, err)
 		}
-	} else if st, kept := ix.PostingsStats(); kept {
-		fmt.Fprintf(e.stderr, "lore mcp: in memory: %d units, %d postings (%.1f s)\n", st.Units, st.Postings, time.Since(began).Seconds())
-	} else if ctx.Err() == nil {
-		fmt.Fprintln(e.stderr, "lore mcp: the vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)")
 	}
+	refresh := func() error { _, err := ix.Refresh(ctx, nil); return err }
+	step("refresh", refresh)
+	step("watching the vault (every call still checks freshness)", func() error { return ix.Watch(ctx) })
+	// BM25 in Go from here on (FTS5 answers until the postings are built).
+	step("in-memory postings (FTS5 scores every query)", func() error {
+		began := time.Now()
+		memBuilding.Add(1)
+		defer memBuilding.Add(-1)
+		if err := ix.KeepInMemory(ctx); err != nil {
+			return err
+		}
+		if st, kept := ix.PostingsStats(); kept {
+			fmt.Fprintf(e.stderr, "lore mcp: in memory: %d units, %d postings (%.1f s)\n", st.Units, st.Postings, time.Since(began).Seconds())
+		} else if ctx.Err() == nil {
+			fmt.Fprintln(e.stderr, "lore mcp: the vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)")
+		}
+		return nil
+	})
 	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
 	syncing := e.getenv("LORE_MCP_NO_SYNC") == ""
 	// Embedding runs at once, then whenever the index reports a change (an
@@ -120,14 +130,10 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 				return
 			case <-time.After(200 * time.Millisecond):
 			}
-			if _, err := ix.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
-				fmt.Fprintln(e.stderr, "lore mcp: refresh:", err)
-			}
+			step("refresh", refresh)
 		}
 		if embed && ix.Embedder() != nil {
-			if _, err := ix.EmbedPending(ctx, nil); err != nil && ctx.Err() == nil {
-				fmt.Fprintln(e.stderr, "lore mcp: embedding:", err)
-			}
+			step("embedding", func() error { _, err := ix.EmbedPending(ctx, nil); return err })
 		}
 		if !timed {
 			continue
@@ -136,11 +142,16 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 		// something is waiting in the outbox (sync on demand: no fetches while
 		// nothing was stored); the outbox keeps the backoff.
 		if syncing && st != nil {
-			if st.Pending(ctx) {
-				if rep, err := st.Sync(ctx); err == nil && rep.Error != "" {
+			step("sync", func() error {
+				if !st.Pending(ctx) {
+					return nil
+				}
+				rep, err := st.Sync(ctx)
+				if err == nil && rep.Error != "" {
 					fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)
 				}
-			}
+				return err
+			})
 		}
 		t.Reset(30 * time.Second)
 	}

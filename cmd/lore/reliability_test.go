@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lore-memory/lore/internal/shareddata"
 )
 
 var longRuns = flag.Bool("reliability.long", false, "run the long reliability tests")
@@ -800,4 +802,45 @@ func sortFloats(xs []float64) {
 			xs[j], xs[j-1] = xs[j-1], xs[j]
 		}
 	}
+}
+
+// TestReliabilityRealVaults adopts the Obsidian Hub (6,591 notes that many
+// people wrote in Obsidian; 28 of them once panicked the parser and stopped
+// every command) with lore init and indexes it with the lore binary: every
+// note is parsed or named as unreadable, and none is a panic. It skips with
+// one line when the shared data is absent.
+func TestReliabilityRealVaults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hub")
+	n := shareddata.WriteHub(t, dir)
+	bin := binary(t)
+	lore := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), testGitEnv...)
+		out, err := cmd.CombinedOutput()
+		if err != nil && args[2] != "doctor" { // doctor exits 1 when it names problems
+			t.Fatalf("lore %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	lore("init", "--git", dir)
+	out := lore("--vault", dir, "index", "--no-embed")
+	var files, unreadable int
+	fmt.Sscanf(out, "%d memory files", &files)
+	if i := strings.Index(out, "file(s) could not be read"); i >= 0 {
+		fmt.Sscanf(out[strings.LastIndexByte(out[:i-1], '\n')+1:], "%d", &unreadable)
+	}
+	panics := strings.Count(out, "a bug in lore")
+	doctor := lore("--vault", dir, "doctor")
+	if panics > 0 || !strings.Contains(doctor, fmt.Sprintf("problems:   %d", unreadable)) && unreadable > 0 {
+		t.Errorf("%d panics; doctor does not name the %d unreadable notes:\n%s", panics, unreadable, doctor)
+	}
+	if files == 0 {
+		t.Fatalf("lore index indexed nothing:\n%s", out)
+	}
+	if got := lore("--vault", dir, "search", "hotkeys", "-n", "1"); !strings.Contains(got, ".md") {
+		t.Errorf("search on the Hub found nothing:\n%s", got)
+	}
+	summary(t, "real vaults: the Obsidian Hub", fmt.Sprintf("%d notes in the archive, %d memory files indexed (dot folders left out, as Obsidian does)", n, files),
+		fmt.Sprintf("%d unreadable (invalid frontmatter, read as text and named by doctor), %d panics", unreadable, panics))
 }
