@@ -55,23 +55,83 @@ func TestAttack_AutoPublishRenameOfADecisionIntoJournal(t *testing.T) {
 	}
 }
 
-func TestAttack_AutoPublishJournalNoteWithAGuardRule(t *testing.T) {
+func TestAttack_RememberedJournalNoteWithAGuardRuleWaits(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
+	ctx := context.Background()
 	before := tv.orgHead()
 	body := "---\ntitle: Standup\nguard:\n  - id: block-all\n    deny: \".\"\n---\n# Standup\n\nnothing\n"
-	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "journal/standup.md", Body: body}})
-	if r.Published || tv.orgHead() != before {
-		t.Fatalf("a journal note carrying a guard rule was published: %+v", r)
+	r, err := tv.s.Remember(ctx, "api", "journal/u1/p1/", vault.CreateOp{Path: "journal/u1/p1/standup.md", Body: body})
+	if err != nil || r.Published || tv.orgHead() != before {
+		t.Fatalf("a journal note carrying a guard rule was published: %+v %v", r, err)
 	}
 	body2 := "# Standup\n\n## Rules\n\n- deny: `SELECT`\n"
-	r = tv.apply("web", vault.Op{Create: &vault.CreateOp{Path: "journal/standup2.md", Body: body2}})
-	if r.Published || tv.orgHead() != before {
-		t.Fatalf("a journal note carrying a body-form rule was published: %+v", r)
+	r, err = tv.s.Remember(ctx, "web", "journal/u1/p1/", vault.CreateOp{Path: "journal/u1/p1/standup2.md", Body: body2})
+	if err != nil || r.Published || tv.orgHead() != before {
+		t.Fatalf("a journal note carrying a body-form rule was published: %+v %v", r, err)
 	}
-	// An ordinary journal note still publishes at once.
-	r = tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "journal/today.md", Body: "# Today\n\nshipped\n"}})
-	if !r.Published || !tv.published("journal/today.md", "shipped") {
-		t.Fatalf("a plain journal note was not auto-published: %+v", r)
+	// An ordinary remembered note still publishes at once.
+	r, err = tv.s.Remember(ctx, "api", "journal/u1/p1/", vault.CreateOp{Path: "journal/u1/p1/today.md", Body: "# Today\n\nshipped\n"})
+	if err != nil || !r.Published || !tv.published("journal/u1/p1/today.md", "shipped") {
+		t.Fatalf("a plain remembered note was not published: %+v %v", r, err)
+	}
+}
+
+// TestAttack_StoreNeverPublishesJournalNotes: with the old default
+// auto_publish of journal/**, a memory store's create, update and delete of
+// a journal note each returned published: true, and the org ref gained
+// three commits with no person involved. A store never publishes; a delete
+// of a published note leaves a Delete Draft for review.
+func TestAttack_StoreNeverPublishesJournalNotes(t *testing.T) {
+	files := withFiles(map[string]string{
+		"lore.yaml":                   "projects:\n  api: {}\nauto_publish:\n  - journal/**\n",
+		"journal/agent/notes/kept.md": "---\nid: mem_kept\n---\n# Kept\n\npublished journal text\n",
+	})
+	tv := newVault(t, "", files)
+	before := tv.orgHead()
+	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "journal/agent/notes/2026/direct.md", Body: "# Direct\n\nwritten by an agent\n"}})
+	if r.Published || tv.orgHead() != before {
+		t.Fatalf("store create of a journal note published it: %+v", r)
+	}
+	cur := tv.load("api", "mem_kept")
+	r = tv.apply("api", update("mem_kept", cur.ContentHash, "published journal text", "rewritten by an agent"))
+	if r.Published || tv.orgHead() != before {
+		t.Fatalf("store update of a published journal note published it: %+v", r)
+	}
+	r = tv.apply("web", vault.Op{Delete: &vault.DeleteOp{ID: "mem_kept"}})
+	if r.Published || tv.orgHead() != before || !tv.published("journal/agent/notes/kept.md", "published journal text") {
+		t.Fatalf("store delete of a published journal note published it: %+v", r)
+	}
+	if ds, _ := tv.s.List(context.Background(), "web", false); len(ds) != 1 || ds[0].Operations[len(ds[0].Operations)-1].Op != "delete" {
+		t.Fatalf("want the delete waiting as a Delete Draft, got %+v", ds)
+	}
+}
+
+// TestAttack_RememberWritesOnlyNewNotesInItsFolder: the journal's remember
+// publishes its own new notes, and nothing else: not outside its
+// namespace's folder, not over a published note.
+func TestAttack_RememberWritesOnlyNewNotesInItsFolder(t *testing.T) {
+	files := withFiles(map[string]string{
+		"journal/u1/p1/old.md": "---\nid: mem_old\n---\n# Old\n\nkept\n",
+	})
+	tv := newVault(t, "", files)
+	ctx := context.Background()
+	before := tv.orgHead()
+	for _, tc := range []struct{ folder, path string }{
+		{"journal/u1/p1/", "journal/u2/p1/x.md"},
+		{"journal/u1/p1/", "decisions/x.md"},
+		{"journal/u1/p1/", "journal/u1/p1/../../u2/p1/x.md"},
+		{"decisions/", "decisions/x.md"},
+		{"journal/../decisions/", "decisions/x.md"},
+	} {
+		if r, err := tv.s.Remember(ctx, "api", tc.folder, vault.CreateOp{Path: tc.path, Body: "# X\n\nx\n"}); vault.ErrorCode(err) != vault.CodeInvalid {
+			t.Errorf("remember in %s at %s: %+v, %v; want invalid_input", tc.folder, tc.path, r, err)
+		}
+	}
+	if _, err := tv.s.Remember(ctx, "api", "journal/u1/p1/", vault.CreateOp{Path: "journal/u1/p1/old.md", Body: "# Old\n\nreplaced\n"}); err == nil {
+		t.Error("remember over a published note was accepted")
+	}
+	if tv.orgHead() != before || !tv.published("journal/u1/p1/old.md", "kept") {
+		t.Fatal("the org ref changed")
 	}
 }
 
@@ -86,7 +146,7 @@ func TestAttack_AutoPublishSupersedingADecisionFromJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.Published || tv.orgHead() != before {
-		t.Fatalf("a journal note that marks a decision superseded was published: %+v", r)
+		t.Fatalf("a note that marks a decision superseded was published: %+v", r)
 	}
 	if !strings.Contains(tv.read("decisions/0004.md"), "time.Sleep") || strings.Contains(tv.read("decisions/0004.md"), "superseded") {
 		t.Fatal("the decision changed in the work tree without review")
@@ -95,14 +155,15 @@ func TestAttack_AutoPublishSupersedingADecisionFromJournal(t *testing.T) {
 
 func TestAttack_AutoPublishOfAnEditThatDropsARule(t *testing.T) {
 	files := withFiles(map[string]string{
-		"journal/rules.md": "---\nid: mem_jr\nguard:\n  - id: r1\n    deny: \"rm -rf\"\n---\n# Rules kept in the journal\n\ntext\n",
+		"lore.yaml":      "projects:\n  api: {}\nauto_publish: [notes/**]\n",
+		"notes/rules.md": "---\nid: mem_jr\nguard:\n  - id: r1\n    deny: \"rm -rf\"\n---\n# Rules kept in notes\n\ntext\n",
 	})
 	tv := newVault(t, "", files)
 	before := tv.orgHead()
 	cur := tv.load("api", "mem_jr")
 	r := tv.apply("api", update("mem_jr", cur.ContentHash, "    deny: \"rm -rf\"\n", "    deny: \"never-matches-anything-x\"\n"))
 	if r.Published || tv.orgHead() != before {
-		t.Fatalf("a change to a guard rule inside journal/ was published: %+v", r)
+		t.Fatalf("a change to a guard rule inside an old auto_publish glob was published: %+v", r)
 	}
 	cur = tv.load("api", "mem_jr")
 	r = tv.apply("api", update("mem_jr", cur.ContentHash, "text\n", "more text\n"))
@@ -450,5 +511,39 @@ func TestContract_DiscardOfANeverSyncedDraftIsQueued(t *testing.T) {
 	}
 	if e := outboxOf(t, tv.s, r.DraftID); e.DraftID != "" {
 		t.Fatalf("after a sync the outbox still has %+v", e)
+	}
+}
+
+// TestAttack_UpdateCannotRewriteAnID: an update that replaced "id:
+// ctx_legacy01" with "id: mem_hijack" was accepted; the note then loaded as
+// mem_hijack and ctx_legacy01 was not found. Ids are stable: an update that
+// changes, removes or adds the frontmatter id is refused naming the field,
+// and other frontmatter edits still work.
+func TestAttack_UpdateCannotRewriteAnID(t *testing.T) {
+	files := withFiles(map[string]string{
+		"notes/legacy.md": "---\nid: ctx_legacy01\ntitle: Legacy\n---\n# Legacy\n\nold text\n",
+		"notes/plain.md":  "# Plain\n\nno id\n",
+	})
+	tv := newVault(t, "", files)
+	ctx := context.Background()
+	cur := tv.load("api", "ctx_legacy01")
+	plain := tv.load("api", "notes/plain.md")
+	for name, op := range map[string]vault.Op{
+		"change":     update("ctx_legacy01", cur.ContentHash, "id: ctx_legacy01", "id: mem_hijack"),
+		"remove":     update("ctx_legacy01", cur.ContentHash, "id: ctx_legacy01\n", ""),
+		"break yaml": update("ctx_legacy01", cur.ContentHash, "title: Legacy", "title: [oops"),
+		"add":        update(plain.ResourceID, plain.ContentHash, "# Plain", "---\nid: mem_taken\n---\n# Plain"),
+	} {
+		_, err := tv.s.Apply(ctx, "api", op)
+		if vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), "id") {
+			t.Errorf("%s: %v; want invalid_input naming the field id", name, err)
+		}
+	}
+	if ds, _ := tv.s.List(ctx, "api", false); len(ds) != 0 {
+		t.Fatalf("a refused update left %d Drafts", len(ds))
+	}
+	r := tv.apply("api", update("ctx_legacy01", cur.ContentHash, "title: Legacy", "title: Legacy notes"))
+	if got := tv.load("api", "ctx_legacy01"); got.Title != "Legacy notes" || got.DraftID != r.DraftID {
+		t.Fatalf("a title edit did not land: %+v", got)
 	}
 }

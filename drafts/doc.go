@@ -1,20 +1,35 @@
 // Package drafts owns every write lore makes to git: creating a vault's
 // repository, Draft branches, the Effective Memory overlay, merge, discard
-// and sync. Agents propose, people decide: nothing an agent can call (Apply)
-// merges, approves or moves the org ref; Merge and Discard are for people
-// (the CLI), and an auto_publish path in lore.yaml is a person's standing
-// decision to merge on store.
+// and sync. Agents propose, people decide: nothing an agent can call
+// (Apply, CreateSuperseding) merges, approves or moves the org ref; Merge
+// and Discard are for people (the CLI, the web UI).
 //
-// # Auto-publish
+// # Nothing an agent stores is published
 //
-// A Draft merges on store only when the whole Draft — every path it
-// touches from its fork point to its head, before and after (a rename's old
-// path too) — lies inside the auto_publish globs (journal/** by default),
-// and it adds, changes or removes no guard rule (autoPublishable). So an
-// agent cannot publish a decision's removal by renaming it into journal/, a
-// rule that blocks other projects' commits, or a superseded mark on a note
-// outside the globs that would switch its rules off. Anything else is an
-// ordinary Draft that waits for a person.
+// The memory contract says store cannot approve, merge or advance the
+// organization ref, and that deleting a published resource leaves a Delete
+// Draft for review. So Apply never publishes, whatever the path: the
+// memory tool's store and every vault-profile tool (flush_session,
+// distill_session_skill, offload_context) leave Drafts. (lore.yaml's
+// top-level auto_publish globs once merged a Draft on store; an agent then
+// created and deleted published journal notes with no person involved.
+// The key is ignored now, and lore doctor says so.)
+//
+// The one exception is the journal's remember (Remember), whose contract
+// is an append-only diary: it writes one new note inside its namespace's
+// own folder, journal/<userId>/<projectId>/, and with journal.auto_publish
+// (the default) that note is published at once, but only when its Draft
+// creates new files inside that folder and writes no guard rule
+// (onlyNewNotes). Remember never updates, renames or deletes a note, and
+// refuses a path outside its folder before anything is written.
+//
+// # Ids are stable
+//
+// A resource's id (its frontmatter id, or the id derived from its path) is
+// kept as it is: an update that would change, remove or add the
+// frontmatter id is refused naming the field (sameID), a create may not
+// set one, and a rename of a note without one writes the id it had into
+// its frontmatter.
 //
 // # Reading what a store changes
 //

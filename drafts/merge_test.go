@@ -170,21 +170,20 @@ func TestVaultInsideALargerRepository(t *testing.T) {
 	}
 }
 
-func TestAutoPublish(t *testing.T) {
-	files := withFiles(map[string]string{
-		"lore.yaml": "projects:\n  api: {}\nauto_publish:\n  - journal/**\n",
-	})
-	tv := newVault(t, "", files)
-	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "journal/2026-11-30.md", Body: "# Today\n\nshipped drafts\n"}})
-	if !r.Published {
-		t.Fatalf("%+v", r)
+func TestRemember_PublishesUnlessTurnedOff(t *testing.T) {
+	ctx := context.Background()
+	tv := newVault(t, "", baseFiles)
+	r, err := tv.s.Remember(ctx, "api", "journal/u1/p1/", vault.CreateOp{Path: "journal/u1/p1/2026-11-30.md", Body: "# Today\n\nshipped drafts\n"})
+	if err != nil || !r.Published {
+		t.Fatalf("%+v %v", r, err)
 	}
-	if !strings.Contains(tv.read("journal/2026-11-30.md"), "shipped drafts") {
-		t.Fatal("auto-published note not in the work tree")
+	if !strings.Contains(tv.read("journal/u1/p1/2026-11-30.md"), "shipped drafts") {
+		t.Fatal("the remembered note is not in the work tree")
 	}
-	r = tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/x.md", Body: "# X\n\nnot published\n"}})
-	if r.Published {
-		t.Fatal("a path outside auto_publish was published")
+	off := newVault(t, "", withFiles(map[string]string{"lore.yaml": "projects:\n  api: {}\njournal: {auto_publish: false}\n"}))
+	r, err = off.s.Remember(ctx, "api", "journal/u1/p1/", vault.CreateOp{Path: "journal/u1/p1/x.md", Body: "# X\n\nwaits\n"})
+	if err != nil || r.Published {
+		t.Fatalf("journal.auto_publish: false still published: %+v %v", r, err)
 	}
 }
 

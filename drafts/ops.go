@@ -56,7 +56,8 @@ func checkBody(field, p string, data []byte) error {
 // against the project's Effective Memory, writes one commit on the Draft
 // branch (or deletes the branch, for discard) and queues the Draft for sync.
 // Operations are serialized across processes by a lock file; refs change by
-// compare-and-swap. Nothing is written unless every check passed.
+// compare-and-swap. Nothing is written unless every check passed. Apply
+// never publishes: the Draft waits for a person's merge.
 func (s *Store) Apply(ctx context.Context, project string, op vault.Op) (vault.StoreResult, error) {
 	name, err := op.Name()
 	if err != nil {
@@ -67,22 +68,66 @@ func (s *Store) Apply(ctx context.Context, project string, op vault.Op) (vault.S
 		return vault.StoreResult{}, err
 	}
 	defer unlock()
-	switch name {
-	case "create":
-		err = w.create(ctx, op.Create)
-	case "update":
-		err = w.update(ctx, op.Update)
-	case "rename":
-		err = w.rename(ctx, op.Rename)
-	case "delete":
-		err = w.delete(ctx, op.Delete)
-	case "discard":
-		err = w.discard(ctx, op.Discard.ID)
-	}
-	if err != nil {
+	if err := w.do(ctx, name, op); err != nil {
 		return vault.StoreResult{}, err
 	}
 	return w.finish(ctx)
+}
+
+// Remember writes a new journal note for project, the journal's remember:
+// a create inside folder (the namespace's own folder, under journal/), and
+// nothing else. With journal.auto_publish (the default) the note is
+// published at once, since the journal is an append-only diary: its Draft
+// creates one new file inside folder and writes no guard rule, so it can
+// neither change nor remove a published note. Anything else is refused
+// before it is written.
+func (s *Store) Remember(ctx context.Context, project, folder string, c vault.CreateOp) (vault.StoreResult, error) {
+	if !vault.IsJournalPath(folder) || !strings.HasSuffix(folder, "/") || path.Clean(folder)+"/" != folder {
+		return vault.StoreResult{}, vault.Errorf(vault.CodeInvalid, "remember writes inside a journal namespace's folder (journal/<userId>/<projectId>/), not %q", folder)
+	}
+	op := vault.Op{Create: &c}
+	w, unlock, err := s.begin(project, "create", op)
+	if err != nil {
+		return vault.StoreResult{}, err
+	}
+	defer unlock()
+	if clean, _ := vault.CleanPath(c.Path); !strings.HasPrefix(clean, folder) {
+		return vault.StoreResult{}, vault.Errorf(vault.CodeInvalid, "remember writes inside its namespace's folder %s, not at %q", folder, c.Path)
+	}
+	if err := w.do(ctx, "create", op); err != nil {
+		return vault.StoreResult{}, err
+	}
+	res, err := w.finish(ctx)
+	if err != nil || !s.v.Config.JournalAutoPublish() {
+		return res, err
+	}
+	base := w.parent
+	if w.draft != nil {
+		base = w.draft.Base
+	}
+	if ok, _ := s.onlyNewNotes(w.repo, base, w.head, folder); ok {
+		if _, err := s.mergeLocked(ctx, w.repo, []string{w.draftID}, s.clock()); err == nil {
+			res.Published = true
+		}
+	}
+	return res, nil
+}
+
+// do carries out one operation on the write.
+func (w *write) do(ctx context.Context, name string, op vault.Op) error {
+	switch name {
+	case "create":
+		return w.create(ctx, op.Create)
+	case "update":
+		return w.update(ctx, op.Update)
+	case "rename":
+		return w.rename(ctx, op.Rename)
+	case "delete":
+		return w.delete(ctx, op.Delete)
+	case "discard":
+		return w.discard(ctx, op.Discard.ID)
+	}
+	return nil
 }
 
 // begin checks an operation's input and project, takes the store lock and
@@ -172,6 +217,7 @@ type write struct {
 	draftID     string        // set once known
 	parent      plumbing.Hash // the commit the new one goes on
 	tree        plumbing.Hash // the new commit's tree, as edited
+	head        plumbing.Hash // the commit written (finish)
 	resourceID  string
 	path        string
 	description string
@@ -315,11 +361,39 @@ func (w *write) update(ctx context.Context, u *vault.UpdateOp) error {
 	if err := checkBody("update", cur.Path, []byte(out)); err != nil {
 		return err
 	}
+	if err := sameID(cur.Path, cur.Content, out); err != nil {
+		return err
+	}
 	if err := w.start(cur.draft, cur.Path); err != nil {
 		return err
 	}
 	w.resourceID, w.path, w.description = cur.ResourceID, cur.Path, deref(u.Description)
 	return w.put(cur.Path, []byte(out))
+}
+
+// sameID refuses an edit that would change or remove a resource's id: the
+// frontmatter id it has (or the id derived from its path, when it has
+// none) must be the id after the edit. Ids are stable; other frontmatter
+// edits are the edit's own business.
+func sameID(p, before, after string) error {
+	old, err := vault.Parse(p, []byte(before))
+	if err != nil {
+		return nil // a version lore cannot parse has no id to keep
+	}
+	now, err := vault.Parse(p, []byte(after))
+	if err != nil {
+		return vault.Errorf(vault.CodeInvalid, "update: %s", vault.Message(err))
+	}
+	if now.ID == old.ID {
+		return nil
+	}
+	if old.IDDerived {
+		return vault.Errorf(vault.CodeInvalid, "update would give %s the frontmatter id %q: the field id is the resource's stable id (%s), and an update cannot change it", p, now.ID, old.ID)
+	}
+	if now.IDDerived {
+		return vault.Errorf(vault.CodeInvalid, "update would remove the frontmatter field id (%s) from %s: a resource's id is stable, and an update cannot remove it", old.ID, p)
+	}
+	return vault.Errorf(vault.CodeInvalid, "update would change the frontmatter field id from %s to %s: a resource's id is stable, and an update cannot change it", old.ID, now.ID)
 }
 
 func (w *write) rename(ctx context.Context, r *vault.RenameOp) error {
@@ -482,28 +556,15 @@ func (w *write) finish(ctx context.Context) (vault.StoreResult, error) {
 	s.enqueue(ctx, w.draftID, w.project, branch, head.String())
 	s.recordOp(ctx, w.lop, w.draftID, w.project, w.op, w.resourceID, w.path, head.String())
 	s.ix.NotifyChanged() // a long-running server indexes and embeds it now
+	w.head = head
 	res.Queued, res.SyncStatus = true, "queued"
-	base := w.parent
-	if w.draft != nil {
-		base = w.draft.Base
-	}
-	if ok, _ := s.autoPublishable(w.repo, base, head); ok {
-		if _, err := s.mergeLocked(ctx, w.repo, []string{w.draftID}, now); err == nil {
-			res.Published = true
-		}
-	}
 	return res, nil
 }
 
-// autoPublishable reports whether the whole Draft from its fork point base to
-// head may merge without a person: every path it touches, before and after
-// (a rename's old path too), is inside the auto-publish globs, and it adds,
-// changes or removes no guard rule. Anything else waits for review, so an
-// agent cannot publish a decision's removal by renaming it into journal/,
-// a rule that blocks other projects, or a status change that switches a
-// rule off. (A path inside the globs holds only notes a person agreed may
-// change unreviewed; a status change there affects only such notes.)
-func (s *Store) autoPublishable(repo *git.Repository, base, head plumbing.Hash) (bool, error) {
+// onlyNewNotes reports whether the Draft from its fork point base to head
+// only adds notes inside folder, and writes no guard rule in them: what the
+// journal's remember may publish without a person.
+func (s *Store) onlyNewNotes(repo *git.Repository, base, head plumbing.Hash, folder string) (bool, error) {
 	baseTree, headTree, err := s.trees(repo, base, head)
 	if err != nil {
 		return false, err
@@ -514,19 +575,16 @@ func (s *Store) autoPublishable(repo *git.Repository, base, head plumbing.Hash) 
 	}
 	for _, full := range paths {
 		p, ok := strings.CutPrefix(full, s.prefix)
-		if !ok || !s.autoPublish(p) {
+		if !ok || !strings.HasPrefix(p, folder) {
 			return false, nil
 		}
 		before, _, err := readBlob(repo.Storer, baseTree, full)
-		if err != nil {
+		if err != nil || before != nil {
 			return false, err
 		}
 		after, _, err := readBlob(repo.Storer, headTree, full)
-		if err != nil {
+		if err != nil || after == nil || !sameRules(p, nil, after) {
 			return false, err
-		}
-		if !sameRules(p, before, after) {
-			return false, nil
 		}
 	}
 	return true, nil
@@ -553,23 +611,6 @@ func sameRules(p string, a, b []byte) bool {
 	ra, oka := rules(a)
 	rb, okb := rules(b)
 	return oka && okb && (len(ra) == 0 && len(rb) == 0 || reflect.DeepEqual(ra, rb))
-}
-
-// autoPublish reports whether lore.yaml marks p as merged on store
-// (journal notes are, unless journal.auto_publish is false).
-func (s *Store) autoPublish(p string) bool {
-	if strings.HasPrefix(p, "journal/") && s.v.Config.JournalAutoPublish() {
-		return true
-	}
-	for _, g := range s.v.Config.AutoPublish {
-		if dir, ok := strings.CutSuffix(g, "/**"); ok && strings.HasPrefix(p, dir+"/") {
-			return true
-		}
-		if ok, _ := path.Match(g, p); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // validHash reports whether h is "sha256:" and 64 lower-case hex digits.

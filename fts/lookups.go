@@ -70,8 +70,20 @@ func scanHit(rows *sql.Rows, extra ...any) (Unit, error) {
 // Effective Memory of a project, and its arguments: shared and the project's
 // own working-tree resources, less the paths its open Drafts shadow, plus the
 // Draft versions it carries. With no project: every working-tree resource and
-// no Draft.
+// no Draft. Journal notes are left out for every project: they are the
+// journal's own, read through its tools (journalVisibleTo).
 func visibleTo(project string) (string, []any) {
+	vis, args := journalVisibleTo(project)
+	return "(" + vis + " AND " + notJournal + ")", args
+}
+
+// notJournal is true of a resource outside the journal's folder
+// (vault.JournalFolder); substr, not LIKE, which ignores case.
+const notJournal = "substr(r.path, 1, 8) != 'journal/'"
+
+// journalVisibleTo is visibleTo with the journal's notes: what the journal
+// tools read of a project's memory (Under a journal folder).
+func journalVisibleTo(project string) (string, []any) {
 	if project == "" {
 		return "(r.draft = '')", nil
 	}

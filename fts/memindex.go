@@ -526,6 +526,9 @@ func (m *memIndex) compact() {
 
 // visible is visibleTo's condition, in Go.
 func (m *memIndex) visible(r *memRes, project string) bool {
+	if vault.IsJournalPath(r.path) {
+		return false
+	}
 	if project == "" {
 		return r.draft == ""
 	}

@@ -63,12 +63,16 @@ func (ix *Index) RuleSources(ctx context.Context, project string) ([]vault.RuleS
 
 // Under refreshes the index and returns every resource of project's
 // Effective Memory whose path starts with prefix (a folder, ending in "/"),
-// with its bytes, by path.
+// with its bytes, by path. Journal notes are listed only under a journal
+// folder (the journal's own reading).
 func (ix *Index) Under(ctx context.Context, prefix, project string) ([]vault.Loaded, error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
 	vis, vargs := visibleTo(project)
+	if vault.IsJournalPath(prefix) {
+		vis, vargs = journalVisibleTo(project)
+	}
 	esc := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix)
 	rows, err := ix.db.QueryContext(ctx, `SELECT resource_id, path, fspath, project, title, description, draft, body
 		FROM resources r WHERE r.indexed = 1 AND r.path LIKE ? ESCAPE '\' AND `+vis+` ORDER BY r.path`,
@@ -133,7 +137,7 @@ func (ix *Index) RecentNotes(ctx context.Context, project string, folders []stri
 		args = append(args, strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.Trim(f, "/")+"/")+"%")
 	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT path, title, description, mod_ns FROM resources r
-		WHERE r.indexed = 1 AND r.draft = '' AND (r.project = '' OR r.project = ?) AND r.status NOT IN ('superseded', 'deprecated')
+		WHERE r.indexed = 1 AND r.draft = '' AND (r.project = '' OR r.project = ?) AND `+notJournal+` AND r.status NOT IN ('superseded', 'deprecated')
 		AND (`+strings.Join(cond, " OR ")+`)`, append([]any{project}, args...)...)
 	if err != nil {
 		return nil, translate(err)

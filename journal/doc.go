@@ -1,10 +1,14 @@
 // Package journal implements the keyword/time memory contract of
 // specs/002 (now, keywords_list, keywords_list_global, remember, recall) on
 // top of the vault: each memory is a small Markdown note under
-// journal/<userId>/<projectId>/ with its fields in frontmatter, written as a
-// Draft like every other change (journal paths are auto-publish by default,
-// lore.yaml journal.auto_publish: false turns that off), and read back from
-// the project's Effective Memory through the index.
+// journal/<userId>/<projectId>/ with its fields in frontmatter, written
+// through drafts.Store.Remember: a new note inside the namespace's own
+// folder, published at once as an append-only diary (lore.yaml
+// journal.auto_publish: false leaves it a Draft for review). remember never
+// changes, renames or deletes a note. Journal notes are the journal's own:
+// they appear in no project's memory, vault-profile or CLI results (the
+// index leaves journal/ out of them), and their diary sections are never
+// indexed, so a diary is returned only by recall with include_diary.
 //
 // It reads through vault.Lister (the index implements it) and writes
 // through drafts; both the MCP profile and the `lore journal` CLI use it.

@@ -175,7 +175,7 @@ type noteFront struct {
 	Source     string   `yaml:"source"`
 }
 
-const diaryHeading = "\n## Diary\n"
+const diaryHeading = "\n## " + vault.JournalDiaryHeading + "\n"
 
 // parseNote reads a journal note back; ok is false for a file that is not one.
 func parseNote(r vault.Loaded) (Item, bool) {
@@ -401,7 +401,7 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 		if n > 1 {
 			p = fmt.Sprintf("%s-%d.md", base, n)
 		}
-		res, err = j.st.Apply(ctx, j.project, vault.Op{Create: &vault.CreateOp{Path: p, Body: body, Description: &desc}})
+		res, err = j.st.Remember(ctx, j.project, folder(in.Namespace), vault.CreateOp{Path: p, Body: body, Description: &desc})
 		if err == nil {
 			break
 		}

@@ -357,3 +357,92 @@ func TestAttack_ADraftOfAListAfterAHeadingStaysReadable(t *testing.T) {
 		t.Fatalf("rebuild: %v", err)
 	}
 }
+
+// TestAttack_NoProjectReadsAnotherProjectsDiary: a journal remember in
+// namespace u1/p1 wrote a diary entry, and a workspace bound to another
+// project got the diary section from memory activate and the note from the
+// vault profile's recall_memory. Journal notes appear in no project's
+// memory or vault-profile results (the journal's tools read them), and a
+// diary only in a journal recall with include_diary.
+func TestAttack_NoProjectReadsAnotherProjectsDiary(t *testing.T) {
+	js := newTestServer(t, "journal", releaseFiles)
+	ctx := context.Background()
+	if _, err := js.jRemember(ctx, []byte(`{"namespace":"u1/p1","keywords":["zebrafish"],"slice":"zebrafish release notes","diary":"d1 secret diary"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, project := range []string{"other", "api"} {
+		mem, err := New(js.ix, js.store, project, "memory", "test", Options{WorkDir: js.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := mem.memory(ctx, []byte(`{"op":{"activate":{"query":"zebrafish secret diary"}}}`))
+		if b, _ := json.Marshal(out); err != nil || strings.Contains(string(b), "secret diary") || strings.Contains(string(b), "journal/") {
+			t.Errorf("%s: activate delivered the journal note: %s %v", project, b, err)
+		}
+		vs, err := New(js.ix, js.store, project, "vault", "test", Options{WorkDir: js.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err = vs.recallMemory(ctx, []byte(`{"query":"zebrafish secret diary","mode":"bm25"}`))
+		if b, _ := json.Marshal(out); err != nil || strings.Contains(string(b), "zebrafish") {
+			t.Errorf("%s: recall_memory returned the journal note: %s %v", project, b, err)
+		}
+	}
+	out, err := js.jRecall(ctx, []byte(`{"namespace":"u1/p1","keywords":["zebrafish"]}`))
+	if b, _ := json.Marshal(out); err != nil || !strings.Contains(string(b), "zebrafish release notes") || strings.Contains(string(b), "secret diary") {
+		t.Errorf("journal recall without include_diary: %s %v", b, err)
+	}
+	out, err = js.jRecall(ctx, []byte(`{"namespace":"u1/p1","keywords":["zebrafish"],"include_diary":true}`))
+	if b, _ := json.Marshal(out); err != nil || !strings.Contains(string(b), "secret diary") {
+		t.Errorf("journal recall with include_diary lost the diary: %s %v", b, err)
+	}
+}
+
+// TestAttack_NoStoreOrVaultToolPublishes: with lore.yaml's old
+// auto_publish globs, memory store create, update and delete of a journal
+// path each returned published: true, and the vault tools wrote there too.
+// Now every one leaves a Draft, and the org ref never moves.
+func TestAttack_NoStoreOrVaultToolPublishes(t *testing.T) {
+	files := map[string]string{
+		"lore.yaml":     "projects:\n  api: {}\nauto_publish: [journal/**, notes/**]\nfolders: {log: journal/agent/notes, skill: notes}\n",
+		"notes/kept.md": "---\nid: mem_kept\n---\n# Kept\n\npublished\n",
+	}
+	ts := newTestServer(t, "memory", files)
+	orgHead := func() string {
+		out, err := exec.Command("git", "-C", ts.vault, "rev-parse", "refs/heads/main").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	before := orgHead()
+	check := func(what string, out any, err error) {
+		t.Helper()
+		if b, _ := json.Marshal(out); err != nil || strings.Contains(string(b), `"published":true`) || orgHead() != before {
+			t.Errorf("%s: %s %v; want a Draft, the org ref unchanged", what, b, err)
+		}
+	}
+	out, err := ts.mem(t, `{"op":{"store":{"create":{"path":"journal/agent/notes/2026/direct.md","body":"# Direct\n\nby an agent\n"}}}}`)
+	check("store create", out, err)
+	out, err = ts.mem(t, `{"op":{"load":{"ids":["mem_kept"]}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := out.(loadResult).Resources[0].ContentHash
+	out, err = ts.mem(t, `{"op":{"store":{"update":{"id":"mem_kept","expected_hash":"`+hash+`","replacements":[{"old_text":"published","new_text":"rewritten"}]}}}}`)
+	check("store update", out, err)
+	vs, err := New(ts.ix, ts.store, "web", "vault", "test", Options{WorkDir: ts.work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = vs.flushSession(context.Background(), []byte(`{"title":"Session log","category":"log","content":"what happened"}`))
+	check("flush_session", out, err)
+	out, err = vs.distill(context.Background(), []byte(`{"raw_trace":"$ make build\nok\n$ make test\nok\n","title":"Build and test"}`))
+	check("distill_session_skill", out, err)
+	ms, err := New(ts.ix, ts.store, "web", "memory", "test", Options{WorkDir: ts.work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = ms.memory(context.Background(), []byte(`{"op":{"store":{"delete":{"id":"mem_kept"}}}}`))
+	check("store delete", out, err)
+}

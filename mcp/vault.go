@@ -364,11 +364,7 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 	if len(superseded) > 0 {
 		text += "; marks superseded: " + strings.Join(superseded, ", ")
 	}
-	if res.Published {
-		text += ". Published (auto_publish)."
-	} else {
-		text += ". A person reviews and merges it (lore drafts)."
-	}
+	text += ". A person reviews and merges it (lore drafts)."
 	return textResult{Text: text + "\n", Data: map[string]any{"path": p, "superseded": orNone(superseded), "result": res}}, nil
 }
 

@@ -37,7 +37,9 @@ type Config struct {
 	Retrieval RetrievalConfig `yaml:"retrieval"`
 	// Rerank configures an optional cross-encoder endpoint (off when empty).
 	Rerank RerankConfig `yaml:"rerank"`
-	// AutoPublish lists path globs whose Drafts merge as soon as they are made.
+	// AutoPublish is kept so older lore.yaml files still load; it is
+	// ignored: nothing an agent stores is published (drafts/doc.go), and
+	// lore doctor says so.
 	AutoPublish []string `yaml:"auto_publish"`
 	// Remote is the git remote `lore sync` pushes Drafts to. Default "origin".
 	Remote string `yaml:"remote"`
@@ -59,7 +61,8 @@ func (c Config) CommitsEdits() bool { return c.CommitEdits == nil || *c.CommitEd
 
 // JournalConfig configures the journal profile.
 type JournalConfig struct {
-	// AutoPublish merges journal notes as soon as they are stored (default true).
+	// AutoPublish publishes the journal's remembered notes (new notes in a
+	// namespace's own folder) as soon as they are stored (default true).
 	AutoPublish *bool `yaml:"auto_publish"`
 }
 

@@ -65,6 +65,14 @@ func IsMemoryPath(p string) bool {
 	return true
 }
 
+// JournalFolder holds the journal's notes, journal/<userId>/<projectId>/.
+// They are the journal's own: its tools read them (by namespace), and no
+// project's memory, vault-profile or CLI results show them.
+const JournalFolder = "journal/"
+
+// IsJournalPath reports whether p is inside the journal's folder.
+func IsJournalPath(p string) bool { return strings.HasPrefix(p, JournalFolder) }
+
 // ProjectOf returns the project a path belongs to ("projects/<name>/…") or "" for
 // a shared path.
 func ProjectOf(p string) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -168,8 +169,27 @@ func parse(p string, data []byte) *Resource {
 		r.Links = append(r.Links, Link{Kind: "superseded_by", Target: s})
 	}
 	r.Units = makeUnits(r.ID, data, doc.sections)
+	if IsJournalPath(p) {
+		r.Units = dropDiary(r.Units)
+	}
 	r.Rules = append(rulesFromFrontmatter(r.Front.Guard), rulesFromBody(r.ID, data, doc.sections)...)
 	return r
+}
+
+// JournalDiaryHeading is the heading of a journal note's diary section
+// (the journal's remember writes it). A diary is read only by the journal's
+// recall with include_diary, so its sections are never units: nothing
+// searches, embeds or delivers them.
+const JournalDiaryHeading = "Diary"
+
+func dropDiary(units []Unit) []Unit {
+	out := units[:0]
+	for _, u := range units {
+		if !slices.Contains(u.HeadingPath, JournalDiaryHeading) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // Reidentify gives r a new id and rebuilds its unit keys (used when its

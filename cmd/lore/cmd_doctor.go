@@ -39,6 +39,9 @@ Example: lore doctor`)
 		guide = "missing"
 	}
 	fmt.Fprintf(e.stdout, "config:     org ref %s, guidelines %s (%s)\n", v.Config.OrgRef, v.Config.Guidelines, guide)
+	if len(v.Config.AutoPublish) > 0 {
+		fmt.Fprintln(e.stdout, "            auto_publish in lore.yaml is ignored: nothing an agent stores is published (remove the key)")
+	}
 	st, err := ix.Stats(ctx)
 	if err != nil {
 		return err

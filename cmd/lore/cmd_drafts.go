@@ -59,8 +59,6 @@ Examples:
 	switch {
 	case res.Operation == "discard":
 		fmt.Fprintf(e.stdout, "discarded Draft %s (%s)\n", res.DraftID, orDash(res.Path))
-	case res.Published:
-		fmt.Fprintf(e.stdout, "published %s at once (auto_publish in lore.yaml); Draft %s\n", what, res.DraftID)
 	default:
 		fmt.Fprintf(e.stdout, "proposed %s as Draft %s (project %s); review it with: lore drafts diff %s\n", what, res.DraftID, b.Project, res.DraftID)
 	}
