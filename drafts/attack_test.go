@@ -92,8 +92,10 @@ func TestAttack_StoreNeverPublishesJournalNotes(t *testing.T) {
 	if r.Published || tv.orgHead() != before {
 		t.Fatalf("store create of a journal note published it: %+v", r)
 	}
-	cur := tv.load("api", "mem_kept")
-	r = tv.apply("api", update("mem_kept", cur.ContentHash, "published journal text", "rewritten by an agent"))
+	// Journal notes are not in the memory an agent loads; the hash is the
+	// file's, as an agent that read the file would send it.
+	hash := vault.HashBytes([]byte(tv.read("journal/agent/notes/kept.md")))
+	r = tv.apply("api", update("mem_kept", hash, "published journal text", "rewritten by an agent"))
 	if r.Published || tv.orgHead() != before {
 		t.Fatalf("store update of a published journal note published it: %+v", r)
 	}
