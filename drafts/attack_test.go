@@ -549,3 +549,44 @@ func TestAttack_UpdateCannotRewriteAnID(t *testing.T) {
 		t.Fatalf("a title edit did not land: %+v", got)
 	}
 }
+
+// TestAttack_AMergeNamesTheHeadReviewed: a person viewed a benign Draft's
+// diff; the agent then stored a second update to the same note, which
+// joined the Draft and turned a guard rule's pattern into one that never
+// matches; the merge (ids only) published it. A merge that names the head
+// the person saw stops when the Draft moved, and merges nothing.
+func TestAttack_AMergeNamesTheHeadReviewed(t *testing.T) {
+	files := withFiles(map[string]string{
+		"decisions/adr-015.md": "---\nid: mem_adr15\nguard:\n  - id: ADR-015-no-select-star\n    deny: \"SELECT \\\\* FROM\"\n---\n# ADR 015\n\nNo select star.\n",
+	})
+	tv := newVault(t, "", files)
+	ctx := context.Background()
+	cur := tv.load("api", "mem_adr15")
+	r := tv.apply("api", update("mem_adr15", cur.ContentHash, "No select star.", "Never select star."))
+	_, seen, err := tv.s.Diff(ctx, r.DraftID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := tv.orgHead()
+	cur = tv.load("api", "mem_adr15")
+	tv.apply("api", update("mem_adr15", cur.ContentHash, `SELECT \\* FROM`, `FROM_NOPE`))
+	_, err = tv.s.Merge(ctx, []string{r.DraftID + "@" + seen.HeadHash})
+	if vault.ErrorCode(err) != vault.CodeContentChanged || !strings.Contains(err.Error(), "moved after it was reviewed") {
+		t.Fatalf("merge of a Draft that moved after review: %v; want memory_content_changed saying it moved", err)
+	}
+	if tv.orgHead() != before || !tv.published("decisions/adr-015.md", `SELECT \\* FROM`) {
+		t.Fatal("the org ref moved")
+	}
+	for _, bad := range []string{"abc", strings.Repeat("z", 12), seen.HeadHash[:8]} {
+		if _, err := tv.s.Merge(ctx, []string{r.DraftID + "@" + bad}); vault.ErrorCode(err) != vault.CodeInvalid {
+			t.Errorf("reviewed head %q: %v; want invalid_input", bad, err)
+		}
+	}
+	_, now, err := tv.s.Diff(ctx, r.DraftID[:10])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tv.s.Merge(ctx, []string{r.DraftID + "@" + now.HeadHash[:12]}); err != nil {
+		t.Fatalf("merge of the head the person saw now: %v", err)
+	}
+}

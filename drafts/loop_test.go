@@ -20,7 +20,7 @@ func TestLoop_EditProposeReviewMergeWithoutGit(t *testing.T) {
 	r := proposeOnUncommittedNote(tv)
 	note := retryNote
 	// 3. Review: the diff is the agent's change, not the whole file as new.
-	diff, err := tv.s.Diff(ctx, r.DraftID)
+	diff, _, err := tv.s.Diff(ctx, r.DraftID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,9 +64,17 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 	if err != nil {
 		return res, err
 	}
-	byID := map[string]*Draft{}
-	for _, d := range all {
-		byID[d.ID] = d
+	var picked []*Draft
+	for _, arg := range ids {
+		id, head := SplitReviewed(arg)
+		d, err := pick(all, id)
+		if err != nil {
+			return res, err
+		}
+		if err := d.checkReviewed(head); err != nil {
+			return res, err
+		}
+		picked = append(picked, d)
 	}
 	if org.IsZero() {
 		return res, vault.Errorf(vault.CodeNotVault, "the org ref %s does not exist", s.org)
@@ -78,11 +86,8 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 	cur, curTree := org, orgCommit.TreeHash
 	var conflicts, merged []string
 	var mergedDrafts []*Draft
-	for _, id := range ids {
-		d := byID[id]
-		if d == nil {
-			return res, vault.Errorf(vault.CodeNotFound, "no Draft %s", id)
-		}
+	for _, d := range picked {
+		id := d.ID
 		if d.Merged {
 			res.Skipped = append(res.Skipped, id)
 			continue
@@ -264,6 +269,37 @@ func (s *Store) checkClean(repo *git.Repository, from, to plumbing.Hash) error {
 	return nil
 }
 
+// SplitReviewed splits a Draft named with the head a person reviewed,
+// "drf_…@<commit>", into the id and the head ("" when none was named).
+func SplitReviewed(arg string) (id, head string) {
+	id, head, _ = strings.Cut(arg, "@")
+	return id, head
+}
+
+// minHead is the fewest hex digits of a reviewed head lore takes: 12, as
+// lore prints heads, too many for an agent to make a commit that shares
+// them.
+const minHead = 12
+
+// checkReviewed refuses a merge of d when the head the person reviewed
+// (a prefix of a commit, "" when the caller named none) is not d's head:
+// the Draft moved after it was reviewed.
+func (d *Draft) checkReviewed(head string) error {
+	if head == "" {
+		return nil
+	}
+	if len(head) < minHead || len(head) > 40 || strings.Trim(strings.ToLower(head), "0123456789abcdef") != "" {
+		return vault.Errorf(vault.CodeInvalid, "%s@%s: a reviewed head is %d to 40 hex digits of the commit lore drafts diff showed", d.ID, head, minHead)
+	}
+	if !strings.HasPrefix(d.Head.String(), strings.ToLower(head)) {
+		return vault.Errorf(vault.CodeContentChanged, "nothing was merged: Draft %s moved after it was reviewed (reviewed %s, now %s); review it again (lore drafts diff %s) and merge the head you saw", d.ID, head, shortHead(d.Head), d.ID)
+	}
+	return nil
+}
+
+// shortHead is a commit as lore prints it for people (minHead digits).
+func shortHead(h plumbing.Hash) string { return h.String()[:minHead] }
+
 // Discard deletes Drafts (by id, any project), for a person.
 func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
 	unlock, err := lockFile(s.lock)
@@ -272,11 +308,16 @@ func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
 	}
 	defer unlock()
 	var done []string
-	for _, id := range ids {
+	for _, arg := range ids {
+		id, head := SplitReviewed(arg)
 		d, err := s.Find(ctx, id)
 		if err != nil {
 			return done, err
 		}
+		if err := d.checkReviewed(head); err != nil {
+			return done, err
+		}
+		id = d.ID
 		if err := s.refs.cas(d.Branch, d.Head, plumbing.ZeroHash); err != nil {
 			return done, fmt.Errorf("discard %s: %w", id, err)
 		}
@@ -288,12 +329,19 @@ func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
 
 // Diff returns a unified diff of what a Draft proposes: for each path it
 // changes, the version it forked from (the org ref's then, or a person's
-// uncommitted version it started from, see pending.go) against the Draft's.
-func (s *Store) Diff(ctx context.Context, id string) (string, error) {
+// uncommitted version it started from, see pending.go) against the Draft's,
+// with the Draft as read (its Head is the commit the diff shows: a merge
+// that names it merges exactly what was shown).
+func (s *Store) Diff(ctx context.Context, id string) (string, *Draft, error) {
 	d, err := s.Find(ctx, id)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	patch, err := s.diff(ctx, d)
+	return patch, d, err
+}
+
+func (s *Store) diff(ctx context.Context, d *Draft) (string, error) {
 	repo, err := s.repo()
 	if err != nil {
 		return "", err

@@ -191,7 +191,7 @@ func TestDiffAgainstOrgRef(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_release")
 	r := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
-	out, err := tv.s.Diff(context.Background(), r.DraftID)
+	out, _, err := tv.s.Diff(context.Background(), r.DraftID)
 	if err != nil {
 		t.Fatal(err)
 	}

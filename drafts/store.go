@@ -587,12 +587,55 @@ func (s *Store) Find(ctx context.Context, id string) (*Draft, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pick(ds, id)
+}
+
+// pick returns the Draft id names: its whole id, or a unique prefix of one
+// (at least minPrefix characters), as git takes a commit's. A prefix that
+// names several is invalid_input naming them.
+func pick(ds []*Draft, id string) (*Draft, error) {
+	var found []*Draft
 	for _, d := range ds {
 		if d.ID == id {
 			return d, nil
 		}
+		if len(id) >= minPrefix && strings.HasPrefix(d.ID, id) {
+			found = append(found, d)
+		}
 	}
-	return nil, vault.Errorf(vault.CodeNotFound, "no Draft %s", id)
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return nil, vault.Errorf(vault.CodeNotFound, "no Draft %s", id)
+	}
+	var names []string
+	for _, d := range found {
+		names = append(names, d.ID)
+	}
+	return nil, vault.Errorf(vault.CodeInvalid, "%s names %d Drafts (%s): give more of the id", id, len(found), strings.Join(names, ", "))
+}
+
+// minPrefix is the shortest Draft id prefix lore takes ("drf_" and two
+// more characters).
+const minPrefix = 6
+
+// ShortID is a Draft id as lore prints it for people: long enough to be
+// unique among ds, and at least 12 characters (drf_ and 8 of its ULID).
+func ShortID(id string, ds []*Draft) string {
+	for n := min(12, len(id)); n < len(id); n++ {
+		unique := true
+		for _, d := range ds {
+			if d.ID != id && strings.HasPrefix(d.ID, id[:n]) {
+				unique = false
+				break
+			}
+		}
+		if unique {
+			return id[:n]
+		}
+	}
+	return id
 }
 
 // commit writes a commit object and returns its hash.

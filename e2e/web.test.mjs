@@ -35,7 +35,7 @@ before(async () => {
   serve = spawn(LORE, ["serve", "--codex-home", join(v.root, "codex"), "--claude-home", join(v.root, "none"), "--dsh-home", join(v.root, "none")], { cwd: v.workspace, env });
   url = await new Promise((resolve, reject) => {
     let out = "";
-    serve.stdout.on("data", (d) => { out += d; const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/); if (m) resolve(m[0]); });
+    serve.stdout.on("data", (d) => { out += d; const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]+/); if (m) resolve(m[0]); });
     serve.on("exit", (c) => reject(new Error("lore serve exited " + c)));
     setTimeout(() => reject(new Error("lore serve printed no URL: " + out)), 10000);
   });
@@ -119,7 +119,7 @@ test("an empty state that says how to get agent sessions there", async () => {
   try {
     const emptyURL = await new Promise((resolve, reject) => {
       let out = "";
-      empty.stdout.on("data", (d) => { out += d; const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/); if (m) resolve(m[0]); });
+      empty.stdout.on("data", (d) => { out += d; const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]+/); if (m) resolve(m[0]); });
       setTimeout(() => reject(new Error("lore serve printed no URL: " + out)), 10000);
     });
     const page = await browser.newPage();
@@ -148,7 +148,7 @@ test("drafts: diff and merge from the page", async () => {
 });
 
 test("loopback and token: the API refuses other hosts, missing tokens and cross-origin writes", async () => {
-  const base = url.replace(/\/\?token=.*/, "");
+  const base = url.replace(/\/#token=.*/, "");
   const token = url.split("token=")[1];
   assert.equal((await fetch(base + "/api/sessions")).status, 401);
   assert.equal((await fetch(base + "/api/sessions", { headers: { "X-Lore-Token": "wrong" } })).status, 401);
@@ -159,4 +159,42 @@ test("loopback and token: the API refuses other hosts, missing tokens and cross-
   assert.equal(form.status, 415);
   const r = await fetch(base + "/api/sessions", { headers: { "X-Lore-Token": token } });
   assert.equal(r.headers.get("access-control-allow-origin"), null);
+});
+
+// An attack from the red-team pass: the person opens lore serve's page, and
+// later a page of another 127.0.0.1 port in the same browser. Browsers send
+// a host's cookies to every port, so that server once received the token
+// as a cookie with its /favicon.ico request and merged with it. Now the
+// token is never a cookie: the other server gets no lore credential, and
+// what it replays is refused.
+test("attack: another local port gets no credential and cannot merge", async () => {
+  needBrowser();
+  const { createServer } = await import("node:http");
+  const seen = [];
+  const other = createServer((req, res) => { seen.push({ url: req.url, cookie: req.headers.cookie || "", auth: req.headers["x-lore-token"] || "" }); res.end("<html><body>other</body></html>"); });
+  await new Promise((r) => other.listen(0, "127.0.0.1", r));
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForSelector("#projects a");
+    const otherPage = await context.newPage();
+    await otherPage.goto(`http://127.0.0.1:${other.address().port}/`);
+    await otherPage.waitForLoadState("load");
+    assert.ok(seen.length > 0, "the other server was asked");
+    for (const s of seen) {
+      assert.ok(!/lore/.test(s.cookie) && !s.auth, `the other port received a lore credential: ${JSON.stringify(s)}`);
+    }
+    const base = url.replace(/\/#token=.*/, "");
+    for (const s of seen) {
+      const replay = await fetch(base + "/api/drafts/merge", { method: "POST", headers: { "Content-Type": "application/json", Cookie: s.cookie }, body: JSON.stringify({ ids: [draftId], heads: { [draftId]: "0".repeat(40) } }) });
+      assert.equal(replay.status, 401, "a replay of what the other port received is refused");
+    }
+    // The page's own calls still work: the token is in its origin's storage.
+    await page.reload();
+    await page.waitForSelector("#projects a");
+    await context.close();
+  } finally {
+    other.close();
+  }
 });

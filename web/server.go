@@ -24,6 +24,7 @@ import (
 	"github.com/lore-memory/lore/activity"
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/eval"
+	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -61,7 +62,8 @@ func New(act *activity.Activity, runs *activity.IndexRuns, ix Memory, st *drafts
 }
 
 // Listen binds 127.0.0.1:port (0: any free port) and returns the listener
-// and the URL to open, token included.
+// and the URL to open, token included (in the fragment, which a browser
+// never sends to any server).
 func (s *Server) Listen(port int) (net.Listener, string, error) {
 	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
@@ -69,7 +71,7 @@ func (s *Server) Listen(port int) (net.Listener, string, error) {
 	}
 	_, p, _ := net.SplitHostPort(l.Addr().String())
 	s.port = p
-	return l, fmt.Sprintf("http://127.0.0.1:%s/?token=%s", p, s.token), nil
+	return l, fmt.Sprintf("http://127.0.0.1:%s/#token=%s", p, s.token), nil
 }
 
 // Handler is the whole site behind the loopback and token checks.
@@ -83,21 +85,26 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(data)
 	})
-	mux.HandleFunc("GET /api/workspaces", s.workspaces)
-	mux.HandleFunc("GET /api/sessions", s.sessions)
-	mux.HandleFunc("GET /api/session", s.session)
-	mux.HandleFunc("GET /api/run", s.run)
-	mux.HandleFunc("POST /api/cases", s.addCase)
-	mux.HandleFunc("GET /api/drafts", s.drafts)
-	mux.HandleFunc("GET /api/drafts/diff", s.draftDiff)
-	mux.HandleFunc("POST /api/drafts/merge", s.draftMerge)
-	mux.HandleFunc("POST /api/drafts/discard", s.draftDiscard)
-	mux.HandleFunc("GET /api/search", s.search)
-	mux.HandleFunc("GET /api/note", s.note)
+	api := http.NewServeMux()
+	api.HandleFunc("GET /api/workspaces", s.workspaces)
+	api.HandleFunc("GET /api/sessions", s.sessions)
+	api.HandleFunc("GET /api/session", s.session)
+	api.HandleFunc("GET /api/run", s.run)
+	api.HandleFunc("POST /api/cases", s.addCase)
+	api.HandleFunc("GET /api/drafts", s.drafts)
+	api.HandleFunc("GET /api/drafts/diff", s.draftDiff)
+	api.HandleFunc("POST /api/drafts/merge", s.draftMerge)
+	api.HandleFunc("POST /api/drafts/discard", s.draftDiscard)
+	api.HandleFunc("GET /api/search", s.search)
+	api.HandleFunc("GET /api/note", s.note)
+	mux.Handle("/api/", s.needToken(api))
 	return s.guard(mux)
 }
 
-// guard enforces loopback Host, the token and same-origin writes.
+// guard enforces a loopback Host (against DNS rebinding) and same-origin
+// requests, and sets the headers every answer carries. The page and its
+// static files hold no data and need no token; every /api/ request does
+// (needToken).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -114,20 +121,20 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "cross-origin requests are refused", http.StatusForbidden)
 			return
 		}
-		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && r.URL.Path == "/" {
-			if !s.tokenOK(t) {
-				http.Error(w, "wrong token: open the URL lore serve printed", http.StatusUnauthorized)
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: "lore_token", Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			http.Redirect(w, r, "/", http.StatusSeeOther)
-			return
-		}
-		tok := r.Header.Get("X-Lore-Token")
-		if c, err := r.Cookie("lore_token"); err == nil && tok == "" {
-			tok = c.Value
-		}
-		if !s.tokenOK(tok) {
+		next.ServeHTTP(w, r)
+	})
+}
+
+// needToken lets through API requests that carry the token in the
+// X-Lore-Token header. The token is never a cookie: a browser sends a
+// host's cookies to every port of it, so any other local server the person
+// opened got the cookie and merged with it. The page keeps the token in
+// its origin's own storage (port included), where no other origin reads
+// it, and sets the header itself, which no other origin can make a
+// browser send (no CORS is allowed). A POST's body must be JSON.
+func (s *Server) needToken(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.tokenOK(r.Header.Get("X-Lore-Token")) {
 			http.Error(w, "no token: open the URL lore serve printed", http.StatusUnauthorized)
 			return
 		}
@@ -157,7 +164,7 @@ func fail(w http.ResponseWriter, err error) {
 		code = http.StatusBadRequest
 	case vault.CodeNotFound:
 		code = http.StatusNotFound
-	case vault.CodeConflict:
+	case vault.CodeConflict, vault.CodeContentChanged:
 		code = http.StatusConflict
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -318,26 +325,47 @@ func (s *Server) drafts(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"drafts": out, "org_ref": s.store.OrgRef()})
 }
 
+// draftDiff answers a Draft's diff with the head it shows: the page sends
+// that head back with Merge, so what the person saw is what merges.
 func (s *Server) draftDiff(w http.ResponseWriter, r *http.Request) {
-	d, err := s.store.Diff(r.Context(), r.URL.Query().Get("id"))
+	patch, d, err := s.store.Diff(r.Context(), r.URL.Query().Get("id"))
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, map[string]string{"diff": d})
+	// Control, escape and invisible characters are marked (<U+200B>), so two
+	// lines that differ never look the same.
+	writeJSON(w, map[string]string{"diff": termtext.Mark(patch), "draft_id": d.ID, "head": d.HeadHash})
 }
 
 type idsInput struct {
 	IDs []string `json:"ids"`
 }
 
+// mergeInput names each Draft to merge with the head its diff showed.
+type mergeInput struct {
+	IDs   []string          `json:"ids"`
+	Heads map[string]string `json:"heads"`
+}
+
+// draftMerge merges Drafts at the heads the page showed; a Draft without
+// one, or one that moved since, is refused and nothing is merged.
 func (s *Server) draftMerge(w http.ResponseWriter, r *http.Request) {
-	var in idsInput
+	var in mergeInput
 	if err := decodeBody(r, &in); err != nil {
 		fail(w, err)
 		return
 	}
-	res, err := s.store.Merge(r.Context(), in.IDs)
+	var reviewed []string
+	for _, id := range in.IDs {
+		h := in.Heads[id]
+		if h == "" {
+			fail(w, vault.Errorf(vault.CodeInvalid, "merge %s: heads.%s is required: the head its diff showed (GET /api/drafts/diff)", id, id))
+			return
+		}
+		reviewed = append(reviewed, id+"@"+h)
+	}
+	res, err := s.store.Merge(r.Context(), reviewed)
 	if err != nil {
 		fail(w, err)
 		return

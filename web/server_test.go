@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -9,7 +8,8 @@ import (
 	"github.com/lore-memory/lore/activity"
 )
 
-// TestGuard: loopback Host only, the token, same-origin JSON writes.
+// TestGuard: loopback Host only, the token in a header (never a cookie),
+// same-origin JSON writes.
 func TestGuard(t *testing.T) {
 	s := &Server{act: activity.New(activity.Homes{}, nil), token: "secret", port: "7411"}
 	h := s.Handler()
@@ -37,8 +37,12 @@ func TestGuard(t *testing.T) {
 		{"other port", "GET", "/api/sessions", "127.0.0.1:9999", tok, 403},
 		{"cross-origin write", "POST", "/api/drafts/merge", "127.0.0.1:7411", map[string]string{"X-Lore-Token": "secret", "Content-Type": "application/json", "Origin": "http://evil.example"}, 403},
 		{"form post", "POST", "/api/drafts/merge", "127.0.0.1:7411", map[string]string{"X-Lore-Token": "secret", "Content-Type": "application/x-www-form-urlencoded"}, 415},
-		{"token in url sets a cookie", "GET", "/?token=secret", "127.0.0.1:7411", nil, 303},
-		{"wrong token in url", "GET", "/?token=x", "127.0.0.1:7411", nil, 401},
+		{"the page needs no token", "GET", "/", "127.0.0.1:7411", nil, 200},
+		{"the page on a rebinding host", "GET", "/", "evil.example:7411", nil, 403},
+		// A cookie is no credential: a browser sends it to every port of
+		// the host, so another local server could replay it.
+		{"a cookie alone", "GET", "/api/sessions", "127.0.0.1:7411", map[string]string{"Cookie": "lore_token=secret"}, 401},
+		{"a cookie alone merges nothing", "POST", "/api/drafts/merge", "127.0.0.1:7411", map[string]string{"Cookie": "lore_token=secret", "Content-Type": "application/json"}, 401},
 	} {
 		w := do(c.method, c.target, c.host, c.hdr)
 		if w.Code != c.want {
@@ -48,11 +52,12 @@ func TestGuard(t *testing.T) {
 			t.Errorf("%s: CORS header sent", c.name)
 		}
 	}
-	w := do("GET", "/?token=secret", "127.0.0.1:7411", nil)
-	if c := w.Result().Cookies(); len(c) != 1 || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode {
-		t.Fatalf("cookie: %+v", c)
+	for _, target := range []string{"/?token=secret", "/"} {
+		if c := do("GET", target, "127.0.0.1:7411", nil).Result().Cookies(); len(c) != 0 {
+			t.Fatalf("GET %s set cookies %+v; the token is never a cookie", target, c)
+		}
 	}
-	if w := do("GET", "/static/app.js", "127.0.0.1:7411", map[string]string{"Cookie": "lore_token=secret"}); w.Code != 200 || !strings.Contains(w.Body.String(), "Retrieval Process") {
+	if w := do("GET", "/static/app.js", "127.0.0.1:7411", nil); w.Code != 200 || !strings.Contains(w.Body.String(), "Retrieval Process") {
 		t.Fatalf("embedded assets: %d", w.Code)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -303,33 +305,74 @@ func draftsShow(ctx context.Context, e *env, args []string) error {
 }
 
 func draftsDiff(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drafts diff", "ID...", `Print each Draft's diff against the org ref.`)
+	fs := newFlags(e, "drafts diff", "ID...", `Print each Draft's diff against the org ref, headed by the commit it shows
+and the command that merges exactly that (lore drafts merge ID@HEAD). On a
+terminal, control, escape and invisible characters are shown (^[, <U+200B>).`)
 	ids, done, err := draftIDs(ctx, e, fs, args)
 	if err != nil {
 		return err
 	}
 	defer done()
 	for _, id := range ids {
-		out, err := e.store.Diff(ctx, id)
+		out, d, err := e.store.Diff(ctx, id)
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(e.stdout, out)
-		if out != "" && !strings.HasSuffix(out, "\n") {
-			fmt.Fprintln(e.stdout)
-		}
+		printDiff(e, d, out)
 	}
 	return nil
 }
 
+// printDiff prints a Draft's diff under a line naming the head it shows;
+// on a terminal its invisible characters are marked and it is coloured.
+func printDiff(e *env, d *drafts.Draft, patch string) {
+	head := shortHash(d.HeadHash)
+	fmt.Fprintf(e.stdout, "# Draft %s (project %s) at head %s; to merge what you see: lore drafts merge %s@%s\n", d.ID, d.Project, head, d.ID, head)
+	if !isTerminal(e.stdout) {
+		fmt.Fprint(e.stdout, patch)
+	} else {
+		for _, line := range strings.SplitAfter(patch, "\n") {
+			e.paint(diffStyle(line), termtext.Mark(line))
+		}
+	}
+	if patch != "" && !strings.HasSuffix(patch, "\n") {
+		fmt.Fprintln(e.stdout)
+	}
+}
+
 func draftsMerge(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drafts merge", "ID... [--json]", `Merge Drafts into the org ref, all or nothing, and update the work tree.`)
+	fs := newFlags(e, "drafts merge", "ID@HEAD... | ID --head HEAD [--json]", `Merge Drafts into the org ref, all or nothing, and update the work tree.
+Name each Draft with the head you reviewed (lore drafts diff prints it):
+when the Draft moved after that, nothing is merged and lore says so. On a
+terminal, a Draft named without a head is shown and merged only when you
+answer y.
+
+Examples:
+  lore drafts merge drf_01JABCDEFG@0123456789ab
+  lore drafts merge drf_01JABCDEFG --head 0123456789ab`)
 	asJSON := fs.Bool("json", false, "print JSON")
+	head := fs.String("head", "", "the head you reviewed, for one Draft")
 	ids, done, err := draftIDs(ctx, e, fs, args)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if *head != "" {
+		if len(ids) != 1 || strings.Contains(ids[0], "@") {
+			return usageError{"--head names the reviewed head of one Draft; for several, name each as ID@HEAD"}
+		}
+		ids[0] += "@" + *head
+	}
+	for i, id := range ids {
+		if _, h := drafts.SplitReviewed(id); h != "" {
+			continue
+		}
+		reviewed, err := confirmMerge(ctx, e, id)
+		if err != nil {
+			return err
+		}
+		ids[i] = reviewed
+	}
 	res, err := e.store.Merge(ctx, ids)
 	if err != nil {
 		return err
@@ -342,6 +385,29 @@ func draftsMerge(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s was already merged\n", id)
 	}
 	return nil
+}
+
+// confirmMerge shows a Draft named without a reviewed head and asks the
+// person at the terminal; it returns the Draft named with the head shown.
+// Without a terminal it refuses: a merge names what was reviewed.
+func confirmMerge(ctx context.Context, e *env, id string) (string, error) {
+	if _, err := e.store.Find(ctx, id); err != nil {
+		return "", err
+	}
+	if !isTerminal(e.stdout) || !readerIsTerminal(e.stdin) {
+		return "", usageError{fmt.Sprintf("merge %s: name the head you reviewed, as %s@HEAD (lore drafts diff %s prints it), so a Draft that moved after your review is not merged", id, id, id)}
+	}
+	patch, d, err := e.store.Diff(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	printDiff(e, d, patch)
+	fmt.Fprintf(e.stdout, "Merge Draft %s at head %s into %s? [y/N] ", d.ID, shortHash(d.HeadHash), strings.TrimPrefix(e.store.OrgRef(), "refs/heads/"))
+	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return "", vault.Errorf(vault.CodeInvalid, "nothing was merged")
+	}
+	return d.ID + "@" + d.HeadHash, nil
 }
 
 func draftsDiscard(ctx context.Context, e *env, args []string) error {

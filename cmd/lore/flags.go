@@ -12,6 +12,7 @@ import (
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -212,13 +213,44 @@ func (e *env) closeIndex(ix *retrieve.Memory) {
 	e.store = nil
 }
 
-// isTerminal reports whether w is a character device (progress goes only there).
+// isTerminal reports whether w is a terminal (progress and colour go only
+// there): a terminal's file, or the visible writer lore puts in front of
+// one.
 func isTerminal(w io.Writer) bool {
+	if tw, ok := w.(*termtext.Writer); ok {
+		return tw.TTY
+	}
 	// A character device is not enough: /dev/null is one, and output sent
 	// there paid for the terminal's extras (a pass over the index for the
 	// unreadable-files footer: ~15 ms of a warm `lore search`).
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// forPerson puts a visible writer in front of a terminal: whatever a note,
+// a Draft or a log holds, its control and escape characters are shown
+// (^[), never sent to the terminal raw. Other writers (pipes, files, the
+// MCP protocol) get the bytes as they are.
+func forPerson(w io.Writer) io.Writer {
+	if _, ok := w.(*termtext.Writer); ok || !isTerminal(w) {
+		return w
+	}
+	return &termtext.Writer{W: w, TTY: true}
+}
+
+func flushPerson(w io.Writer) {
+	if tw, ok := w.(*termtext.Writer); ok {
+		tw.Flush()
+	}
+}
+
+// raw is the writer behind w's visible writer, for lore's own control
+// output (a progress line's carriage return, colour); w itself otherwise.
+func raw(w io.Writer) io.Writer {
+	if tw, ok := w.(*termtext.Writer); ok {
+		return tw.W
+	}
+	return w
 }
 
 // progressPrinter returns a progress callback that redraws one line on a
@@ -227,6 +259,7 @@ func progressPrinter(w io.Writer, what string) func(done, total int) {
 	if !isTerminal(w) {
 		return nil
 	}
+	w = raw(w) // lore's own text and numbers, with a carriage return
 	return func(done, total int) {
 		fmt.Fprintf(w, "\r%s %d/%d", what, done, total)
 		if done >= total {

@@ -111,6 +111,11 @@ func usage(w io.Writer) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// What lore shows a person on a terminal comes from notes, Drafts and
+	// logs: escape sequences in it are shown, never run (termtext).
+	stdout, stderr = forPerson(stdout), forPerson(stderr)
+	defer flushPerson(stdout)
+	defer flushPerson(stderr)
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	fs := flag.NewFlagSet("lore", flag.ContinueOnError)
 	fs.SetOutput(stderr)

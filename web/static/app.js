@@ -4,9 +4,22 @@
 const $ = (s) => document.querySelector(s);
 const state = { project: "", cursor: "", session: null, scroll: 0, vault: "", projectOfServer: "" };
 
+// The token comes once in the URL's fragment (#token=…, which the browser
+// sends to no server) and is kept in this origin's own storage: no cookie,
+// so no other local port ever receives it. Every API call sends it.
+(function takeToken() {
+  const m = /[#&]token=([0-9a-f]+)/.exec(location.hash) || /[?&]token=([0-9a-f]+)/.exec(location.search);
+  if (m) {
+    localStorage.setItem("lore_token", m[1]);
+    history.replaceState(null, "", location.pathname);
+  }
+})();
+
 async function api(path, body) {
-  const opts = body ? { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) } : {};
+  const headers = { "X-Lore-Token": localStorage.getItem("lore_token") || "" };
+  const opts = body ? { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) } : { headers };
   const r = await fetch(path, opts);
+  if (r.status === 401) throw new Error("this page has no valid token: open the URL lore serve printed");
   const data = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(data.error ? `${data.error.code}: ${data.error.message}` : r.statusText);
   return data;
@@ -162,13 +175,26 @@ async function showDrafts() {
     const last = dr.operations.length ? dr.operations[dr.operations.length - 1] : { op: "" };
     const status = el("span", { class: "draft-status" });
     const diff = el("pre", { class: "diff", hidden: "" });
+    // The head the diff showed is what Merge merges: a Draft that moved
+    // since is refused by the server, and shown again.
+    let reviewed = "";
+    const showDiff = async () => {
+      const r = await api("/api/drafts/diff?id=" + encodeURIComponent(dr.draft_id));
+      diff.textContent = r.diff; diff.hidden = false; reviewed = r.head;
+    };
     const box = el("section", { class: "request draft", "data-draft": dr.draft_id },
       el("div", { class: "text" }, `${dr.draft_id} · ${dr.project} · ${last.op} ${dr.path || dr.changed_paths.join(", ")} · ${dr.sync_status}`),
       el("div", { class: "activation" },
-        el("button", { class: "diff-btn", onclick: async () => { diff.textContent = (await api("/api/drafts/diff?id=" + dr.draft_id)).diff; diff.hidden = false; } }, "Diff"), " ",
+        el("button", { class: "diff-btn", onclick: showDiff }, "Diff"), " ",
         el("button", { class: "merge", onclick: async () => {
-          try { const r = await api("/api/drafts/merge", { ids: [dr.draft_id] }); status.textContent = `Merged into ${data.org_ref.replace("refs/heads/", "")} (${r.commit.slice(0, 12)}); work tree ${r.work_tree}.`; }
-          catch (err) { status.textContent = err.message; status.className = "error"; }
+          try {
+            if (!reviewed) { await showDiff(); status.textContent = "Review the diff below, then Merge."; status.classList.remove("error"); return; }
+            const r = await api("/api/drafts/merge", { ids: [dr.draft_id], heads: { [dr.draft_id]: reviewed } });
+            status.classList.remove("error"); status.textContent = `Merged into ${data.org_ref.replace("refs/heads/", "")} (${r.commit.slice(0, 12)}); work tree ${r.work_tree}.`;
+          } catch (err) {
+            status.textContent = err.message; status.classList.add("error");
+            if (/moved after it was reviewed/.test(err.message)) { reviewed = ""; await showDiff().catch(() => {}); }
+          }
         } }, "Merge"), " ",
         el("button", { class: "discard", onclick: async () => { await api("/api/drafts/discard", { ids: [dr.draft_id] }); status.textContent = "Discarded."; } }, "Discard"), " ",
         status, diff));
