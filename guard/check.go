@@ -6,9 +6,11 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -64,8 +66,21 @@ func Compile(sources []Source, project string) *RuleSet {
 				continue
 			}
 			r := &Rule{RuleSpec: spec, ResourceID: s.ResourceID, ResourcePath: s.Path}
+			// A zero-width or other invisible character makes a pattern
+			// that looks right and never matches, and a diff whose removed
+			// and added lines look the same: such a rule is broken, and
+			// the report shows where the character is.
+			if termtext.HasInvisible(spec.Pattern) {
+				broken(fmt.Sprintf("pattern %s holds an invisible or control character; write only the characters it means", termtext.Mark(strconv.Quote(spec.Pattern))))
+				continue
+			}
 			bad := false
 			for _, g := range spec.Paths {
+				if termtext.HasInvisible(g) {
+					broken(fmt.Sprintf("path glob %s holds an invisible or control character", termtext.Mark(strconv.Quote(g))))
+					bad = true
+					continue
+				}
 				if err := validGlob(g); err != nil {
 					broken(fmt.Sprintf("path glob %q: %v", g, err))
 					bad = true

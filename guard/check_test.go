@@ -143,3 +143,27 @@ func TestWholeFilesStayInTheRepository(t *testing.T) {
 		t.Error("Files followed a symlink out of the repository")
 	}
 }
+
+// TestAttack_InvisibleCharactersBreakARule: a deny pattern with U+200B,
+// U+2060 or U+00AD inside (FR\u200bOM) never matches, while the diff's
+// removed and added lines look the same and doctor said "0 broken". Such a
+// rule (or a path glob) is broken, and the problem shows the character.
+func TestAttack_InvisibleCharactersBreakARule(t *testing.T) {
+	var specs []vault.RuleSpec
+	for i, p := range []string{"SELECT \\* FR\u200bOM", "SELECT \\* FR\u2060OM", "SELECT \\* FR\u00adOM", "SELECT\u202e FROM", "x\x1b[2Jy"} {
+		specs = append(specs, deny(fmt.Sprintf("r%d", i), p))
+	}
+	specs = append(specs, deny("glob", "SELECT", "src/\u200b*.go"), deny("fine", `SELECT \* FROM`, "*.go"))
+	rs := Compile([]Source{src("decisions/adr-015.md", "active", specs...)}, "api")
+	if len(rs.Rules) != 1 || rs.Rules[0].ID != "fine" {
+		t.Fatalf("rules kept: %d; want only the one written in visible characters", len(rs.Rules))
+	}
+	if len(rs.Broken) != 6 {
+		t.Fatalf("broken: %+v", rs.Broken)
+	}
+	for _, b := range rs.Broken {
+		if !strings.Contains(b.Problem, "invisible or control character") || !strings.Contains(b.Problem, `\u`) && !strings.Contains(b.Problem, `\x1b`) {
+			t.Errorf("%s: %q does not show the character", b.Rule, b.Problem)
+		}
+	}
+}
