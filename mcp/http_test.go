@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The HTTP transport refuses, before any MCP handling: a request without
@@ -92,5 +95,82 @@ func TestAttack_HTTPBindingsAreBounded(t *testing.T) {
 	}
 	if code := get("p3"); code == http.StatusBadRequest {
 		t.Errorf("a known binding was refused after the limit")
+	}
+}
+
+// TestAttack_HTTPConnectionsAreNotHeld: a local process without the token
+// opened 21,000 keep-alive connections, each sending one request that got
+// 401 and then staying idle, and used up the server's descriptors; 200
+// slow bodies with the token stayed open for more than 12 s. A refused
+// request's connection is closed, and a body that does not arrive within
+// the deadline closes its connection too.
+func TestAttack_HTTPConnectionsAreNotHeld(t *testing.T) {
+	ts := newTestServer(t, "memory", map[string]string{"a.md": "# A\n\ntext\n"})
+	tok := strings.Repeat("t", 64)
+	h := NewHTTPHandler(HTTPOptions{Token: tok, Port: "", Project: "api", BodyDeadline: 300 * time.Millisecond,
+		New: func(project, profile string) (*Server, error) { return ts.Server, nil }})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	closedAfter := func(req string) (string, bool) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.Write([]byte(req))
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		b, err := io.ReadAll(c) // returns once the server closes the connection
+		return string(b), err == nil
+	}
+	out, closed := closedAfter("GET /mcp HTTP/1.1\r\nHost: " + addr + "\r\n\r\n")
+	if !closed || !strings.Contains(out, "401") {
+		t.Errorf("a refused request: %q, closed %v; want 401 and the connection closed", out, closed)
+	}
+	start := time.Now()
+	out, closed = closedAfter("POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + tok + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"")
+	if !closed || time.Since(start) > 4*time.Second {
+		t.Errorf("a slow body with the token: %q, closed %v after %v; want it closed at the deadline", out, closed, time.Since(start))
+	}
+}
+
+// TestAttack_HTTPSessionsExpire: 3,000 initializes never closed took a
+// server from 21 to 60 MB. An idle session's state is dropped: its id is
+// then unknown (404), and its client starts a new one.
+func TestAttack_HTTPSessionsExpire(t *testing.T) {
+	ts := newTestServer(t, "memory", map[string]string{"a.md": "# A\n\ntext\n"})
+	tok := strings.Repeat("t", 64)
+	h := NewHTTPHandler(HTTPOptions{Token: tok, Port: "", Project: "api", SessionIdle: time.Second,
+		New: func(project, profile string) (*Server, error) { return ts.Server, nil }})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	post := func(session, body string) *http.Response {
+		r, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+tok)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			r.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("no session id")
+	}
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if resp := post(id, list); resp.StatusCode != 200 {
+		t.Fatalf("a live session: %d", resp.StatusCode)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if resp := post(id, list); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a session idle past its time: %d; want 404 (the client starts anew)", resp.StatusCode)
 	}
 }

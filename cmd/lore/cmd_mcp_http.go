@@ -74,10 +74,18 @@ func listenLoopback(addr string) (net.Listener, string, error) {
 }
 
 // httpToken returns the vault's MCP bearer token, making it (readable by
-// the user alone) on first use.
+// the user alone) on first use. A token file others may read is made the
+// user's alone before it is used; one that holds no token lore made (64
+// hex digits of 32 random bytes: 64 × "b" is not one) is replaced by a
+// new token.
 func httpToken(v *vault.Vault) (string, error) {
 	p := filepath.Join(v.DataDir(), httpTokenFile)
-	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+	if b, err := os.ReadFile(p); err == nil && lorelikeToken(strings.TrimSpace(string(b))) {
+		if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, 0o600); err != nil {
+				return "", fmt.Errorf("%s can be read by other users and could not be made yours alone: %w", p, err)
+			}
+		}
 		return strings.TrimSpace(string(b)), nil
 	}
 	var b [32]byte
@@ -92,6 +100,20 @@ func httpToken(v *vault.Vault) (string, error) {
 		return "", err
 	}
 	return tok, os.Chmod(p, 0o600)
+}
+
+// lorelikeToken reports whether t is a token as lore makes them: 64
+// lower-case hex digits, with the variety random bytes have (random
+// tokens use 10 or more of the 16 digits, all but never fewer).
+func lorelikeToken(t string) bool {
+	if len(t) != 64 || strings.Trim(t, "0123456789abcdef") != "" {
+		return false
+	}
+	digits := map[rune]bool{}
+	for _, r := range t {
+		digits[r] = true
+	}
+	return len(digits) >= 10
 }
 
 // servedVault is one vault a server serves: its memory, its Draft store,
@@ -118,9 +140,10 @@ func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, ad
 	if port == "" {
 		info = httpServerInfo{URL: "http://localhost/mcp", Socket: strings.TrimPrefix(addr, "unix:"), PID: os.Getpid()}
 	}
-	var front byToken
+	guard := newConnGuard(maxAnonymous)
+	fr := &front{port: port}
 	for _, sv := range served {
-		h, err := vaultHandler(e, sv, profile, port)
+		h, err := vaultHandler(e, sv, profile, port, guard)
 		if err != nil {
 			l.Close()
 			return err
@@ -128,14 +151,14 @@ func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, ad
 		// The token names the vault: two vaults with one token (a vault
 		// folder copied with its .git) would answer one's requests from the
 		// other's memory.
-		for i, o := range front {
+		for i, o := range fr.vaults {
 			if o.token == h.token {
 				l.Close()
 				return vault.Errorf(vault.CodeConfig, "%s and %s have the same MCP token (was one copied from the other?); delete %s and start again to make a new one",
 					served[i].ix.Vault().Root, sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), httpTokenFile))
 			}
 		}
-		front = append(front, h)
+		fr.vaults = append(fr.vaults, h)
 		done, err := announce(sv.ix.Vault(), info)
 		if err != nil {
 			l.Close()
@@ -144,7 +167,8 @@ func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, ad
 		defer done()
 		fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), httpTokenFile))
 	}
-	srv := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	srv := &http.Server{Handler: fr, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
+		ConnState: guard.state, ConnContext: connContext}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -163,24 +187,31 @@ type tokenHandler struct {
 	h     http.Handler
 }
 
-// byToken hands a request to the vault whose token it carries. One it
-// matches no token of is handed to the first vault's handler, which refuses
-// it as every handler would (401, or 403 for a foreign Host or Origin).
-type byToken []tokenHandler
+// front hands a request to the vault whose token it carries, and answers
+// the CLI's proof requests (warmproof.go). One that matches no token is
+// handed to the first vault's handler, which refuses it as every handler
+// would (401, or 403 for a foreign Host or Origin).
+type front struct {
+	vaults []tokenHandler
+	port   string // "" for a socket
+}
 
-func (b byToken) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.answerHello(w, r) {
+		return
+	}
 	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	for _, t := range b {
+	for _, t := range f.vaults {
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(t.token)) == 1 {
 			t.h.ServeHTTP(w, r)
 			return
 		}
 	}
-	b[0].h.ServeHTTP(w, r)
+	f.vaults[0].h.ServeHTTP(w, r)
 }
 
 // vaultHandler is the MCP and warm-path handler of one served vault.
-func vaultHandler(e *env, sv servedVault, profile, port string) (tokenHandler, error) {
+func vaultHandler(e *env, sv servedVault, profile, port string, guard *connGuard) (tokenHandler, error) {
 	tok, err := httpToken(sv.ix.Vault())
 	if err != nil {
 		return tokenHandler{}, err
@@ -190,7 +221,7 @@ func vaultHandler(e *env, sv servedVault, profile, port string) (tokenHandler, e
 		New: func(project, profile string) (*mcp.Server, error) {
 			return mcp.New(sv.ix, sv.store, project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr})
 		},
-		Local: warmHandler(sv.ix)})
+		Local: warmHandler(sv.ix), Trusted: guard.trusted})
 	return tokenHandler{tok, h}, nil
 }
 

@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -119,12 +123,16 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 	if err != nil || u.Scheme != "http" || !loopbackHost(u.Hostname()) {
 		return warmReply{}, errNoServer
 	}
-	tok, err := os.ReadFile(filepath.Join(data, httpTokenFile))
+	raw, err = os.ReadFile(filepath.Join(data, httpTokenFile))
 	if err != nil {
 		return warmReply{}, errNoServer
 	}
+	tok := strings.TrimSpace(string(raw))
 	network, addr := "tcp", u.Host
 	if info.Socket != "" {
+		if !ownSocket(info.Socket) {
+			return warmReply{}, errNoServer
+		}
 		network, addr = "unix", info.Socket
 	}
 	body, _ := json.Marshal(in)
@@ -134,7 +142,7 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 	if err != nil {
 		return warmReply{}, errNoServer
 	}
-	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	req.Close = true
 	// One request on a connection of its own, written and read here: an
@@ -151,10 +159,14 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) }) // the time-out, or ^C
 	defer stop()
+	br := bufio.NewReader(conn)
+	if network == "tcp" && !proveServer(conn, br, u, tok) {
+		return warmReply{}, errNoServer // not the server lore started: nothing is sent
+	}
 	if req.Write(conn) != nil {
 		return warmReply{}, errNoServer
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	resp, err := http.ReadResponse(br, req)
 	if err != nil {
 		return warmReply{}, errNoServer
 	}
@@ -167,6 +179,39 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 		return out, vault.Errorf(out.Error.Code, "%s", out.Error.Message)
 	}
 	return out, nil
+}
+
+// proveServer asks the server on conn to prove it holds tok for the port
+// dialled (warmproof.go); the token itself is not sent.
+func proveServer(conn net.Conn, br *bufio.Reader, u *url.URL, tok string) bool {
+	var n [24]byte
+	if _, err := rand.Read(n[:]); err != nil {
+		return false
+	}
+	nonce := hex.EncodeToString(n[:])
+	req, err := http.NewRequest(http.MethodGet, "http://"+u.Host+helloPath+"?key="+keyID(tok)+"&nonce="+nonce, nil)
+	if err != nil || req.Write(conn) != nil {
+		return false
+	}
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(io.LimitReader(resp.Body, 256))
+	return err == nil && resp.StatusCode == http.StatusOK && !resp.Close &&
+		hmac.Equal(got, []byte(warmProof(tok, u.Port(), nonce)))
+}
+
+// ownSocket reports whether path is a socket owned by this user: one
+// another user made is never sent the token.
+func ownSocket(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&os.ModeSocket == 0 {
+		return false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && int(sys.Uid) == os.Getuid()
 }
 
 func loopbackHost(h string) bool {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -335,6 +336,100 @@ func TestMCPHTTP_SeveralVaultsEachBehindItsToken(t *testing.T) {
 	for _, dir := range []string{a, b} {
 		if _, err := os.Stat(record(dir)); err == nil {
 			t.Errorf("%s still names the stopped server", record(dir))
+		}
+	}
+}
+
+// TestAttack_TheCLIProvesTheServerBeforeItSendsTheToken: lore mcp --http
+// was SIGKILLed, its record stayed, its PID was reused by another process
+// and another program bound its port; lore search then sent that program
+// the bearer token and the query, and printed its invented hit. The CLI
+// now asks the server to prove it holds the token first: the impostor gets
+// neither token nor query, and the CLI works alone.
+func TestAttack_TheCLIProvesTheServerBeforeItSendsTheToken(t *testing.T) {
+	dir := demoVault(t, "api")
+	data := filepath.Join(dir, ".git", "lore")
+	os.MkdirAll(data, 0o700)
+	tok := strings.Repeat("ab", 32)
+	os.WriteFile(filepath.Join(data, httpTokenFile), []byte(tok+"\n"), 0o600)
+	var mu sync.Mutex
+	var seen []string
+	impostor := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, r.Method+" "+r.URL.String()+" "+r.Header.Get("Authorization")+" "+string(body))
+		if r.URL.Path == helloPath {
+			w.Write([]byte(strings.Repeat("0", 64))) // it cannot make the proof
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"hits":[{"path":"INVENTED.md","unit_key":"x/y/0/0","content":"invented"}]}`))
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go impostor.Serve(l)
+	defer impostor.Close()
+	// The record of the killed server: a live PID (this test's) and the
+	// port the impostor holds.
+	info, _ := json.Marshal(httpServerInfo{URL: "http://" + l.Addr().String() + "/mcp", PID: os.Getpid()})
+	os.WriteFile(filepath.Join(data, httpServerFile), info, 0o600)
+	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	_, err = askWarm(context.Background(), e, vault.Binding{Vault: dir, Project: "api"}, "/lore/v1/search", warmRequest{Query: "release secret query", Project: "api", Limit: 3})
+	if !errors.Is(err, errNoServer) {
+		t.Fatalf("askWarm with an impostor: %v; want errNoServer (the CLI works alone)", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range seen {
+		if strings.Contains(s, tok) || strings.Contains(s, "secret query") {
+			t.Fatalf("the impostor received the token or the query: %q", s)
+		}
+	}
+	if len(seen) != 1 || !strings.HasPrefix(seen[0], "GET "+helloPath) {
+		t.Errorf("the impostor was asked %q; want only the proof request", seen)
+	}
+	// A socket another user made (here: a path that is no socket) is
+	// never dialled.
+	info, _ = json.Marshal(httpServerInfo{URL: "http://localhost/mcp", Socket: filepath.Join(data, httpTokenFile), PID: os.Getpid()})
+	os.WriteFile(filepath.Join(data, httpServerFile), info, 0o600)
+	if _, err := askWarm(context.Background(), e, vault.Binding{Vault: dir, Project: "api"}, "/lore/v1/search", warmRequest{Query: "release"}); !errors.Is(err, errNoServer) {
+		t.Errorf("a socket record that is no socket: %v", err)
+	}
+}
+
+// TestAttack_TheTokenFileIsTheUsersAndLoresOwn: a token file with mode
+// 0644 was kept so and served, and any 32 or more characters (64 × "b")
+// were taken as the token. Now the file is made the user's alone before it
+// is used, and content lore did not make is replaced by a new token.
+func TestAttack_TheTokenFileIsTheUsersAndLoresOwn(t *testing.T) {
+	dir := demoVault(t)
+	v, err := vault.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	p := filepath.Join(v.DataDir(), httpTokenFile)
+	os.MkdirAll(v.DataDir(), 0o755)
+	good := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	os.WriteFile(p, []byte(good+"\n"), 0o644)
+	tok, err := httpToken(v)
+	if err != nil || tok != good {
+		t.Fatalf("a token lore made: %q, %v", tok, err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("the token file is %v after use; want 0600", st.Mode().Perm())
+	}
+	for _, bad := range []string{strings.Repeat("b", 64), strings.Repeat("x", 40), "short"} {
+		os.WriteFile(p, []byte(bad+"\n"), 0o644)
+		tok, err := httpToken(v)
+		if err != nil || tok == bad || !lorelikeToken(tok) {
+			t.Errorf("token file %q: served %q, %v; want a new token", bad, tok, err)
+		}
+		if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+			t.Errorf("the new token file is %v; want 0600", st.Mode().Perm())
 		}
 	}
 }
