@@ -56,7 +56,7 @@ func TestAttack_TerminalOutputShowsEscapes(t *testing.T) {
 		{"timestamp": "2026-12-01T09:00:01Z", "type": "response_item", "payload": map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "ship it " + hostile}}}},
 		{"timestamp": "2026-12-01T09:00:02Z", "type": "event_msg", "payload": map[string]any{"type": "item_completed", "item": map[string]any{"type": "McpToolCall", "id": "c1", "server": "lore", "tool": "memory",
 			"arguments": map[string]any{"op": map[string]any{"activate": map[string]any{"query": "zebrafish " + hostile}}},
-			"result": map[string]any{"structuredContent": map[string]any{"fragments": []any{map[string]any{"action": "add", "unit_key": "k/x/0/0", "path": "notes/tricks.md", "heading_path": []string{"Terminal " + hostile}, "content": body}}}}}}},
+			"result":    map[string]any{"structuredContent": map[string]any{"fragments": []any{map[string]any{"action": "add", "unit_key": "k/x/0/0", "path": "notes/tricks.md", "heading_path": []string{"Terminal " + hostile}, "content": body}}}}}}},
 	}
 	var log bytes.Buffer
 	for _, l := range lines {

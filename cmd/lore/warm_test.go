@@ -262,9 +262,9 @@ func TestMCPHTTP_SeveralVaultsEachBehindItsToken(t *testing.T) {
 	c := demoVault(t, "api")
 	tokA := filepath.Join(a, ".git", "lore", "mcp-http.token")
 	os.MkdirAll(filepath.Dir(tokA), 0o755)
-	os.WriteFile(tokA, []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	os.WriteFile(tokA, []byte(strings.Repeat("0123456789abcdef", 4)+"\n"), 0o600)
 	os.MkdirAll(filepath.Join(c, ".git", "lore"), 0o755)
-	os.WriteFile(filepath.Join(c, ".git", "lore", "mcp-http.token"), []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	os.WriteFile(filepath.Join(c, ".git", "lore", "mcp-http.token"), []byte(strings.Repeat("0123456789abcdef", 4)+"\n"), 0o600)
 	if out := run("mcp", "--http", "127.0.0.1:0", "--also", c); !strings.Contains(out, "same MCP token") {
 		t.Errorf("two vaults with one token: %q", out)
 	}
