@@ -45,9 +45,13 @@ func BindingsPath() (string, error) {
 	return filepath.Join(dir, "lore", "bindings.yaml"), nil
 }
 
-// ResolveBinding finds the binding for cwd: LORE_VAULT/LORE_PROJECT from getenv,
-// else a .lore.yaml in cwd or a parent, else the longest matching workspace in
-// the bindings file. No binding is a CodeUnbound error that says how to make one.
+// ResolveBinding finds the binding for cwd: LORE_VAULT/LORE_PROJECT from
+// getenv, else the binding the person made with `lore bind` (the longest
+// matching workspace in the bindings file), else a .lore.yaml in cwd or a
+// parent. A .lore.yaml that disagrees with the person's binding is refused
+// with an error naming both: a file in the workspace (an agent can write
+// one, a pull can bring one) never re-binds what the person bound. No
+// binding is a CodeUnbound error that says how to make one.
 func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string) (Binding, error) {
 	if v := getenv("LORE_VAULT"); v != "" {
 		abs, err := filepath.Abs(v)
@@ -56,27 +60,9 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 		}
 		return CheckProject(Binding{Vault: abs, Project: getenv("LORE_PROJECT"), Source: "env"})
 	}
-	for d := cwd; ; {
-		p := filepath.Join(d, WorkspaceFile)
-		if data, err := os.ReadFile(p); err == nil {
-			var wf workspaceFile
-			if err := strictYAML(data, &wf); err != nil {
-				return Binding{}, Errorf(CodeConfig, "%s: %s", p, yamlError(err, data))
-			}
-			if wf.Vault == "" {
-				return Binding{}, Errorf(CodeConfig, "%s: `vault:` is missing", p)
-			}
-			v := wf.Vault
-			if !filepath.IsAbs(v) {
-				v = filepath.Join(d, v)
-			}
-			return CheckProject(Binding{Vault: filepath.Clean(v), Project: wf.Project, Source: p})
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
+	file, found, err := workspaceBinding(cwd)
+	if err != nil {
+		return Binding{}, err
 	}
 	if bindingsPath != "" {
 		bf, err := readBindings(bindingsPath)
@@ -91,10 +77,57 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 		}
 		if best >= 0 {
 			b := bf.Bindings[best]
-			return CheckProject(Binding{Vault: b.Vault, Project: b.Project, Source: bindingsPath})
+			bound := Binding{Vault: b.Vault, Project: b.Project, Source: bindingsPath}
+			if found && !sameBinding(file, bound) {
+				return Binding{}, Errorf(CodeConfig, "%s binds this folder to vault %s, project %q, but you bound %s to vault %s, project %q (lore bind): a file in the workspace does not change your binding. Remove %s, or run lore bind again to choose", file.Source, file.Vault, file.Project, b.Workspace, b.Vault, b.Project, file.Source)
+			}
+			return CheckProject(bound)
 		}
 	}
+	if found {
+		return CheckProject(file)
+	}
 	return Binding{}, Errorf(CodeUnbound, "%s is not bound to a vault: run `lore bind --vault DIR --project NAME` here, add a %s with `vault:` and `project:`, or set LORE_VAULT and LORE_PROJECT", cwd, WorkspaceFile)
+}
+
+// workspaceBinding reads the .lore.yaml nearest cwd (in it or a parent).
+func workspaceBinding(cwd string) (Binding, bool, error) {
+	for d := cwd; ; {
+		p := filepath.Join(d, WorkspaceFile)
+		if data, err := os.ReadFile(p); err == nil {
+			var wf workspaceFile
+			if err := strictYAML(data, &wf); err != nil {
+				return Binding{}, false, Errorf(CodeConfig, "%s: %s", p, yamlError(err, data))
+			}
+			if wf.Vault == "" {
+				return Binding{}, false, Errorf(CodeConfig, "%s: `vault:` is missing", p)
+			}
+			v := wf.Vault
+			if !filepath.IsAbs(v) {
+				v = filepath.Join(d, v)
+			}
+			return Binding{Vault: filepath.Clean(v), Project: wf.Project, Source: p}, true, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return Binding{}, false, nil
+		}
+		d = parent
+	}
+}
+
+// sameBinding reports whether two bindings name one vault folder (through
+// symlinks too) and one project.
+func sameBinding(a, b Binding) bool {
+	if a.Project != b.Project {
+		return false
+	}
+	if filepath.Clean(a.Vault) == filepath.Clean(b.Vault) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a.Vault)
+	rb, err2 := filepath.EvalSymlinks(b.Vault)
+	return err1 == nil && err2 == nil && ra == rb
 }
 
 // CheckProject refuses a binding whose project is not a valid project name.

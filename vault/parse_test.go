@@ -299,11 +299,23 @@ func TestResolveBinding(t *testing.T) {
 	if b, err := ResolveBinding(ws, noEnv, bindings); err != nil || b.Vault != "/v" || b.Project != "api" {
 		t.Errorf("bindings file: %+v, %v", b, err)
 	}
+	// A .lore.yaml that disagrees with the person's binding is refused,
+	// naming both; one that agrees, or one with no binding to disagree
+	// with, binds.
 	if err := os.WriteFile(filepath.Join(dir, "code", WorkspaceFile), []byte("vault: ../memory\nproject: web\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := ResolveBinding(ws, noEnv, bindings); ErrorCode(err) != CodeConfig || !strings.Contains(err.Error(), "/v") || !strings.Contains(err.Error(), filepath.Join(dir, "memory")) {
+		t.Errorf(".lore.yaml against lore bind: %v; want invalid_config naming both", err)
+	}
+	if err := Bind(bindings, filepath.Join(dir, "code"), filepath.Join(dir, "memory"), "web"); err != nil {
+		t.Fatal(err)
+	}
 	if b, err := ResolveBinding(ws, noEnv, bindings); err != nil || b.Vault != filepath.Join(dir, "memory") || b.Project != "web" {
-		t.Errorf(".lore.yaml: %+v, %v", b, err)
+		t.Errorf(".lore.yaml that agrees: %+v, %v", b, err)
+	}
+	if b, err := ResolveBinding(ws, noEnv, filepath.Join(dir, "none.yaml")); err != nil || b.Vault != filepath.Join(dir, "memory") || b.Project != "web" || !strings.HasSuffix(b.Source, WorkspaceFile) {
+		t.Errorf(".lore.yaml alone: %+v, %v", b, err)
 	}
 	env := map[string]string{"LORE_VAULT": "/env-vault", "LORE_PROJECT": "cli"}
 	if b, err := ResolveBinding(ws, func(k string) string { return env[k] }, bindings); err != nil || b.Vault != "/env-vault" || b.Project != "cli" {

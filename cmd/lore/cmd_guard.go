@@ -45,6 +45,10 @@ func runGuard(ctx context.Context, e *env, args []string) error {
 	strict := fs.Bool("strict", false, "warnings and broken rules block too")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	repoDir := fs.String("repo", ".", "the code repository")
+	var pin guard.Pin
+	fs.StringVar(&pin.Vault, "hook-vault", "", "(the hook) the vault lore guard install bound")
+	fs.StringVar(&pin.Project, "hook-project", "", "(the hook) the project lore guard install bound")
+	fs.IntVar(&pin.Rules, "hook-rules", 0, "(the hook) how many rules applied at install")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -69,6 +73,11 @@ func runGuard(ctx context.Context, e *env, args []string) error {
 	rs, err := ruleSet(ctx, ix, b.Project)
 	if err != nil {
 		return err
+	}
+	if pin.Vault != "" {
+		if err := checkPin(pin, b, len(rs.Rules)); err != nil {
+			return err
+		}
 	}
 	in, err := guardInput(e, *diffFile, *branch, *files, pos)
 	if err != nil {
@@ -125,6 +134,30 @@ func guardInput(e *env, diffFile, branch string, files bool, pos []string) (guar
 	return in, err
 }
 
+// checkPin refuses a hook's check when the binding changed since lore
+// guard install (a .lore.yaml planted in the workspace once re-bound the
+// guard to a vault without rules, and every commit passed), and fails
+// closed when the vault has no rules now but had some then.
+func checkPin(pin guard.Pin, b vault.Binding, rules int) error {
+	if !sameVault(pin.Vault, b.Vault) || pin.Project != b.Project {
+		return vault.Errorf(vault.CodeConfig, "nothing was checked: this repository is now bound to vault %s, project %q (from %s), not vault %s, project %q, which lore guard install bound; if that is right, run lore guard install again", b.Vault, b.Project, b.Source, pin.Vault, pin.Project)
+	}
+	if rules == 0 && pin.Rules > 0 {
+		return vault.Errorf(vault.CodeConfig, "nothing was checked: vault %s has no rules for project %q now, but had %d when lore guard install ran; if that is right, run lore guard install again", b.Vault, b.Project, pin.Rules)
+	}
+	return nil
+}
+
+// sameVault reports whether two paths name one folder.
+func sameVault(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
 func runGuardHook(ctx context.Context, e *env, which string, args []string) error {
 	fs := newFlags(e, "guard "+which, "[--repo DIR]", `Install or remove the pre-commit hook that runs lore guard --staged. An
 existing hook is kept and runs first; uninstall puts it back.`)
@@ -143,11 +176,19 @@ existing hook is kept and runs first; uninstall puts it back.`)
 		if _, err := e.bindingFor(repo.Root); err != nil {
 			return vault.Errorf(vault.CodeUnbound, "the hook would block every commit of %s: it is not bound to a vault (%s). Bind it first: lore bind --vault DIR --project NAME --workspace %s", repo.Root, vault.Message(err), repo.Root)
 		}
+		b, _ := e.bindingFor(repo.Root)
+		pin := guard.Pin{Vault: b.Vault, Project: b.Project}
+		if ix, st, err := openMemory(ctx, b.Vault); err == nil {
+			if rs, err := ruleSet(ctx, ix, b.Project); err == nil {
+				pin.Rules = len(rs.Rules)
+			}
+			closeMemory(ix, st)
+		}
 		bin, _ := os.Executable()
 		if bin == "" {
 			bin = "lore"
 		}
-		did, err = repo.Install(ctx, bin)
+		did, err = repo.Install(ctx, bin, pin)
 	} else {
 		did, err = repo.Uninstall(ctx)
 	}
