@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/internal/lazyre"
 )
 
 // chained is where an existing pre-commit hook is moved, to run first.
@@ -53,9 +54,10 @@ const quoted = `'(?:[^']|'\\'')*'`
 // loreHooks match, exactly, the hooks lore writes: a hook that merely
 // mentions lore is a person's own, and lore neither overwrites nor
 // deletes it.
-var loreHooks = []*regexp.Regexp{
-	regexp.MustCompile(`\A` + templateRegexp(hookScript) + `\z`),
-	regexp.MustCompile(`\A` + templateRegexp(olderHook) + `\z`),
+// (compiled on first use: lore's start-up stays cheap).
+var loreHooks = []func() *regexp.Regexp{
+	lazyre.New(`\A` + templateRegexp(hookScript) + `\z`),
+	lazyre.New(`\A` + templateRegexp(olderHook) + `\z`),
 }
 
 // templateRegexp turns a hook template into a regexp: %s is a quoted
@@ -83,7 +85,7 @@ func templateRegexp(tmpl string) string {
 // IsLoreHook reports whether data is a hook lore wrote.
 func IsLoreHook(data []byte) bool {
 	for _, re := range loreHooks {
-		if re.Match(data) {
+		if re().Match(data) {
 			return true
 		}
 	}
