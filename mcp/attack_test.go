@@ -446,3 +446,50 @@ func TestAttack_NoStoreOrVaultToolPublishes(t *testing.T) {
 	out, err = ms.memory(context.Background(), []byte(`{"op":{"store":{"delete":{"id":"mem_kept"}}}}`))
 	check("store delete", out, err)
 }
+
+// TestAttack_LinksIntoGitLeakNothing: notes that are symlinks to
+// ../.git/config (a remote URL with a credential) and to the MCP bearer
+// token, committed in the vault as a pull would bring them: search found
+// the credential, activate delivered .git/config, load delivered the 0600
+// token, and an update of the token note committed the token to a Draft
+// branch that sync pushed. A link that resolves into any git directory (or
+// other dot-folder) is refused like a link out of the vault.
+func TestAttack_LinksIntoGitLeakNothing(t *testing.T) {
+	ts := newTestServer(t, "memory", releaseFiles)
+	ctx := context.Background()
+	runIn(t, ts.vault, "git", "config", "remote.origin.url", "https://user:ghp_CREDENTIAL4242@example.invalid/memory.git")
+	os.MkdirAll(filepath.Join(ts.vault, ".git", "lore"), 0o700)
+	os.WriteFile(filepath.Join(ts.vault, ".git", "lore", "mcp-http.token"), []byte("tok_SECRET_BEARER_9999\n"), 0o600)
+	os.Symlink("../.git/config", filepath.Join(ts.vault, "howto", "config.md"))
+	os.Symlink("../.git/lore/mcp-http.token", filepath.Join(ts.vault, "howto", "token.md"))
+	runIn(t, ts.vault, "git", "add", "-A")
+	runIn(t, ts.vault, "git", "commit", "-qm", "links")
+	leaks := func(what string, out any, err error) {
+		t.Helper()
+		b, _ := json.Marshal(out)
+		if strings.Contains(string(b), "CREDENTIAL4242") || strings.Contains(string(b), "SECRET_BEARER") {
+			t.Errorf("%s leaked a secret: %s", what, b)
+		}
+	}
+	out, err := ts.mem(t, `{"op":{"activate":{"query":"ghp_CREDENTIAL4242 remote origin url tok_SECRET_BEARER_9999"}}}`)
+	leaks("activate", out, err)
+	for _, id := range []string{"howto/config.md", "howto/token.md"} {
+		out, err := ts.mem(t, `{"op":{"load":{"ids":["`+id+`"]}}}`)
+		leaks("load "+id, out, err)
+		if err == nil {
+			t.Errorf("load %s: answered; want it refused", id)
+		}
+	}
+	hits, err := ts.ix.(*retrieve.Memory).Search(ctx, "ghp_CREDENTIAL4242", vault.SearchOptions{Project: "api"})
+	leaks("search", hits, err)
+	hash := vault.HashBytes([]byte("tok_SECRET_BEARER_9999\n"))
+	out, err = ts.mem(t, `{"op":{"store":{"update":{"id":"howto/token.md","expected_hash":"`+hash+`","replacements":[{"old_text":"tok","new_text":"tok"}]}}}}`)
+	if err == nil {
+		t.Errorf("an update of the token note was accepted: %v", out)
+	}
+	if refs, _ := exec.Command("git", "-C", ts.vault, "for-each-ref", "refs/heads/drafts/").Output(); len(refs) > 0 {
+		if log, _ := exec.Command("git", "-C", ts.vault, "log", "-p", "--all", "--", "howto/token.md").Output(); strings.Contains(string(log), "SECRET_BEARER") {
+			t.Errorf("the token was committed to a Draft branch:\n%s", log)
+		}
+	}
+}

@@ -211,6 +211,10 @@ func (v *Vault) scanDir(rel string) (files []FileStat, problems []Problem, dirs 
 				problems = append(problems, Problem{p, "symlink leads out of the vault or nowhere; not read"})
 				continue
 			}
+			if err := v.checkLink(childRel); err != nil {
+				problems = append(problems, Problem{p, Message(err) + "; not read"})
+				continue
+			}
 			if !info.Mode().IsRegular() {
 				continue
 			}
@@ -238,16 +242,49 @@ func (v *Vault) StatFile(rel string) (FileStat, bool) {
 		return FileStat{}, false
 	}
 	info, err := v.root.Stat(rel) // follows symlinks, refusing escapes
-	if err != nil || !info.Mode().IsRegular() {
+	if err != nil || !info.Mode().IsRegular() || v.checkLink(rel) != nil {
 		return FileStat{}, false
 	}
 	return FileStat{Path: p, FSPath: rel, Size: info.Size(), ModNs: info.ModTime().UnixNano()}, true
 }
 
+// checkLink refuses a file that is a symlink into a git directory or any
+// other dot-folder inside the vault (links out of it os.Root refuses): a
+// note linked to .git/config or to the MCP token file would serve a
+// credential as memory, and a store would commit it to a Draft branch that
+// sync pushes. A file that is no symlink passes at the cost of one lstat.
+func (v *Vault) checkLink(rel string) error {
+	info, err := v.root.Lstat(rel)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return nil // not a link (or gone: the caller's own open says so)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(v.Root, rel))
+	if err != nil {
+		return Errorf(CodeInvalid, "%s is a symlink that leads nowhere", NormalizePath(rel))
+	}
+	in, err := filepath.Rel(v.Root, real)
+	if err != nil || in == ".." || strings.HasPrefix(in, ".."+string(filepath.Separator)) {
+		return Errorf(CodeInvalid, "%s is a symlink out of the vault", NormalizePath(rel))
+	}
+	if within(v.GitDir, real) {
+		return Errorf(CodeInvalid, "%s is a symlink into the git directory", NormalizePath(rel))
+	}
+	for _, seg := range strings.Split(in, string(filepath.Separator)) {
+		if strings.HasPrefix(seg, ".") {
+			return Errorf(CodeInvalid, "%s is a symlink into %s, a git directory or dot-folder, which is not memory", NormalizePath(rel), seg)
+		}
+	}
+	return nil
+}
+
 // ReadFile reads a file by its file-system relative path through the vault's
-// os.Root, so symlinks out of the vault and ".." are refused. Files over
+// os.Root, so symlinks out of the vault and ".." are refused, and symlinks
+// into a git directory or dot-folder too (checkLink). Files over
 // MaxFileBytes are refused before they are read.
 func (v *Vault) ReadFile(fsPath string) ([]byte, error) {
+	if err := v.checkLink(fsPath); err != nil {
+		return nil, err
+	}
 	f, err := v.root.Open(fsPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
