@@ -16,7 +16,9 @@ import (
 // user's own credentials (SSH agent, credential helpers, insteadOf rules)
 // work exactly as for their other pushes; go-git supports only part of
 // them. Draft branches are pushed (never forced), discarded and merged ones
-// deleted there, and the org ref fetched into refs/remotes/<remote>/<org>;
+// deleted there (each push naming, as a lease, the commit lore last
+// pushed, so a teammate's commits on a Draft branch are never deleted or
+// overwritten), and the org ref fetched into refs/remotes/<remote>/<org>;
 // the org ref is pushed only when the remote's is an ancestor of it, so a
 // sync can never overwrite published history.
 
@@ -81,7 +83,7 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 		fail(err.Error())
 		return s.finishReport(ctx, rep)
 	}
-	specs, byRef := pushSpecs(dues)
+	specs, leases, byRef := pushSpecs(dues)
 	pushOrg, orgState, err := s.orgState(before, tracking)
 	if err != nil {
 		return rep, err
@@ -93,7 +95,7 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 	if len(specs) == 0 {
 		return s.finishReport(ctx, rep)
 	}
-	out, pushErr := runGit(ctx, s.top, append([]string{"push", "--porcelain", s.remote}, specs...)...)
+	out, pushErr := runGit(ctx, s.top, append(append(append([]string{"push", "--porcelain"}, leases...), s.remote), specs...)...)
 	seen := s.recordPush(ctx, out, byRef, now, &rep)
 	if pushErr != nil {
 		var left []due
@@ -108,32 +110,38 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 	return s.finishReport(ctx, rep)
 }
 
-// due is a Draft the outbox holds for a push now.
+// due is a Draft the outbox holds for a push now: its head ("" to delete
+// the branch there) and the head the remote had when lore last pushed it.
 type due struct {
-	id, branch, head string
-	attempts         int
+	id, branch, head, pushed string
+	attempts                 int
 }
 
 // dueDrafts returns the outbox's Drafts whose next attempt is due, and marks
 // pushSpecs are the refspecs that push the due Drafts (a deleted Draft's
-// branch is deleted), and the Drafts by branch.
-func pushSpecs(dues []due) ([]string, map[string]due) {
-	specs := []string{}
-	byRef := map[string]due{}
+// branch is deleted), the leases that name what each branch must hold on
+// the remote for the push to go through (what lore pushed there last, or
+// nothing), and the Drafts by branch. A teammate's commits pushed onto a
+// Draft branch are never deleted or overwritten: git refuses the push
+// ("stale info"), and the branch is kept.
+func pushSpecs(dues []due) (specs, leases []string, byRef map[string]due) {
+	specs = []string{}
+	byRef = map[string]due{}
 	for _, d := range dues {
 		if d.head == "" {
 			specs = append(specs, ":"+d.branch)
 		} else {
 			specs = append(specs, d.head+":"+d.branch)
 		}
+		leases = append(leases, "--force-with-lease="+d.branch+":"+d.pushed)
 		byRef[d.branch] = d
 	}
-	return specs, byRef
+	return specs, leases, byRef
 }
 
 // them as syncing.
 func (s *Store) dueDrafts(ctx context.Context, now time.Time) ([]due, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT draft_id, branch, head, attempts FROM outbox
+	rows, err := s.db.QueryContext(ctx, `SELECT draft_id, branch, head, pushed, attempts FROM outbox
 		WHERE status IN ('queued', 'retrying', 'syncing') AND next_at <= ? ORDER BY draft_id`, now.UnixMilli())
 	if err != nil {
 		return nil, err
@@ -141,7 +149,7 @@ func (s *Store) dueDrafts(ctx context.Context, now time.Time) ([]due, error) {
 	var dues []due
 	for rows.Next() {
 		var d due
-		if err := rows.Scan(&d.id, &d.branch, &d.head, &d.attempts); err != nil {
+		if err := rows.Scan(&d.id, &d.branch, &d.head, &d.pushed, &d.attempts); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -179,8 +187,17 @@ func (s *Store) recordPush(ctx context.Context, out string, byRef map[string]due
 			continue
 		}
 		if flag == "!" && !strings.Contains(summary, "remote ref does not exist") {
+			reason := "the remote refused the push: " + summary
+			if strings.Contains(summary, "stale info") || strings.Contains(summary, "fetch first") || strings.Contains(summary, "non-fast-forward") {
+				reason = fmt.Sprintf("someone pushed to %s on %s since lore last pushed it (a teammate's commits?), and lore leaves what they pushed there: ", strings.TrimPrefix(d.branch, "refs/heads/"), s.remote)
+				if d.head == "" {
+					reason += "the Draft is closed here, its branch is kept there; fetch it with git to review their commits"
+				} else {
+					reason += "fetch it with git to review and combine their commits with the Draft"
+				}
+			}
 			s.outboxExec(ctx, `UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ?, updated_at = ? WHERE draft_id = ?`,
-				"the remote refused the push: "+summary, now.UnixMilli(), d.id)
+				reason, now.UnixMilli(), d.id)
 			rep.Failed = append(rep.Failed, d.id)
 			continue
 		}

@@ -226,3 +226,56 @@ func TestSyncWithoutRemoteSaysHowToAddOne(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestAttack_SyncNeverDeletesATeammatesCommits: two Drafts were synced to
+// a bare remote, a teammate pushed a commit onto each Draft's branch, the
+// person discarded one and merged the other, and lore sync deleted both
+// branches (":branch", no lease): the teammate's commits were reachable
+// from no ref. Each delete and update names the commit lore pushed; a
+// branch that moved on the remote is kept, and the outbox says why.
+func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	ctx := context.Background()
+	d, bare := withRemote(t, tv)
+	a := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/a.md", Body: "# A\n\na\n"}})
+	b := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/b.md", Body: "# B\n\nb\n"}})
+	if rep, err := tv.s.Sync(ctx); err != nil || len(rep.Pushed) != 2 {
+		t.Fatalf("first sync: %+v %v", rep, err)
+	}
+	// A teammate's clone pushes a commit onto each Draft branch.
+	mate := filepath.Join(t.TempDir(), "mate")
+	gitIn(t, filepath.Dir(mate), "clone", "-q", d.url("vault.git"), mate)
+	theirs := map[string]string{}
+	for _, id := range []string{a.DraftID, b.DraftID} {
+		branch := "drafts/api/" + id
+		gitIn(t, mate, "fetch", "-q", "origin", branch+":"+branch)
+		gitIn(t, mate, "checkout", "-q", branch)
+		os.WriteFile(filepath.Join(mate, "notes", "mate-"+id+".md"), []byte("# Mate\n\ntheirs\n"), 0o644)
+		gitIn(t, mate, "add", "-A")
+		gitIn(t, mate, "-c", "user.name=mate", "-c", "user.email=mate@localhost", "commit", "-qm", "teammate's change")
+		gitIn(t, mate, "push", "-q", "origin", branch)
+		theirs[id] = strings.TrimSpace(gitIn(t, mate, "rev-parse", "HEAD"))
+	}
+	if _, err := tv.s.Discard(ctx, []string{a.DraftID}); err != nil {
+		t.Fatal(err)
+	}
+	_, seen, _ := tv.s.Diff(ctx, b.DraftID)
+	if _, err := tv.s.Merge(ctx, []string{b.DraftID + "@" + seen.HeadHash}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := tv.s.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Deleted) != 0 || len(rep.Failed) != 2 {
+		t.Errorf("sync deleted %v, failed %v; want both branches kept and reported", rep.Deleted, rep.Failed)
+	}
+	for id, commit := range theirs {
+		if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "drafts/api/"+id)); got != commit {
+			t.Errorf("the remote's drafts/api/%s is %q, want the teammate's %s", id, got, commit)
+		}
+		if e := outboxOf(t, tv.s, id); !strings.Contains(e.LastError, "someone pushed to drafts/api/"+id) {
+			t.Errorf("outbox of %s: %+v; want it to say the branch moved on the remote", id, e)
+		}
+	}
+}
