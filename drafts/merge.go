@@ -35,6 +35,9 @@ type MergeResult struct {
 // date — and when it has uncommitted changes to an affected file, merge
 // refuses and names them.
 func (s *Store) Merge(ctx context.Context, ids []string) (MergeResult, error) {
+	if err := s.writable("merge"); err != nil {
+		return MergeResult{}, err
+	}
 	if len(ids) == 0 {
 		return MergeResult{}, vault.Errorf(vault.CodeInvalid, "name at least one Draft to merge")
 	}
@@ -302,6 +305,9 @@ func shortHead(h plumbing.Hash) string { return h.String()[:minHead] }
 
 // Discard deletes Drafts (by id, any project), for a person.
 func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
+	if err := s.writable("discard"); err != nil {
+		return nil, err
+	}
 	unlock, err := lockFile(s.lock)
 	if err != nil {
 		return nil, err

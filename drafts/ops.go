@@ -133,6 +133,9 @@ func (w *write) do(ctx context.Context, name string, op vault.Op) error {
 // begin checks an operation's input and project, takes the store lock and
 // opens the repository: the start of every write.
 func (s *Store) begin(project, name string, op vault.Op) (*write, func(), error) {
+	if err := s.writable("store " + name); err != nil {
+		return nil, nil, err
+	}
 	if project == "" || !vault.ValidProjectName(project) {
 		return nil, nil, vault.Errorf(vault.CodeUnbound, "store needs a project: Drafts are carried by one (bind this workspace with `lore bind --vault DIR --project NAME`)")
 	}

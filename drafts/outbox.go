@@ -3,10 +3,14 @@ package drafts
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"os"
+	"strings"
+	"syscall"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the outbox is a SQLite file beside the index
+	sqlite3 "github.com/mattn/go-sqlite3" // the outbox is a SQLite file beside the index
 )
 
 // The outbox keeps, per Draft, what sync must do and how it went, across
@@ -49,6 +53,42 @@ func openOutbox(ctx context.Context, p string) (*sql.DB, error) {
 		return nil, fmt.Errorf("outbox %s: %w", p, err)
 	}
 	return db, nil
+}
+
+// openOutboxReadOnly opens the outbox of a vault whose git directory
+// cannot be written (a read-only file system, a full disk), so that
+// reading Drafts and their sync state goes on: the file as it is, read
+// only, or an empty one in memory when there is none.
+func openOutboxReadOnly(ctx context.Context, p string) (*sql.DB, error) {
+	dsn := "file:" + p + "?mode=ro&immutable=1"
+	if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+		dsn = "file:outbox?mode=memory&cache=private"
+	}
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1) // one in-memory database, not one per connection
+	if strings.Contains(dsn, "mode=memory") {
+		if _, err := db.ExecContext(ctx, outboxSchema); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// cannotWrite reports whether err says a file cannot be written: a
+// read-only file system, a full disk, no permission.
+func cannotWrite(err error) bool {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrFull, sqlite3.ErrPerm, sqlite3.ErrIoErr:
+			return true
+		}
+	}
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
 }
 
 // enqueue marks a Draft's new head for sync.

@@ -85,6 +85,9 @@ func (s *Store) recordable(rel string) bool {
 // paths. Nothing else they staged is committed. It does nothing when the
 // work tree is not on the org branch, or commit_edits is false.
 func (s *Store) CommitEdits(ctx context.Context) (string, []string, error) {
+	if err := s.writable("commit"); err != nil {
+		return "", nil, err
+	}
 	unlock, err := lockFile(s.lock)
 	if err != nil {
 		return "", nil, err

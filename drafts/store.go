@@ -48,6 +48,7 @@ type Store struct {
 	broken     map[string]string // Draft branches the last listing could not read, and why
 	outboxErr  error             // the last failed outbox write (see outboxExec)
 	signed     *refsRead         // the refs OverlaySignature last read, for Overlay
+	readOnly   string            // why nothing can be written ("" when it can), see Open
 	reach      map[plumbing.Hash]bool
 	reachOrg   plumbing.Hash
 	reachSince time.Time
@@ -89,12 +90,21 @@ func Open(ctx context.Context, ix *fts.Index) (*Store, error) {
 	}
 	s.org = "refs/heads/" + v.Config.OrgRef
 	s.remote = v.Config.Remote
-	if err := os.MkdirAll(v.DataDir(), 0o755); err != nil {
-		return nil, err
-	}
 	s.lock = filepath.Join(v.DataDir(), "drafts.lock")
-	if s.db, err = openOutbox(ctx, filepath.Join(v.DataDir(), "outbox.db")); err != nil {
-		return nil, err
+	outbox := filepath.Join(v.DataDir(), "outbox.db")
+	err = os.MkdirAll(v.DataDir(), 0o755)
+	if err == nil {
+		s.db, err = openOutbox(ctx, outbox)
+	}
+	if err != nil {
+		if !cannotWrite(err) {
+			return nil, err
+		}
+		// Reads go on (Drafts are git branches); writes say why they cannot.
+		s.readOnly = fmt.Sprintf("the vault's git directory cannot be written (%v)", err)
+		if s.db, err = openOutboxReadOnly(ctx, outbox); err != nil {
+			return nil, err
+		}
 	}
 	ix.UseOverlay(s)
 	if _, err := s.Recover(ctx); err != nil {
@@ -102,6 +112,18 @@ func Open(ctx context.Context, ix *fts.Index) (*Store, error) {
 		return nil, fmt.Errorf("an interrupted merge could not be finished: %w", err)
 	}
 	return s, nil
+}
+
+// ReadOnly says why the store cannot write ("" when it can).
+func (s *Store) ReadOnly() string { return s.readOnly }
+
+// writable refuses a write when the vault's git directory cannot be
+// written, naming why, before anything is touched.
+func (s *Store) writable(what string) error {
+	if s.readOnly == "" {
+		return nil
+	}
+	return vault.Errorf(vault.CodeInternal, "%s cannot be done: %s; free space or make the file system writable, then try again (reads still work)", what, s.readOnly)
 }
 
 // Close closes the outbox.

@@ -48,6 +48,9 @@ type SyncReport struct {
 // returns no error: the outbox has it); a refused push marks the Draft failed.
 func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 	rep := SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{}}
+	if err := s.writable("sync"); err != nil {
+		return rep, err
+	}
 	unlock, err := lockFile(filepath.Join(s.v.DataDir(), "sync.lock"))
 	if err != nil {
 		return rep, err

@@ -3,15 +3,18 @@ package fts
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 	"golang.org/x/text/unicode/norm"
@@ -56,6 +59,9 @@ type Index struct {
 	// vectorsBehind is true while some units may lack a vector (until an
 	// EmbedPending run finds none left).
 	vectorsBehind atomic.Bool
+	// readOnly says why the index was opened read-only (openReadOnly);
+	// "" when it can be written.
+	readOnly string
 }
 
 // NotifyChanged tells a long-running process that the index may have new
@@ -84,26 +90,150 @@ type fileRow struct {
 // the schema. It does not scan the vault; the first Refresh, Search or Load does.
 func Open(ctx context.Context, v *vault.Vault) (*Index, error) {
 	if err := os.MkdirAll(v.DataDir(), 0o755); err != nil {
+		if cannotWrite(err) {
+			return openReadOnly(ctx, v, v.IndexPath(), err)
+		}
 		return nil, fmt.Errorf("create %s: %w", v.DataDir(), err)
 	}
 	return OpenFile(ctx, v, v.IndexPath())
 }
 
-// OpenFile is Open with an explicit database path. An index written by
-// another index format (or one whose schema does not migrate) is derived data:
-// it is deleted and created anew, and the next Refresh rebuilds it.
+// OpenFile is Open with an explicit database path. The index is derived
+// data, so an index lore cannot use is never a dead end:
+//
+//   - one written by another index format (or whose schema does not
+//     migrate) is deleted and created anew;
+//   - a damaged one (not a database, cut short, or failing as corrupt
+//     while it opens) is set aside as index.db.damaged and created anew;
+//
+// and the next Refresh rebuilds it from the vault. One that cannot be
+// written (a read-only file system, a full disk) is opened read-only
+// instead, so reads go on: ReadOnly says why, and refreshes record
+// nothing.
 func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error) {
-	ix, err := openFile(ctx, v, dbPath)
-	if err == nil || !errors.Is(err, errStaleFormat) {
-		return ix, err
+	err := checkFile(dbPath)
+	var ix *Index
+	if err == nil {
+		ix, err = openFile(ctx, v, dbPath)
 	}
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(dbPath + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+	switch {
+	case err == nil:
+		return ix, nil
+	case errors.Is(err, errStaleFormat):
+		if err := removeIndexFile(dbPath); err != nil {
 			return nil, fmt.Errorf("remove stale index %s: %w", dbPath, err)
 		}
+	case damaged(err):
+		if err := setAside(dbPath); err != nil {
+			return nil, fmt.Errorf("the index %s is damaged and could not be set aside: %w", dbPath, err)
+		}
+	case cannotWrite(err):
+		return openReadOnly(ctx, v, dbPath, err)
+	default:
+		return nil, err
 	}
 	return openFile(ctx, v, dbPath)
 }
+
+func removeIndexFile(dbPath string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(dbPath + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// setAside moves a damaged index (and its WAL) to index.db.damaged, where a
+// person can look at it, replacing one set aside before.
+func setAside(dbPath string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Rename(dbPath+suffix, dbPath+".damaged"+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// errDamaged: the index file is not a database lore can read.
+var errDamaged = errors.New("the index file is damaged")
+
+// damaged reports whether err says the index file is damaged.
+func damaged(err error) bool {
+	var se sqlite3.Error
+	return errors.Is(err, errDamaged) || errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB) ||
+		strings.Contains(err.Error(), "the index is damaged")
+}
+
+// cannotWrite reports whether err says the index's folder or file cannot
+// be written: a read-only file system, a full disk, no permission.
+func cannotWrite(err error) bool {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrFull, sqlite3.ErrPerm, sqlite3.ErrIoErr:
+			return true
+		}
+	}
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
+}
+
+// checkFile finds, without SQLite, an index file that cannot be a whole
+// database: bytes that are not SQLite's (overwritten with garbage), or a
+// file shorter than its header says with no WAL to make up the rest (cut
+// short). An empty or missing file is fine (it is created).
+func checkFile(dbPath string) error {
+	f, err := os.Open(dbPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return nil
+	}
+	var h [100]byte
+	if n, _ := io.ReadFull(f, h[:]); n < len(h) || string(h[:16]) != "SQLite format 3\x00" {
+		return errDamaged
+	}
+	pageSize := int64(binary.BigEndian.Uint16(h[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	pages := int64(binary.BigEndian.Uint32(h[28:32]))
+	valid := binary.BigEndian.Uint32(h[24:28]) == binary.BigEndian.Uint32(h[92:96])
+	if wal, err := os.Stat(dbPath + "-wal"); err == nil && wal.Size() > 0 {
+		return nil // the WAL may hold what the file does not yet
+	}
+	if valid && pages > 0 && st.Size() < pages*pageSize {
+		return errDamaged
+	}
+	return nil
+}
+
+// openReadOnly opens an index that cannot be written, for reading only
+// (SQLite's immutable mode: no lock or WAL file is made). why is the write
+// error that made it so.
+func openReadOnly(ctx context.Context, v *vault.Vault, dbPath string, why error) (*Index, error) {
+	if st, err := os.Stat(dbPath); err != nil || st.Size() == 0 {
+		return nil, fmt.Errorf("index %s cannot be created (%v), and there is none to read", dbPath, why)
+	}
+	dsn := "file:" + dbPath + "?mode=ro&immutable=1&_foreign_keys=on&_cache_size=-16384"
+	mmap := new(atomic.Bool)
+	db := sql.OpenDB(&connector{dsn: dsn, mmap: mmap})
+	db.SetMaxIdleConns(3)
+	var have string
+	if err := db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='format'").Scan(&have); err != nil || have != IndexFormat {
+		db.Close()
+		return nil, fmt.Errorf("index %s cannot be written (%v), and it cannot be read as this lore's index either", dbPath, why)
+	}
+	ix := &Index{v: v, db: db, gate: newGate(dbPath + "-writer"), mmap: mmap, changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db),
+		readOnly: fmt.Sprintf("the index cannot be written (%v): lore reads it as it is, so edits since it was last written are not seen, and nothing lore stores or records is kept", why)}
+	return ix, nil
+}
+
+// ReadOnly says why the index was opened read-only ("" when it was not).
+func (ix *Index) ReadOnly() string { return ix.readOnly }
 
 var errStaleFormat = errors.New("index of another format")
 
@@ -193,6 +323,9 @@ func (ix *Index) Vault() *vault.Vault { return ix.v }
 // first once made load and update answer "not found" and let a create take
 // an existing path while a rebuild ran).
 func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) (RefreshStats, error) {
+	if ix.readOnly != "" {
+		return RefreshStats{ReadOnly: ix.readOnly}, vault.Errorf(vault.CodeInternal, "the index cannot be rebuilt: %s", ix.readOnly)
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	defer func() { ix.memos = nil }() // as in Refresh
@@ -401,6 +534,7 @@ type RefreshStats struct {
 	Skipped   int // files refused (binary, too large, unreadable)
 	Problems  []vault.Problem
 	Unchanged bool
+	ReadOnly  string // why nothing could be recorded (Index.ReadOnly)
 }
 
 // change is one file's pending update.
@@ -444,6 +578,9 @@ const ftsAutomerge = 4
 // changed it costs one directory walk and one small query. progress, if not
 // nil, is called as files are indexed.
 func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (RefreshStats, error) {
+	if ix.readOnly != "" {
+		return RefreshStats{Unchanged: true, ReadOnly: ix.readOnly}, nil
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	// The preparing workers' memos serve one refresh: a long-running

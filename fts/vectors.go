@@ -101,8 +101,8 @@ const embedBatch = 64
 // the error (naming the model or endpoint); what was stored so far stays
 // consistent. progress, if not nil, is called after each batch.
 func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int)) (int, error) {
-	if ix.emb == nil {
-		return 0, nil
+	if ix.emb == nil || ix.readOnly != "" {
+		return 0, nil // nothing to embed, or nowhere to keep it
 	}
 	if _, err := ix.execWrite(ctx, `DELETE FROM unit_vec WHERE rowid IN
 		(SELECT vec_rowid FROM embeddings WHERE embed_hash NOT IN (SELECT embed_hash FROM units))`); err != nil {

@@ -86,7 +86,8 @@ func New(ix Memory, st *drafts.Store, project, profile, version string, opt ...O
 	if s.opt.Log == nil {
 		s.opt.Log = os.Stderr
 	}
-	s.off = offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"))
+	maxBytes, maxNodes := ix.Vault().Config.OffloadLimits()
+	s.off = offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"), maxBytes, maxNodes)
 	s.journal = journal.New(ix, st, project)
 	guide := ix.Vault().Config.Guidelines
 	var tools []tool

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/lore-memory/lore/internal/lazyre"
 	"github.com/lore-memory/lore/vault"
@@ -21,11 +23,22 @@ const MaxText = 8 << 20
 // MinLines: text of this many lines or fewer is not offloaded.
 const MinLines = 30
 
-// Store keeps offloaded text in one folder.
-type Store struct{ dir string }
+// Store keeps offloaded text in one folder, within bounds: at most
+// maxBytes in all and maxNodes logs. An agent that offloads again and
+// again once filled a 48 MiB file system, and then other agents' reads
+// failed; past a bound, the oldest logs are collected first, as gc folds
+// the oldest turns first.
+type Store struct {
+	dir      string
+	maxBytes int64
+	maxNodes int
+}
 
-// NewStore returns the store in dir (created on first write).
-func NewStore(dir string) *Store { return &Store{dir: dir} }
+// NewStore returns the store in dir (created on first write), bounded to
+// maxBytes and maxNodes (vault.Config.OffloadLimits).
+func NewStore(dir string, maxBytes int64, maxNodes int) *Store {
+	return &Store{dir: dir, maxBytes: maxBytes, maxNodes: maxNodes}
+}
 
 // validNodeID reports whether id is `node_` and 8 to 64 lowercase hex
 // digits. (A regexp with {8,64} built 200 KB of program at package init.)
@@ -62,11 +75,16 @@ func (s *Store) Put(text string) (string, error) {
 		have, err := os.ReadFile(p)
 		if err == nil {
 			if bytes.Equal(have, []byte(text)) {
+				now := time.Now()
+				os.Chtimes(p, now, now) // used again: the last to be collected
 				return id, nil
 			}
 			continue // a different text with the same short id
 		}
 		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		if err := s.makeRoom(int64(len(text))); err != nil {
 			return "", err
 		}
 		if err := vault.WriteFileAtomic(p, []byte(text)); err != nil {
@@ -75,6 +93,45 @@ func (s *Store) Put(text string) (string, error) {
 		return id, nil
 	}
 	return "", fmt.Errorf("cannot store node %s", full)
+}
+
+// makeRoom deletes the oldest logs until one of size more fits within the
+// store's bounds; a log larger than the whole bound is refused.
+func (s *Store) makeRoom(size int64) error {
+	if s.maxBytes > 0 && size > s.maxBytes {
+		return vault.Errorf(vault.CodeInvalid, "the log is %.1f MiB, more than the %d MiB this vault keeps of offloaded logs (offload.max_mb in lore.yaml)", float64(size)/(1<<20), s.maxBytes>>20)
+	}
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	type node struct {
+		name string
+		size int64
+		mod  int64
+	}
+	var nodes []node
+	var total int64
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".log") || !validNodeID(strings.TrimSuffix(e.Name(), ".log")) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		nodes = append(nodes, node{e.Name(), info.Size(), info.ModTime().UnixNano()})
+		total += info.Size()
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].mod < nodes[j].mod })
+	for len(nodes) > 0 && ((s.maxBytes > 0 && total+size > s.maxBytes) || (s.maxNodes > 0 && len(nodes)+1 > s.maxNodes)) {
+		if err := os.Remove(filepath.Join(s.dir, nodes[0].name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		total -= nodes[0].size
+		nodes = nodes[1:]
+	}
+	return nil
 }
 
 // Get returns the text of a node.

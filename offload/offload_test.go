@@ -2,11 +2,13 @@ package offload
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/internal/golden"
+	"github.com/lore-memory/lore/vault"
 )
 
 func TestOffloadGolden(t *testing.T) {
@@ -14,7 +16,7 @@ func TestOffloadGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewStore(t.TempDir())
+	s := NewStore(t.TempDir(), 0, 0)
 	o, err := s.Offload(string(log), "build-7")
 	if err != nil {
 		t.Fatal(err)
@@ -59,10 +61,62 @@ func TestGCGolden(t *testing.T) {
 		{"role": "tool", "tool_output": dump, "tool": "bash"},
 		{"role": "assistant", "content": "the server is down"},
 	}})
-	res, err := NewStore(t.TempDir()).GC(string(tr), GCOptions{HotWindow: 1, ContextWindow: 1000})
+	res, err := NewStore(t.TempDir(), 0, 0).GC(string(tr), GCOptions{HotWindow: 1, ContextWindow: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, _ := json.MarshalIndent(res, "", "  ")
 	golden.Check(t, "gc.json", string(out)+"\n")
+}
+
+// TestAttack_OffloadIsBounded: an agent calling offload_context again and
+// again filled a 48 MiB file system (7 logs of ~8 MiB and 6 smaller ones),
+// and other agents' reads then failed. The store keeps at most its bytes
+// and its count of logs, collecting the oldest first; a log larger than
+// the whole bound is refused.
+func TestAttack_OffloadIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStore(dir, 1<<20, 4)
+	log := func(i, kb int) string {
+		var b strings.Builder
+		for b.Len() < kb<<10 {
+			fmt.Fprintf(&b, "log %d line %d: error building package\n", i, b.Len())
+		}
+		return b.String()
+	}
+	var ids []string
+	for i := 0; i < 8; i++ {
+		res, err := s.Offload(log(i, 300), "")
+		if err != nil {
+			t.Fatalf("offload %d: %v", i, err)
+		}
+		ids = append(ids, res.NodeID)
+		var total int64
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			info, _ := e.Info()
+			total += info.Size()
+		}
+		if total > 1<<20 || len(ents) > 4 {
+			t.Fatalf("after %d logs the store holds %d bytes in %d files; bounds 1 MiB, 4 logs", i+1, total, len(ents))
+		}
+	}
+	if _, err := s.Get(ids[len(ids)-1]); err != nil {
+		t.Errorf("the newest log was collected: %v", err)
+	}
+	if _, err := s.Get(ids[0]); vault.ErrorCode(err) != vault.CodeNotFound {
+		t.Errorf("the oldest log is still kept: %v", err)
+	}
+	if _, err := s.Offload(log(99, 1100), ""); vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), "offload.max_mb") {
+		t.Errorf("a log larger than the bound: %v; want invalid_input naming offload.max_mb", err)
+	}
+	few := NewStore(t.TempDir(), 0, 2)
+	for i := 0; i < 5; i++ {
+		if _, err := few.Offload(log(i, 8), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ents, _ := os.ReadDir(few.dir); len(ents) != 2 {
+		t.Errorf("max_nodes 2: %d logs kept", len(ents))
+	}
 }

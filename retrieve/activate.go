@@ -98,7 +98,9 @@ func (p *Pipeline) Activate(ctx context.Context, req vault.ActivateRequest) (*va
 		Removed: act.Removed, TimingsUS: timings, TotalUS: total, Limits: req.Limits,
 	}, start)
 	if err != nil {
-		return nil, err
+		// A run is a diagnostic record: the activation is answered without
+		// one when the index cannot keep it (a read-only or full disk).
+		return act, nil
 	}
 	act.RunID = runID
 	return act, nil

@@ -88,7 +88,11 @@ func (p *Pipeline) loadStateKey() ([]byte, error) {
 	// winner's complete key — never a half-written one.
 	tmp, err := os.CreateTemp(dir, ".state.key-*")
 	if err != nil {
-		return nil, err
+		// A vault whose git directory cannot be written (read-only, full)
+		// and has no key yet: this process signs with a key of its own,
+		// so its states verify within it (others answer
+		// invalid_activation_state, and their agents start over).
+		return key, nil
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(key); err != nil {
@@ -188,7 +192,10 @@ func (p *Pipeline) saveState(ctx context.Context, key []byte, entries []stateEnt
 	sum := sha256.Sum256(append(vaultTag(key), blob...))
 	id := sum[:stateIDBytes]
 	if err := p.rec.SaveState(ctx, id, blob, p.clock(), StateRetention); err != nil {
-		return "", err
+		// The index cannot keep it (a read-only or full disk): the token
+		// carries the entries itself, as the first format did, so the
+		// activation is still answered and its deltas still work.
+		return encodeState(key, entries), nil
 	}
 	return stateRef(key, id), nil
 }
@@ -228,7 +235,8 @@ func (p *Pipeline) loadState(ctx context.Context, key []byte, token string) ([]s
 }
 
 // encodeState signs entries into a first-format token (tests and the
-// fuzzer make them; lore writes stored states).
+// fuzzer make them; lore writes stored states, and this only when the index
+// cannot keep one).
 func encodeState(key []byte, entries []stateEntry) string {
 	var buf bytes.Buffer
 	buf.WriteByte(1)

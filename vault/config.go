@@ -49,6 +49,9 @@ type Config struct {
 	// decision → decisions, log → logs, concept and card → concepts, skill →
 	// skills; any other category is its own folder name).
 	Folders map[string]string `yaml:"folders"`
+	// Offload bounds the logs offload_context keeps for the vault (under
+	// the git directory's lore/offload/): the oldest are collected first.
+	Offload OffloadConfig `yaml:"offload"`
 	// CommitEdits: lore records a person's uncommitted edits to notes as
 	// their own commit on the org ref before it merges Drafts, and on
 	// `lore commit` (default true). false: people commit themselves, and a
@@ -58,6 +61,30 @@ type Config struct {
 
 // CommitsEdits reports whether lore commits a person's pending edits.
 func (c Config) CommitsEdits() bool { return c.CommitEdits == nil || *c.CommitEdits }
+
+// OffloadConfig bounds the offloaded logs of a vault; zero is the default.
+type OffloadConfig struct {
+	MaxMB    int `yaml:"max_mb"`    // all logs together (default 256)
+	MaxNodes int `yaml:"max_nodes"` // how many logs (default 1000)
+}
+
+// Defaults of OffloadConfig.
+const (
+	DefaultOffloadMB    = 256
+	DefaultOffloadNodes = 1000
+)
+
+// OffloadLimits returns the offloaded logs' bounds: bytes and count.
+func (c Config) OffloadLimits() (maxBytes int64, maxNodes int) {
+	mb, n := c.Offload.MaxMB, c.Offload.MaxNodes
+	if mb <= 0 {
+		mb = DefaultOffloadMB
+	}
+	if n <= 0 {
+		n = DefaultOffloadNodes
+	}
+	return int64(mb) << 20, n
+}
 
 // JournalConfig configures the journal profile.
 type JournalConfig struct {
@@ -273,6 +300,9 @@ func ParseConfig(data []byte) (Config, error) {
 	case "", "score", "rrf":
 	default:
 		return Config{}, Errorf(CodeConfig, "%s: retrieval.fusion: %q is not one of score, rrf", ConfigFile, cfg.Retrieval.Fusion)
+	}
+	if cfg.Offload.MaxMB < 0 || cfg.Offload.MaxNodes < 0 {
+		return Config{}, Errorf(CodeConfig, "%s: offload: max_mb and max_nodes are positive (0 or absent: the defaults, %d MB and %d logs)", ConfigFile, DefaultOffloadMB, DefaultOffloadNodes)
 	}
 	switch cfg.Embedding.Provider {
 	case "", "builtin", "none", "openai", "ollama":

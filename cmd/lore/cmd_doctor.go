@@ -48,6 +48,12 @@ Example: lore doctor`)
 	}
 	fmt.Fprintf(e.stdout, "index:      %s (%.1f MB)\n", v.IndexPath(), float64(st.DBBytes)/1e6)
 	fmt.Fprintf(e.stdout, "            %d resources, %d units, %d links, %d files skipped\n", st.Resources, st.Units, st.Links, st.Skipped)
+	if why := ix.ReadOnly(); why != "" {
+		fmt.Fprintf(e.stdout, "            read-only: %s\n", why)
+	}
+	if _, err := os.Stat(v.IndexPath() + ".damaged"); err == nil {
+		fmt.Fprintf(e.stdout, "            a damaged index was set aside as %s.damaged and built anew (you may delete it)\n", v.IndexPath())
+	}
 	if err := printVectors(ctx, e, ix); err != nil {
 		return err
 	}

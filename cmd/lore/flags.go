@@ -118,6 +118,9 @@ func (e *env) openIndex(ctx context.Context) (*retrieve.Memory, vault.Binding, e
 	if err != nil {
 		return nil, b, err
 	}
+	if why := ix.ReadOnly(); why != "" {
+		fmt.Fprintln(e.stderr, "lore: note:", why)
+	}
 	e.store = st
 	return ix, b, nil
 }
