@@ -90,26 +90,65 @@ func New(ix Memory, st *drafts.Store, project, profile, version string, opt ...O
 	s.off = offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"), maxBytes, maxNodes)
 	s.journal = journal.New(ix, st, project)
 	guide := ix.Vault().Config.Guidelines
-	var tools []tool
+	tools, err := s.toolsOf(profile, guide)
+	if err != nil {
+		return nil, err
+	}
+	s.serve(version, instructionsFor(profile, guide), tools)
+	return s, nil
+}
+
+// toolsOf returns the tools of a profile.
+func (s *Server) toolsOf(profile, guide string) ([]tool, error) {
 	switch profile {
 	case "memory":
-		tools = []tool{{memoryTool(guide), s.memory}}
+		return []tool{{memoryTool(guide), s.memory}}, nil
 	case "vault", "sidecar":
-		tools = s.vaultTools(profile == "sidecar")
+		return s.vaultTools(profile == "sidecar"), nil
 	case "journal":
-		tools = s.journalTools()
-	default:
-		return nil, vault.Errorf(vault.CodeInvalid, "unknown profile %q; profiles: %s", profile, strings.Join(Profiles, ", "))
+		return s.journalTools(), nil
 	}
+	return nil, vault.Errorf(vault.CodeInvalid, "unknown profile %q; profiles: %s", profile, strings.Join(Profiles, ", "))
+}
+
+// serve makes the MCP server of the tools.
+func (s *Server) serve(version, instructions string, tools []tool) {
 	s.srv = server.NewMCPServer("lore", version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
-		server.WithInstructions(instructionsFor(profile, guide)),
+		server.WithInstructions(instructions),
 	)
 	for _, t := range tools {
 		s.tools = append(s.tools, t.def)
 		s.srv.AddTool(t.def, s.handle(t.call))
 	}
+}
+
+// NewUnavailable is a server of a profile's tools for a workspace lore
+// cannot serve (not bound to a vault, a bad lore.yaml): it answers
+// initialize and tools/list as always, so the agent connects, and every
+// call with why (the error's code and message, which say the command to
+// run) as a tool error, which the agent shows the person. Exiting instead
+// left only "Connection closed" in the agent's UI.
+func NewUnavailable(profile, version string, why error, opt ...Options) (*Server, error) {
+	if profile == "" {
+		profile = "memory"
+	}
+	s := &Server{profile: profile}
+	if len(opt) > 0 {
+		s.opt = opt[0]
+	}
+	if s.opt.Log == nil {
+		s.opt.Log = os.Stderr
+	}
+	tools, err := s.toolsOf(profile, "LORE.md")
+	if err != nil {
+		return nil, err
+	}
+	for i := range tools {
+		tools[i].call = func(context.Context, []byte) (any, error) { return nil, why }
+	}
+	s.serve(version, "lore cannot serve memory here yet: "+vault.Message(why), tools)
 	return s, nil
 }
 

@@ -48,7 +48,7 @@ func BindingsPath() (string, error) {
 // ResolveBinding finds the binding for cwd: LORE_VAULT/LORE_PROJECT from
 // getenv, else the binding the person made with `lore bind` (the longest
 // matching workspace in the bindings file), else a .lore.yaml in cwd or a
-// parent. A .lore.yaml that disagrees with the person's binding is refused
+// parent, else the vault cwd is in (vaultFolder), with no project. A .lore.yaml that disagrees with the person's binding is refused
 // with an error naming both: a file in the workspace (an agent can write
 // one, a pull can bring one) never re-binds what the person bound. No
 // binding is a CodeUnbound error that says how to make one.
@@ -87,7 +87,30 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 	if found {
 		return CheckProject(file)
 	}
+	if dir, ok := vaultFolder(cwd); ok {
+		return Binding{Vault: dir, Source: filepath.Join(dir, ConfigFile)}, nil
+	}
 	return Binding{}, Errorf(CodeUnbound, "%s is not bound to a vault: run `lore bind --vault DIR --project NAME` here, add a %s with `vault:` and `project:`, or set LORE_VAULT and LORE_PROJECT", cwd, WorkspaceFile)
+}
+
+// vaultFolder finds the vault cwd is in: the nearest folder, cwd or a
+// parent inside the same git repository, that holds lore.yaml. A person who
+// types lore in their notes folder means that vault, with no project: its
+// published memory, and every project's Drafts to review.
+func vaultFolder(cwd string) (string, bool) {
+	for d := cwd; ; {
+		if st, err := os.Stat(filepath.Join(d, ConfigFile)); err == nil && st.Mode().IsRegular() {
+			return d, true
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return "", false // the repository's root: a lore.yaml above it is another repository's
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
 }
 
 // workspaceBinding reads the .lore.yaml nearest cwd (in it or a parent).

@@ -59,6 +59,18 @@ Register it with your agent: lore mcp config --client claude`)
 	}
 	ix, b, err := e.openIndexWithModels(ctx)
 	if err != nil {
+		switch vault.ErrorCode(err) {
+		case vault.CodeUnbound, vault.CodeNotVault, vault.CodeConfig:
+			if *httpAddr == "" {
+				// The agent connects, and each call says what to run.
+				fmt.Fprintln(e.stderr, "lore mcp:", err)
+				srv, serr := mcp.NewUnavailable(*profile, version, err, mcp.Options{Log: e.stderr})
+				if serr != nil {
+					return serr
+				}
+				return srv.Serve(ctx, e.stdin, e.stdout, e.stderr)
+			}
+		}
 		return err
 	}
 	defer e.closeIndex(ix)
