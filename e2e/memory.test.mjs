@@ -239,14 +239,23 @@ test("protocol: versions, discover, ids, parse errors, stdout, exit on EOF", asy
   assert.ok(p.lines.some((l) => JSON.parse(l).error?.code === -32700), "the bad line got a parse error");
 });
 
+// In an unbound folder the agent still connects (it once saw only
+// "Connection closed"): tools/list answers, and each call is the spec's
+// explicit failure, a tool error naming unbound_workspace and what to run.
 test("no binding is an explicit failure that says how to bind", async () => {
   const dir = mkdtempSync(join(tmpdir(), "lore-unbound-"));
   try {
-    const p = raw(dir, { HOME: dir, XDG_CONFIG_HOME: dir });
-    p.proc.stdin.end();
-    assert.notEqual(await p.exited, 0);
-    assert.match(p.stderr(), /lore bind/);
-    assert.equal(p.lines.length, 0);
+    const c = await connect(dir, { HOME: dir, XDG_CONFIG_HOME: dir });
+    try {
+      const tools = await c.client.listTools();
+      assert.deepEqual(tools.tools.map((t) => t.name), ["memory"]);
+      const r = await memory(c.client, { op: { activate: { query: "how do we release" } } });
+      assert.equal(r.isError, true);
+      assert.equal(r.data.error.code, "unbound_workspace");
+      assert.match(r.data.error.message, /lore bind/);
+    } finally {
+      await c.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
