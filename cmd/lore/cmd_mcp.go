@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -172,9 +173,11 @@ func background(ctx context.Context, e *env, ix indexLike, st syncer) {
 func runMCPConfig(e *env, args []string) error {
 	fs := newFlags(e, "mcp config", "--client claude|codex|cursor [--http ADDR]", `Print what registers lore with an agent. Run it in the workspace you bound
 with lore bind (the server binds from its working directory). With --http
-ADDR, print the form for a server started with lore mcp --http ADDR, the
-bearer token included (it is made on first use and kept in
-.git/lore/mcp-http.token).`)
+ADDR, print the form for a server started with lore mcp --http ADDR: the
+bearer token (made on first use, kept in .git/lore/mcp-http.token) is
+never printed; each client reads it from the environment variable
+LORE_MCP_TOKEN, through its own mechanism, so it lands in no shell history
+and no file a team commits.`)
 	client := fs.String("client", "claude", "claude, codex or cursor")
 	httpAddr := fs.String("http", "", "the address lore mcp --http listens on (127.0.0.1:PORT)")
 	if _, err := e.parse(fs, args); err != nil {
@@ -189,13 +192,14 @@ bearer token included (it is made on first use and kept in
 			bin = self
 		}
 	}
+	js, _ := json.Marshal(bin)
 	switch *client {
 	case "claude":
-		fmt.Fprintf(e.stdout, "claude mcp add lore -- %s mcp\n\n# or, in .mcp.json:\n{\n  \"mcpServers\": {\n    \"lore\": {\"command\": %q, \"args\": [\"mcp\"]}\n  }\n}\n", bin, bin)
+		fmt.Fprintf(e.stdout, "claude mcp add lore -- %s mcp\n\n# or, in .mcp.json:\n{\n  \"mcpServers\": {\n    \"lore\": {\"type\": \"stdio\", \"command\": %s, \"args\": [\"mcp\"]}\n  }\n}\n", shellWord(bin), js)
 	case "codex":
-		fmt.Fprintf(e.stdout, "codex mcp add lore -- %s mcp\n\n# or, in ~/.codex/config.toml:\n[mcp_servers.lore]\ncommand = %q\nargs = [\"mcp\"]\n", bin, bin)
+		fmt.Fprintf(e.stdout, "codex mcp add lore -- %s mcp\n\n# or, in ~/.codex/config.toml:\n[mcp_servers.lore]\ncommand = %s\nargs = [\"mcp\"]\n", shellWord(bin), js)
 	case "cursor":
-		fmt.Fprintf(e.stdout, "# .cursor/mcp.json in the workspace (or ~/.cursor/mcp.json):\n{\n  \"mcpServers\": {\n    \"lore\": {\"command\": %q, \"args\": [\"mcp\"]}\n  }\n}\n", bin)
+		fmt.Fprintf(e.stdout, "# .cursor/mcp.json in the workspace (or ~/.cursor/mcp.json):\n{\n  \"mcpServers\": {\n    \"lore\": {\"command\": %s, \"args\": [\"mcp\"]}\n  }\n}\n", js)
 	default:
 		return usageError{fmt.Sprintf("unknown client %q: claude, codex or cursor", *client)}
 	}
@@ -203,7 +207,10 @@ bearer token included (it is made on first use and kept in
 }
 
 // printHTTPConfig prints the client configuration of an HTTP server of the
-// bound vault on addr.
+// bound vault on addr. Every URL is quoted (zsh, macOS's shell, reads an
+// unquoted ?project= as a glob and stops), and the token is named, never
+// printed: the client takes it from LORE_MCP_TOKEN by its own documented
+// mechanism (docs/CLIENTS.md has the pages).
 func printHTTPConfig(e *env, client, addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -218,25 +225,43 @@ func printHTTPConfig(e *env, client, addr string) error {
 		return err
 	}
 	defer v.Close()
-	tok, err := httpToken(v)
-	if err != nil {
+	if _, err := httpToken(v); err != nil {
 		return err
 	}
 	url := "http://" + net.JoinHostPort(host, port) + "/mcp"
 	if b.Project != "" {
 		url += "?project=" + b.Project
 	}
+	ju, _ := json.Marshal(url)
+	tokenFile := filepath.Join(v.DataDir(), httpTokenFile)
+	fmt.Fprintf(e.stdout, "# start the server once: lore mcp --http %s\n# the client reads the token from LORE_MCP_TOKEN; set it where the client starts:\nexport LORE_MCP_TOKEN=\"$(cat %s)\"\n\n", addr, shellWord(tokenFile))
 	switch client {
 	case "claude":
-		fmt.Fprintf(e.stdout, "# start the server once: lore mcp --http %s\nclaude mcp add --transport http lore %s --header \"Authorization: Bearer %s\"\n", addr, url, tok)
+		fmt.Fprintf(e.stdout, "claude mcp add --transport http lore %s --header 'Authorization: Bearer ${LORE_MCP_TOKEN}'\n\n# or, in .mcp.json (Claude Code expands ${LORE_MCP_TOKEN} there):\n{\n  \"mcpServers\": {\n    \"lore\": {\"type\": \"http\", \"url\": %s, \"headers\": {\"Authorization\": \"Bearer ${LORE_MCP_TOKEN}\"}}\n  }\n}\n", shellWord(url), ju)
 	case "codex":
-		fmt.Fprintf(e.stdout, "# start the server once: lore mcp --http %s\n# in ~/.codex/config.toml, with LORE_MCP_TOKEN=%s in Codex's environment:\n[mcp_servers.lore]\nurl = %q\nbearer_token_env_var = \"LORE_MCP_TOKEN\"\n", addr, tok, url)
+		fmt.Fprintf(e.stdout, "codex mcp add lore --url %s --bearer-token-env-var LORE_MCP_TOKEN\n\n# or, in ~/.codex/config.toml:\n[mcp_servers.lore]\nurl = %s\nbearer_token_env_var = \"LORE_MCP_TOKEN\"\n", shellWord(url), ju)
 	case "cursor":
-		fmt.Fprintf(e.stdout, "# start the server once: lore mcp --http %s\n# .cursor/mcp.json in the workspace (or ~/.cursor/mcp.json):\n{\n  \"mcpServers\": {\n    \"lore\": {\"url\": %q, \"headers\": {\"Authorization\": \"Bearer %s\"}}\n  }\n}\n", addr, url, tok)
+		fmt.Fprintf(e.stdout, "# .cursor/mcp.json in the workspace (or ~/.cursor/mcp.json; Cursor expands ${env:LORE_MCP_TOKEN}):\n{\n  \"mcpServers\": {\n    \"lore\": {\"url\": %s, \"headers\": {\"Authorization\": \"Bearer ${env:LORE_MCP_TOKEN}\"}}\n  }\n}\n", ju)
 	default:
 		return usageError{fmt.Sprintf("unknown client %q: claude, codex or cursor", client)}
 	}
 	return nil
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but plain
+// path characters (a URL's ? and &, a space in a path).
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@,=", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func sameFile(a, b string) bool {
