@@ -49,12 +49,12 @@ func DefaultWeights() Weights {
 	return Weights{Path: weightPath, Title: weightTitle, Meta: weightMeta, Heading: weightHeading, Body: weightBody}
 }
 
-const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens, u.uid, u.start_byte, u.end_byte, r.rid, r.draft`
+const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens, u.uid, u.start_byte, u.end_byte, u.start_line, r.rid, r.draft`
 
 func scanHit(rows *sql.Rows, extra ...any) (Unit, error) {
 	var h Unit
 	var hp, project string
-	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens, &h.UID, &h.Start, &h.End, &h.RID, &h.DraftID}, extra...)
+	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens, &h.UID, &h.Start, &h.End, &h.Line, &h.RID, &h.DraftID}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return h, err
 	}

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,6 +62,9 @@ func checkUnits(t testing.TB, name string, data []byte, r *Resource) {
 		}
 		if u.Tokens != EstimateTokens(u.Content) || u.ContentHash != HashBytes([]byte(u.Content)) {
 			t.Fatalf("%s: unit %s: tokens %d, hash %s do not describe its content", name, u.Key, u.Tokens, u.ContentHash)
+		}
+		if want := 1 + bytes.Count(data[:u.Start], []byte{'\n'}); u.Line != want {
+			t.Fatalf("%s: unit %s starts on line %d, not %d", name, u.Key, want, u.Line)
 		}
 		if u.Tokens > MaxUnitTokens {
 			t.Fatalf("%s: unit %s: %d tokens, more than %d", name, u.Key, u.Tokens, MaxUnitTokens)

@@ -39,6 +39,7 @@ type Hit struct {
 	Score       float64  `json:"score"`
 	Stage       string   `json:"stage"` // "exact" or "bm25"
 	Snippet     string   `json:"snippet"`
+	Line        int      `json:"line"` // the line of the file the section starts on
 	ContentHash string   `json:"content_hash"`
 	DraftID     string   `json:"draft_id,omitempty"` // the Draft this text comes from
 }

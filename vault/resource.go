@@ -67,6 +67,7 @@ type Unit struct {
 	Section     int // how many earlier sections share Slug
 	Chunk       int
 	Start, End  int // byte range in the file
+	Line        int // the line Start is on (1 is the first)
 	Content     string
 	ContentHash string
 	Tokens      int // estimated, see EstimateTokens

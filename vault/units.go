@@ -41,6 +41,12 @@ func unitKey(id, slug string, section, chunk int) string {
 func makeUnits(id string, data []byte, sections []section) []Unit {
 	var units []Unit
 	seen := map[string]int{}
+	line, at := 1, 0 // the line of byte at; units come in order
+	lineOf := func(i int) int {
+		line += bytes.Count(data[at:i], []byte{'\n'})
+		at = i
+		return line
+	}
 	for _, s := range sections {
 		slug := "_"
 		if len(s.headingPath) > 0 {
@@ -67,6 +73,7 @@ func makeUnits(id string, data []byte, sections []section) []Unit {
 				Chunk:       len(units) - first,
 				Start:       r.start,
 				End:         r.end,
+				Line:        lineOf(r.start),
 				Content:     string(data[r.start:r.end]),
 				ContentHash: HashBytes(data[r.start:r.end]),
 				Tokens:      r.tokens,

@@ -62,7 +62,7 @@ func printActivation(e *env, act *vault.Activation, asJSON bool) error {
 	// One write at the end instead of one a line: a fragment is many lines.
 	w := bufio.NewWriterSize(e.stdout, 32<<10)
 	for i, f := range act.Fragments {
-		fmt.Fprintf(w, "%d. [%s] %s › %s\n   %s\n", i+1, f.Action, f.Path, strings.Join(f.HeadingPath, " › "), f.UnitKey)
+		fmt.Fprintf(w, "%d. [%s] %s\n   %s\n", i+1, f.Action, location(f.Path, f.HeadingPath), f.UnitKey)
 		if f.Content != "" {
 			for _, line := range strings.Split(strings.TrimRight(f.Content, "\n"), "\n") {
 				fmt.Fprintf(w, "   │ %s\n", line)
@@ -192,10 +192,7 @@ func printRun(e *env, rec []byte) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RANK\tOUTCOME\tSCORE\tEXACT\tBM25\tVECTOR\tTOKENS\tSECTION")
 	for _, c := range r.Candidates {
-		where := c.Path
-		if len(c.HeadingPath) > 0 {
-			where += " › " + strings.Join(c.HeadingPath, " › ")
-		}
+		where := location(c.Path, c.HeadingPath)
 		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\t%s\t%s\t%d\t%s\n", c.Rank, c.Outcome, c.Final, rank(c.ExactRank), rank(c.BM25Rank), rank(c.VectorRank), c.Tokens, where)
 	}
 	return tw.Flush()

@@ -201,7 +201,7 @@ func printSession(e *env, s activity.SessionPage) {
 				fmt.Fprintf(e.stdout, "    error: %s\n", act.Error)
 			}
 			for _, f := range act.Fragments {
-				fmt.Fprintf(e.stdout, "    [%s] %s › %s\n", deliveredLabel(f.Action), f.Path, strings.Join(f.HeadingPath, " › "))
+				fmt.Fprintf(e.stdout, "    [%s] %s\n", deliveredLabel(f.Action), location(f.Path, f.HeadingPath))
 			}
 		}
 	}

@@ -64,3 +64,13 @@ func readerIsTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+// location is where a section is, as lore prints it: the path, then its
+// heading path ("howto/release.md › Release › Before"); a note's intro,
+// which has no heading, is the path alone.
+func location(path string, headings []string) string {
+	if len(headings) == 0 {
+		return path
+	}
+	return path + " › " + strings.Join(headings, " › ")
+}
