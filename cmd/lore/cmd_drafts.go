@@ -200,8 +200,7 @@ Examples:
 	if len(pos) > 0 {
 		return usageError{fmt.Sprintf("unknown drafts subcommand %q: list, show, diff, merge or discard", pos[0])}
 	}
-	fs.Usage()
-	return usageError{"drafts needs a subcommand: list, show, diff, merge or discard"}
+	return draftsList(ctx, e, args) // lore drafts alone lists them, as git branch does
 }
 
 // draftIDs parses a subcommand that takes Draft ids and opens the store.
@@ -270,7 +269,7 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		if d.Merged {
 			status = "merged"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Project, last, p, len(d.Operations), status, d.Updated.Format("2006-01-02 15:04"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", drafts.ShortID(d.ID, ds), d.Project, last, p, len(d.Operations), status, d.Updated.Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
 }
@@ -448,8 +447,11 @@ prints the outbox without syncing.`)
 	defer e.closeIndex(ix)
 	st := e.store
 	var rep drafts.SyncReport
-	if *status {
+	if *status || !st.HasRemote(ctx) {
+		// No remote is nothing to do, not a binding error: the Drafts stay
+		// on this machine, and the line below says how to share them.
 		rep.Outbox, err = st.Outbox(ctx)
+		*status = true
 	} else {
 		rep, err = st.Sync(ctx)
 	}

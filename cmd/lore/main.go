@@ -149,6 +149,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	switch name {
 	case "help":
+		// lore help COMMAND is COMMAND's own help, as git help does.
+		if len(rest) > 0 {
+			for _, c := range commands() {
+				if c.name == rest[0] {
+					return exitCode(stderr, c.run(ctx, e, append(rest[1:], "-h")))
+				}
+			}
+			fmt.Fprintf(stderr, "lore: no command %q\n", rest[0])
+			usage(stderr)
+			return exitUsage
+		}
 		usage(stdout)
 		return exitOK
 	case "version":
