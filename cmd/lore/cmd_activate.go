@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -60,12 +61,20 @@ func printActivation(e *env, act *vault.Activation, asJSON bool) error {
 		return writeJSON(e.stdout, act)
 	}
 	// One write at the end instead of one a line: a fragment is many lines.
-	w := bufio.NewWriterSize(e.stdout, 32<<10)
+	// With colour, lore's codes go to the terminal itself and the vault's
+	// text is made visible here (as in lore search).
+	out, vis := e.stdout, func(s string) string { return s }
+	head := func(s string) string { return s }
+	if e.colour() {
+		out, vis = raw(e.stdout), termtext.Visible
+		head = func(s string) string { return "\x1b[1m" + s + "\x1b[0m" }
+	}
+	w := bufio.NewWriterSize(out, 32<<10)
 	for i, f := range act.Fragments {
-		fmt.Fprintf(w, "%d. [%s] %s\n   %s\n", i+1, f.Action, location(f.Path, f.HeadingPath), f.UnitKey)
+		fmt.Fprintf(w, "%d. [%s] %s\n   %s\n", i+1, f.Action, head(vis(location(f.Path, f.HeadingPath))), vis(f.UnitKey))
 		if f.Content != "" {
 			for _, line := range strings.Split(strings.TrimRight(f.Content, "\n"), "\n") {
-				fmt.Fprintf(w, "   │ %s\n", line)
+				fmt.Fprintf(w, "   │ %s\n", vis(line))
 			}
 		}
 	}

@@ -82,6 +82,20 @@ func TestAttack_TerminalOutputShowsEscapes(t *testing.T) {
 			}
 		}
 	}
+	// With colour on (no NO_COLOR), lore's own codes reach the terminal and
+	// the note's never do.
+	t.Setenv("NO_COLOR", "")
+	for _, args := range [][]string{{"drafts", "diff", res.DraftID}, {"search", "zebrafish"}, {"activate", "zebrafish"}} {
+		out := loreAtTerminal(t, args...)
+		if !strings.Contains(out, "\x1b[") {
+			t.Errorf("lore %s on a terminal is not coloured:\n%q", args[0], out)
+		}
+		for _, raw := range []string{"\x1b[2J", "\x1b[H", "\x1b]", "\x07", "\u009b"} {
+			if strings.Contains(out, raw) {
+				t.Errorf("lore %s with colour wrote the note's %q raw:\n%q", args[0], raw, out)
+			}
+		}
+	}
 }
 
 // openPTY opens a pseudo-terminal: the side a terminal emulator reads
