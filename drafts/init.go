@@ -22,6 +22,12 @@ type InitResult struct {
 	Root        string
 	CreatedRepo bool
 	Wrote       []string // files Init created (never an existing one)
+	// Ignore is what a .gitignore that was there already lacks of
+	// Obsidian's per-device files (Init does not edit a person's file).
+	Ignore []string
+	// NoIdentity: git has no user.name and user.email here, so lore
+	// commits as "lore <lore@localhost>" until they are set.
+	NoIdentity bool
 	OrgRef      string   // the adopted repository's branch, when it is not main
 	Committed   int      // files in the initial commit (0 when the repo existed)
 	Notes       int      // memory files found
@@ -76,10 +82,18 @@ func Init(dir string, ownRepo bool, now func() time.Time) (InitResult, error) {
 			}
 		}
 	}
-	for _, f := range []struct{ name, body string }{
+	files := []struct{ name, body string }{
 		{vault.ConfigFile, config},
-		{"LORE.md", vault.GuidelinesTemplate},
-	} {
+		{"LORE.md", vault.Guidelines(topFolders(abs))},
+	}
+	if st, err := os.Stat(filepath.Join(abs, ".obsidian")); err == nil && st.IsDir() {
+		if have, err := os.ReadFile(filepath.Join(abs, ".gitignore")); err == nil {
+			res.Ignore = missingLines(string(have), obsidianIgnores)
+		} else {
+			files = append(files, struct{ name, body string }{".gitignore", obsidianGitignore})
+		}
+	}
+	for _, f := range files {
 		p := filepath.Join(abs, f.name)
 		if _, err := os.Lstat(p); err == nil {
 			continue
@@ -96,11 +110,14 @@ func Init(dir string, ownRepo bool, now func() time.Time) (InitResult, error) {
 		return res, err
 	}
 	defer v.Close()
-	files, _, err := v.Scan()
+	notes, _, err := v.Scan()
 	if err != nil {
 		return res, err
 	}
-	res.Notes = len(files)
+	res.Notes = len(notes)
+	if repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true}); err == nil {
+		res.NoIdentity = !HasIdentity(repo)
+	}
 	if res.CreatedRepo {
 		repo, err := git.PlainOpen(abs)
 		if err == nil {
@@ -140,10 +157,83 @@ func commitAll(dir string, repo *git.Repository, when time.Time) (int, error) {
 	return n, nil
 }
 
-// Signature is the author lore commits as: git's user.name and user.email
-// (repository, then global config), else "lore <lore@localhost>".
+// obsidianIgnores are Obsidian's per-device files: the open panes and the
+// local trash, which change on every device and are not memory.
+var obsidianIgnores = []string{".obsidian/workspace.json", ".obsidian/workspace-mobile.json", ".obsidian/workspaces.json", ".trash/"}
+
+const obsidianGitignore = "# Obsidian's per-device files (lore init wrote this file; edit it as you like)\n.obsidian/workspace.json\n.obsidian/workspace-mobile.json\n.obsidian/workspaces.json\n.trash/\n"
+
+// missingLines returns the lines of want that text does not have.
+func missingLines(text string, want []string) []string {
+	have := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	var out []string
+	for _, w := range want {
+		if !have[w] && !have["/"+w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// topFolders returns the vault's top-level folders that hold notes (not
+// dot-folders), with how many notes each holds, by name.
+func topFolders(root string) []vault.Folder {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []vault.Folder
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || e.Name() == "projects" {
+			continue
+		}
+		n := 0
+		filepath.WalkDir(filepath.Join(root, e.Name()), func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.EqualFold(filepath.Ext(d.Name()), ".md") {
+				n++
+			}
+			return nil
+		})
+		if n > 0 {
+			out = append(out, vault.Folder{Name: e.Name(), Notes: n})
+		}
+	}
+	return out
+}
+
+// HasIdentity reports whether git's configuration names the person lore
+// commits as (user.name and user.email, in the repository or globally).
+func HasIdentity(repo *git.Repository) bool {
+	if os.Getenv("GIT_AUTHOR_NAME") != "" && os.Getenv("GIT_AUTHOR_EMAIL") != "" {
+		return true
+	}
+	for _, scope := range []config.Scope{config.LocalScope, config.GlobalScope} {
+		if cfg, err := repo.ConfigScoped(scope); err == nil && cfg.User.Name != "" && cfg.User.Email != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Signature is the author lore commits as: GIT_AUTHOR_NAME and
+// GIT_AUTHOR_EMAIL, else git's user.name and user.email (repository, then
+// global config), else "lore <lore@localhost>" (lore init and doctor say
+// so, with the command that sets them).
 func Signature(repo *git.Repository, when time.Time) *object.Signature {
 	sig := &object.Signature{Name: "lore", Email: "lore@localhost", When: when}
+	if n, m := os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL"); n != "" && m != "" {
+		sig.Name, sig.Email = n, m // as git takes them
+		return sig
+	}
 	for _, scope := range []config.Scope{config.LocalScope, config.GlobalScope} {
 		cfg, err := repo.ConfigScoped(scope)
 		if err != nil {

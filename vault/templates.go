@@ -1,5 +1,10 @@
 package vault
 
+import (
+	"fmt"
+	"strings"
+)
+
 // ConfigTemplate is the lore.yaml that `lore init` writes when there is none.
 const ConfigTemplate = `# lore.yaml — settings of this memory vault. Every key is optional; unknown
 # keys are an error, so a typo never silently falls back to a default.
@@ -15,8 +20,31 @@ guidelines: LORE.md
 projects: {}
 `
 
-// GuidelinesTemplate is the LORE.md that ` + "`lore init`" + ` writes when there is none.
-const GuidelinesTemplate = `---
+// Folder is one top-level folder of a vault and how many notes it holds.
+type Folder struct {
+	Name  string
+	Notes int
+}
+
+// Guidelines returns the LORE.md that ` + "`lore init`" + ` writes when there is
+// none: its layout section names the folders the vault has (agents are told
+// to follow it, so it must not name folders that do not exist), or, for a
+// vault with none yet, the layout lore suggests.
+func Guidelines(folders []Folder) string {
+	var layout strings.Builder
+	if len(folders) == 0 {
+		layout.WriteString(suggestedLayout)
+	} else {
+		layout.WriteString("The notes live in these folders; put a new note in the folder of its kind,\nand ask before making a new folder.\n\n")
+		for _, f := range folders {
+			fmt.Fprintf(&layout, "- `%s/` — %d note(s)\n", f.Name, f.Notes)
+		}
+		layout.WriteString("- `projects/<name>/` — notes that only one project needs.\n")
+	}
+	return guidelinesHead + layout.String() + guidelinesTail
+}
+
+const guidelinesHead = `---
 title: Memory guidelines
 description: How this vault is laid out, and when and how agents may propose changes to it.
 ---
@@ -27,13 +55,17 @@ they propose a change to memory; people edit it like any other note.
 
 ## Layout
 
-- ` + "`decisions/`" + ` — architecture decision records (ADRs), one decision per note,
-  named ` + "`NNNN-short-title.md`" + `. A decision that replaces another says so with
-  ` + "`supersedes:`" + ` in its frontmatter, and the old one gets ` + "`status: superseded`" + `.
-- ` + "`howto/`" + ` — short, tested procedures: how to release, how to run the tests.
-- ` + "`incidents/`" + ` — what broke, why, and what changed so it does not happen again.
-- ` + "`projects/<name>/`" + ` — notes that only one project needs.
+`
 
+const suggestedLayout = "This vault has no folders yet. A layout that works:\n\n" +
+	"- `decisions/` — architecture decision records (ADRs), one decision per note,\n" +
+	"  named `NNNN-short-title.md`. A decision that replaces another says so with\n" +
+	"  `supersedes:` in its frontmatter, and the old one gets `status: superseded`.\n" +
+	"- `howto/` — short, tested procedures: how to release, how to run the tests.\n" +
+	"- `incidents/` — what broke, why, and what changed so it does not happen again.\n" +
+	"- `projects/<name>/` — notes that only one project needs.\n"
+
+const guidelinesTail = `
 ## Naming and writing
 
 - One topic per note, a title that says what it is about, and a one-line

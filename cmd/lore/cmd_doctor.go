@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/go-git/go-git/v5"
+
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/retrieve"
@@ -67,6 +69,9 @@ Example: lore doctor`)
 	}
 	st.Problems = append(st.Problems, storeProblems(ctx, e, v)...)
 	printPendingEdits(ctx, e, v)
+	if repo, err := git.PlainOpenWithOptions(v.Root, &git.PlainOpenOptions{DetectDotGit: true}); err == nil && !drafts.HasIdentity(repo) {
+		fmt.Fprintln(e.stdout, "identity:   git has no user.name and user.email, so lore commits your edits as \"lore <lore@localhost>\"; set them with git config --global user.name \"Your Name\" and git config --global user.email you@example.com")
+	}
 	if len(st.Problems) == 0 {
 		fmt.Fprintln(e.stdout, "problems:   none")
 		return nil

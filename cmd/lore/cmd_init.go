@@ -53,6 +53,12 @@ Example: lore init ~/notes`)
 		fmt.Fprintf(e.stdout, "Wrote %s\n", strings.Join(res.Wrote, ", "))
 	}
 	fmt.Fprintf(e.stdout, "%d notes found; no existing file was changed\n", res.Notes)
+	if len(res.Ignore) > 0 {
+		fmt.Fprintf(e.stdout, "Obsidian's per-device files change on every device; add them to your .gitignore (lore does not edit it):\n  %s\n", strings.Join(res.Ignore, "\n  "))
+	}
+	if res.NoIdentity {
+		fmt.Fprintln(e.stdout, "git does not know who you are, so lore commits your edits as \"lore <lore@localhost>\" until you say:\n  git config --global user.name \"Your Name\"\n  git config --global user.email you@example.com")
+	}
 	if res.CreatedRepo {
 		fmt.Fprintf(e.stdout, "Committed %d files as the first version of branch main\n", res.Committed)
 	}
