@@ -6,7 +6,7 @@ DEMO    := .demo/vault
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS := -X main.commit=$(COMMIT)
 
-.PHONY: build install test bench demo lint eval eval-demo fuzz clean model reliability
+.PHONY: build install test bench demo lint eval eval-demo fuzz clean model reliability screenshots
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/lore
@@ -26,6 +26,11 @@ test: build e2e/node_modules
 e2e/node_modules: e2e/package.json e2e/package-lock.json
 	cd e2e && npm ci
 	@touch e2e/node_modules
+
+# The web UI's pages as a person sees them, taken by the browser tests into
+# docs/screenshots (a test run takes none).
+screenshots: build e2e/node_modules
+	cd e2e && LORE_SCREENSHOTS=../docs/screenshots node --test web.test.mjs
 
 # Go benchmarks of the hot paths, then whole-system figures on a generated vault.
 bench: build model e2e/node_modules

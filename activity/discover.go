@@ -637,3 +637,25 @@ func frameLen(b []byte) (int, error) {
 	}
 	return pos, nil
 }
+
+// Mentions reports whether a session's log holds text (a Draft's id in a
+// store call's result, say): the file itself, or, for DSH, its records.
+func Mentions(s Summary, text string) bool {
+	data, err := os.ReadFile(s.File)
+	if err != nil {
+		return false
+	}
+	if bytes.Contains(data, []byte(text)) {
+		return true
+	}
+	if s.Host != "dsh" {
+		return false
+	}
+	recs, _, _ := decodeDSH(data, 0)
+	for _, r := range recs {
+		if b, err := json.Marshal(r.m); err == nil && bytes.Contains(b, []byte(text)) {
+			return true
+		}
+	}
+	return false
+}

@@ -22,14 +22,25 @@ before(async () => {
   const first = act.fragments[0];
   draftId = JSON.parse(lore("store", "create", "--json", "--path", "howto/web-ui.md", "--body", "# Web UI\n\nMerged from the page.\n")).draft_id;
   // A Codex rollout of this workspace that called lore's memory tool.
+  // A vault image a note shows, and a remote one it must not load.
+  writeFileSync(join(v.vault, "howto", "pic.png"), Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"));
+  writeFileSync(join(v.vault, "howto", "pictures.md"), "# Pictures\n\nA diagram: ![[pic.png]]\n\nA remote one: ![logo](https://example.invalid/logo.png)\n");
+  // A Codex rollout of this workspace that called lore's memory tool: an
+  // activate, and the store that made the Draft (so the Draft links here).
+  const now = Date.now();
+  const at = (s) => new Date(now - 60000 + s * 1000).toISOString();
   const dir = join(v.root, "codex", "sessions", "2026", "11", "30");
   mkdirSync(dir, { recursive: true });
   const lines = [
-    { timestamp: "2026-11-30T09:00:00Z", type: "session_meta", payload: { id: "web1", cwd: v.workspace, timestamp: "2026-11-30T09:00:00Z" } },
-    { timestamp: "2026-11-30T09:00:01Z", type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "Ship version 2.0" }] } },
-    { timestamp: "2026-11-30T09:00:02Z", type: "event_msg", payload: { type: "item_completed", item: { type: "McpToolCall", id: "c1", server: "lore", tool: "memory",
+    { timestamp: at(0), type: "session_meta", payload: { id: "web1", cwd: v.workspace, timestamp: at(0) } },
+    { timestamp: at(1), type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "Ship version 2.0" }] } },
+    { timestamp: at(2), type: "event_msg", payload: { type: "item_completed", item: { type: "McpToolCall", id: "c1", server: "lore", tool: "memory",
       arguments: { op: { activate: { query: "how do we ship a new release" } } },
       result: { structuredContent: { run_id: runId, fragments: [{ action: "add", unit_key: first.unit_key, path: first.path, heading_path: first.heading_path, content: first.content.slice(0, 40) + "…" }] } } } } },
+    { timestamp: at(3), type: "event_msg", payload: { type: "item_completed", item: { type: "McpToolCall", id: "c2", server: "lore", tool: "memory",
+      arguments: { op: { store: { create: { path: "howto/web-ui.md", body: "# Web UI" } } } },
+      result: { structuredContent: { draft_id: draftId, queued: true, sync_status: "queued" } } } } },
+    { timestamp: at(120), type: "event_msg", payload: { type: "agent_message", message: "done" } },
   ];
   writeFileSync(join(dir, "rollout-web1.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
   serve = spawn(LORE, ["serve", "--codex-home", join(v.root, "codex"), "--claude-home", join(v.root, "none"), "--dsh-home", join(v.root, "none")], { cwd: v.workspace, env });
@@ -65,14 +76,35 @@ after(async () => {
   v?.cleanup();
 });
 
+// shot saves a screenshot of a page's view for docs/ when LORE_SCREENSHOTS
+// names a folder (make screenshots does); a test run writes none.
+async function shot(page, name) {
+  const dir = process.env.LORE_SCREENSHOTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, name + ".png"), fullPage: false });
+}
+
+const pathOf = (page) => new URL(page.url()).pathname;
+
 test("activity: session, request, fragments, Retrieval Process, report, back", async (t) => {
   if (!needBrowser(t)) return;
-  const page = await browser.newPage();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
+  // The overview: the vault's name and the open Drafts.
+  await page.waitForFunction(() => document.querySelector("#detail").textContent.includes("open Draft"));
+  assert.match(await page.textContent("#detail h2"), /^vault$/);
+  assert.match(await page.textContent("#detail"), /1 open Draft waiting for your review/);
+  assert.equal((await page.textContent("#drafts-count")).trim(), "1");
+  assert.equal(pathOf(page), "/", "the token leaves the URL");
+  await shot(page, "overview");
+  await page.click("#projects a[data-project='']");
   await page.waitForSelector("#sessions li[data-token='codex:web1']");
+  assert.equal(pathOf(page), "/sessions");
   assert.match(await page.textContent("#sessions"), /codex\s*Ship version 2\.0/);
-  await page.click("#sessions li[data-token='codex:web1']");
+  await page.click("#sessions li[data-token='codex:web1'] a");
   await page.waitForSelector(".request");
+  assert.equal(pathOf(page), "/session/codex%3Aweb1", "a session has its own URL");
   assert.equal((await page.textContent(".request > .text")).trim(), "Ship version 2.0");
   assert.match(await page.textContent(".activation"), /memory\.activate how do we ship a new release ok · \d+\.\d ms/);
   // The cut preview is replaced by the run's stored copy, rendered as Markdown.
@@ -80,41 +112,69 @@ test("activity: session, request, fragments, Retrieval Process, report, back", a
   assert.ok(!fragment.includes("…"), "the full text from the run");
   assert.match(await page.textContent(".fragment .where"), /^sent · howto\/release\.md/);
   assert.ok((await page.textContent(".fragment .md")).length > 60);
+  await shot(page, "session");
   await page.click("button.process");
   await page.waitForSelector("table.candidates");
+  assert.equal(pathOf(page), "/run", "a run has its own URL");
   assert.ok(await page.isHidden("#list"), "the session list folds away");
   const rows = await page.$$("table.candidates tr");
   assert.ok(rows.length > 2);
   assert.match(await page.textContent("table.candidates"), /delivered:add/);
-  await page.fill("#expected", "howto/release.md");
+  // Report inaccurate names the section that should have come back.
+  await page.check("table.candidates tr:nth-child(3) input.expect");
   await page.fill("#note", "the checklist should come first");
   await page.click("#report button[type=submit]");
   await page.waitForFunction(() => document.querySelector("#case-result").textContent.includes("Saved evaluation case"));
+  assert.match(await page.textContent("#case-result"), /by section/);
   const cases = readFileSync(join(v.vault, ".git", "lore", "cases.jsonl"), "utf8");
   assert.match(cases, /"query":"how do we ship a new release"/);
   assert.match(cases, new RegExp(`"run_id":"${runId}"`));
-  await page.click("#back");
+  assert.match(cases, /"expected_sections":\["mem_[^"]+\/[^"]+\/\d+"\]/);
+  await shot(page, "run");
+  // Back is the browser's own.
+  await page.goBack();
   await page.waitForSelector(".request");
+  assert.equal(pathOf(page), "/session/codex%3Aweb1");
   assert.ok(await page.isVisible("#list"));
   assert.equal(await page.getAttribute("#sessions li.active", "data-token"), "codex:web1");
-  // lore eval --cases scores the vault on the case.
+  // lore eval --cases scores the vault on the case, by section.
   const out = execFileSync(LORE, ["eval", "--cases", "--mode", "lexical"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "" } }).toString();
   assert.match(out, /cases\s+1\n/);
-  assert.match(out, /Recall@20\s+1\.0000/);
+  await page.close();
 });
 
-test("memory: find a note from the search box, open it whole; a favicon", async (t) => {
+test("memory: find a note, open it rendered, follow a wikilink, go back; a favicon", async (t) => {
   if (!needBrowser(t)) return;
-  const page = await browser.newPage();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
   assert.match(await page.getAttribute("link[rel=icon]", "href"), /^data:image\/svg\+xml/);
   await page.fill("#q", "how do we ship a new release");
   await page.press("#q", "Enter");
   await page.waitForFunction(() => document.querySelector("#sessions").textContent.includes("howto/release.md"));
-  await page.click("#sessions li:first-child");
-  await page.waitForSelector("pre.note");
+  assert.equal(pathOf(page), "/search", "a search has its own URL");
+  assert.ok(!(await page.getAttribute("#nav-drafts", "class") || "").includes("active"), "Drafts is not highlighted while results show");
+  await shot(page, "search");
+  await page.click("#sessions li:first-child a");
+  await page.waitForSelector(".md.note h1");
+  assert.match(pathOf(page), /^\/note\//, "a note has its own URL");
   assert.match(await page.textContent("#detail"), /howto\/release\.md/);
-  assert.match(await page.textContent("pre.note"), /# How to release a new version/);
+  assert.match(await page.textContent(".md.note h1"), /How to release a new version/);
+  assert.ok(!(await page.textContent(".md.note")).includes("id: mem_"), "the frontmatter is not shown as text");
+  await shot(page, "note");
+  const before = page.url();
+  // A vault image is shown from the vault; a remote one is not loaded.
+  const pics = await browser.newPage();
+  await pics.goto(url.replace("/#", "/note/howto%2Fpictures.md#"));
+  await pics.waitForFunction(() => document.querySelector(".md.note img.attachment")?.src.startsWith("blob:"));
+  assert.match(await pics.textContent(".md.note"), /remote image not loaded: logo/);
+  await shot(pics, "note-images");
+  await pics.close();
+  await page.click(".md.note a.wikilink");
+  await page.waitForFunction((b) => location.href !== b && document.querySelector(".md.note h1"), before);
+  assert.match(await page.textContent("#detail h2"), /ADR 0003/);
+  await page.goBack();
+  await page.waitForFunction((b) => location.href === b, before);
+  await page.waitForFunction(() => /How to release/.test(document.querySelector(".md.note h1")?.textContent || ""));
   await page.close();
 });
 
@@ -129,7 +189,7 @@ test("an empty state that says how to get agent sessions there", async (t) => {
       setTimeout(() => reject(new Error("lore serve printed no URL: " + out)), 10000);
     });
     const page = await browser.newPage();
-    await page.goto(emptyURL);
+    await page.goto(emptyURL.replace("/#", "/sessions#"));
     await page.waitForFunction(() => document.querySelector("#detail").textContent.includes("No agent has used this memory yet"));
     assert.match(await page.textContent("#detail"), /lore mcp config --client claude/);
     await page.close();
@@ -140,17 +200,22 @@ test("an empty state that says how to get agent sessions there", async (t) => {
 
 test("drafts: diff and merge from the page", async (t) => {
   if (!needBrowser(t)) return;
-  const page = await browser.newPage();
-  await page.goto(url);
-  await page.click("#nav-drafts");
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(url.replace("/#", "/drafts#"));
   const box = `section[data-draft='${draftId}']`;
   await page.waitForSelector(box);
+  assert.match(await page.textContent(box), /local \(no remote\)/, "the same word as the CLI");
+  assert.match(await page.textContent(box), /made in codex session “Ship version 2\.0”/, "a Draft links to the session that made it");
+  assert.equal(await page.getAttribute(`${box} a[href^='/session/']`, "href"), "/session/codex%3Aweb1");
   await page.click(`${box} button.diff-btn`);
-  await page.waitForFunction((b) => document.querySelector(b + " pre.diff").textContent.includes("+Merged from the page."), box);
+  await page.waitForFunction((b) => [...document.querySelectorAll(b + " pre.diff span.add")].some((x) => x.textContent.includes("Merged from the page.")), box);
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector("pre.diff")).whiteSpace), "pre-wrap", "long lines wrap");
+  await shot(page, "drafts");
   await page.click(`${box} button.merge`);
   await page.waitForFunction((b) => document.querySelector(b + " .draft-status").textContent.startsWith("Merged into main"), box);
   assert.ok(existsSync(join(v.vault, "howto", "web-ui.md")), "the clean work tree follows the merge");
-  assert.match(execFileSync("git", ["-C", v.vault, "log", "-1", "--format=%B"]).toString(), /Lore-Draft: /);
+  assert.match(execFileSync("git", ["-C", v.vault, "log", "-3", "--format=%B"]).toString(), /Lore-Draft: /);
+  await page.close();
 });
 
 test("loopback and token: the API refuses other hosts, missing tokens and cross-origin writes", async () => {

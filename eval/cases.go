@@ -25,7 +25,21 @@ type Case struct {
 	Project   string   `json:"project"`
 	Query     string   `json:"query"`
 	Expected  []string `json:"expected"` // resource ids (paths are resolved when the case is made)
-	Note      string   `json:"note,omitempty"`
+	// Sections names the sections that should have come back, as section
+	// keys (a unit key without its chunk: resource/slug/n); a case that
+	// names them is scored by section, so the right note with the wrong
+	// section is a miss.
+	Sections []string `json:"expected_sections,omitempty"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// SectionKey is a unit key's section: the key without its chunk number
+// ("mem_x/release/0/2" → "mem_x/release/0").
+func SectionKey(unitKey string) string {
+	if i := strings.LastIndexByte(unitKey, '/'); i > 0 {
+		return unitKey[:i]
+	}
+	return unitKey
 }
 
 // Loader finds resources by id or path, as load does.
@@ -59,22 +73,50 @@ func (cs Cases) Add(ctx context.Context, mem Loader, c Case) (Case, error) {
 	if c.Query == "" {
 		return Case{}, vault.Errorf(vault.CodeInvalid, "a case needs the query")
 	}
-	if len(c.Expected) == 0 {
-		return Case{}, vault.Errorf(vault.CodeInvalid, "a case needs at least one resource that should have come back")
+	if len(c.Expected) == 0 && len(c.Sections) == 0 {
+		return Case{}, vault.Errorf(vault.CodeInvalid, "a case needs at least one resource or section that should have come back")
 	}
-	var ids []string
+	var ids, sections []string
+	seen := map[string]bool{}
+	addID := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
 	for _, e := range c.Expected {
 		e = strings.TrimSpace(e)
 		if e == "" {
 			continue
 		}
-		rs, err := mem.Load(ctx, []string{e}, c.Project)
+		// "path#Heading" names a section of a note.
+		target, heading, hasHeading := strings.Cut(e, "#")
+		rs, err := mem.Load(ctx, []string{strings.TrimSpace(target)}, c.Project)
 		if err != nil {
 			return Case{}, err
 		}
-		ids = append(ids, rs[0].ResourceID)
+		addID(rs[0].ResourceID)
+		if hasHeading {
+			key, err := sectionNamed(rs[0], strings.TrimSpace(heading))
+			if err != nil {
+				return Case{}, err
+			}
+			sections = append(sections, key)
+		}
 	}
-	c.Expected = ids
+	for _, k := range c.Sections {
+		k = SectionKey(strings.TrimSpace(k))
+		if k == "" {
+			continue
+		}
+		id, _, _ := strings.Cut(k, "/")
+		if _, err := mem.Load(ctx, []string{id}, c.Project); err != nil {
+			return Case{}, err
+		}
+		addID(id)
+		sections = append(sections, k)
+	}
+	c.Expected, c.Sections = ids, sections
 	now := time.Now
 	if cs.Now != nil {
 		now = cs.Now
@@ -102,6 +144,21 @@ func (cs Cases) Add(ctx context.Context, mem Loader, c Case) (Case, error) {
 		return Case{}, err
 	}
 	return c, f.Sync()
+}
+
+// sectionNamed returns the key of the section of r whose heading is
+// heading (case and spacing aside).
+func sectionNamed(r vault.Loaded, heading string) (string, error) {
+	res, err := vault.Parse(r.Path, []byte(r.Content))
+	if err != nil {
+		return "", err
+	}
+	for _, u := range res.Units {
+		if n := len(u.HeadingPath); n > 0 && strings.EqualFold(strings.Join(strings.Fields(u.HeadingPath[n-1]), " "), strings.Join(strings.Fields(heading), " ")) {
+			return SectionKey(u.Key), nil
+		}
+	}
+	return "", vault.Errorf(vault.CodeNotFound, "%s has no section %q", r.Path, heading)
 }
 
 // All returns the stored cases (a damaged line is skipped).
@@ -137,16 +194,22 @@ func ScoreCases(ctx context.Context, r UnitRanker, cases []Case, mode string) (C
 		if err != nil {
 			return m, err
 		}
+		// By section when the case names sections, else by resource.
+		key := func(u vault.RankedUnit) string { return u.ResourceID }
+		expected := c.Expected
+		if len(c.Sections) > 0 {
+			key, expected = func(u vault.RankedUnit) string { return SectionKey(u.UnitKey) }, c.Sections
+		}
 		var res []string
 		seen := map[string]bool{}
 		for _, u := range ranked {
-			if !seen[u.ResourceID] {
-				seen[u.ResourceID] = true
-				res = append(res, u.ResourceID)
+			if k := key(u); !seen[k] {
+				seen[k] = true
+				res = append(res, k)
 			}
 		}
 		want := map[string]int{}
-		for _, e := range c.Expected {
+		for _, e := range expected {
 			want[e] = 1
 		}
 		if len(want) == 0 {

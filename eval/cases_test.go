@@ -90,3 +90,36 @@ func TestCases_AddResolvesAndReadsBack(t *testing.T) {
 		t.Fatalf("All = %+v, %v; want the one case", all, err)
 	}
 }
+
+// TestCases_ASectionLevelMissIsAMiss: "Report inaccurate" recorded a case
+// per note, so the right note with the wrong section scored 1.0. A case
+// that names a section (path#Heading, or a section key) is scored by
+// section.
+func TestCases_ASectionLevelMissIsAMiss(t *testing.T) {
+	ix := openIndex(t, map[string]string{
+		"hotkeys.md": "---\nid: mem_h\n---\n# Hotkeys\n\nOpen the hotkeys page in settings.\n\n## Set a hotkey\n\nClick the plus.\n\n## Remove a hotkey\n\nClick the cross to remove a hotkey shortcut.\n",
+	})
+	cs := CasesOf(ix.Vault())
+	ctx := context.Background()
+	c, err := cs.Add(ctx, ix, Case{Query: "hotkeys settings page", Expected: []string{"hotkeys.md#Remove a hotkey"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sections) != 1 || c.Sections[0] != "mem_h/remove-a-hotkey/0" || c.Expected[0] != "mem_h" {
+		t.Fatalf("case %+v; want the section named", c)
+	}
+	if _, err := cs.Add(ctx, ix, Case{Query: "x", Expected: []string{"hotkeys.md#No such heading"}}); vault.ErrorCode(err) != vault.CodeNotFound {
+		t.Errorf("a missing heading: %v", err)
+	}
+	byNote, err := ScoreCases(ctx, ix, []Case{{Query: c.Query, Expected: c.Expected}}, "lexical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySection, err := ScoreCases(ctx, ix, []Case{c}, "lexical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byNote.MRR != 1 || bySection.MRR >= 1 {
+		t.Fatalf("by note MRR %.2f, by section %.2f; want the note first but its section not", byNote.MRR, bySection.MRR)
+	}
+}

@@ -163,3 +163,12 @@ func FrontmatterBlock(m map[string]any, keys ...string) string {
 	out, _ := yaml.Marshal(&n)
 	return "---\n" + string(out) + "---\n"
 }
+
+// Body returns a note's text after its frontmatter block (the whole text
+// when it has none).
+func Body(data []byte) []byte {
+	if _, start, found, _ := splitFrontmatter(data); found {
+		return data[start:]
+	}
+	return data
+}

@@ -277,6 +277,67 @@ func (v *Vault) checkLink(rel string) error {
 	return nil
 }
 
+// MaxAttachmentBytes is the largest attachment (an image a note shows) the
+// web UI serves.
+const MaxAttachmentBytes = 32 << 20
+
+// OpenAttachment opens a file of the vault that is not memory (an image a
+// note embeds) by its slash path, under the same rules as ReadFile: inside
+// the vault, through no dot-folder, no symlink out or into a git directory,
+// a regular file of at most MaxAttachmentBytes.
+func (v *Vault) OpenAttachment(p string) (*os.File, error) {
+	clean, err := CleanPath(p)
+	if err != nil {
+		return nil, err
+	}
+	for _, seg := range strings.Split(clean, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return nil, Errorf(CodeInvalid, "%s is inside a dot-folder, which is not the vault's to show", p)
+		}
+	}
+	rel := filepath.FromSlash(clean)
+	if err := v.checkLink(rel); err != nil {
+		return nil, err
+	}
+	f, err := v.root.Open(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, Errorf(CodeNotFound, "%s does not exist", p)
+		}
+		return nil, Errorf(CodeInvalid, "%s cannot be read inside the vault: %v", p, err)
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > MaxAttachmentBytes {
+		f.Close()
+		return nil, Errorf(CodeInvalid, "%s is not a regular file of at most %d MiB", p, MaxAttachmentBytes>>20)
+	}
+	return f, nil
+}
+
+// FindAttachment finds a file of the vault by its base name, as Obsidian
+// resolves ![[image.png]]: the one with the shortest path (then the first
+// in order), outside dot-folders; "" when there is none.
+func (v *Vault) FindAttachment(name string) string {
+	best := ""
+	filepath.WalkDir(v.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != v.Root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == name {
+			rel, _ := filepath.Rel(v.Root, p)
+			rel = filepath.ToSlash(rel)
+			if best == "" || len(rel) < len(best) || len(rel) == len(best) && rel < best {
+				best = rel
+			}
+		}
+		return nil
+	})
+	return best
+}
+
 // ReadFile reads a file by its file-system relative path through the vault's
 // os.Root, so symlinks out of the vault and ".." are refused, and symlinks
 // into a git directory or dot-folder too (checkLink). Files over

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -19,8 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yuin/goldmark"
-
 	"github.com/lore-memory/lore/activity"
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/eval"
@@ -31,12 +28,13 @@ import (
 //go:embed static
 var static embed.FS
 
-// Memory is what the web UI reads of memory: search, load, and the vault
-// it serves (*retrieve.Memory is one).
+// Memory is what the web UI reads of memory: search, load, link names,
+// and the vault it serves (*retrieve.Memory is one).
 type Memory interface {
 	vault.Searcher
 	vault.Loader
 	Vault() *vault.Vault
+	ResolveLink(ctx context.Context, target, project string) (id, path string, err error)
 }
 
 // Server serves the UI for one vault (its Drafts) and the activity of the
@@ -80,12 +78,13 @@ func (s *Server) Handler() http.Handler {
 	sub, _ := fs.Sub(static, "static")
 	files := http.FileServer(http.FS(sub))
 	mux.Handle("GET /static/", http.StripPrefix("/static/", files))
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		data, _ := static.ReadFile("static/index.html")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(data)
-	})
+	mux.HandleFunc("GET /{$}", s.page)
+	for _, v := range views {
+		mux.HandleFunc("GET "+v, s.page)
+	}
 	api := http.NewServeMux()
+	api.HandleFunc("GET /api/overview", s.overview)
+	api.HandleFunc("GET /api/attachment", s.attachment)
 	api.HandleFunc("GET /api/workspaces", s.workspaces)
 	api.HandleFunc("GET /api/sessions", s.sessions)
 	api.HandleFunc("GET /api/session", s.session)
@@ -111,7 +110,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
 		host, port, err := net.SplitHostPort(r.Host)
 		if err != nil || (host != "127.0.0.1" && host != "localhost" && host != "[::1]" && host != "::1") || (s.port != "" && port != s.port) {
 			http.Error(w, "lore serve answers only on its loopback address", http.StatusForbidden)
@@ -201,17 +200,6 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, p)
 }
 
-var md = goldmark.New()
-
-// render turns Markdown into HTML (raw HTML in it is left out by goldmark).
-func render(src string) string {
-	var b bytes.Buffer
-	if err := md.Convert([]byte(src), &b); err != nil {
-		return ""
-	}
-	return b.String()
-}
-
 type viewFragment struct {
 	activity.Fragment
 	HTML string `json:"html"`
@@ -289,6 +277,7 @@ func (s *Server) addCase(w http.ResponseWriter, r *http.Request) {
 		Project  string   `json:"project"`
 		Query    string   `json:"query"`
 		Expected []string `json:"expected"`
+		Sections []string `json:"expected_sections,omitempty"`
 		Note     string   `json:"note,omitempty"`
 	}
 	if err := decodeBody(r, &in); err != nil {
@@ -300,7 +289,7 @@ func (s *Server) addCase(w http.ResponseWriter, r *http.Request) {
 		fail(w, vault.Errorf(vault.CodeInvalid, "cases are kept for the served vault %s", s.ix.Vault().Root))
 		return
 	}
-	c, err := eval.CasesOf(s.ix.Vault()).Add(r.Context(), s.ix, eval.Case{RunID: in.RunID, Project: in.Project, Query: in.Query, Expected: in.Expected, Note: in.Note})
+	c, err := eval.CasesOf(s.ix.Vault()).Add(r.Context(), s.ix, eval.Case{RunID: in.RunID, Project: in.Project, Query: in.Query, Expected: in.Expected, Sections: in.Sections, Note: in.Note})
 	if err != nil {
 		fail(w, err)
 		return
@@ -314,13 +303,25 @@ func (s *Server) drafts(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	type session struct {
+		Token string `json:"session_token"`
+		Title string `json:"title"`
+		Host  string `json:"host"`
+	}
 	type row struct {
 		*drafts.Draft
-		SyncStatus string `json:"sync_status"`
+		ShortID    string   `json:"short_id"`
+		SyncStatus string   `json:"sync_status"`
+		Session    *session `json:"session,omitempty"` // the agent session that made it, when its log is here
 	}
+	hasRemote := s.store.HasRemote(r.Context())
 	out := []row{}
 	for _, d := range ds {
-		out = append(out, row{d, s.store.SyncStatus(r.Context(), d.ID)})
+		rw := row{Draft: d, ShortID: drafts.ShortID(d.ID, ds), SyncStatus: s.syncStatus(r, d, hasRemote)}
+		if sum := s.draftSession(d); sum != nil {
+			rw.Session = &session{sum.Token, sum.Title, sum.Host}
+		}
+		out = append(out, rw)
 	}
 	writeJSON(w, map[string]any{"drafts": out, "org_ref": s.store.OrgRef()})
 }
@@ -427,14 +428,21 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"hits": hits})
 }
 
-// note returns one whole note by id or path.
+// note returns one whole note by id or path, with its body rendered for
+// the page (wikilinks as links to the notes they name).
 func (s *Server) note(w http.ResponseWriter, r *http.Request) {
-	rs, err := s.ix.Load(r.Context(), []string{r.URL.Query().Get("id")}, s.viewProject(r))
+	project := s.viewProject(r)
+	rs, err := s.ix.Load(r.Context(), []string{r.URL.Query().Get("id")}, project)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, rs[0])
+	n := rs[0]
+	body := string(vault.Body([]byte(n.Content)))
+	writeJSON(w, struct {
+		vault.Loaded
+		HTML string `json:"html"`
+	}{n, renderNote(body, s.resolverFor(r.Context(), project))})
 }
 
 // viewProject is the project whose memory a request looks at.

@@ -1,8 +1,17 @@
 "use strict";
-// lore's local UI: Activity (projects → sessions → requests), the Retrieval
-// Process of a run, and the Drafts review page. Plain DOM, no framework.
+// lore's local UI: an overview, Activity (projects → sessions → requests),
+// the Retrieval Process of a run, the Drafts review page and whole notes.
+// Plain DOM, no framework. Every view has its own URL (the History API), so
+// Back works and any view can be bookmarked or shared:
+//   /                      the overview
+//   /sessions?project=P    the sessions of a project ("" for all)
+//   /session/TOKEN         one session
+//   /run?vault=V&id=ID     one retrieval run
+//   /drafts, /drafts/ID    the Drafts; one Draft with its diff open
+//   /note/ID               a whole note, rendered, its wikilinks followed
+//   /search?q=Q            notes that match
 const $ = (s) => document.querySelector(s);
-const state = { project: "", cursor: "", session: null, scroll: 0, vault: "", projectOfServer: "" };
+const state = { vault: "", vaultName: "", projectOfServer: "", projects: null };
 
 // The token comes once in the URL's fragment (#token=…, which the browser
 // sends to no server) and is kept in this origin's own storage: no cookie,
@@ -11,13 +20,16 @@ const state = { project: "", cursor: "", session: null, scroll: 0, vault: "", pr
   const m = /[#&]token=([0-9a-f]+)/.exec(location.hash) || /[?&]token=([0-9a-f]+)/.exec(location.search);
   if (m) {
     localStorage.setItem("lore_token", m[1]);
-    history.replaceState(null, "", location.pathname);
+    history.replaceState(null, "", location.pathname + location.search.replace(/[?&]token=[0-9a-f]+/, ""));
   }
 })();
 
+function headers() {
+  return { "X-Lore-Token": localStorage.getItem("lore_token") || "" };
+}
+
 async function api(path, body) {
-  const headers = { "X-Lore-Token": localStorage.getItem("lore_token") || "" };
-  const opts = body ? { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) } : { headers };
+  const opts = body ? { method: "POST", headers: { ...headers(), "Content-Type": "application/json" }, body: JSON.stringify(body) } : { headers: headers() };
   const r = await fetch(path, opts);
   if (r.status === 401) throw new Error("this page has no valid token: open the URL lore serve printed");
   const data = await r.json().catch(() => ({}));
@@ -36,69 +48,133 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+// link is an in-page link to a view: a click routes without a reload.
+function link(href, ...children) {
+  return el("a", { href, onclick: (e) => { if (e.ctrlKey || e.metaKey || e.shiftKey) return; e.preventDefault(); go(href); } }, ...children);
+}
+
 function when(t) {
   const d = new Date(t);
   return isNaN(d) || d.getFullYear() < 2000 ? "" : d.toLocaleString();
 }
 
+function where(path, headings) {
+  return headings && headings.length ? `${path} › ${headings.join(" › ")}` : path;
+}
+
 const deliveredLabel = { add: "sent", replace: "sent (replaces an older version)", reuse: "already in context" };
 
+// go shows the view of a URL and records it in the history.
+function go(url) {
+  history.pushState(null, "", url);
+  route();
+}
+window.addEventListener("popstate", () => route());
+
+// nav marks the sidebar entry of the view shown, and only that one.
+function nav(which, project) {
+  document.querySelectorAll("#sidebar a").forEach((a) => a.classList.remove("active"));
+  if (which === "drafts") $("#nav-drafts").classList.add("active");
+  if (which === "overview") $("#nav-home").classList.add("active");
+  if (which === "sessions") {
+    const a = document.querySelector(`#projects a[data-project="${CSS.escape(project || "")}"]`);
+    if (a) a.classList.add("active");
+  }
+}
+
+async function route() {
+  const p = location.pathname, q = new URLSearchParams(location.search);
+  const d = $("#detail");
+  const from = state.view;
+  state.view = p === "/search" ? "search" : p.split("/")[1] || "overview";
+  if (state.view === "note" && from === "search") state.view = "search"; // the results stay beside the note
+  try {
+    await loadProjects();
+    if (p === "/" || p === "") return await showOverview();
+    if (p === "/sessions") return await showSessions(q.get("project") || "");
+    if (p.startsWith("/session/")) return await showSession(decodeURIComponent(p.slice("/session/".length)));
+    if (p === "/run") return await showRun(q.get("vault") || "", q.get("id") || "");
+    if (p === "/drafts" || p.startsWith("/drafts/")) return await showDrafts(decodeURIComponent(p.slice("/drafts/".length)));
+    if (p.startsWith("/note/")) return await showNote(decodeURIComponent(p.slice("/note/".length)));
+    if (p === "/search") return await showSearch(q.get("q") || "");
+    d.replaceChildren(el("p", { class: "error" }, "No such page: " + p));
+  } catch (err) {
+    d.replaceChildren(el("p", { class: "error" }, err.message));
+  }
+}
+
 async function loadProjects() {
+  if (state.projects) return;
   const w = await api("/api/workspaces");
   state.vault = w.vault;
   state.projectOfServer = w.project;
+  state.projects = (w.projects || []).sort();
   const ul = $("#projects");
   ul.replaceChildren();
-  const item = (name, value) => el("li", {}, el("a", { href: "#", "data-project": value, onclick: (e) => { e.preventDefault(); selectProject(value); } }, name));
+  const item = (name, value) => {
+    const a = link("/sessions?project=" + encodeURIComponent(value), name);
+    a.dataset.project = value;
+    return el("li", {}, a);
+  };
   ul.append(item("All projects", ""));
-  for (const p of (w.projects || []).sort()) ul.append(item(p || "(no project)", p));
-  selectProject("");
+  for (const p of state.projects) ul.append(item(p || "(no project)", p));
 }
 
-function selectProject(p) {
-  state.project = p;
-  document.querySelectorAll("#projects a").forEach((a) => a.classList.toggle("active", a.dataset.project === p));
-  $("#nav-drafts").classList.remove("active");
+async function showOverview() {
+  nav("overview");
+  $("#list").classList.add("hidden");
+  const o = await api("/api/overview");
+  document.title = `lore · ${o.vault_name}`;
+  $("#vault-name").textContent = o.vault_name;
+  const drafts = o.open_drafts === 1 ? "1 open Draft" : `${o.open_drafts} open Drafts`;
+  $("#detail").replaceChildren(
+    el("h2", {}, o.vault_name),
+    el("p", { class: "time" }, o.vault, " · published memory on ", o.org_ref, o.remote ? "" : " · no remote: Drafts stay on this machine"),
+    el("p", {}, link("/drafts", drafts), o.open_drafts ? " waiting for your review." : " — nothing waits for your review."),
+    el("p", {}, "Agents' sessions: ", link("/sessions", "all projects"), ...state.projects.flatMap((p) => [", ", link("/sessions?project=" + encodeURIComponent(p), p || "(no project)")])),
+    el("p", { class: "time" }, "Find a note with the search box on the left."));
+}
+
+async function showSessions(project, activeToken) {
+  nav("sessions", project);
   $("#list").classList.remove("hidden");
-  loadSessions(true);
+  const ul = $("#sessions");
+  ul.replaceChildren();
+  let cursor = "";
+  const more = async () => {
+    const q = new URLSearchParams({ project, cursor, limit: "20" });
+    const page = await api("/api/sessions?" + q);
+    for (const s of page.sessions) {
+      const li = el("li", { "data-token": s.session_token, class: s.session_token === activeToken ? "active" : "" },
+        link("/session/" + encodeURIComponent(s.session_token),
+          el("div", {}, el("span", { class: "badge " + s.host }, s.host), s.title || "(untitled)"),
+          el("div", { class: "time" }, when(s.updated_at), " · ", s.project)));
+      ul.append(li);
+    }
+    cursor = page.next_cursor || "";
+    $("#more").hidden = !cursor;
+    return page;
+  };
+  $("#more").onclick = () => more();
+  const page = await more();
+  if (!activeToken) {
+    if (!page.sessions.length) {
+      ul.append(el("li", { class: "time" }, "No agent sessions yet."));
+      $("#detail").replaceChildren(el("div", { class: "empty" },
+        el("p", {}, "No agent has used this memory yet from the workspaces bound to it."),
+        el("p", {}, "Bind a code folder (lore bind --vault DIR --project NAME), connect an agent there (lore mcp config --client claude prints how), and its sessions appear here: each request, what it asked of memory and what it got."),
+        el("p", {}, "Meanwhile, find a note with the search box on the left.")));
+    } else {
+      $("#detail").replaceChildren(el("p", { class: "empty" }, "Select a session."));
+    }
+  }
 }
 
-async function loadSessions(fresh) {
-  if (fresh) { state.cursor = ""; $("#sessions").replaceChildren(); }
-  const q = new URLSearchParams({ project: state.project, cursor: state.cursor, limit: "20" });
-  const page = await api("/api/sessions?" + q);
-  for (const s of page.sessions) {
-    const li = el("li", { "data-token": s.session_token, onclick: () => openSession(s.session_token, li) },
-      el("div", {}, el("span", { class: "badge " + s.host }, s.host), s.title || "(untitled)"),
-      el("div", { class: "time" }, when(s.updated_at), " · ", s.project));
-    $("#sessions").append(li);
-  }
-  state.cursor = page.next_cursor || "";
-  $("#more").hidden = !state.cursor;
-  if (!page.sessions.length && fresh) {
-    $("#sessions").append(el("li", { class: "time" }, "No agent sessions yet."));
-    $("#detail").replaceChildren(el("div", { class: "empty" },
-      el("p", {}, "No agent has used this memory yet from the workspaces bound to it."),
-      el("p", {}, "Bind a code folder (lore bind --vault DIR --project NAME), connect an agent there (lore mcp config --client claude prints how), and its sessions appear here: each request, what it asked of memory and what it got."),
-      el("p", {}, "Meanwhile, find a note with the search box on the left.")));
-  }
-}
-
-async function openSession(token, li) {
-  document.querySelectorAll("#sessions li").forEach((x) => x.classList.toggle("active", x === li));
-  state.session = token;
+async function showSession(token) {
   const d = $("#detail");
   d.replaceChildren(el("p", { class: "empty" }, "Loading…"));
-  try {
-    const s = await api("/api/session?" + new URLSearchParams({ token, limit: "100" }));
-    renderSession(s);
-  } catch (err) {
-    d.replaceChildren(el("p", { class: "error" }, "Could not read this session: " + err.message), el("button", { onclick: () => openSession(token, li) }, "Retry"));
-  }
-}
-
-function renderSession(s) {
-  const d = $("#detail");
+  const s = await api("/api/session?" + new URLSearchParams({ token, limit: "100" }));
+  await showSessions(s.session.project || "", token);
   d.replaceChildren(el("h2", {}, el("span", { class: "badge " + s.session.host }, s.session.host), s.session.title || s.session.session_id),
     el("p", { class: "time" }, s.session.workspace, " · ", s.session.project, " · ", when(s.session.updated_at)));
   if (!s.requests || !s.requests.length) d.append(el("p", { class: "empty" }, "No user requests in this session."));
@@ -117,7 +193,7 @@ function renderActivation(a, session) {
   const box = el("div", { class: "activation" }, head);
   if (a.error) box.append(el("div", { class: "error" }, a.error));
   if (a.run_id && a.run === "joined") {
-    box.append(el("button", { class: "process", onclick: () => openRun(session, a) }, "Retrieval Process"));
+    box.append(el("button", { class: "process", onclick: () => go("/run?" + new URLSearchParams({ vault: session.vault, id: a.run_id })) }, "Retrieval Process"));
   } else if (a.run && a.run !== "joined") {
     box.append(el("div", { class: "time" }, "retrieval run: " + a.run));
   }
@@ -125,47 +201,62 @@ function renderActivation(a, session) {
     const body = el("div", { class: "md" });
     body.innerHTML = f.html; // rendered by the server (goldmark, raw HTML left out)
     box.append(el("div", { class: "fragment" },
-      el("div", { class: "where" }, `${deliveredLabel[f.action] || f.action} · ${f.path} › ${(f.heading_path || []).join(" › ")}`), body));
+      el("div", { class: "where" }, `${deliveredLabel[f.action] || f.action} · ${where(f.path, f.heading_path)}`), body));
   }
   return box;
 }
 
-async function openRun(session, a) {
-  state.scroll = $("#detail").scrollTop;
+async function showRun(vault, id) {
+  nav("sessions");
   $("#list").classList.add("hidden");
   const d = $("#detail");
   d.replaceChildren(el("p", {}, "Loading the retrieval run…"));
-  const run = await api("/api/run?" + new URLSearchParams({ vault: session.vault, id: a.run_id }));
-  const back = el("button", { id: "back", onclick: () => { $("#list").classList.remove("hidden"); openSession(state.session, document.querySelector(`#sessions li[data-token="${CSS.escape(state.session)}"]`)).then(() => { $("#detail").scrollTop = state.scroll; }); } }, "← Back to the session");
-  const table = el("table", { class: "candidates" }, el("tr", {}, ...["#", "unit", "exact", "bm25", "vector", "fused", "links", "final", "outcome"].map((h) => el("th", {}, h))));
+  const run = await api("/api/run?" + new URLSearchParams({ vault, id }));
+  const back = el("button", { id: "back", onclick: () => history.back() }, "← Back");
+  const table = el("table", { class: "candidates" }, el("tr", {}, ...["", "#", "unit", "exact", "bm25", "vector", "fused", "links", "final", "outcome"].map((h) => el("th", {}, h))));
+  const picked = new Set();
   for (const c of run.candidates || []) {
     const cell = (rank, score) => rank ? `${rank}${score != null ? " (" + Number(score).toFixed(3) + ")" : ""}` : "";
+    const box = el("input", { type: "checkbox", class: "expect", title: "This section should have come back", onchange: (e) => { if (e.target.checked) picked.add(c.unit_key); else picked.delete(c.unit_key); } });
     table.append(el("tr", { class: String(c.outcome || "").startsWith("cut") ? "cut" : "" },
-      el("td", {}, c.rank), el("td", {}, `${c.path} › ${(c.heading_path || []).join(" › ")}`),
+      el("td", {}, box), el("td", {}, c.rank), el("td", {}, where(c.path, c.heading_path)),
       el("td", {}, cell(c.exact_rank)), el("td", {}, cell(c.bm25_rank, c.bm25_score)), el("td", {}, cell(c.vector_rank, c.vector_score)),
       el("td", {}, Number(c.fused || 0).toFixed(3)), el("td", {}, c.link_bonus ? Number(c.link_bonus).toFixed(3) : ""),
       el("td", {}, Number(c.final || 0).toFixed(3)), el("td", { class: "outcome" }, c.outcome)));
   }
-  const expected = el("textarea", { id: "expected", placeholder: "Resources that should have come back: one id or path per line" });
+  const expected = el("textarea", { id: "expected", placeholder: "Notes or sections that should have come back, one a line: an id, a path, or path#Heading for a section (or tick rows above)" });
   const note = el("input", { id: "note", placeholder: "What was wrong (optional)" });
   const result = el("p", { id: "case-result" });
   const report = el("form", { id: "report", onsubmit: async (e) => {
     e.preventDefault();
     try {
-      const c = await api("/api/cases", { vault: session.vault, run_id: a.run_id, project: run.project, query: run.query,
-        expected: expected.value.split("\n").map((x) => x.trim()).filter(Boolean), note: note.value });
-      result.className = ""; result.textContent = `Saved evaluation case ${c.id}; lore eval --cases scores it.`;
+      const c = await api("/api/cases", { vault, run_id: id, project: run.project, query: run.query,
+        expected: expected.value.split("\n").map((x) => x.trim()).filter(Boolean), expected_sections: [...picked], note: note.value });
+      result.className = ""; result.textContent = `Saved evaluation case ${c.id}${c.expected_sections && c.expected_sections.length ? " (by section)" : ""}; lore eval --cases scores it.`;
     } catch (err) { result.className = "error"; result.textContent = err.message; }
-  } }, el("h3", {}, "Report inaccurate"), expected, note, el("button", { type: "submit" }, "Save case"), result);
+  } }, el("h3", {}, "Report inaccurate"), el("p", { class: "time" }, "Tick the sections that should have come back, or name them below: a case that names sections is scored by section, so the right note with the wrong section counts as a miss."), expected, note, el("button", { type: "submit" }, "Save case"), result);
   d.replaceChildren(back, el("h2", {}, "Retrieval Process"),
     el("p", {}, "Query ", el("span", { class: "query" }, run.query), ` · ${run.mode} · ${(run.total_us / 1000).toFixed(1)} ms · ${run.run_id}`),
     el("p", { class: "time" }, "Stages (µs): " + Object.entries(run.timings_us || {}).map(([k, v]) => `${k} ${v}`).join(", ")),
     table, report);
 }
 
-async function showDrafts() {
-  document.querySelectorAll("#projects a").forEach((a) => a.classList.remove("active"));
-  $("#nav-drafts").classList.add("active");
+// diffView renders a unified diff with its lines coloured, as git does.
+function diffView(text) {
+  const pre = el("pre", { class: "diff" });
+  for (const line of text.split("\n")) {
+    let cls = "";
+    if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff ")) cls = "file";
+    else if (line.startsWith("@@")) cls = "hunk";
+    else if (line.startsWith("+")) cls = "add";
+    else if (line.startsWith("-")) cls = "del";
+    pre.append(el("span", { class: cls }, line + "\n"));
+  }
+  return pre;
+}
+
+async function showDrafts(openID) {
+  nav("drafts");
   $("#list").classList.add("hidden");
   const d = $("#detail");
   d.replaceChildren(el("h2", {}, "Drafts"));
@@ -174,17 +265,21 @@ async function showDrafts() {
   for (const dr of data.drafts) {
     const last = dr.operations.length ? dr.operations[dr.operations.length - 1] : { op: "" };
     const status = el("span", { class: "draft-status" });
-    const diff = el("pre", { class: "diff", hidden: "" });
+    const diff = el("div", { class: "diff-box", hidden: "" });
     // The head the diff showed is what Merge merges: a Draft that moved
     // since is refused by the server, and shown again.
     let reviewed = "";
     const showDiff = async () => {
       const r = await api("/api/drafts/diff?id=" + encodeURIComponent(dr.draft_id));
-      diff.textContent = r.diff; diff.hidden = false; reviewed = r.head;
+      diff.replaceChildren(el("p", { class: "time" }, `head ${r.head.slice(0, 12)}`), diffView(r.diff));
+      diff.hidden = false; reviewed = r.head;
     };
+    const origin = dr.session
+      ? el("div", { class: "time" }, "made in ", link("/session/" + encodeURIComponent(dr.session.session_token), `${dr.session.host} session “${dr.session.title || dr.session.session_token}”`))
+      : el("div", { class: "time" }, "no agent session on this machine names it");
     const box = el("section", { class: "request draft", "data-draft": dr.draft_id },
-      el("div", { class: "text" }, `${dr.draft_id} · ${dr.project} · ${last.op} ${dr.path || dr.changed_paths.join(", ")} · ${dr.sync_status}`),
-      el("div", { class: "activation" },
+      el("div", { class: "text" }, link("/drafts/" + encodeURIComponent(dr.draft_id), dr.short_id || dr.draft_id), ` · ${dr.project} · ${last.op} ${dr.path || dr.changed_paths.join(", ")} · ${dr.sync_status}`),
+      el("div", { class: "activation" }, origin,
         el("button", { class: "diff-btn", onclick: showDiff }, "Diff"), " ",
         el("button", { class: "merge", onclick: async () => {
           try {
@@ -199,47 +294,53 @@ async function showDrafts() {
         el("button", { class: "discard", onclick: async () => { await api("/api/drafts/discard", { ids: [dr.draft_id] }); status.textContent = "Discarded."; } }, "Discard"), " ",
         status, diff));
     d.append(box);
+    if (openID && (dr.draft_id === openID || dr.draft_id.startsWith(openID))) { showDiff().catch(() => {}); box.scrollIntoView(); }
   }
 }
 
-$("#refresh").addEventListener("click", () => loadSessions(true));
-$("#more").addEventListener("click", () => loadSessions(false));
-$("#nav-drafts").addEventListener("click", (e) => { e.preventDefault(); showDrafts(); });
-loadProjects().catch((err) => { $("#detail").replaceChildren(el("p", { class: "error" }, err.message)); });
-
 // Find a note: the same index as lore search; a hit opens the whole note.
-async function findNotes(q) {
+async function showSearch(q) {
+  nav("search");
+  $("#q").value = q;
   $("#list").classList.remove("hidden");
   const ul = $("#sessions");
   ul.replaceChildren(el("li", { class: "time" }, "Searching…"));
   $("#more").hidden = true;
-  try {
-    const r = await api("/api/search?" + new URLSearchParams({ q }));
-    ul.replaceChildren();
-    if (!r.hits.length) ul.append(el("li", { class: "time" }, "No note matches “" + q + "”."));
-    for (const h of r.hits) {
-      const li = el("li", { onclick: () => openNote(h.resource_id || h.path, li) },
-        el("div", {}, h.path + (h.heading_path.length ? " › " + h.heading_path.join(" › ") : "")),
-        el("div", { class: "time" }, h.snippet || ""));
-      ul.append(li);
-    }
-  } catch (err) {
-    ul.replaceChildren(el("li", { class: "error" }, "Search failed: " + err.message));
+  $("#detail").replaceChildren(el("p", { class: "empty" }, "Select a note."));
+  const r = await api("/api/search?" + new URLSearchParams({ q }));
+  ul.replaceChildren();
+  if (!r.hits.length) ul.append(el("li", { class: "time" }, "No note matches “" + q + "”."));
+  for (const h of r.hits) {
+    ul.append(el("li", {}, link("/note/" + encodeURIComponent(h.resource_id || h.path),
+      el("div", {}, where(h.path, h.heading_path)), el("div", { class: "time" }, h.snippet || ""))));
   }
 }
 
-async function openNote(id, li) {
-  document.querySelectorAll("#sessions li").forEach((x) => x.classList.toggle("active", x === li));
+async function showNote(id) {
   const d = $("#detail");
-  try {
-    const n = await api("/api/note?" + new URLSearchParams({ id }));
-    d.replaceChildren(el("h2", {}, n.title || n.path), el("div", { class: "time" }, n.path + " · " + n.resource_id + (n.draft_id ? " · Draft " + n.draft_id : "")),
-      el("pre", { class: "note" }, n.content));
-  } catch (err) {
-    d.replaceChildren(el("p", { class: "error" }, "Could not load the note: " + err.message));
-  }
+  const n = await api("/api/note?" + new URLSearchParams({ id }));
+  if (state.view !== "search") { $("#list").classList.add("hidden"); nav("note"); }
+  const body = el("div", { class: "md note" });
+  body.innerHTML = n.html; // rendered by the server: goldmark, raw HTML left out, wikilinks resolved
+  // Wikilinks open the note they name, in the page.
+  body.querySelectorAll("a.wikilink").forEach((a) => a.addEventListener("click", (e) => { e.preventDefault(); go(a.getAttribute("href")); }));
+  // The vault's own images, loaded with the token (an <img> cannot send it).
+  body.querySelectorAll("img[data-attachment]").forEach(async (img) => {
+    try {
+      const r = await fetch("/api/attachment?" + new URLSearchParams({ name: img.dataset.attachment, from: n.path }), { headers: headers() });
+      if (!r.ok) throw new Error(r.statusText);
+      img.src = URL.createObjectURL(await r.blob());
+    } catch { img.replaceWith(el("span", { class: "remote-image" }, "image not found in the vault: " + img.dataset.attachment)); }
+  });
+  d.replaceChildren(el("h2", {}, n.title || n.path),
+    el("div", { class: "time" }, n.path + " · " + n.resource_id + (n.draft_id ? " · Draft " + n.draft_id : "")), body);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  $("#find").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#q").value.trim(); if (q) findNotes(q); });
+  $("#find").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#q").value.trim(); if (q) go("/search?" + new URLSearchParams({ q })); });
+  $("#nav-drafts").addEventListener("click", (e) => { e.preventDefault(); go("/drafts"); });
+  $("#nav-home").addEventListener("click", (e) => { e.preventDefault(); go("/"); });
+  $("#refresh").addEventListener("click", () => route());
+  api("/api/overview").then((o) => { $("#vault-name").textContent = o.vault_name; const c = $("#drafts-count"); c.textContent = o.open_drafts ? String(o.open_drafts) : ""; }).catch(() => {});
+  route();
 });

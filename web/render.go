@@ -1,0 +1,198 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"html"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Rendering a note for the page: Markdown through goldmark (raw HTML in it
+// is left out), with Obsidian's wikilinks as links to the notes they name
+// (resolved as lore resolves links: title, alias or base name, the same tie
+// rule) and images shown from the vault itself. The page loads a vault
+// image through the API with its token (an <img> cannot send it); a remote
+// image is never loaded (lore serve opens no connection anywhere, and a
+// note's remote image would tell a third party that it was read), and the
+// page says so where it would be.
+
+// resolver names the note a wikilink target resolves to ("" when none).
+type resolver func(target string) (id string)
+
+// renderNote renders Markdown for the page.
+func renderNote(src string, resolve resolver) string {
+	md := goldmark.New(
+		goldmark.WithParserOptions(parser.WithInlineParsers(util.Prioritized(wikiParser{}, 150))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(&pageRenderer{resolve: resolve}, 100))),
+	)
+	var b bytes.Buffer
+	if err := md.Convert([]byte(src), &b); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// render renders Markdown without resolving wikilinks (fragments of runs
+// and sessions, where the page has no project to resolve them in): a
+// wikilink is shown as its label.
+func render(src string) string {
+	return renderNote(src, nil)
+}
+
+var kindWiki = ast.NewNodeKind("WikiLink")
+
+// wikiNode is [[target#heading|label]] or, embedded, ![[…]].
+type wikiNode struct {
+	ast.BaseInline
+	target, heading, label string
+	embed                  bool
+}
+
+func (n *wikiNode) Kind() ast.NodeKind                 { return kindWiki }
+func (n *wikiNode) Dump(src []byte, level int)         { ast.DumpHelper(n, src, level, nil, nil) }
+func (wikiParser) Trigger() []byte                     { return []byte{'[', '!'} }
+func (wikiParser) CloseBlock(ast.Node, parser.Context) {}
+
+type wikiParser struct{}
+
+func (wikiParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	line, _ := block.PeekLine()
+	embed := false
+	rest := line
+	if len(rest) > 0 && rest[0] == '!' {
+		embed, rest = true, rest[1:]
+	}
+	if !bytes.HasPrefix(rest, []byte("[[")) {
+		return nil
+	}
+	end := bytes.Index(rest, []byte("]]"))
+	if end < 2 || bytes.ContainsAny(rest[2:end], "[\n") {
+		return nil
+	}
+	inner := string(rest[2:end])
+	n := &wikiNode{embed: embed}
+	target, label, hasLabel := strings.Cut(inner, "|")
+	n.target, n.heading, _ = strings.Cut(target, "#")
+	n.target, n.heading = strings.TrimSpace(n.target), strings.TrimSpace(n.heading)
+	n.label = strings.TrimSpace(label)
+	if !hasLabel || n.label == "" {
+		n.label = strings.TrimSpace(target)
+	}
+	consumed := end + 2
+	if embed {
+		consumed++
+	}
+	block.Advance(consumed)
+	return n
+}
+
+// pageRenderer renders wikilinks and images for the page.
+type pageRenderer struct{ resolve resolver }
+
+func (r *pageRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindWiki, r.wiki)
+	reg.Register(ast.KindImage, r.image)
+}
+
+var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".svg": true, ".bmp": true, ".avif": true}
+
+func (r *pageRenderer) wiki(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*wikiNode)
+	if n.embed && imageExt[strings.ToLower(path.Ext(n.target))] {
+		w.WriteString(`<img class="attachment" alt="` + html.EscapeString(n.target) + `" data-attachment="` + html.EscapeString(n.target) + `">`)
+		return ast.WalkSkipChildren, nil
+	}
+	label := n.label
+	if n.embed {
+		label = "↳ " + label
+	}
+	if r.resolve == nil {
+		w.WriteString(`<span class="wikilink">` + html.EscapeString(label) + `</span>`)
+		return ast.WalkSkipChildren, nil
+	}
+	id := ""
+	if n.target != "" {
+		id = r.resolve(n.target)
+	}
+	if id == "" && n.target != "" {
+		w.WriteString(`<span class="wikilink missing" title="no note is named ` + html.EscapeString(n.target) + `">` + html.EscapeString(label) + `</span>`)
+		return ast.WalkSkipChildren, nil
+	}
+	href := "/note/" + url.PathEscape(id)
+	if n.target == "" {
+		href = "" // [[#Heading]]: this note
+	}
+	if n.heading != "" {
+		href += "#" + url.PathEscape(vault.Slugify(strings.TrimPrefix(n.heading, "^")))
+	}
+	class := "wikilink"
+	if n.embed {
+		class += " embed"
+	}
+	w.WriteString(`<a class="` + class + `" href="` + html.EscapeString(href) + `" data-note="` + html.EscapeString(id) + `">` + html.EscapeString(label) + `</a>`)
+	return ast.WalkSkipChildren, nil
+}
+
+func (r *pageRenderer) image(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.Image)
+	dest := string(n.Destination)
+	alt := plainText(n, src)
+	u, err := url.Parse(dest)
+	if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(dest, "/") {
+		w.WriteString(`<span class="remote-image" title="` + html.EscapeString(dest) + `">remote image not loaded: ` + html.EscapeString(orText(alt, dest)) + ` (lore serve loads nothing from the network)</span>`)
+		return ast.WalkSkipChildren, nil
+	}
+	if un, err := url.PathUnescape(dest); err == nil {
+		dest = un
+	}
+	w.WriteString(`<img class="attachment" alt="` + html.EscapeString(alt) + `" data-attachment="` + html.EscapeString(dest) + `">`)
+	return ast.WalkSkipChildren, nil
+}
+
+// plainText is the text of a node's inline children.
+func plainText(n ast.Node, src []byte) string {
+	var sb strings.Builder
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok {
+			sb.Write(t.Segment.Value(src))
+		} else {
+			sb.WriteString(plainText(c, src))
+		}
+	}
+	return sb.String()
+}
+
+func orText(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// resolverFor resolves wikilinks in project's memory through ix.
+func (s *Server) resolverFor(ctx context.Context, project string) resolver {
+	return func(target string) string {
+		id, _, err := s.ix.ResolveLink(ctx, target, project)
+		if err != nil {
+			return ""
+		}
+		return id
+	}
+}

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"strings"
+	"testing"
+)
+
+// renderNote shows wikilinks as links to the notes they name (and an
+// unknown one as missing), with their display text, never loads a remote
+// image, and leaves wikilinks in code alone.
+func TestRenderNote_WikilinksImagesAndCode(t *testing.T) {
+	names := map[string]string{"Configuration folder": "mem_cfg", "Refund policy": "mem_refund"}
+	resolve := func(target string) string { return names[target] }
+	for src, want := range map[string][]string{
+		"See [[Configuration folder|config folder]].":             {`<a class="wikilink" href="/note/mem_cfg" data-note="mem_cfg">config folder</a>`},
+		"See [[Refund policy#Discounts]].":                        {`href="/note/mem_refund#discounts"`, `>Refund policy#Discounts</a>`},
+		"See [[Nowhere]].":                                        {`<span class="wikilink missing"`, `>Nowhere</span>`},
+		"![[Refund policy]]":                                      {`class="wikilink embed"`, `↳ Refund policy`},
+		"![[diagram.png]]":                                        {`<img class="attachment" alt="diagram.png" data-attachment="diagram.png">`},
+		"![logo](https://example.invalid/logo.png)":               {`remote image not loaded: logo`},
+		"![local](img/a%20b.png)":                                 {`data-attachment="img/a b.png"`},
+		"`[[Configuration folder]]` in code":                      {`<code>[[Configuration folder]]</code>`},
+		"Text <script>alert(1)</script> [[Configuration folder]]": {`href="/note/mem_cfg"`},
+	} {
+		got := renderNote(src, resolve)
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("renderNote(%q) = %q; want it to hold %q", src, got, w)
+			}
+		}
+		if strings.Contains(got, "<script") || strings.Contains(got, "https://example.invalid/logo.png\"") && strings.Contains(got, "<img") && strings.Contains(got, "src=") {
+			t.Errorf("renderNote(%q) = %q: raw HTML or a remote image made it through", src, got)
+		}
+	}
+}
