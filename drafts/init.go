@@ -28,9 +28,9 @@ type InitResult struct {
 	// NoIdentity: git has no user.name and user.email here, so lore
 	// commits as "lore <lore@localhost>" until they are set.
 	NoIdentity bool
-	OrgRef      string   // the adopted repository's branch, when it is not main
-	Committed   int      // files in the initial commit (0 when the repo existed)
-	Notes       int      // memory files found
+	OrgRef     string // the adopted repository's branch, when it is not main
+	Committed  int    // files in the initial commit (0 when the repo existed)
+	Notes      int    // memory files found
 }
 
 // InitRepo makes dir (created if needed) a git repository on branch main
