@@ -3,14 +3,14 @@ package drafts
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
-	sqlite3 "github.com/mattn/go-sqlite3" // the outbox is a SQLite file beside the index
+	_ "github.com/mattn/go-sqlite3" // the outbox is a SQLite file beside the index
+
+	"github.com/lore-memory/lore/fts"
 )
 
 // The outbox keeps, per Draft, what sync must do and how it went, across
@@ -79,17 +79,8 @@ func openOutboxReadOnly(ctx context.Context, p string) (*sql.DB, error) {
 }
 
 // cannotWrite reports whether err says a file cannot be written: a
-// read-only file system, a full disk, no permission.
-func cannotWrite(err error) bool {
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrFull, sqlite3.ErrPerm, sqlite3.ErrIoErr:
-			return true
-		}
-	}
-	return errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
-}
+// read-only file system, a full disk, no permission (fts's own test).
+func cannotWrite(err error) bool { return fts.CannotWrite(err) }
 
 // enqueue marks a Draft's new head for sync.
 func (s *Store) enqueue(ctx context.Context, id, project, branch, head string) {

@@ -90,7 +90,7 @@ type fileRow struct {
 // the schema. It does not scan the vault; the first Refresh, Search or Load does.
 func Open(ctx context.Context, v *vault.Vault) (*Index, error) {
 	if err := os.MkdirAll(v.DataDir(), 0o755); err != nil {
-		if cannotWrite(err) {
+		if CannotWrite(err) {
 			return openReadOnly(ctx, v, v.IndexPath(), err)
 		}
 		return nil, fmt.Errorf("create %s: %w", v.DataDir(), err)
@@ -127,7 +127,7 @@ func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 		if err := setAside(dbPath); err != nil {
 			return nil, fmt.Errorf("the index %s is damaged and could not be set aside: %w", dbPath, err)
 		}
-	case cannotWrite(err):
+	case CannotWrite(err):
 		return openReadOnly(ctx, v, dbPath, err)
 	default:
 		return nil, err
@@ -165,9 +165,9 @@ func damaged(err error) bool {
 		strings.Contains(err.Error(), "the index is damaged")
 }
 
-// cannotWrite reports whether err says the index's folder or file cannot
-// be written: a read-only file system, a full disk, no permission.
-func cannotWrite(err error) bool {
+// CannotWrite reports whether err says a file (the index, the outbox)
+// cannot be written: a read-only file system, a full disk, no permission.
+func CannotWrite(err error) bool {
 	var se sqlite3.Error
 	if errors.As(err, &se) {
 		switch se.Code {

@@ -23,26 +23,33 @@ import (
 // embedded 2 s after start-up and then every 30 s, and indexed only when a
 // query came. The test polls without refreshing the index itself, for at
 // most 20 s (less than the old period), and asserts no time.
-func TestBackgroundEmbedsChangesAsTheyHappen(t *testing.T) {
-	dir := t.TempDir()
+// backgroundVault is a one-note vault's memory, with a test embedder, for
+// the background loop's tests.
+func backgroundVault(t *testing.T) (dir string, ix *retrieve.Memory) {
+	t.Helper()
+	dir = t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nfirst note\n"), 0o644)
-	cmd := exec.Command("git", "init", "-q", "-b", "main", dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := exec.Command("git", "init", "-q", "-b", "main", dir).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	v, err := vault.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer v.Close()
-	ix, err := retrieve.Open(context.Background(), v)
+	t.Cleanup(func() { v.Close() })
+	ix, err = retrieve.Open(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	t.Cleanup(func() { ix.Close() })
 	if err := ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 64}); err != nil {
 		t.Fatal(err)
 	}
+	return dir, ix
+}
+
+func TestBackgroundEmbedsChangesAsTheyHappen(t *testing.T) {
+	dir, ix := backgroundVault(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string {
@@ -99,24 +106,7 @@ func (p *panickyIndex) EmbedPending(context.Context, func(done, total int)) (int
 // mcp's background work takes the process down. A refresh that panics is
 // logged with its stack, and the loop keeps refreshing on the next change.
 func TestBackground_APanicInAStepIsLoggedAndTheLoopGoesOn(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nfirst note\n"), 0o644)
-	if out, err := exec.Command("git", "init", "-q", "-b", "main", dir).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	ix, err := retrieve.Open(context.Background(), v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if err := ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 64}); err != nil {
-		t.Fatal(err)
-	}
+	_, ix := backgroundVault(t)
 	p := &panickyIndex{Memory: ix}
 	var log syncBuffer
 	e := &env{stdout: io.Discard, stderr: &log, getenv: func(k string) string {

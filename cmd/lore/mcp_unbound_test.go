@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -16,20 +12,7 @@ import (
 // call with unbound_workspace and the command to run, as a tool error.
 func TestMCP_AnUnboundFolderAnswersWithTheFix(t *testing.T) {
 	for _, profile := range []string{"memory", "vault"} {
-		dir := t.TempDir()
-		cmd := exec.Command(binary(t), "mcp", "--profile", profile)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "LORE_VAULT=", "LORE_PROJECT=", "XDG_CONFIG_HOME="+t.TempDir())
-		in, _ := cmd.StdinPipe()
-		out, _ := cmd.StdoutPipe()
-		cmd.Stderr = io.Discard
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		c := &mcpClient{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-		if _, err := c.request("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}); err != nil {
-			t.Fatalf("%s: initialize: %v", profile, err)
-		}
+		c := startMCPIn(t, t.TempDir(), []string{"LORE_VAULT=", "LORE_PROJECT=", "XDG_CONFIG_HOME=" + t.TempDir()}, "--profile", profile)
 		raw, err := c.request("tools/list", map[string]any{})
 		var list struct {
 			Tools []struct{ Name string } `json:"tools"`

@@ -97,9 +97,16 @@ type mcpClient struct {
 
 func startMCP(t testing.TB, vaultDir, project string) *mcpClient {
 	t.Helper()
-	cmd := exec.Command(binary(t), "mcp")
-	cmd.Env = append(os.Environ(), "LORE_VAULT="+vaultDir, "LORE_PROJECT="+project, "LORE_MCP_NO_EMBED=1")
-	cmd.Env = append(cmd.Env, testGitEnv...)
+	return startMCPIn(t, "", append([]string{"LORE_VAULT=" + vaultDir, "LORE_PROJECT=" + project, "LORE_MCP_NO_EMBED=1"}, testGitEnv...))
+}
+
+// startMCPIn starts `lore mcp args…` in dir (the test's own folder when
+// "") with env added, and initializes it.
+func startMCPIn(t testing.TB, dir string, env []string, args ...string) *mcpClient {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"mcp"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
