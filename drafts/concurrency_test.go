@@ -8,10 +8,12 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -260,6 +262,10 @@ func openAll(dir string) (*vault.Vault, *retrieve.Memory, *Store, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s, err := Open(ctx, ix.Index)
+	out, err := fts.OpenOutbox(ctx, filepath.Join(v.DataDir(), "outbox.db"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := Open(ctx, ix.Index, out)
 	return v, ix, s, err
 }

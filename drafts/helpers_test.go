@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -67,7 +68,7 @@ func (tv *tvault) open() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(context.Background(), ix.Index)
+	s, err := Open(context.Background(), ix.Index, mustOutbox(t, ix.Index))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,6 +155,16 @@ func withFiles(extra map[string]string) map[string]string {
 	}
 	for p, s := range extra {
 		out[p] = s
+	}
+	return out
+}
+
+// mustOutbox opens the vault's outbox, as lore does beside the index.
+func mustOutbox(t testing.TB, ix *fts.Index) *fts.Outbox {
+	t.Helper()
+	out, err := fts.OpenOutbox(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package drafts
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
@@ -19,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -29,36 +27,37 @@ const BranchPrefix = "refs/heads/drafts/"
 // MaxBody is the largest resource a store operation may produce (1 MiB).
 const MaxBody = 1 << 20
 
+var _ vault.OverlaySource = (*Store)(nil)
+
 // Store writes Drafts for one vault and lays them over its index.
 type Store struct {
 	v      *vault.Vault
-	ix     *fts.Index
+	ix     vault.DraftIndex
+	out    vault.Outbox
 	gitDir string // the worktree's git directory (its HEAD)
 	refs   refs   // the common git directory (refs, objects)
 	top    string // the repository's work tree
 	prefix string // the vault folder inside the repository: "" or "notes/"
 	org    string // the org ref, e.g. refs/heads/main
 	remote string
-	db     *sql.DB
 	clock  func() time.Time
 	lock   string
 
 	mu         sync.Mutex
 	infos      map[string]*Draft // by branch and head, see draftAt
 	broken     map[string]string // Draft branches the last listing could not read, and why
-	outboxErr  error             // the last failed outbox write (see outboxExec)
 	signed     *refsRead         // the refs OverlaySignature last read, for Overlay
-	readOnly   string            // why nothing can be written ("" when it can), see Open
 	reach      map[plumbing.Hash]bool
 	reachOrg   plumbing.Hash
 	reachSince time.Time
 }
 
-// Open opens the Draft store of the vault ix follows and makes ix show each
-// project its open Drafts (UseOverlay).
-func Open(ctx context.Context, ix *fts.Index) (*Store, error) {
+// Open opens the Draft store of the vault ix follows, keeping its sync
+// state in out, and makes ix show each project its open Drafts
+// (UseOverlay). The store closes out with itself.
+func Open(ctx context.Context, ix vault.DraftIndex, out vault.Outbox) (*Store, error) {
 	v := ix.Vault()
-	s := &Store{v: v, ix: ix, gitDir: v.GitDir, clock: time.Now, infos: map[string]*Draft{}, broken: map[string]string{}}
+	s := &Store{v: v, ix: ix, out: out, gitDir: v.GitDir, clock: time.Now, infos: map[string]*Draft{}, broken: map[string]string{}}
 	common := v.GitDir
 	if data, err := os.ReadFile(filepath.Join(v.GitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(data))
@@ -91,43 +90,31 @@ func Open(ctx context.Context, ix *fts.Index) (*Store, error) {
 	s.org = "refs/heads/" + v.Config.OrgRef
 	s.remote = v.Config.Remote
 	s.lock = filepath.Join(v.DataDir(), "drafts.lock")
-	outbox := filepath.Join(v.DataDir(), "outbox.db")
-	err = os.MkdirAll(v.DataDir(), 0o755)
-	if err == nil {
-		s.db, err = openOutbox(ctx, outbox)
-	}
-	if err != nil {
-		if !cannotWrite(err) {
-			return nil, err
-		}
-		// Reads go on (Drafts are git branches); writes say why they cannot.
-		s.readOnly = fmt.Sprintf("the vault's git directory cannot be written (%v)", err)
-		if s.db, err = openOutboxReadOnly(ctx, outbox); err != nil {
-			return nil, err
-		}
-	}
 	ix.UseOverlay(s)
-	if _, err := s.Recover(ctx); err != nil {
-		s.db.Close()
-		return nil, fmt.Errorf("an interrupted merge could not be finished: %w", err)
+	if s.out.ReadOnly() == "" { // a read-only vault is read as it is
+		if _, err := s.Recover(ctx); err != nil {
+			return nil, fmt.Errorf("an interrupted merge could not be finished: %w", err)
+		}
 	}
 	return s, nil
 }
 
-// ReadOnly says why the store cannot write ("" when it can).
-func (s *Store) ReadOnly() string { return s.readOnly }
+// ReadOnly says why the store cannot write ("" when it can): the vault's
+// git directory cannot be written (a read-only file system, a full disk).
+// Reads go on (Drafts are git branches); writes say why they cannot.
+func (s *Store) ReadOnly() string { return s.out.ReadOnly() }
 
 // writable refuses a write when the vault's git directory cannot be
 // written, naming why, before anything is touched.
 func (s *Store) writable(what string) error {
-	if s.readOnly == "" {
+	if s.ReadOnly() == "" {
 		return nil
 	}
-	return vault.Errorf(vault.CodeInternal, "%s cannot be done: %s; free space or make the file system writable, then try again (reads still work)", what, s.readOnly)
+	return vault.Errorf(vault.CodeInternal, "%s cannot be done: %s; free space or make the file system writable, then try again (reads still work)", what, s.ReadOnly())
 }
 
 // Close closes the outbox.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.out.Close() }
 
 // SetClock replaces the clock (tests).
 func (s *Store) SetClock(now func() time.Time) { s.clock = now }
@@ -512,7 +499,7 @@ func (s *Store) workStamp(d *Draft) string {
 
 // Overlay returns every open (unmerged) Draft with its versions of the
 // memory files it changes — without them for Drafts whose head is in have.
-func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]fts.OverlayDraft, error) {
+func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]vault.OverlayDraft, error) {
 	repo, err := s.repo()
 	if err != nil {
 		return nil, err
@@ -530,17 +517,17 @@ func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]fts.Over
 	if err != nil {
 		return nil, err
 	}
-	var out []fts.OverlayDraft
+	var out []vault.OverlayDraft
 	for _, d := range ds {
 		if d.Merged {
 			continue
 		}
 		head := d.HeadHash + "+" + s.workStamp(d)
 		if have[d.ID] == head {
-			out = append(out, fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: head, Unchanged: true})
+			out = append(out, vault.OverlayDraft{ID: d.ID, Project: d.Project, Head: head, Unchanged: true})
 			continue
 		}
-		od := fts.OverlayDraft{ID: d.ID, Project: d.Project, Head: head}
+		od := vault.OverlayDraft{ID: d.ID, Project: d.Project, Head: head}
 		for _, p := range d.Paths {
 			rel := strings.TrimPrefix(p, s.prefix)
 			if clean, err := vault.CleanPath(rel); err != nil || clean != rel || !vault.IsMemoryPath(rel) {
@@ -550,7 +537,7 @@ func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]fts.Over
 			if err != nil {
 				return nil, err
 			}
-			f := fts.OverlayFile{Path: rel}
+			f := vault.OverlayFile{Path: rel}
 			if ok {
 				f.Data = data
 				if f.Data == nil {

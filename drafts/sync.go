@@ -63,18 +63,17 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 		return rep, err
 	}
 	now := s.clock()
-	dues, err := s.dueDrafts(ctx, now)
+	dues, err := s.out.Due(ctx, now)
 	if err != nil {
 		return rep, err
 	}
 	fail := func(reason string) {
 		for _, d := range dues {
 			st := "retrying"
-			if d.attempts+1 >= maxAttempts {
+			if d.Attempts+1 >= maxAttempts {
 				st = "failed"
 			}
-			s.outboxExec(ctx, `UPDATE outbox SET status = ?, attempts = attempts + 1, last_error = ?, next_at = ?, updated_at = ? WHERE draft_id = ?`,
-				st, reason, now.Add(backoff(d.attempts)).UnixMilli(), now.UnixMilli(), d.id)
+			s.out.Retry(ctx, d.ID, st, reason, now.Add(backoff(d.Attempts)), now)
 		}
 		rep.Error = reason
 	}
@@ -101,9 +100,9 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 	out, pushErr := runGit(ctx, s.top, append(append(append([]string{"push", "--porcelain"}, leases...), s.remote), specs...)...)
 	seen := s.recordPush(ctx, out, byRef, now, &rep)
 	if pushErr != nil {
-		var left []due
+		var left []vault.DueDraft
 		for _, d := range dues {
-			if !seen[d.branch] {
+			if !seen[d.Branch] {
 				left = append(left, d)
 			}
 		}
@@ -113,61 +112,30 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 	return s.finishReport(ctx, rep)
 }
 
-// due is a Draft the outbox holds for a push now: its head ("" to delete
-// the branch there) and the head the remote had when lore last pushed it.
-type due struct {
-	id, branch, head, pushed string
-	attempts                 int
-}
-
-// dueDrafts returns the outbox's Drafts whose next attempt is due, and marks
 // pushSpecs are the refspecs that push the due Drafts (a deleted Draft's
 // branch is deleted), the leases that name what each branch must hold on
 // the remote for the push to go through (what lore pushed there last, or
 // nothing), and the Drafts by branch. A teammate's commits pushed onto a
 // Draft branch are never deleted or overwritten: git refuses the push
 // ("stale info"), and the branch is kept.
-func pushSpecs(dues []due) (specs, leases []string, byRef map[string]due) {
+func pushSpecs(dues []vault.DueDraft) (specs, leases []string, byRef map[string]vault.DueDraft) {
 	specs = []string{}
-	byRef = map[string]due{}
+	byRef = map[string]vault.DueDraft{}
 	for _, d := range dues {
-		if d.head == "" {
-			specs = append(specs, ":"+d.branch)
+		if d.Head == "" {
+			specs = append(specs, ":"+d.Branch)
 		} else {
-			specs = append(specs, d.head+":"+d.branch)
+			specs = append(specs, d.Head+":"+d.Branch)
 		}
-		leases = append(leases, "--force-with-lease="+d.branch+":"+d.pushed)
-		byRef[d.branch] = d
+		leases = append(leases, "--force-with-lease="+d.Branch+":"+d.Pushed)
+		byRef[d.Branch] = d
 	}
 	return specs, leases, byRef
 }
 
-// them as syncing.
-func (s *Store) dueDrafts(ctx context.Context, now time.Time) ([]due, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT draft_id, branch, head, pushed, attempts FROM outbox
-		WHERE status IN ('queued', 'retrying', 'syncing') AND next_at <= ? ORDER BY draft_id`, now.UnixMilli())
-	if err != nil {
-		return nil, err
-	}
-	var dues []due
-	for rows.Next() {
-		var d due
-		if err := rows.Scan(&d.id, &d.branch, &d.head, &d.pushed, &d.attempts); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		dues = append(dues, d)
-	}
-	rows.Close()
-	for _, d := range dues {
-		s.outboxExec(ctx, "UPDATE outbox SET status = 'syncing', updated_at = ? WHERE draft_id = ?", now.UnixMilli(), d.id)
-	}
-	return dues, nil
-}
-
 // recordPush records in the outbox and in rep what git push --porcelain
 // said of each ref (out), and returns the refs it named.
-func (s *Store) recordPush(ctx context.Context, out string, byRef map[string]due, now time.Time, rep *SyncReport) map[string]bool {
+func (s *Store) recordPush(ctx context.Context, out string, byRef map[string]vault.DueDraft, now time.Time, rep *SyncReport) map[string]bool {
 	seen := map[string]bool{}
 	for _, line := range strings.Split(out, "\n") {
 		parts := strings.SplitN(line, "\t", 3)
@@ -192,26 +160,24 @@ func (s *Store) recordPush(ctx context.Context, out string, byRef map[string]due
 		if flag == "!" && !strings.Contains(summary, "remote ref does not exist") {
 			reason := "the remote refused the push: " + summary
 			if strings.Contains(summary, "stale info") || strings.Contains(summary, "fetch first") || strings.Contains(summary, "non-fast-forward") {
-				reason = fmt.Sprintf("someone pushed to %s on %s since lore last pushed it (a teammate's commits?), and lore leaves what they pushed there: ", strings.TrimPrefix(d.branch, "refs/heads/"), s.remote)
-				if d.head == "" {
+				reason = fmt.Sprintf("someone pushed to %s on %s since lore last pushed it (a teammate's commits?), and lore leaves what they pushed there: ", strings.TrimPrefix(d.Branch, "refs/heads/"), s.remote)
+				if d.Head == "" {
 					reason += "the Draft is closed here, its branch is kept there; fetch it with git to review their commits"
 				} else {
 					reason += "fetch it with git to review and combine their commits with the Draft"
 				}
 			}
-			s.outboxExec(ctx, `UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ?, updated_at = ? WHERE draft_id = ?`,
-				reason, now.UnixMilli(), d.id)
-			rep.Failed = append(rep.Failed, d.id)
+			s.out.Failed(ctx, d.ID, reason, now)
+			rep.Failed = append(rep.Failed, d.ID)
 			continue
 		}
-		if d.head == "" {
-			s.outboxExec(ctx, "DELETE FROM outbox WHERE draft_id = ?", d.id)
-			rep.Deleted = append(rep.Deleted, d.id)
+		if d.Head == "" {
+			s.out.Forget(ctx, d.ID)
+			rep.Deleted = append(rep.Deleted, d.ID)
 			continue
 		}
-		s.outboxExec(ctx, `UPDATE outbox SET status = 'synced', attempts = 0, last_error = '', pushed = ?, updated_at = ? WHERE draft_id = ? AND head = ?`,
-			d.head, now.UnixMilli(), d.id, d.head)
-		rep.Pushed = append(rep.Pushed, d.id)
+		s.out.Synced(ctx, d.ID, d.Head, now)
+		rep.Pushed = append(rep.Pushed, d.ID)
 	}
 	return seen
 }
@@ -271,26 +237,18 @@ func (s *Store) reconcile(ctx context.Context) error {
 	open := map[string]bool{}
 	for _, d := range ds {
 		open[d.ID] = true
-		var head string
-		s.db.QueryRowContext(ctx, "SELECT head FROM outbox WHERE draft_id = ?", d.ID).Scan(&head)
-		if head != d.HeadHash {
+		if s.out.Head(ctx, d.ID) != d.HeadHash {
 			s.enqueue(ctx, d.ID, d.Project, d.Branch, d.HeadHash)
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT draft_id FROM outbox WHERE head != ''")
+	tracked, err := s.out.Tracked(ctx)
 	if err != nil {
 		return err
 	}
-	var gone []string
-	for rows.Next() {
-		var id string
-		if rows.Scan(&id) == nil && !open[id] {
-			gone = append(gone, id)
+	for _, id := range tracked {
+		if !open[id] {
+			s.outboxDiscarded(ctx, id)
 		}
-	}
-	rows.Close()
-	for _, id := range gone {
-		s.outboxDiscarded(ctx, id)
 	}
 	return nil
 }

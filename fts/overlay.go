@@ -8,33 +8,15 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// OverlayDraft is one open Draft as the index lays it over the working tree
-// for the project that carries it.
-type OverlayDraft struct {
-	ID      string
-	Project string
-	Head    string // the commit the Files come from
-	// Unchanged: the index already holds this Draft at Head (Files is empty).
-	Unchanged bool
-	// Files are the Draft's versions of every path it changes. Data nil means
-	// the path is gone in the Draft (deleted or renamed away).
-	Files []OverlayFile
-}
+// The overlay's types are the domain's (vault/overlay.go); package drafts
+// supplies them.
+type (
+	OverlayDraft  = vault.OverlayDraft
+	OverlayFile   = vault.OverlayFile
+	OverlaySource = vault.OverlaySource
+)
 
-// OverlayFile is one path of a Draft.
-type OverlayFile struct {
-	Path string
-	Data []byte
-}
-
-// OverlaySource supplies the open Drafts (package drafts implements it).
-// OverlaySignature must be cheap and change whenever the Drafts do. Overlay
-// returns every open Draft; those whose head is the one in have (draft id →
-// head) come back Unchanged, without their files.
-type OverlaySource interface {
-	OverlaySignature(ctx context.Context) (string, error)
-	Overlay(ctx context.Context, have map[string]string) ([]OverlayDraft, error)
-}
+var _ vault.DraftIndex = (*Index)(nil)
 
 // UseOverlay makes every freshness check also follow src's Drafts, so each
 // project's Search, Load and Activate see its Effective Memory.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -39,7 +40,7 @@ func newJournal(t *testing.T) (*Journal, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := drafts.Open(context.Background(), ix.Index)
+	st, err := drafts.Open(context.Background(), ix.Index, mustOutbox(t, ix.Index))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,4 +179,14 @@ func TestRememberBurstKeepsEveryMemory(t *testing.T) {
 	if err != nil || r.Total != 4 || r.Namespace != "u1/p1" {
 		t.Fatalf("recall: %+v, %v", r, err)
 	}
+}
+
+// mustOutbox opens the vault's outbox, as lore does beside the index.
+func mustOutbox(t testing.TB, ix *fts.Index) *fts.Outbox {
+	t.Helper()
+	out, err := fts.OpenOutbox(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

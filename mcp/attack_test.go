@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
@@ -55,7 +56,7 @@ func newTestServer(t *testing.T, profile string, files map[string]string) *testS
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := drafts.Open(context.Background(), ix.Index)
+	st, err := drafts.Open(context.Background(), ix.Index, mustOutbox(t, ix.Index))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,4 +493,14 @@ func TestAttack_LinksIntoGitLeakNothing(t *testing.T) {
 			t.Errorf("the token was committed to a Draft branch:\n%s", log)
 		}
 	}
+}
+
+// mustOutbox opens the vault's outbox, as lore does beside the index.
+func mustOutbox(t testing.TB, ix *fts.Index) *fts.Outbox {
+	t.Helper()
+	out, err := fts.OpenOutbox(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

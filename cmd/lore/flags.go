@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
@@ -136,8 +138,15 @@ func openMemory(ctx context.Context, dir string) (*retrieve.Memory, *drafts.Stor
 		v.Close()
 		return nil, nil, err
 	}
-	st, err := drafts.Open(ctx, ix.Index)
+	out, err := fts.OpenOutbox(ctx, filepath.Join(v.DataDir(), "outbox.db"))
 	if err != nil {
+		ix.Close()
+		v.Close()
+		return nil, nil, err
+	}
+	st, err := drafts.Open(ctx, ix.Index, out)
+	if err != nil {
+		out.Close()
 		ix.Close()
 		v.Close()
 		return nil, nil, err
