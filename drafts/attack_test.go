@@ -570,14 +570,14 @@ func TestAttack_AMergeNamesTheHeadReviewed(t *testing.T) {
 	before := tv.orgHead()
 	cur = tv.load("api", "mem_adr15")
 	tv.apply("api", update("mem_adr15", cur.ContentHash, `SELECT \\* FROM`, `FROM_NOPE`))
-	_, err = tv.s.Merge(ctx, []string{r.DraftID + "@" + seen.HeadHash})
+	_, err = tv.s.Merge(ctx, []string{r.DraftID + "@" + seen.Head})
 	if vault.ErrorCode(err) != vault.CodeContentChanged || !strings.Contains(err.Error(), "moved after it was reviewed") {
 		t.Fatalf("merge of a Draft that moved after review: %v; want memory_content_changed saying it moved", err)
 	}
 	if tv.orgHead() != before || !tv.published("decisions/adr-015.md", `SELECT \\* FROM`) {
 		t.Fatal("the org ref moved")
 	}
-	for _, bad := range []string{"abc", strings.Repeat("z", 12), seen.HeadHash[:8]} {
+	for _, bad := range []string{"abc", strings.Repeat("z", 12), seen.Head[:8]} {
 		if _, err := tv.s.Merge(ctx, []string{r.DraftID + "@" + bad}); vault.ErrorCode(err) != vault.CodeInvalid {
 			t.Errorf("reviewed head %q: %v; want invalid_input", bad, err)
 		}
@@ -586,7 +586,7 @@ func TestAttack_AMergeNamesTheHeadReviewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tv.s.Merge(ctx, []string{r.DraftID + "@" + now.HeadHash[:12]}); err != nil {
+	if _, err := tv.s.Merge(ctx, []string{r.DraftID + "@" + now.Head[:12]}); err != nil {
 		t.Fatalf("merge of the head the person saw now: %v", err)
 	}
 }

@@ -199,7 +199,7 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 	for _, list := range lines {
 		for _, a := range list {
 			d := tv.draftCarrying(a.project, a.resource)
-			if d == nil || !strings.Contains(tv.git("show", d.HeadHash+":"+d.Path), a.line+"\n") {
+			if d == nil || !strings.Contains(tv.git("show", d.Head+":"+d.Path), a.line+"\n") {
 				lost++
 				t.Errorf("acknowledged update %s of %s (project %s) is not in its final content", a.line, a.resource, a.project)
 			}
@@ -238,7 +238,7 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 
 // draftCarrying returns project's open Draft that carries resource.
 func (tv *tvault) draftCarrying(project, resource string) *Draft {
-	ds, err := tv.s.List(context.Background(), project, false)
+	ds, err := tv.s.listDrafts(context.Background(), project, false)
 	if err != nil {
 		tv.t.Fatal(err)
 	}

@@ -18,15 +18,7 @@ import (
 )
 
 // MergeResult says what a merge did.
-type MergeResult struct {
-	Merged  []string `json:"merged"`            // draft ids now in the org ref
-	Skipped []string `json:"skipped,omitempty"` // already merged (e.g. by a person's git merge)
-	OrgRef  string   `json:"org_ref"`
-	Commit  string   `json:"commit"` // the org ref's new head
-	// WorkTree: "updated" (it was on the org branch and clean), or why it was
-	// left alone ("not on <branch>").
-	WorkTree string `json:"work_tree"`
-}
+type MergeResult = vault.MergeResult
 
 // Merge folds Drafts (by id, any project) into the org ref, for a person. It
 // is all or nothing: if any Draft changes a path the org ref also changed
@@ -95,7 +87,7 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 			res.Skipped = append(res.Skipped, id)
 			continue
 		}
-		baseTree, headTree, err := s.trees(repo, d.Base, d.Head)
+		baseTree, headTree, err := s.trees(repo, d.base, d.head)
 		if err != nil {
 			return res, err
 		}
@@ -107,8 +99,8 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 			conflicts = append(conflicts, fmt.Sprintf("%s: %s", id, strings.Join(clash, ", ")))
 			continue
 		}
-		if cur == d.Base {
-			cur, curTree = d.Head, headTree // fast-forward
+		if cur == d.base {
+			cur, curTree = d.head, headTree // fast-forward
 		} else {
 			if cur, curTree, err = s.mergeCommit(repo, d, cur, curTree, headTree, combined, now); err != nil {
 				return res, err
@@ -192,7 +184,7 @@ func (s *Store) mergeCommit(repo *git.Repository, d *Draft, cur, curTree, headTr
 	}
 	cur, err = writeCommit(repo, &object.Commit{
 		Author: *sig, Committer: *sig, Message: subject + "\n", TreeHash: curTree,
-		ParentHashes: []plumbing.Hash{cur, d.Head},
+		ParentHashes: []plumbing.Hash{cur, d.head},
 	})
 	return cur, curTree, err
 }
@@ -212,7 +204,7 @@ func (s *Store) advance(ctx context.Context, repo *git.Repository, org, cur, org
 	// completes the merge (intent.go).
 	intent := mergeIntent{Org: s.org, Old: org.String(), New: cur.String(), WorkTree: onOrg, Drafts: map[string]string{}, At: now}
 	for _, d := range mergedDrafts {
-		intent.Drafts[d.Branch] = d.HeadHash
+		intent.Drafts[d.Branch] = d.Head
 	}
 	if err := s.writeIntent(intent); err != nil {
 		return err
@@ -237,7 +229,7 @@ func (s *Store) advance(ctx context.Context, repo *git.Repository, org, cur, org
 	}
 	crashPoint("after-org")
 	for _, d := range mergedDrafts {
-		if err := s.refs.cas(d.Branch, d.Head, plumbing.ZeroHash); err == nil {
+		if err := s.refs.cas(d.Branch, d.head, plumbing.ZeroHash); err == nil {
 			s.outboxDiscarded(ctx, d.ID)
 		}
 	}
@@ -294,8 +286,8 @@ func (d *Draft) checkReviewed(head string) error {
 	if len(head) < minHead || len(head) > 40 || strings.Trim(strings.ToLower(head), "0123456789abcdef") != "" {
 		return vault.Errorf(vault.CodeInvalid, "%s@%s: a reviewed head is %d to 40 hex digits of the commit lore drafts diff showed", d.ID, head, minHead)
 	}
-	if !strings.HasPrefix(d.Head.String(), strings.ToLower(head)) {
-		return vault.Errorf(vault.CodeContentChanged, "nothing was merged: Draft %s moved after it was reviewed (reviewed %s, now %s); review it again (lore drafts diff %s) and merge the head you saw", d.ID, head, shortHead(d.Head), d.ID)
+	if !strings.HasPrefix(d.head.String(), strings.ToLower(head)) {
+		return vault.Errorf(vault.CodeContentChanged, "nothing was merged: Draft %s moved after it was reviewed (reviewed %s, now %s); review it again (lore drafts diff %s) and merge the head you saw", d.ID, head, shortHead(d.head), d.ID)
 	}
 	return nil
 }
@@ -316,7 +308,7 @@ func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
 	var done []string
 	for _, arg := range ids {
 		id, head := SplitReviewed(arg)
-		d, err := s.Find(ctx, id)
+		d, err := s.find(ctx, id)
 		if err != nil {
 			return done, err
 		}
@@ -324,7 +316,7 @@ func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
 			return done, err
 		}
 		id = d.ID
-		if err := s.refs.cas(d.Branch, d.Head, plumbing.ZeroHash); err != nil {
+		if err := s.refs.cas(d.Branch, d.head, plumbing.ZeroHash); err != nil {
 			return done, fmt.Errorf("discard %s: %w", id, err)
 		}
 		s.outboxDiscarded(ctx, id)
@@ -338,13 +330,13 @@ func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
 // uncommitted version it started from, see pending.go) against the Draft's,
 // with the Draft as read (its Head is the commit the diff shows: a merge
 // that names it merges exactly what was shown).
-func (s *Store) Diff(ctx context.Context, id string) (string, *Draft, error) {
-	d, err := s.Find(ctx, id)
+func (s *Store) Diff(ctx context.Context, id string) (string, vault.Draft, error) {
+	d, err := s.find(ctx, id)
 	if err != nil {
-		return "", nil, err
+		return "", vault.Draft{}, err
 	}
 	patch, err := s.diff(ctx, d)
-	return patch, d, err
+	return patch, d.Draft, err
 }
 
 func (s *Store) diff(ctx context.Context, d *Draft) (string, error) {
@@ -352,7 +344,7 @@ func (s *Store) diff(ctx context.Context, d *Draft) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	orgTree, headTree, err := s.trees(repo, d.Base, d.Head)
+	orgTree, headTree, err := s.trees(repo, d.base, d.head)
 	if err != nil {
 		return "", err
 	}

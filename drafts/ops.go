@@ -2,7 +2,6 @@ package drafts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -103,7 +102,7 @@ func (s *Store) Remember(ctx context.Context, project, folder string, c vault.Cr
 	}
 	base := w.parent
 	if w.draft != nil {
-		base = w.draft.Base
+		base = w.draft.base
 	}
 	if ok, _ := s.onlyNewNotes(w.repo, base, w.head, folder); ok {
 		if _, err := s.mergeLocked(ctx, w.repo, []string{w.draftID}, s.clock()); err == nil {
@@ -246,7 +245,7 @@ func (w *write) current(ctx context.Context, field, id string) (seen, error) {
 // one (see pending.go) — and loads the tree to edit.
 func (w *write) start(d *Draft, pending string) error {
 	if d != nil {
-		w.draft, w.draftID, w.parent = d, d.ID, d.Head
+		w.draft, w.draftID, w.parent = d, d.ID, d.head
 	} else {
 		org, err := w.s.refs.read(w.s.org)
 		if err != nil {
@@ -446,7 +445,7 @@ func (w *write) delete(ctx context.Context, d *vault.DeleteOp) error {
 		return err
 	}
 	if dr := cur.draft; dr != nil {
-		baseTree, _, err := w.s.trees(w.repo, dr.Base, plumbing.ZeroHash)
+		baseTree, _, err := w.s.trees(w.repo, dr.base, plumbing.ZeroHash)
 		if err != nil {
 			return err
 		}
@@ -511,7 +510,7 @@ func (w *write) discard(ctx context.Context, id string) error {
 
 // drop deletes a Draft branch.
 func (w *write) drop(d *Draft) error {
-	if err := w.s.refs.cas(d.Branch, d.Head, plumbing.ZeroHash); err != nil {
+	if err := w.s.refs.cas(d.Branch, d.head, plumbing.ZeroHash); err != nil {
 		return fmt.Errorf("discard %s: %w", d.ID, err)
 	}
 	w.draftID, w.discarded = d.ID, true
@@ -551,7 +550,7 @@ func (w *write) finish(ctx context.Context) (vault.StoreResult, error) {
 	branch := BranchPrefix + w.project + "/" + w.draftID
 	old := plumbing.ZeroHash
 	if w.draft != nil {
-		old = w.draft.Head
+		old = w.draft.head
 	}
 	if err := s.refs.cas(branch, old, head); err != nil {
 		return vault.StoreResult{}, fmt.Errorf("store: %w", err)
@@ -632,7 +631,7 @@ func validHash(h string) bool {
 
 // ErrPathTaken is what a create at a path already in use wraps (its code is
 // invalid_input): callers that name notes themselves pick another name.
-var ErrPathTaken = errors.New("the path is taken")
+var ErrPathTaken = vault.ErrPathTaken
 
 type pathTaken struct{ err error }
 

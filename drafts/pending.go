@@ -213,7 +213,7 @@ func blobBytes(repo *git.Repository, h plumbing.Hash) ([]byte, error) {
 // touched the same lines (or the Draft deletes the note), the person's
 // edit alone. ok is false when the note is gone in that view.
 func (s *Store) effective(ctx context.Context, repo *git.Repository, d *Draft, p string) ([]byte, bool, error) {
-	baseTree, headTree, err := s.trees(repo, d.Base, d.Head)
+	baseTree, headTree, err := s.trees(repo, d.base, d.head)
 	if err != nil {
 		return nil, false, err
 	}

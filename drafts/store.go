@@ -27,7 +27,12 @@ const BranchPrefix = "refs/heads/drafts/"
 // MaxBody is the largest resource a store operation may produce (1 MiB).
 const MaxBody = 1 << 20
 
-var _ vault.OverlaySource = (*Store)(nil)
+var (
+	_ vault.OverlaySource = (*Store)(nil)
+	_ vault.Proposer      = (*Store)(nil)
+	_ vault.Rememberer    = (*Store)(nil)
+	_ vault.Reviewer      = (*Store)(nil)
+)
 
 // Store writes Drafts for one vault and lays them over its index.
 type Store struct {
@@ -139,33 +144,17 @@ func (s *Store) repo() (*git.Repository, error) {
 	return r, nil
 }
 
-// Draft is one Draft branch as lore reads it.
+// Draft is one Draft branch as lore reads it: the domain's Draft (its Head
+// as text), and the commits it is made of.
 type Draft struct {
-	ID         string        `json:"draft_id"`
-	Project    string        `json:"project"`
-	Branch     string        `json:"branch"`
-	Head       plumbing.Hash `json:"-"`
-	Base       plumbing.Hash `json:"-"` // the org commit it forked from
-	ResourceID string        `json:"resource_id"`
-	Path       string        `json:"path"` // the resource's path in the Draft ("" when deleted)
-	Operations []Operation   `json:"operations"`
-	Merged     bool          `json:"merged"` // its head is in the org ref's history
-	Paths      []string      `json:"changed_paths"`
-	Updated    time.Time     `json:"updated_at"`
-	// HeadHash is Head as text, for JSON.
-	HeadHash string    `json:"head"`
-	forked   time.Time // when its first commit was made
+	vault.Draft
+	head   plumbing.Hash
+	base   plumbing.Hash // the org commit it forked from
+	forked time.Time     // when its first commit was made
 }
 
 // Operation is one store call recorded on a Draft (one commit).
-type Operation struct {
-	LocalOperationID string    `json:"local_operation_id"`
-	Op               string    `json:"op"`
-	Path             string    `json:"path"`
-	Description      string    `json:"description,omitempty"`
-	At               time.Time `json:"at"`
-	Commit           string    `json:"commit"`
-}
+type Operation = vault.DraftOperation
 
 // trailers reads "Lore-…: value" lines of a commit message.
 func trailers(msg string) map[string]string {
@@ -249,7 +238,7 @@ func (s *Store) listFrom(repo *git.Repository, heads map[string]plumbing.Hash, o
 			return nil, org, err
 		}
 		for i, d := range out {
-			if reach[d.Head] {
+			if reach[d.head] {
 				dd := *d
 				dd.Merged = true
 				out[i] = &dd
@@ -298,13 +287,13 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plu
 	if d != nil {
 		return d, nil
 	}
-	d = &Draft{ID: id, Project: project, Branch: name, Head: head, HeadHash: head.String()}
+	d = &Draft{Draft: vault.Draft{ID: id, Project: project, Branch: name, Head: head.String()}, head: head}
 	c, err := repo.CommitObject(head)
 	if err != nil {
 		return nil, err
 	}
 	d.Updated, d.forked = c.Committer.When, c.Committer.When
-	d.Base = head
+	d.base = head
 	earlier, err := s.walkDraft(repo, d, c, name, id)
 	if err != nil {
 		return nil, err
@@ -313,7 +302,7 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plu
 		d.Operations[i], d.Operations[j] = d.Operations[j], d.Operations[i]
 	}
 	if earlier != nil {
-		d.Base, d.forked, d.ResourceID = earlier.Base, earlier.forked, earlier.ResourceID
+		d.base, d.forked, d.ResourceID = earlier.base, earlier.forked, earlier.ResourceID
 		d.Operations = append(append([]Operation{}, earlier.Operations...), d.Operations...)
 	}
 	if n := len(d.Operations); n > 0 {
@@ -322,7 +311,7 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plu
 			d.Path = ""
 		}
 	}
-	baseTree, headTree, err := s.trees(repo, d.Base, head)
+	baseTree, headTree, err := s.trees(repo, d.base, head)
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +343,7 @@ func (s *Store) walkDraft(repo *git.Repository, d *Draft, c *object.Commit, name
 		}
 		t := trailers(cur.Message)
 		if t["Lore-Draft"] != id {
-			d.Base = cur.Hash
+			d.base = cur.Hash
 			break
 		}
 		if d.ResourceID == "" {
@@ -366,7 +355,7 @@ func (s *Store) walkDraft(repo *git.Repository, d *Draft, c *object.Commit, name
 			Description: t["Lore-Description"], At: cur.Committer.When, Commit: cur.Hash.String(),
 		})
 		if len(cur.ParentHashes) == 0 {
-			d.Base = plumbing.ZeroHash
+			d.base = plumbing.ZeroHash
 			break
 		}
 		if cur, err = repo.CommitObject(cur.ParentHashes[0]); err != nil {
@@ -522,7 +511,7 @@ func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]vault.Ov
 		if d.Merged {
 			continue
 		}
-		head := d.HeadHash + "+" + s.workStamp(d)
+		head := d.Head + "+" + s.workStamp(d)
 		if have[d.ID] == head {
 			out = append(out, vault.OverlayDraft{ID: d.ID, Project: d.Project, Head: head, Unchanged: true})
 			continue
@@ -571,7 +560,22 @@ func (s *Store) BrokenDrafts(ctx context.Context) (map[string]string, error) {
 }
 
 // List returns the Drafts of project ("" for all); merged ones only with all.
-func (s *Store) List(ctx context.Context, project string, all bool) ([]*Draft, error) {
+func (s *Store) List(ctx context.Context, project string, all bool) ([]vault.Draft, error) {
+	ds, err := s.listDrafts(ctx, project, all)
+	return views(ds), err
+}
+
+// views are Drafts as the domain has them.
+func views(ds []*Draft) []vault.Draft {
+	out := make([]vault.Draft, len(ds))
+	for i, d := range ds {
+		out[i] = d.Draft
+	}
+	return out
+}
+
+// listDrafts is List, with what the store reads of each Draft.
+func (s *Store) listDrafts(ctx context.Context, project string, all bool) ([]*Draft, error) {
 	repo, err := s.repo()
 	if err != nil {
 		return nil, err
@@ -591,8 +595,17 @@ func (s *Store) List(ctx context.Context, project string, all bool) ([]*Draft, e
 }
 
 // Find returns the Draft with the given id (any project).
-func (s *Store) Find(ctx context.Context, id string) (*Draft, error) {
-	ds, err := s.List(ctx, "", true)
+func (s *Store) Find(ctx context.Context, id string) (vault.Draft, error) {
+	d, err := s.find(ctx, id)
+	if err != nil {
+		return vault.Draft{}, err
+	}
+	return d.Draft, nil
+}
+
+// find is Find, with what the store reads of the Draft.
+func (s *Store) find(ctx context.Context, id string) (*Draft, error) {
+	ds, err := s.listDrafts(ctx, "", true)
 	if err != nil {
 		return nil, err
 	}
@@ -628,24 +641,6 @@ func pick(ds []*Draft, id string) (*Draft, error) {
 // minPrefix is the shortest Draft id prefix lore takes ("drf_" and two
 // more characters).
 const minPrefix = 6
-
-// ShortID is a Draft id as lore prints it for people: long enough to be
-// unique among ds, and at least 12 characters (drf_ and 8 of its ULID).
-func ShortID(id string, ds []*Draft) string {
-	for n := min(12, len(id)); n < len(id); n++ {
-		unique := true
-		for _, d := range ds {
-			if d.ID != id && strings.HasPrefix(d.ID, id[:n]) {
-				unique = false
-				break
-			}
-		}
-		if unique {
-			return id[:n]
-		}
-	}
-	return id
-}
 
 // commit writes a commit object and returns its hash.
 func writeCommit(repo *git.Repository, c *object.Commit) (plumbing.Hash, error) {

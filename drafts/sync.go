@@ -230,15 +230,15 @@ func (s *Store) orgState(before plumbing.Hash, tracking string) (bool, string, e
 // the outbox does not have is queued; a row whose Draft is gone is turned
 // into a remote delete (if the remote has it) or dropped.
 func (s *Store) reconcile(ctx context.Context) error {
-	ds, err := s.List(ctx, "", false)
+	ds, err := s.listDrafts(ctx, "", false)
 	if err != nil {
 		return err
 	}
 	open := map[string]bool{}
 	for _, d := range ds {
 		open[d.ID] = true
-		if s.out.Head(ctx, d.ID) != d.HeadHash {
-			s.enqueue(ctx, d.ID, d.Project, d.Branch, d.HeadHash)
+		if s.out.Head(ctx, d.ID) != d.Head {
+			s.enqueue(ctx, d.ID, d.Project, d.Branch, d.Head)
 		}
 	}
 	tracked, err := s.out.Tracked(ctx)

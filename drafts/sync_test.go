@@ -260,7 +260,7 @@ func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, seen, _ := tv.s.Diff(ctx, b.DraftID)
-	if _, err := tv.s.Merge(ctx, []string{b.DraftID + "@" + seen.HeadHash}); err != nil {
+	if _, err := tv.s.Merge(ctx, []string{b.DraftID + "@" + seen.Head}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := tv.s.Sync(ctx)

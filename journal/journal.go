@@ -13,7 +13,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/internal/lazyre"
 	"github.com/lore-memory/lore/vault"
 )
@@ -21,13 +20,13 @@ import (
 // Journal reads and writes journal notes of one vault, as one project.
 type Journal struct {
 	ix      vault.Lister
-	st      *drafts.Store
+	st      vault.Rememberer
 	project string
 	clock   func() time.Time
 }
 
 // New returns the journal of the vault ix follows, writing as project.
-func New(ix vault.Lister, st *drafts.Store, project string) *Journal {
+func New(ix vault.Lister, st vault.Rememberer, project string) *Journal {
 	return &Journal{ix: ix, st: st, project: project, clock: time.Now}
 }
 
@@ -405,7 +404,7 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, drafts.ErrPathTaken) || n >= 1000 {
+		if !errors.Is(err, vault.ErrPathTaken) || n >= 1000 {
 			return Remembered{}, err
 		}
 	}

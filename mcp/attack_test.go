@@ -17,6 +17,8 @@ import (
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/journal"
+	"github.com/lore-memory/lore/offload"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -60,7 +62,7 @@ func newTestServer(t *testing.T, profile string, files map[string]string) *testS
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(ix, st, "api", profile, "test", Options{WorkDir: work})
+	s, err := New(testDeps(ix, st, "api"), "api", profile, "test", Options{WorkDir: work})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +281,7 @@ func (panickyMemory) Load(_ context.Context, ids []string, _ string) ([]vault.Lo
 func TestAttack_APanicInACallAnswersThatCallOnly(t *testing.T) {
 	ts := newTestServer(t, "memory", releaseFiles)
 	var log strings.Builder
-	s, err := New(panickyMemory{ts.ix}, ts.store, "api", "memory", "test", Options{WorkDir: ts.work, Log: &log})
+	s, err := New(testDeps(panickyMemory{ts.ix}, ts.store, "api"), "api", "memory", "test", Options{WorkDir: ts.work, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +374,7 @@ func TestAttack_NoProjectReadsAnotherProjectsDiary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, project := range []string{"other", "api"} {
-		mem, err := New(js.ix, js.store, project, "memory", "test", Options{WorkDir: js.work})
+		mem, err := New(testDeps(js.ix, js.store, project), project, "memory", "test", Options{WorkDir: js.work})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,7 +382,7 @@ func TestAttack_NoProjectReadsAnotherProjectsDiary(t *testing.T) {
 		if b, _ := json.Marshal(out); err != nil || strings.Contains(string(b), "secret diary") || strings.Contains(string(b), "journal/") {
 			t.Errorf("%s: activate delivered the journal note: %s %v", project, b, err)
 		}
-		vs, err := New(js.ix, js.store, project, "vault", "test", Options{WorkDir: js.work})
+		vs, err := New(testDeps(js.ix, js.store, project), project, "vault", "test", Options{WorkDir: js.work})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -432,7 +434,7 @@ func TestAttack_NoStoreOrVaultToolPublishes(t *testing.T) {
 	hash := out.(loadResult).Resources[0].ContentHash
 	out, err = ts.mem(t, `{"op":{"store":{"update":{"id":"mem_kept","expected_hash":"`+hash+`","replacements":[{"old_text":"published","new_text":"rewritten"}]}}}}`)
 	check("store update", out, err)
-	vs, err := New(ts.ix, ts.store, "web", "vault", "test", Options{WorkDir: ts.work})
+	vs, err := New(testDeps(ts.ix, ts.store, "web"), "web", "vault", "test", Options{WorkDir: ts.work})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +442,7 @@ func TestAttack_NoStoreOrVaultToolPublishes(t *testing.T) {
 	check("flush_session", out, err)
 	out, err = vs.distill(context.Background(), []byte(`{"raw_trace":"$ make build\nok\n$ make test\nok\n","title":"Build and test"}`))
 	check("distill_session_skill", out, err)
-	ms, err := New(ts.ix, ts.store, "web", "memory", "test", Options{WorkDir: ts.work})
+	ms, err := New(testDeps(ts.ix, ts.store, "web"), "web", "memory", "test", Options{WorkDir: ts.work})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,4 +505,12 @@ func mustOutbox(t testing.TB, ix *fts.Index) *fts.Outbox {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// testDeps wires a server's collaborators as lore does (cmd/lore's
+// serverDeps): the journal writes as project, offloaded logs are bounded.
+func testDeps(ix Memory, st Writer, project string) Deps {
+	maxBytes, maxNodes := ix.Vault().Config.OffloadLimits()
+	return Deps{Memory: ix, Store: st, Journal: journal.New(ix, st, project),
+		Offload: offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"), maxBytes, maxNodes)}
 }

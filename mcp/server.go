@@ -8,7 +8,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -16,7 +15,6 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/journal"
 	"github.com/lore-memory/lore/offload"
 	"github.com/lore-memory/lore/vault"
@@ -39,10 +37,27 @@ type Memory interface {
 	PendingEmbeddings(ctx context.Context) (int, error)
 }
 
+// Writer is what the tools write memory with (*drafts.Store is one): the
+// memory tool's store and the vault tools propose Drafts; the journal's
+// remember writes its own new notes.
+type Writer interface {
+	vault.Proposer
+	vault.Rememberer
+}
+
+// Deps are a server's collaborators, which cmd/lore builds and wires (Deps
+// of one vault and project: the journal writes as that project).
+type Deps struct {
+	Memory  Memory
+	Store   Writer
+	Journal *journal.Journal // the journal profile's notes
+	Offload *offload.Store   // the vault profile's logs
+}
+
 // Server is lore's MCP server for one vault and project.
 type Server struct {
 	ix      Memory
-	store   *drafts.Store
+	store   Writer
 	project string
 	profile string
 	srv     *server.MCPServer
@@ -69,11 +84,12 @@ func (s *Server) now() time.Time {
 
 // New makes the server of a profile for the project the workspace is bound
 // to (the caller cannot change it in arguments).
-func New(ix Memory, st *drafts.Store, project, profile, version string, opt ...Options) (*Server, error) {
+func New(d Deps, project, profile, version string, opt ...Options) (*Server, error) {
 	if profile == "" {
 		profile = "memory"
 	}
-	s := &Server{ix: ix, store: st, project: project, profile: profile}
+	ix := d.Memory
+	s := &Server{ix: ix, store: d.Store, project: project, profile: profile, off: d.Offload, journal: d.Journal}
 	if len(opt) > 0 {
 		s.opt = opt[0]
 	}
@@ -86,9 +102,6 @@ func New(ix Memory, st *drafts.Store, project, profile, version string, opt ...O
 	if s.opt.Log == nil {
 		s.opt.Log = os.Stderr
 	}
-	maxBytes, maxNodes := ix.Vault().Config.OffloadLimits()
-	s.off = offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"), maxBytes, maxNodes)
-	s.journal = journal.New(ix, st, project)
 	guide := ix.Vault().Config.Guidelines
 	tools, err := s.toolsOf(profile, guide)
 	if err != nil {

@@ -36,6 +36,11 @@ const (
 	CodeInternal = "internal"
 )
 
+// ErrPathTaken is what a create at a path already in use wraps (its code
+// is CodeInvalid), so a caller that names notes itself (the journal) can
+// try the next name.
+var ErrPathTaken = errors.New("the path is taken")
+
 // Error is lore's one error type: a stable code and a message for people.
 type Error struct {
 	Code    string

@@ -37,7 +37,6 @@ type OverlaySource interface {
 	Overlay(ctx context.Context, have map[string]string) ([]OverlayDraft, error)
 }
 
-
 // DraftIndex is what the Draft store needs of the index (*fts.Index is
 // one): the vault, to be told of a store (a long-running server indexes and
 // embeds it at once), the published path of an id, and to lay the store's

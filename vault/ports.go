@@ -47,3 +47,35 @@ type RunReader interface {
 type Lister interface {
 	Under(ctx context.Context, prefix, project string) ([]Loaded, error)
 }
+
+// The interfaces of the write side. Package drafts implements each with
+// *drafts.Store; mcp and journal hold the ones agents' calls need, web and
+// the review commands the one people need.
+
+// Proposer proposes changes to memory: each a commit on the project's Draft
+// branch. Nothing it does publishes (an agent's store, the vault tools).
+type Proposer interface {
+	Apply(ctx context.Context, project string, op Op) (StoreResult, error)
+	// CreateSuperseding creates a note and marks the notes it supersedes,
+	// in one Draft.
+	CreateSuperseding(ctx context.Context, project string, c CreateOp, supersede []string) (StoreResult, error)
+}
+
+// Rememberer writes the journal's new notes: a create inside a namespace's
+// own folder, the one write that may publish at once (append-only diary).
+type Rememberer interface {
+	Remember(ctx context.Context, project, folder string, c CreateOp) (StoreResult, error)
+}
+
+// Reviewer is how people review Drafts: list them, see one's diff (with
+// the head it shows), merge the heads they reviewed, discard, and each
+// Draft's sync state.
+type Reviewer interface {
+	List(ctx context.Context, project string, all bool) ([]Draft, error)
+	Diff(ctx context.Context, id string) (patch string, d Draft, err error)
+	Merge(ctx context.Context, reviewed []string) (MergeResult, error)
+	Discard(ctx context.Context, ids []string) ([]string, error)
+	SyncStatus(ctx context.Context, id string) string
+	HasRemote(ctx context.Context) bool
+	OrgRef() string
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/activity"
-	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -41,7 +40,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 
 // syncStatus is a Draft's sync state as the CLI says it: "local (no
 // remote)" where the vault has no remote to send it to.
-func (s *Server) syncStatus(r *http.Request, d *drafts.Draft, hasRemote bool) string {
+func (s *Server) syncStatus(r *http.Request, d vault.Draft, hasRemote bool) string {
 	st := s.store.SyncStatus(r.Context(), d.ID)
 	if st == "queued" && !hasRemote {
 		return "local (no remote)"
@@ -55,7 +54,7 @@ func (s *Server) syncStatus(r *http.Request, d *drafts.Draft, hasRemote bool) st
 // draftSession finds the agent session that made a Draft: a session of the
 // Draft's project, running when its first operation was stored, whose log
 // holds the Draft's id (the store call's result).
-func (s *Server) draftSession(d *drafts.Draft) *activity.Summary {
+func (s *Server) draftSession(d vault.Draft) *activity.Summary {
 	if s.act == nil || len(d.Operations) == 0 {
 		return nil
 	}

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/activity"
-	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/eval"
 	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
@@ -43,7 +42,7 @@ type Server struct {
 	act     *activity.Activity
 	runs    *activity.IndexRuns
 	ix      Memory
-	store   *drafts.Store
+	store   vault.Reviewer
 	project string
 	token   string
 	port    string
@@ -53,7 +52,7 @@ type Server struct {
 }
 
 // New makes a server. The token is random unless given (tests).
-func New(act *activity.Activity, runs *activity.IndexRuns, ix Memory, st *drafts.Store, project string) *Server {
+func New(act *activity.Activity, runs *activity.IndexRuns, ix Memory, st vault.Reviewer, project string) *Server {
 	var b [16]byte
 	rand.Read(b[:])
 	return &Server{act: act, runs: runs, ix: ix, store: st, project: project, token: hex.EncodeToString(b[:])}
@@ -309,7 +308,7 @@ func (s *Server) drafts(w http.ResponseWriter, r *http.Request) {
 		Host  string `json:"host"`
 	}
 	type row struct {
-		*drafts.Draft
+		vault.Draft
 		ShortID    string   `json:"short_id"`
 		SyncStatus string   `json:"sync_status"`
 		Session    *session `json:"session,omitempty"` // the agent session that made it, when its log is here
@@ -317,7 +316,7 @@ func (s *Server) drafts(w http.ResponseWriter, r *http.Request) {
 	hasRemote := s.store.HasRemote(r.Context())
 	out := []row{}
 	for _, d := range ds {
-		rw := row{Draft: d, ShortID: drafts.ShortID(d.ID, ds), SyncStatus: s.syncStatus(r, d, hasRemote)}
+		rw := row{Draft: d, ShortID: vault.ShortID(d.ID, ds), SyncStatus: s.syncStatus(r, d, hasRemote)}
 		if sum := s.draftSession(d); sum != nil {
 			rw.Session = &session{sum.Token, sum.Title, sum.Host}
 		}
@@ -336,7 +335,7 @@ func (s *Server) draftDiff(w http.ResponseWriter, r *http.Request) {
 	}
 	// Control, escape and invisible characters are marked (<U+200B>), so two
 	// lines that differ never look the same.
-	writeJSON(w, map[string]string{"diff": termtext.Mark(patch), "draft_id": d.ID, "head": d.HeadHash})
+	writeJSON(w, map[string]string{"diff": termtext.Mark(patch), "draft_id": d.ID, "head": d.Head})
 }
 
 type idsInput struct {

@@ -242,7 +242,7 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 	}
 	if *asJSON {
 		if ds == nil {
-			ds = []*drafts.Draft{}
+			ds = []vault.Draft{}
 		}
 		return printJSON(e.stdout, map[string]any{"drafts": ds})
 	}
@@ -269,7 +269,7 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		if d.Merged {
 			status = "merged"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", drafts.ShortID(d.ID, ds), d.Project, last, p, len(d.Operations), status, d.Updated.Format("2006-01-02 15:04"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", vault.ShortID(d.ID, ds), d.Project, last, p, len(d.Operations), status, d.Updated.Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
 }
@@ -324,8 +324,8 @@ terminal, control, escape and invisible characters are shown (^[, <U+200B>).`)
 
 // printDiff prints a Draft's diff under a line naming the head it shows;
 // on a terminal its invisible characters are marked and it is coloured.
-func printDiff(e *env, d *drafts.Draft, patch string) {
-	head := shortHash(d.HeadHash)
+func printDiff(e *env, d vault.Draft, patch string) {
+	head := shortHash(d.Head)
 	fmt.Fprintf(e.stdout, "# Draft %s (project %s) at head %s; to merge what you see: lore drafts merge %s@%s\n", d.ID, d.Project, head, d.ID, head)
 	if !isTerminal(e.stdout) {
 		fmt.Fprint(e.stdout, patch)
@@ -401,12 +401,12 @@ func confirmMerge(ctx context.Context, e *env, id string) (string, error) {
 		return "", err
 	}
 	printDiff(e, d, patch)
-	fmt.Fprintf(e.stdout, "Merge Draft %s at head %s into %s? [y/N] ", d.ID, shortHash(d.HeadHash), strings.TrimPrefix(e.store.OrgRef(), "refs/heads/"))
+	fmt.Fprintf(e.stdout, "Merge Draft %s at head %s into %s? [y/N] ", d.ID, shortHash(d.Head), strings.TrimPrefix(e.store.OrgRef(), "refs/heads/"))
 	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 		return "", vault.Errorf(vault.CodeInvalid, "nothing was merged")
 	}
-	return d.ID + "@" + d.HeadHash, nil
+	return d.ID + "@" + d.Head, nil
 }
 
 func draftsDiscard(ctx context.Context, e *env, args []string) error {

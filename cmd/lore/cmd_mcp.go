@@ -15,7 +15,10 @@ import (
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/journal"
 	"github.com/lore-memory/lore/mcp"
+	"github.com/lore-memory/lore/offload"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -82,7 +85,7 @@ Register it with your agent: lore mcp config --client claude`)
 		return serveVaults(ctx, bg, e, servedVault{ix: ix, store: e.store, project: b.Project}, also, *profile, *httpAddr)
 	}
 	wd, _ := os.Getwd()
-	srv, err := mcp.New(ix, e.store, b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr})
+	srv, err := mcp.New(serverDeps(ix, e.store, b.Project), b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr})
 	if err != nil {
 		return err
 	}
@@ -268,6 +271,15 @@ func sameFile(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(a)
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
+}
+
+// serverDeps wires an MCP server's collaborators for project: the memory,
+// the Draft store, the journal writing as project, and the vault's
+// bounded store of offloaded logs.
+func serverDeps(ix *retrieve.Memory, st *drafts.Store, project string) mcp.Deps {
+	maxBytes, maxNodes := ix.Vault().Config.OffloadLimits()
+	return mcp.Deps{Memory: ix, Store: st, Journal: journal.New(ix, st, project),
+		Offload: offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"), maxBytes, maxNodes)}
 }
 
 // syncer is what background needs of the Draft store (nil: no sync).
