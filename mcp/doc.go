@@ -21,6 +21,12 @@
 // server still answers initialize and tools/list, and every call with what
 // to run (NewUnavailable).
 //
+// Each tool is one file, tool_<name>.go: its description, input schema,
+// input type and handler, as a toolDef; tools.go's profiles is the one
+// place tools are registered, and the handler, schema and snapshot tests
+// loop over it. Adding a tool is one new file, its entry in profiles, its
+// calls in handlers_test.go and its snapshot (go test ./mcp -update).
+//
 // Each decision is in docs/decisions, in the mcp-*.md files: strict input,
 // results, HTTP, protocol versions, stdout and limits, guard_check's
 // confinement, freshness.

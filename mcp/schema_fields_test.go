@@ -6,52 +6,21 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/lore-memory/lore/journal"
 )
 
-// The input schemas agents see are written by hand (schemas.go); the Go types
-// that decode the same input are the other half. This test holds them
-// together field by field, at every level: the schema's properties are the
-// type's JSON fields, and its required list is the fields without omitempty
-// (which the strict decoder requires).
+// The input schemas agents see are written by hand (each tool_<name>.go);
+// the Go type that decodes the same input, registered beside it, is the
+// other half. This test holds them together field by field, at every level:
+// the schema's properties are the type's JSON fields, and its required list
+// is the fields without omitempty (which the strict decoder requires).
 func TestSchemasMatchTheDecodingTypes(t *testing.T) {
-	types := map[string]reflect.Type{
-		"memory":                reflect.TypeOf(memoryInput{}),
-		"get_project_loadout":   reflect.TypeOf(loadoutInput{}),
-		"recall_memory":         reflect.TypeOf(recallInput{}),
-		"guard_check":           reflect.TypeOf(guardInput{}),
-		"flush_session":         reflect.TypeOf(flushInput{}),
-		"distill_session_skill": reflect.TypeOf(distillInput{}),
-		"offload_context":       reflect.TypeOf(offloadInput{}),
-		"inspect_log_node":      reflect.TypeOf(inspectInput{}),
-		"gc_session_context":    reflect.TypeOf(gcInput{}),
-		"now":                   reflect.TypeOf(noInput{}),
-		"keywords_list":         reflect.TypeOf(nsInput{}),
-		"keywords_list_global":  reflect.TypeOf(noInput{}),
-		"remember":              reflect.TypeOf(journal.RememberInput{}),
-		"recall":                reflect.TypeOf(journal.RecallInput{}),
-	}
-	seen := map[string]bool{}
-	for _, profile := range []string{"memory", "vault", "journal"} {
-		ts := newTestServer(t, profile, releaseFiles)
-		for _, tool := range ts.Tools() {
-			typ, ok := types[tool.Name]
-			if !ok {
-				t.Errorf("tool %s has no decoding type in this test", tool.Name)
-				continue
-			}
-			seen[tool.Name] = true
+	for _, defs := range profiles {
+		for _, d := range defs {
 			var schema map[string]any
-			if err := json.Unmarshal(tool.RawInputSchema, &schema); err != nil {
-				t.Fatalf("%s: %v", tool.Name, err)
+			if err := json.Unmarshal([]byte(d.schema), &schema); err != nil {
+				t.Fatalf("%s: %v", d.name, err)
 			}
-			compareSchema(t, tool.Name, schema, typ)
-		}
-	}
-	for name := range types {
-		if !seen[name] {
-			t.Errorf("no profile serves %s", name)
+			compareSchema(t, d.name, schema, reflect.TypeOf(d.input))
 		}
 	}
 }

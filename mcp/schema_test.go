@@ -16,20 +16,11 @@ var update = flag.Bool("update", false, "rewrite the tool schema snapshots in te
 // TestToolSchemaSnapshot keeps each profile's tools/list entry in testdata,
 // so any change to what agents see is a reviewed diff (go test -update).
 func TestToolSchemaSnapshot(t *testing.T) {
-	defs := func(ts []tool) []mcpgo.Tool {
-		var out []mcpgo.Tool
-		for _, t := range ts {
-			out = append(out, t.def)
+	for name, defs := range profiles {
+		var tools []mcpgo.Tool
+		for _, d := range defs {
+			tools = append(tools, d.def("LORE.md"))
 		}
-		return out
-	}
-	s := &Server{}
-	for name, tools := range map[string][]mcpgo.Tool{
-		"memory":  {memoryTool("LORE.md")},
-		"vault":   defs(s.vaultTools(false)),
-		"sidecar": defs(s.vaultTools(true)),
-		"journal": defs(s.journalTools()),
-	} {
 		got, err := json.MarshalIndent(map[string]any{"tools": tools}, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -56,10 +47,12 @@ func TestToolSchemaSnapshot(t *testing.T) {
 // (TestSchemasMatchTheDecodingTypes holds them to the Go types field by
 // field).
 func TestSchemaIsValidJSON(t *testing.T) {
-	for _, schema := range []string{memorySchema, loadoutSchema, recallSchema, guardSchema, flushSchema, distillSchema, offloadSchema, inspectSchema, gcSchema, kwListSchema, rememberSchema, recallJSchema} {
-		var s map[string]any
-		if err := json.Unmarshal([]byte(schema), &s); err != nil {
-			t.Fatalf("%v\n%s", err, schema)
+	for _, defs := range profiles {
+		for _, d := range defs {
+			var s map[string]any
+			if err := json.Unmarshal([]byte(d.schema), &s); err != nil {
+				t.Fatalf("%s: %v\n%s", d.name, err, d.schema)
+			}
 		}
 	}
 }

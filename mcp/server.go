@@ -34,6 +34,7 @@ type Memory interface {
 	vault.RuleReader
 	ResolveLink(ctx context.Context, target, project string) (id, path string, err error)
 	VectorsBehind() bool
+	DefaultMode() string // hybrid, or lexical without an embedding model
 	PendingEmbeddings(ctx context.Context) (int, error)
 }
 
@@ -111,17 +112,18 @@ func New(d Deps, project, profile, version string, opt ...Options) (*Server, err
 	return s, nil
 }
 
-// toolsOf returns the tools of a profile.
+// toolsOf returns the tools of a profile, bound to the server.
 func (s *Server) toolsOf(profile, guide string) ([]tool, error) {
-	switch profile {
-	case "memory":
-		return []tool{{memoryTool(guide), s.memory}}, nil
-	case "vault", "sidecar":
-		return s.vaultTools(profile == "sidecar"), nil
-	case "journal":
-		return s.journalTools(), nil
+	defs, ok := profiles[profile]
+	if !ok {
+		return nil, vault.Errorf(vault.CodeInvalid, "unknown profile %q; profiles: %s", profile, strings.Join(Profiles, ", "))
 	}
-	return nil, vault.Errorf(vault.CodeInvalid, "unknown profile %q; profiles: %s", profile, strings.Join(Profiles, ", "))
+	var ts []tool
+	for _, d := range defs {
+		call := d.call
+		ts = append(ts, tool{d.def(guide), func(ctx context.Context, raw []byte) (any, error) { return call(s, ctx, raw) }})
+	}
+	return ts, nil
 }
 
 // serve makes the MCP server of the tools.
@@ -183,21 +185,6 @@ func instructionsFor(profile, guide string) string {
 		return "lore's journal: long-term memory by keywords and time in namespaces {userId}/{projectId}. Call keywords_list before remember/recall when unsure of keywords; recall before answering about past events; remember lasting facts, decisions and plans."
 	}
 	return instructions(guide)
-}
-
-func newTool(name, title, desc, schema string, readOnly bool) mcpgo.Tool {
-	return mcpgo.Tool{
-		Name:           name,
-		Description:    desc,
-		RawInputSchema: json.RawMessage(schema),
-		Annotations: mcpgo.ToolAnnotation{
-			Title:           title,
-			ReadOnlyHint:    mcpgo.ToBoolPtr(readOnly),
-			DestructiveHint: mcpgo.ToBoolPtr(false),
-			IdempotentHint:  mcpgo.ToBoolPtr(readOnly),
-			OpenWorldHint:   mcpgo.ToBoolPtr(false),
-		},
-	}
 }
 
 // Tools returns the tools the profile serves (for the schema snapshot).
@@ -287,140 +274,3 @@ func instructions(guide string) string {
 		"Call the memory tool's activate once at the start of each substantive task; load whole resources before editing them; "+
 		"store only when the user asks to maintain memory, after loading the guideline file %s.", guide)
 }
-
-// memoryTool is the single tool of the memory profile, as the spec gives it.
-func memoryTool(guide string) mcpgo.Tool {
-	desc := strings.ReplaceAll(memoryDescription, "GUIDE", guide)
-	return mcpgo.Tool{
-		Name:           "memory",
-		Description:    desc,
-		RawInputSchema: json.RawMessage(memorySchema),
-		Annotations: mcpgo.ToolAnnotation{
-			Title:           "Project memory",
-			ReadOnlyHint:    mcpgo.ToBoolPtr(false),
-			DestructiveHint: mcpgo.ToBoolPtr(false),
-			IdempotentHint:  mcpgo.ToBoolPtr(false),
-			OpenWorldHint:   mcpgo.ToBoolPtr(false),
-		},
-	}
-}
-
-const memoryDescription = `This project's memory (lore): Markdown notes in a git vault that people review like code. It is kept alongside your host's own memory: query it on substantive project tasks even if you already checked that. Send exactly one operation in "op".
-
-activate — call once at the start of each substantive task, when you do not yet know which notes matter:
-  {"op": {"activate": {"query": "<the task, in natural language>"}}}
-Returns ranked fragments within a token budget, and next_state: in the text, each fragment is a line "[add|replace|reuse] path › headings · unit_key" followed by the note's text; structuredContent holds the same as JSON (resource_id, path, heading_path, content, …). Pass "state" (the previous next_state) only while the fragments it delivered are still complete in your context; after context compaction, when older tool output was dropped, or for a new task, omit it. Fragments with action "reuse" are ones you already have (no content); "removed" lists units that no longer exist.
-
-load — whole resources by id or exact path, when a fragment is not enough and always before editing:
-  {"op": {"load": {"ids": ["mem_…", "GUIDE"], "knownHashes": {"mem_…": "sha256:…"}}}}
-A current known hash returns changed: false without content. content_hash is the full-resource hash an update needs (fragment hashes are not).
-
-store — only when the user explicitly asks to create, update, rename, delete or discard memory. Before maintaining memory, load the guideline file GUIDE and follow it (if it is not found, this project has none: go on with the user's instructions, do not create one). One operation per call:
-  {"op": {"store": {"create": {"path": "howto/release.md", "body": "# Release\n…", "description": "…"}}}}
-  {"op": {"store": {"update": {"id": "mem_…", "expected_hash": "sha256:…", "replacements": [{"old_text": "exact text that occurs once", "new_text": "…"}]}}}}
-  {"op": {"store": {"rename": {"id": "mem_…", "new_path": "…"}}}}, {"op": {"store": {"delete": {"id": "mem_…"}}}}, {"op": {"store": {"discard": {"id": "drf_… or mem_…"}}}}
-A store becomes a Draft that people review and merge; it never publishes anything itself. The result has local_operation_id, draft_id, queued and sync_status.
-
-Rules: no null values (omit optional fields); field names are case-sensitive and unknown fields are rejected; knownHashes is camelCase, expected_hash is snake_case. Errors carry a code: memory_content_changed or text_replacement_not_found / _ambiguous / _overlap → load the resource again and redo the exact replacements (never rewrite the whole body); invalid_activation_state → drop state and activate again; memory_resource_not_found → check the id or path; search_model_preparing → wait and retry. A failed activate does not mean there is no relevant memory.`
-
-const memorySchema = `{
-  "type": "object",
-  "properties": {
-    "op": {
-      "type": "object",
-      "description": "Exactly one operation: activate, load or store.",
-      "properties": {
-        "activate": {
-          "type": "object",
-          "properties": {
-            "query": {"type": "string", "minLength": 1, "description": "The task or what to find, in natural language."},
-            "state": {"type": "string", "minLength": 1, "description": "next_state of the previous activate; only while its fragments are still in context."}
-          },
-          "required": ["query"],
-          "additionalProperties": false
-        },
-        "load": {
-          "type": "object",
-          "properties": {
-            "ids": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "uniqueItems": true, "description": "Resource ids or exact vault paths."},
-            "knownHashes": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Full-resource hashes you already have, keyed by the requested id or path."}
-          },
-          "required": ["ids"],
-          "additionalProperties": false
-        },
-        "store": {
-          "type": "object",
-          "description": "Exactly one change operation; resource, if given, must be \"memory\".",
-          "properties": {
-            "resource": {"type": "string", "enum": ["memory"]},
-            "create": {
-              "type": "object",
-              "properties": {
-                "path": {"type": "string", "minLength": 1},
-                "body": {"type": "string", "minLength": 1, "description": "The full Markdown of the new resource."},
-                "description": {"type": "string"}
-              },
-              "required": ["path", "body"],
-              "additionalProperties": false
-            },
-            "update": {
-              "type": "object",
-              "properties": {
-                "id": {"type": "string", "minLength": 1},
-                "expected_hash": {"type": "string", "minLength": 1, "description": "content_hash from load."},
-                "replacements": {
-                  "type": "array",
-                  "minItems": 1,
-                  "items": {
-                    "type": "object",
-                    "properties": {
-                      "old_text": {"type": "string", "minLength": 1, "description": "Exact text that occurs once in the resource."},
-                      "new_text": {"type": "string", "description": "Its replacement; may be empty."}
-                    },
-                    "required": ["old_text", "new_text"],
-                    "additionalProperties": false
-                  }
-                },
-                "description": {"type": "string"}
-              },
-              "required": ["id", "expected_hash", "replacements"],
-              "additionalProperties": false
-            },
-            "rename": {
-              "type": "object",
-              "properties": {
-                "id": {"type": "string", "minLength": 1},
-                "new_path": {"type": "string", "minLength": 1},
-                "description": {"type": "string"}
-              },
-              "required": ["id", "new_path"],
-              "additionalProperties": false
-            },
-            "delete": {
-              "type": "object",
-              "properties": {
-                "id": {"type": "string", "minLength": 1},
-                "description": {"type": "string"}
-              },
-              "required": ["id"],
-              "additionalProperties": false
-            },
-            "discard": {
-              "type": "object",
-              "properties": {"id": {"type": "string", "minLength": 1, "description": "The draft id, or the resource the Draft carries."}},
-              "required": ["id"],
-              "additionalProperties": false
-            }
-          },
-          "additionalProperties": false,
-          "minProperties": 1
-        }
-      },
-      "additionalProperties": false,
-      "minProperties": 1,
-      "maxProperties": 1
-    }
-  },
-  "required": ["op"],
-  "additionalProperties": false
-}`

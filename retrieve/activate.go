@@ -76,10 +76,7 @@ func (p *Pipeline) Activate(ctx context.Context, req vault.ActivateRequest) (*va
 	}
 	mode := req.Mode
 	if mode == "" {
-		mode = "hybrid"
-		if p.ix.Embedder() == nil {
-			mode = "lexical"
-		}
+		mode = p.DefaultMode()
 	}
 	ranked, err := p.rank(ctx, q, mode, req.Project, stageDepth, timings)
 	if err != nil {
@@ -363,6 +360,15 @@ func (p *Pipeline) applyStatus(ctx context.Context, cs []*candidate, project str
 		}
 	}
 	return cs
+}
+
+// DefaultMode is the retrieval mode when a caller names none: hybrid, or
+// lexical when the vault has no embedding model.
+func (p *Pipeline) DefaultMode() string {
+	if p.ix.Embedder() == nil {
+		return "lexical"
+	}
+	return "hybrid"
 }
 
 // rank runs the stages before assembly — freshness, exact, BM25, vectors,
