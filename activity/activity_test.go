@@ -30,7 +30,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	tmp := t.TempDir()
-	f := &fixture{homes: Homes{Codex: filepath.Join(tmp, "codex"), Claude: filepath.Join(tmp, "claude"), DSH: filepath.Join(tmp, "dsh")}}
+	f := &fixture{homes: Homes{"codex": filepath.Join(tmp, "codex"), "claude": filepath.Join(tmp, "claude"), "dsh": filepath.Join(tmp, "dsh")}}
 	if out, err := exec.Command("cp", "-R", "testdata/codex", "testdata/claude", tmp).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
@@ -65,8 +65,8 @@ func newFixture(t *testing.T) *fixture {
 	act("SELECT star rule", "api")
 	act("SELECT star rule", "api") // two runs of one query: a log without run_id must not join
 	for _, p := range []string{
-		filepath.Join(f.homes.Codex, "sessions/2026/11/30/rollout-2026-11-30T09-00-00-c1.jsonl"),
-		filepath.Join(f.homes.Claude, "projects/-work-code/cl1.jsonl"),
+		filepath.Join(f.homes["codex"], "sessions/2026/11/30/rollout-2026-11-30T09-00-00-c1.jsonl"),
+		filepath.Join(f.homes["claude"], "projects/-work-code/cl1.jsonl"),
 	} {
 		data, _ := os.ReadFile(p)
 		s := strings.ReplaceAll(strings.ReplaceAll(string(data), "RUN_OK", f.runOK), "RUN_OTHER", f.runWeb)
@@ -90,14 +90,14 @@ func newFixture(t *testing.T) *fixture {
 	}
 	half := enc.EncodeAll([]byte(`{"type":"user/message","source":{"kind":"user"},"text":"written later"}`+"\n"), nil)
 	file = append(file, half[:len(half)/2]...)
-	dshDir := filepath.Join(f.homes.DSH, "sessions", "-work-code", "d1")
+	dshDir := filepath.Join(f.homes["dsh"], "sessions", "-work-code", "d1")
 	os.MkdirAll(dshDir, 0o755)
 	os.WriteFile(filepath.Join(dshDir, "session.jsonl.zstd"), file, 0o644)
-	bad := filepath.Join(f.homes.DSH, "sessions", "-work-code", "bad")
+	bad := filepath.Join(f.homes["dsh"], "sessions", "-work-code", "bad")
 	os.MkdirAll(bad, 0o755)
 	os.WriteFile(filepath.Join(bad, "session.jsonl.zstd"), []byte("this is not zstd\n"), 0o644)
 	// A 1 GB log with a good header (sparse).
-	big := filepath.Join(f.homes.Codex, "sessions/2026/11/30/rollout-big.jsonl")
+	big := filepath.Join(f.homes["codex"], "sessions/2026/11/30/rollout-big.jsonl")
 	os.WriteFile(big, []byte(`{"timestamp":"2026-11-30T12:00:00Z","type":"session_meta","payload":{"id":"big","cwd":"/work/code","timestamp":"2026-11-30T12:00:00Z"}}`+"\n"), 0o644)
 	os.Truncate(big, 1<<30)
 	f.runs = NewIndexRuns(nil)

@@ -1,11 +1,9 @@
 package activity
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,35 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/lore-memory/lore/internal/safe"
 )
-
-// Homes are where the agents keep their logs.
-type Homes struct {
-	Codex  string // default ~/.codex ($LORE_CODEX_HOME, else $CODEX_HOME)
-	Claude string // default ~/.claude ($LORE_CLAUDE_HOME)
-	DSH    string // default ~/.dsh ($LORE_DSH_HOME)
-}
-
-// DefaultHomes reads the environment, then the home folder.
-func DefaultHomes(getenv func(string) string) Homes {
-	home, _ := os.UserHomeDir()
-	pick := func(vars []string, def string) string {
-		for _, v := range vars {
-			if s := getenv(v); s != "" {
-				return s
-			}
-		}
-		return filepath.Join(home, def)
-	}
-	return Homes{
-		Codex:  pick([]string{"LORE_CODEX_HOME", "CODEX_HOME"}, ".codex"),
-		Claude: pick([]string{"LORE_CLAUDE_HOME"}, ".claude"),
-		DSH:    pick([]string{"LORE_DSH_HOME"}, ".dsh"),
-	}
-}
 
 // Workspace is a bound workspace.
 type Workspace struct {
@@ -207,7 +178,9 @@ func (a *Activity) discover(f Filter) *snapshot {
 	jobs, results, found := a.headers(snap)
 	titles := map[string]map[string]string{}
 	for _, src := range sources {
-		titles[src.host()] = src.titles(a.homes)
+		if home := a.homes[src.host()]; home != "" {
+			titles[src.host()] = src.titles(home)
+		}
 	}
 	for i, j := range jobs {
 		if !found[i] {
@@ -257,7 +230,11 @@ type logFile struct {
 // fails is named in snap's problems.
 func (a *Activity) headers(snap *snapshot) (jobs []logFile, results []Summary, found []bool) {
 	for _, src := range sources {
-		err := src.find(a.homes, func(p string, info fs.FileInfo, active bool) {
+		home := a.homes[src.host()]
+		if home == "" {
+			continue // a source without a home is not read (not the working directory)
+		}
+		err := src.find(home, func(p string, info fs.FileInfo, active bool) {
 			jobs = append(jobs, logFile{src, p, info, active})
 		})
 		if err != nil {
@@ -353,85 +330,6 @@ func parseTime(s string) time.Time {
 	return time.Time{}
 }
 
-func codexTitles(p string) map[string]string {
-	out := map[string]string{}
-	f, err := os.Open(p)
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		var r struct {
-			ID         string `json:"id"`
-			Title      string `json:"title"`
-			ThreadName string `json:"thread_name"`
-		}
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.ID != "" {
-			if r.ThreadName != "" {
-				r.Title = r.ThreadName
-			}
-			if r.Title != "" {
-				out[r.ID] = r.Title
-			}
-		}
-	}
-	return out
-}
-
-func codexHeader(p string, info fs.FileInfo) (Summary, bool) {
-	lines, err := headLines(p)
-	if err != nil {
-		return Summary{}, false
-	}
-	for _, l := range lines {
-		var r struct {
-			Type    string `json:"type"`
-			Payload struct {
-				ID        string          `json:"id"`
-				Cwd       string          `json:"cwd"`
-				Timestamp string          `json:"timestamp"`
-				Source    json.RawMessage `json:"source"`
-			} `json:"payload"`
-		}
-		if json.Unmarshal(l, &r) != nil || r.Type != "session_meta" {
-			continue
-		}
-		if r.Payload.ID == "" || isSubagent(r.Payload.Source) {
-			return Summary{}, false
-		}
-		s := Summary{Host: "codex", SessionID: r.Payload.ID, Workspace: r.Payload.Cwd, Started: parseTime(r.Payload.Timestamp), Updated: info.ModTime().UTC(), File: p}
-		s.Token = "codex:" + s.SessionID
-		s.Title = firstCodexPrompt(lines)
-		return s, true
-	}
-	return Summary{}, false
-}
-
-// isSubagent reads session_meta.source: "subagent", or {"subagent": …}.
-func isSubagent(src json.RawMessage) bool {
-	var s string
-	if json.Unmarshal(src, &s) == nil {
-		return strings.Contains(strings.ToLower(s), "subagent")
-	}
-	var m map[string]any
-	if json.Unmarshal(src, &m) == nil {
-		_, ok := m["subagent"]
-		return ok
-	}
-	return false
-}
-
-func firstCodexPrompt(lines [][]byte) string {
-	for _, l := range lines {
-		if t, ok := codexUserText(l); ok {
-			return preview(t)
-		}
-	}
-	return ""
-}
-
 func preview(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 80 {
@@ -440,206 +338,9 @@ func preview(s string) string {
 	return s
 }
 
-func claudeHeader(p string, info fs.FileInfo) (Summary, bool) {
-	lines, err := headLines(p)
-	if err != nil {
-		return Summary{}, false
-	}
-	s := Summary{Host: "claude", Updated: info.ModTime().UTC(), File: p}
-	for _, l := range lines {
-		var r claudeRecord
-		if json.Unmarshal(l, &r) != nil {
-			continue
-		}
-		if r.Type == "summary" && s.Title == "" && r.Summary != "" {
-			s.Title = preview(r.Summary)
-		}
-		if r.IsSidechain {
-			continue
-		}
-		if s.SessionID == "" && r.SessionID != "" {
-			s.SessionID, s.Workspace, s.Started = r.SessionID, r.Cwd, parseTime(r.Timestamp)
-		}
-		if s.Title == "" {
-			if t, ok := r.prompt(); ok {
-				s.Title = preview(t)
-			}
-		}
-	}
-	if s.SessionID == "" {
-		return Summary{}, false
-	}
-	s.Token = "claude:" + s.SessionID
-	return s, true
-}
-
-func dshHeader(p string, info fs.FileInfo) (Summary, bool) {
-	recs, _, err := readDSH(p, headerBytes)
-	if err != nil && len(recs) == 0 {
-		return Summary{}, false
-	}
-	s := Summary{Host: "dsh", Updated: info.ModTime().UTC(), File: p}
-	for _, r := range recs {
-		switch r.Type {
-		case "session":
-			s.SessionID, s.Workspace, s.Started = r.str("id", "sessionId"), r.str("workspace", "cwd", "workspaceRoot"), parseTime(r.str("createdAt", "timestamp"))
-		case "session/title":
-			s.Title = preview(r.str("title"))
-		}
-	}
-	if s.SessionID == "" {
-		return Summary{}, false
-	}
-	s.Token = "dsh:" + s.SessionID
-	return s, true
-}
-
-// dshRecord is one DSH record, kept loosely typed (the log format evolves).
-type dshRecord struct {
-	Type string
-	m    map[string]any
-}
-
-func (r dshRecord) str(keys ...string) string {
-	for _, k := range keys {
-		if v, ok := r.m[k].(string); ok && v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// readDSH decodes the complete zstd frames of a DSH session (each a JSONL
-// record, or several), stopping after limit bytes of output when limit > 0.
-// A half-written last frame ends the read without an error (complete is
-// false); a file that is not zstd at all is an error.
-func readDSH(p string, limit int) (recs []dshRecord, complete bool, err error) {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, false, err
-	}
-	recs, complete, err = decodeDSH(data, limit)
-	if err != nil {
-		err = fmt.Errorf("%s: %w", p, err)
-	}
-	return recs, complete, err
-}
-
-var (
-	zdecOnce sync.Once
-	zdec     *zstd.Decoder
-	zdecErr  error
-)
-
-// decodeDSH decodes a DSH session's bytes (see readDSH). One decoder serves
-// every call (DecodeAll is safe for concurrent use).
-func decodeDSH(data []byte, limit int) (recs []dshRecord, complete bool, err error) {
-	zdecOnce.Do(func() {
-		zdec, zdecErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxMemory(256<<20))
-	})
-	if zdecErr != nil {
-		return nil, false, zdecErr
-	}
-	dec := zdec
-	var out []byte
-	rest := data
-	frames := 0
-	for len(rest) > 0 {
-		n, ferr := frameLen(rest)
-		if ferr != nil {
-			if frames == 0 {
-				return nil, false, fmt.Errorf("not a zstd file: %v", ferr)
-			}
-			break // a half-written last frame: keep the prefix
-		}
-		plain, derr := dec.DecodeAll(rest[:n], nil)
-		if derr != nil {
-			if frames == 0 {
-				return nil, false, derr
-			}
-			break
-		}
-		out = append(out, plain...)
-		rest = rest[n:]
-		frames++
-		if limit > 0 && len(out) >= limit {
-			break
-		}
-	}
-	complete = len(rest) == 0
-	for _, l := range bytes.Split(out, []byte("\n")) {
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
-		}
-		var m map[string]any
-		if json.Unmarshal(l, &m) != nil {
-			continue
-		}
-		t, _ := m["type"].(string)
-		recs = append(recs, dshRecord{Type: t, m: m})
-	}
-	return recs, complete, nil
-}
-
-// frameLen returns the length of the zstd frame at the start of b, from its
-// header and block headers, without decoding it; an incomplete frame is an
-// error.
-func frameLen(b []byte) (int, error) {
-	if len(b) >= 8 && b[0]&0xF0 == 0x50 && b[1] == 0x2A && b[2] == 0x4D && b[3] == 0x18 {
-		n := int(uint32(b[4]) | uint32(b[5])<<8 | uint32(b[6])<<16 | uint32(b[7])<<24) // skippable frame
-		if len(b) < 8+n {
-			return 0, io.ErrUnexpectedEOF
-		}
-		return 8 + n, nil
-	}
-	if len(b) < 5 || b[0] != 0x28 || b[1] != 0xB5 || b[2] != 0x2F || b[3] != 0xFD {
-		return 0, errors.New("no zstd frame magic")
-	}
-	fhd := b[4]
-	dictIDFlag, singleSegment, fcsFlag, checksum := fhd&3, fhd>>5&1, fhd>>6, fhd>>2&1
-	pos := 5
-	if singleSegment == 0 {
-		pos++ // window descriptor
-	}
-	pos += []int{0, 1, 2, 4}[dictIDFlag]
-	fcs := []int{0, 2, 4, 8}[fcsFlag]
-	if fcsFlag == 0 && singleSegment == 1 {
-		fcs = 1
-	}
-	pos += fcs
-	for {
-		if len(b) < pos+3 {
-			return 0, io.ErrUnexpectedEOF
-		}
-		h := uint32(b[pos]) | uint32(b[pos+1])<<8 | uint32(b[pos+2])<<16
-		last, typ, size := h&1, h>>1&3, int(h>>3)
-		pos += 3
-		switch typ {
-		case 1: // RLE: one byte
-			pos++
-		case 3:
-			return 0, errors.New("reserved block type")
-		default:
-			pos += size
-		}
-		if len(b) < pos {
-			return 0, io.ErrUnexpectedEOF
-		}
-		if last == 1 {
-			break
-		}
-	}
-	if checksum == 1 {
-		pos += 4
-	}
-	if len(b) < pos {
-		return 0, io.ErrUnexpectedEOF
-	}
-	return pos, nil
-}
-
 // Mentions reports whether a session's log holds text (a Draft's id in a
-// store call's result, say): the file itself, or, for DSH, its records.
+// store call's result, say): the file's bytes, or what its source decodes
+// them to.
 func Mentions(s Summary, text string) bool {
 	data, err := os.ReadFile(s.File)
 	if err != nil {
@@ -648,14 +349,8 @@ func Mentions(s Summary, text string) bool {
 	if bytes.Contains(data, []byte(text)) {
 		return true
 	}
-	if s.Host != "dsh" {
-		return false
-	}
-	recs, _, _ := decodeDSH(data, 0)
-	for _, r := range recs {
-		if b, err := json.Marshal(r.m); err == nil && bytes.Contains(b, []byte(text)) {
-			return true
-		}
+	if src := sourceOf(s.Host); src != nil {
+		return src.contains(data, text)
 	}
 	return false
 }

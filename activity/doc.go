@@ -1,9 +1,11 @@
 // Package activity projects agents' own session logs on this machine into
 // "user request → memory query → fragments delivered" (specs/004), for the
-// workspaces bound to a vault. Each log format is a source (source.go:
-// where its files are, how its header and its records read); adding a
-// format is one file implementing source, with its fixtures, and its entry
-// in sources. Three sources:
+// workspaces bound to a vault. Each log format is a source, one file each
+// (codex.go, claude.go, dsh.go): its home folder, environment variables and
+// lore activity flag, where its files are, how its header and its records
+// read. Adding a format is one such file, its entry in sources (source.go)
+// and its sample writer in the contract test (source_test.go), which runs
+// every source through the same checks. Three sources:
 //
 //   - Codex CLI rollouts, found recursively under <codex home>/sessions and
 //     <codex home>/archived_sessions (an active copy wins over an archived

@@ -2,29 +2,76 @@ package activity
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
-	"strings"
 )
 
-// A source is one agent's log format. Adding a format is one file that
-// implements source (and its fixtures), plus its entry in sources: the
-// discovery, the session reader and the web UI go through this interface,
-// never through the host's name.
+// A source is one agent's log format. Each is one file (codex.go,
+// claude.go, dsh.go) that says where the agent keeps its logs and how to
+// find, head and read them; adding a format is one such file, its entry in
+// sources and its fixtures in the contract test (source_test.go). The
+// discovery, the session reader, lore activity's flags and the web UI go
+// through this interface, never through the host's name.
 type source interface {
 	// host names the agent ("codex"); it is the sessions' Host and the
 	// first part of their tokens.
 	host() string
+	// home says where the agent keeps its logs and how a person names
+	// another folder.
+	home() SourceHome
 	// find calls add for every log file of this source under homes, with
 	// active false for an archived copy that an active one replaces.
-	find(homes Homes, add func(path string, info fs.FileInfo, active bool)) error
+	find(home string, add func(path string, info fs.FileInfo, active bool)) error
 	// header reads a log's bounded header into a Summary (false: not a
 	// session of this source).
 	header(path string, info fs.FileInfo) (Summary, bool)
 	// titles returns session titles kept beside the logs, by session id
 	// (nil when the source has none).
-	titles(homes Homes) map[string]string
+	titles(home string) map[string]string
 	// read parses a whole session's records into b (and may mark s partial).
 	read(s *Session, b *builder) error
+	// contains reports whether a log's bytes hold text, where the bytes
+	// are not plain text (DSH's are compressed); nil for plain logs.
+	contains(data []byte, text string) bool
+}
+
+// SourceHome is where one agent keeps its logs.
+type SourceHome struct {
+	Host  string   // the source's host ("codex")
+	Agent string   // the agent's name ("Codex CLI")
+	Dir   string   // the default folder, under the user's home (".codex")
+	Env   []string // the environment variables that name another, first wins
+	Flag  string   // lore activity's flag that names another ("codex-home")
+}
+
+// Sources are the homes of every log format lore reads, in discovery order.
+func Sources() []SourceHome {
+	out := make([]SourceHome, len(sources))
+	for i, s := range sources {
+		out[i] = s.home()
+		out[i].Host = s.host()
+	}
+	return out
+}
+
+// Homes are where the agents keep their logs, by host ("codex": "/home/me/.codex").
+type Homes map[string]string
+
+// DefaultHomes reads each source's environment variables, then the home
+// folder.
+func DefaultHomes(getenv func(string) string) Homes {
+	home, _ := os.UserHomeDir()
+	h := Homes{}
+	for _, s := range Sources() {
+		h[s.Host] = filepath.Join(home, s.Dir)
+		for _, v := range s.Env {
+			if d := getenv(v); d != "" {
+				h[s.Host] = d
+				break
+			}
+		}
+	}
+	return h
 }
 
 // sources are the log formats lore reads, in discovery order.
@@ -38,91 +85,4 @@ func sourceOf(host string) source {
 		}
 	}
 	return nil
-}
-
-// codexSource reads Codex CLI rollouts (~/.codex/sessions, archived_sessions).
-type codexSource struct{}
-
-func (codexSource) host() string { return "codex" }
-
-func (codexSource) find(h Homes, add func(string, fs.FileInfo, bool)) error {
-	var first error
-	for _, dir := range []string{"archived_sessions", "sessions"} {
-		err := walkFiles(filepath.Join(h.Codex, dir), func(p string, info fs.FileInfo) {
-			if strings.HasSuffix(p, ".jsonl") {
-				add(p, info, dir == "sessions")
-			}
-		})
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-func (codexSource) header(p string, info fs.FileInfo) (Summary, bool) { return codexHeader(p, info) }
-
-func (codexSource) titles(h Homes) map[string]string {
-	return codexTitles(filepath.Join(h.Codex, "session_index.jsonl"))
-}
-
-func (codexSource) read(s *Session, b *builder) error {
-	err := eachLine(s.File, func(_ int, l []byte) {
-		if _, ok := codexUserText(l); ok {
-			b.structured = true
-		}
-	})
-	if err == nil {
-		err = eachLine(s.File, func(n int, l []byte) { b.codex(n, l) })
-	}
-	return err
-}
-
-// claudeSource reads Claude Code transcripts (~/.claude/projects), without
-// subagents' own transcripts.
-type claudeSource struct{}
-
-func (claudeSource) host() string { return "claude" }
-
-func (claudeSource) find(h Homes, add func(string, fs.FileInfo, bool)) error {
-	return walkFiles(filepath.Join(h.Claude, "projects"), func(p string, info fs.FileInfo) {
-		base := filepath.Base(p)
-		if strings.HasSuffix(base, ".jsonl") && !strings.HasPrefix(base, "agent-") && !strings.Contains(filepath.ToSlash(p), "/subagents/") {
-			add(p, info, false)
-		}
-	})
-}
-
-func (claudeSource) header(p string, info fs.FileInfo) (Summary, bool) { return claudeHeader(p, info) }
-
-func (claudeSource) titles(Homes) map[string]string { return nil }
-
-func (claudeSource) read(s *Session, b *builder) error {
-	return eachLine(s.File, func(n int, l []byte) { b.claude(n, l) })
-}
-
-// dshSource reads DSH sessions (~/.dsh/sessions/…/session.jsonl.zstd).
-type dshSource struct{}
-
-func (dshSource) host() string { return "dsh" }
-
-func (dshSource) find(h Homes, add func(string, fs.FileInfo, bool)) error {
-	return walkFiles(filepath.Join(h.DSH, "sessions"), func(p string, info fs.FileInfo) {
-		if filepath.Base(p) == "session.jsonl.zstd" {
-			add(p, info, false)
-		}
-	})
-}
-
-func (dshSource) header(p string, info fs.FileInfo) (Summary, bool) { return dshHeader(p, info) }
-
-func (dshSource) titles(Homes) map[string]string { return nil }
-
-func (dshSource) read(s *Session, b *builder) error {
-	recs, complete, err := readDSH(s.File, 0)
-	s.Partial = !complete
-	for _, r := range recs {
-		b.dsh(r)
-	}
-	return err
 }

@@ -14,14 +14,31 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// homeFlags adds the agents' log folders as flags (defaults from the environment).
-func homeFlags(fs *flag.FlagSet, e *env) *activity.Homes {
+// homeFlags adds each log source's folder as a flag (--codex-home …),
+// its default from the environment.
+func homeFlags(fs *flag.FlagSet, e *env) activity.Homes {
 	h := activity.DefaultHomes(e.getenv)
-	fs.StringVar(&h.Codex, "codex-home", h.Codex, "Codex CLI home ($LORE_CODEX_HOME, $CODEX_HOME)")
-	fs.StringVar(&h.Claude, "claude-home", h.Claude, "Claude Code home ($LORE_CLAUDE_HOME)")
-	fs.StringVar(&h.DSH, "dsh-home", h.DSH, "DSH home ($LORE_DSH_HOME)")
-	return &h
+	for _, src := range activity.Sources() {
+		vars := "$" + strings.Join(src.Env, ", $")
+		fs.Var(homeFlag{h, src.Host}, src.Flag, src.Agent+"'s log `folder` ("+vars+")")
+	}
+	return h
 }
+
+// homeFlag is one source's folder in Homes, as a flag.
+type homeFlag struct {
+	h    activity.Homes
+	host string
+}
+
+func (f homeFlag) String() string {
+	if f.h == nil {
+		return ""
+	}
+	return f.h[f.host]
+}
+
+func (f homeFlag) Set(v string) error { f.h[f.host] = v; return nil }
 
 // workspaces are the bound workspaces: the bindings file's, and this
 // directory's binding (from --vault, the environment or a .lore.yaml).
@@ -75,7 +92,7 @@ Examples:
 		fs.Usage()
 		return usageError{"activity needs list or show"}
 	}
-	a := activity.New(*homes, e.workspaces())
+	a := activity.New(homes, e.workspaces())
 	switch pos[0] {
 	case "list":
 		p, err := a.List(activity.Filter{Project: *project, Workspace: *workspace}, *cursor, *limit)
@@ -85,7 +102,7 @@ Examples:
 		if *asJSON {
 			return printJSON(e.stdout, p)
 		}
-		printSessions(e, a, p, *homes)
+		printSessions(e, a, p, homes)
 		return nil
 	case "show":
 		if len(pos) != 2 {
@@ -173,8 +190,12 @@ func printSessions(e *env, a *activity.Activity, p activity.Page, h activity.Hom
 	fmt.Fprintln(e.stdout)
 	if p.Total == 0 {
 		// Say where it looked: an empty table alone reads as broken.
-		fmt.Fprintf(e.stdout, "no session of an agent in a bound workspace found in the logs under %s, %s or %s (--codex-home, --claude-home and --dsh-home read others)\n",
-			h.Codex, h.Claude, h.DSH)
+		var dirs, flags []string
+		for _, src := range activity.Sources() {
+			dirs, flags = append(dirs, h[src.Host]), append(flags, "--"+src.Flag)
+		}
+		fmt.Fprintf(e.stdout, "no session of an agent in a bound workspace found in the logs under %s (%s read others)\n",
+			strings.Join(dirs, ", "), strings.Join(flags, ", "))
 	}
 	for _, pr := range p.Problems {
 		fmt.Fprintln(e.stderr, "lore activity:", pr)
