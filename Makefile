@@ -15,11 +15,16 @@ build:
 install:
 	$(GO) install -tags $(TAGS) -ldflags "$(LDFLAGS)" ./cmd/lore
 
-# Go tests (real SQLite, git, git daemon on loopback), then the end-to-end
-# tests: the official MCP TypeScript SDK client driving lore mcp.
-test: build e2e/node_modules
-	$(GO) vet -tags $(TAGS) ./...
+# The packages that run goroutines of their own; make test runs their tests
+# again under the race detector.
+RACE := ./vault ./fts ./retrieve ./drafts ./embed ./activity ./mcp ./web ./journal ./offload ./internal/safe
+
+# The linters (gofmt, vet, staticcheck), the Go tests (real SQLite, git, git
+# daemon on loopback), the concurrent packages' tests under -race, then the
+# end-to-end tests: the official MCP TypeScript SDK client driving lore mcp.
+test: build e2e/node_modules lint
 	$(GO) test -tags $(TAGS) -count=1 ./...
+	$(GO) test -race -tags $(TAGS) -count=1 $(RACE)
 	cd e2e && npm test
 
 # The e2e tests' npm packages, exactly as package-lock.json pins them.
@@ -58,9 +63,12 @@ demo: build model
 	@echo; echo '$$ $(BIN) --vault $(DEMO) activate "what must I check before shipping a new version?"'
 	@$(BIN) --vault $(DEMO) activate "what must I check before shipping a new version?"
 
+# staticcheck is a tool of the module (go.mod's tool directive), at the
+# version go.sum pins.
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
 	$(GO) vet -tags $(TAGS) ./...
+	$(GO) tool staticcheck -tags $(TAGS) ./...
 
 # Ranking quality on SciFact, a BEIR-format folder (SCIFACT=DIR); the vault
 # and its vectors are kept in .eval/ so later runs skip the embedding.

@@ -8,14 +8,16 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 func TestHTTPEmbedder(t *testing.T) {
-	var gotAuth string
+	var gotAuth atomic.Value // the handler runs on the server's goroutines
+	gotAuth.Store("")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotAuth = r.Header.Get("Authorization")
+		gotAuth.Store(r.Header.Get("Authorization"))
 		var req struct {
 			Input []string `json:"input"`
 		}
@@ -53,8 +55,8 @@ func TestHTTPEmbedder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", style, err)
 		}
-		if vs[0][0] != 1 || vs[1][0] != 1 || len(vs[1]) != 3 || gotAuth != "Bearer secret" {
-			t.Errorf("%s: vectors %v (want normalized, in input order), auth %q", style, vs, gotAuth)
+		if vs[0][0] != 1 || vs[1][0] != 1 || len(vs[1]) != 3 || gotAuth.Load() != "Bearer secret" {
+			t.Errorf("%s: vectors %v (want normalized, in input order), auth %q", style, vs, gotAuth.Load())
 		}
 	}
 	for name, cfg := range map[string]HTTPConfig{

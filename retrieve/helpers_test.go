@@ -24,9 +24,3 @@ func (tv *testVault) search(q string, opt vault.SearchOptions) []vault.Hit {
 	}
 	return hits
 }
-
-// topPath returns the path of the first hit, or "".
-func (tv *testVault) topPath(q string) string {
-	tv.T.Helper()
-	return testvault.FirstPath(tv.search(q, vault.SearchOptions{Limit: 5}))
-}

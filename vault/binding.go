@@ -256,7 +256,7 @@ func ListBindings(p string) ([]WorkspaceBinding, error) {
 	}
 	out := make([]WorkspaceBinding, len(bf.Bindings))
 	for i, b := range bf.Bindings {
-		out[i] = WorkspaceBinding{Workspace: b.Workspace, Vault: b.Vault, Project: b.Project}
+		out[i] = WorkspaceBinding(b)
 	}
 	return out, nil
 }
