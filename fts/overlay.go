@@ -202,11 +202,18 @@ func dropOverlays(ctx context.Context, tx *sql.Tx, w *writer, drafts []OverlayDr
 	var gone []string
 	for rows.Next() {
 		var id string
-		if rows.Scan(&id) == nil && !open[id] {
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, translate(err)
+		}
+		if !open[id] {
 			gone = append(gone, id)
 		}
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
 	for _, id := range gone {
 		if err := drop(id); err != nil {
 			return nil, err

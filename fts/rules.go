@@ -98,6 +98,9 @@ func (ix *Index) Under(ctx context.Context, prefix, project string) ([]vault.Loa
 		list = append(list, x)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
 	out := make([]vault.Loaded, 0, len(list))
 	for _, x := range list {
 		data := x.body

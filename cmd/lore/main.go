@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/lore-memory/lore/drafts"
@@ -24,6 +25,9 @@ const (
 	exitUsage    = 2 // bad flags or arguments, invalid input
 	exitNotFound = 3 // memory_resource_not_found
 	exitSetup    = 4 // no binding, not a vault, bad lore.yaml
+	// A command stopped by a signal exits 128 + its number, as a shell
+	// reports it: 130 for ^C (SIGINT), 143 for SIGTERM.
+	exitSignal = 128
 )
 
 func main() {
@@ -35,15 +39,22 @@ func main() {
 	// in turn). A signal in that first millisecond ends the process as it
 	// would before main.
 	ctx, cancel := context.WithCancel(context.Background())
+	var got atomic.Int32 // the signal that stopped the command
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-		<-sig
+		s := <-sig
+		if n, ok := s.(syscall.Signal); ok {
+			got.Store(int32(n))
+		}
 		cancel()
 	}()
 	collectLateInMain = true
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	cancel()
+	if n := got.Load(); n != 0 {
+		code = exitSignal + int(n)
+	}
 	os.Exit(code)
 }
 
