@@ -434,7 +434,7 @@ func translate(err error) error {
 // errBusy is the answer when another process kept the index too long to
 // write to it (SQLite's lock, or the writers' gate); why says which.
 func errBusy(why string) error {
-	return &vault.Error{Code: vault.CodeInternal, Message: "the index is busy (another lore process holds it too long): " + why}
+	return &vault.Error{Code: vault.CodeBusy, Message: "the index is busy (another lore process holds it too long; try again): " + why}
 }
 
 // bumpGeneration advances the index's change counter inside tx and returns

@@ -32,6 +32,9 @@ const (
 	CodeReplacementOverlap = "text_replacement_overlap"
 	// CodeConflict: a merge whose Drafts change paths the org ref also changed.
 	CodeConflict = "merge_conflict"
+	// CodeBusy: another lore process held the index too long to write to it
+	// (lore's own code: the specs name none); retrying later succeeds.
+	CodeBusy = "index_busy"
 	// CodeInternal: anything else; a bug or an I/O failure.
 	CodeInternal = "internal"
 )

@@ -155,17 +155,35 @@ func writeJSON(w http.ResponseWriter, v any) {
 	enc.Encode(v)
 }
 
+// statusOf is the HTTP status of each error code; anything else is 500.
+var statusOf = map[string]int{
+	vault.CodeInvalid:              http.StatusBadRequest,
+	vault.CodeInvalidState:         http.StatusBadRequest,
+	vault.CodeNotFound:             http.StatusNotFound,
+	vault.CodeConflict:             http.StatusConflict,
+	vault.CodeContentChanged:       http.StatusConflict,
+	vault.CodeReplacementNotFound:  http.StatusConflict,
+	vault.CodeReplacementAmbiguous: http.StatusConflict,
+	vault.CodeReplacementOverlap:   http.StatusConflict,
+	vault.CodeBusy:                 http.StatusServiceUnavailable,
+	vault.CodeModelPreparing:       http.StatusServiceUnavailable,
+	vault.CodeUnbound:              http.StatusServiceUnavailable,
+	vault.CodeNotVault:             http.StatusServiceUnavailable,
+	vault.CodeConfig:               http.StatusServiceUnavailable,
+}
+
+// fail answers with err's code and message as {"error": {code, message}}
+// and the code's status; a busy index or a model being prepared says when
+// to try again (Retry-After).
 func fail(w http.ResponseWriter, err error) {
-	code := http.StatusInternalServerError
-	switch vault.ErrorCode(err) {
-	case vault.CodeInvalid:
-		code = http.StatusBadRequest
-	case vault.CodeNotFound:
-		code = http.StatusNotFound
-	case vault.CodeConflict, vault.CodeContentChanged:
-		code = http.StatusConflict
+	code, ok := statusOf[vault.ErrorCode(err)]
+	if !ok {
+		code = http.StatusInternalServerError
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if code == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "2")
+	}
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": vault.ErrorCode(err), "message": vault.Message(err)}})
 }
