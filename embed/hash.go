@@ -7,14 +7,11 @@ import (
 	"unicode"
 )
 
-// HashEmbedder is a deterministic stand-in model for tests: each lower-cased
-// word adds 1 to one of Dims buckets (by FNV hash), then the vector is
-// normalized. Texts sharing words are near; it needs no weights. Set NotReady
-// to make it fail as a model that is still loading.
+// HashEmbedder is a deterministic stand-in model (lore bench, tests): each
+// lower-cased word adds 1 to one of Dims buckets (by FNV hash), then the
+// vector is normalized. Texts sharing words are near; it needs no weights.
 type HashEmbedder struct {
-	Dims     int
-	NotReady bool
-	Calls    int // texts embedded so far
+	Dims int
 }
 
 // Name implements Embedder.
@@ -25,9 +22,6 @@ func (h *HashEmbedder) Dim() int { return h.Dims }
 
 // Embed implements Embedder.
 func (h *HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	if h.NotReady {
-		return nil, &NotReadyError{Model: h.Name(), Reason: "loading", Progress: 0.5}
-	}
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		v := make([]float32, h.Dims)
@@ -39,6 +33,5 @@ func (h *HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, er
 		Normalize(v)
 		out[i] = v
 	}
-	h.Calls += len(texts)
 	return out, nil
 }

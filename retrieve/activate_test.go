@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
@@ -19,10 +20,26 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
-func activateVault(t *testing.T, files map[string]string) (*testVault, *embed.HashEmbedder) {
+// testEmbedder is the hash model with what the tests watch: how many texts
+// it embedded, and whether it answers as a model still loading.
+type testEmbedder struct {
+	embed.HashEmbedder
+	notReady atomic.Bool
+	calls    atomic.Int64
+}
+
+func (e *testEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if e.notReady.Load() {
+		return nil, &embed.NotReadyError{Model: e.Name(), Reason: "loading", Progress: 0.5}
+	}
+	e.calls.Add(int64(len(texts)))
+	return e.HashEmbedder.Embed(ctx, texts)
+}
+
+func activateVault(t *testing.T, files map[string]string) (*testVault, *testEmbedder) {
 	t.Helper()
 	tv := newTestVault(t, files)
-	e := &embed.HashEmbedder{Dims: 64}
+	e := &testEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}}
 	if err := tv.Ix.UseEmbedder(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +244,7 @@ func TestActivate_SupersededRanksBelowSuccessor(t *testing.T) {
 
 func TestActivate_ModelNotReadyIsAnAnswer(t *testing.T) {
 	tv, e := activateVault(t, deltaNotes)
-	e.NotReady = true
+	e.notReady.Store(true)
 	_, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync"})
 	if vault.ErrorCode(err) != vault.CodeModelPreparing || !strings.Contains(err.Error(), "50%") {
 		t.Errorf("err = %v, want search_model_preparing with progress", err)
@@ -237,13 +254,13 @@ func TestActivate_ModelNotReadyIsAnAnswer(t *testing.T) {
 func TestActivate_UnembeddedUnitsStillCompeteLexically(t *testing.T) {
 	tv, e := activateVault(t, deltaNotes)
 	tv.Write("d.md", "# Delta\n\nzebra crossing\n")
-	before := e.Calls
+	before := e.calls.Load()
 	act := tv.activate("zebra", "")
 	if len(act.Fragments) == 0 || act.Fragments[0].Path != "d.md" {
 		t.Errorf("new, unembedded note not found lexically: %v", keys(act))
 	}
-	if e.Calls != before+1 {
-		t.Errorf("activate embedded %d texts; it must embed only the query", e.Calls-before)
+	if e.calls.Load() != before+1 {
+		t.Errorf("activate embedded %d texts; it must embed only the query", e.calls.Load()-before)
 	}
 	n, err := tv.Ix.EmbedPending(context.Background(), nil)
 	if err != nil || n != 1 {
