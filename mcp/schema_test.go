@@ -3,15 +3,12 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-)
 
-var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata")
+	"github.com/lore-memory/lore/internal/golden"
+)
 
 // TestToolSchemaSnapshot keeps each profile's tools/list entry in testdata,
 // so any change to what agents see is a reviewed diff (go test -update).
@@ -25,21 +22,7 @@ func TestToolSchemaSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, '\n')
-		p := filepath.Join("testdata", "tools-"+name+".json")
-		if *update {
-			if err := os.WriteFile(p, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatalf("%v (run go test ./mcp -update to create it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("the %s profile's tools changed; review and run go test ./mcp -update:\n%s", name, got)
-		}
+		golden.Check(t, "tools-"+name+".json", string(got)+"\n")
 	}
 }
 

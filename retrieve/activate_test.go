@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,11 +13,10 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/golden"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // testEmbedder is the hash model with what the tests watch: how many texts
 // it embedded, and whether it answers as a model still loading.
@@ -324,19 +322,7 @@ func TestActivate_Golden(t *testing.T) {
 		act := tv.activate(q, "")
 		act.NextState, act.RunID = "(signed)", "(random)"
 		got, _ := json.MarshalIndent(act, "", "  ")
-		p := filepath.Join("testdata", "activate-"+name+".json")
-		if *update {
-			os.MkdirAll("testdata", 0o755)
-			os.WriteFile(p, append(got, '\n'), 0o644)
-			continue
-		}
-		want, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if string(want) != string(got)+"\n" {
-			t.Errorf("%s: activation differs from %s (run with -update after checking):\n%s", name, p, got)
-		}
+		golden.Check(t, "activate-"+name+".json", string(got)+"\n")
 	}
 }
 

@@ -195,7 +195,7 @@ func printSessions(e *env, a *activity.Activity, p activity.Page, h activity.Hom
 			dirs, flags = append(dirs, h[src.Host]), append(flags, "--"+src.Flag)
 		}
 		fmt.Fprintf(e.stdout, "no session of an agent in a bound workspace found in the logs under %s (%s read others)\n",
-			strings.Join(dirs, ", "), strings.Join(flags, ", "))
+			joinLast(dirs, " or "), joinLast(flags, " and "))
 	}
 	for _, pr := range p.Problems {
 		fmt.Fprintln(e.stderr, "lore activity:", pr)
@@ -232,4 +232,12 @@ func printSession(e *env, s activity.SessionPage) {
 	for _, pr := range s.Problems {
 		fmt.Fprintln(e.stderr, "lore activity:", pr)
 	}
+}
+
+// joinLast joins items with commas, the last two with last ("a, b or c").
+func joinLast(items []string, last string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
 }

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/script")
+	"github.com/lore-memory/lore/internal/golden"
+)
 
 func TestMain(m *testing.M) {
 	testscript.Main(removingBinary{m}, map[string]func(){
@@ -40,7 +39,7 @@ func TestScripts(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
-		UpdateScripts: *update,
+		UpdateScripts: golden.Update(),
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("DEMO", demo)
 			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))

@@ -12,11 +12,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
+// Update reports whether the test binary runs with -update (for golden
+// outputs kept elsewhere than one file each, such as testscript's cmp
+// lines).
+func Update() bool { return *update }
+
 // Check compares got with testdata/name.
 func Check(t testing.TB, name, got string) {
 	t.Helper()
 	p := filepath.Join("testdata", name)
 	if *update {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
