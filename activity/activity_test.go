@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -36,13 +37,11 @@ func newFixture(t *testing.T) *fixture {
 	}
 	// A real vault and its runs.
 	f.vault = filepath.Join(tmp, "vault")
-	os.MkdirAll(filepath.Join(f.vault, "decisions"), 0o755)
-	os.WriteFile(filepath.Join(f.vault, "lore.yaml"), []byte("embedding: {provider: none}\nprojects: {api: {}, web: {}}\n"), 0o644)
-	os.WriteFile(filepath.Join(f.vault, "decisions/0004-retry-budget.md"), []byte("---\nid: mem_0004\n---\n# ADR 0004\n\n## Decision\n\nA failed push is retried at most **8** times, with backoff from 1 s to 5 minutes.\n"), 0o644)
-	os.WriteFile(filepath.Join(f.vault, "decisions/0001.md"), []byte("---\nid: mem_0001\n---\n# Index\n\n## Why\n\nOne file, no server, unique old query words.\n"), 0o644)
-	if out, err := exec.Command("git", "init", "-q", f.vault).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	testvault.Repo(t, f.vault, map[string]string{
+		"lore.yaml":                      "embedding: {provider: none}\nprojects: {api: {}, web: {}}\n",
+		"decisions/0004-retry-budget.md": "---\nid: mem_0004\n---\n# ADR 0004\n\n## Decision\n\nA failed push is retried at most **8** times, with backoff from 1 s to 5 minutes.\n",
+		"decisions/0001.md":              "---\nid: mem_0001\n---\n# Index\n\n## Why\n\nOne file, no server, unique old query words.\n",
+	})
 	v, err := vault.Open(f.vault)
 	if err != nil {
 		t.Fatal(err)

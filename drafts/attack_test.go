@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -463,7 +464,7 @@ func TestAttack_InitWithANewlineInAFileName(t *testing.T) {
 	if !res.CreatedRepo || res.Committed != 4 {
 		t.Fatalf("%+v; want a new repository with 4 files committed", res)
 	}
-	if out := gitIn(t, dir, "ls-tree", "-r", "--name-only", "-z", "HEAD"); !strings.Contains(out, "odd\nname.md") {
+	if out := testvault.Git(t, dir, "ls-tree", "-r", "--name-only", "-z", "HEAD"); !strings.Contains(out, "odd\nname.md") {
 		t.Fatalf("the first commit lacks the odd name: %q", out)
 	}
 	if res, err = Init(dir, true, time.Now); err != nil || res.CreatedRepo || len(res.Wrote) != 0 {

@@ -3,12 +3,11 @@ package drafts
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -26,18 +25,6 @@ type tvault struct {
 
 var gitEnv = []string{"GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@localhost", "GIT_COMMITTER_NAME=person",
 	"GIT_COMMITTER_EMAIL=person@localhost", "GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}
-
-func gitIn(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
 
 // newVault makes a repository whose vault (at sub inside it, "" for the top)
 // holds files, commits it on main, and opens its index and store.
@@ -76,7 +63,10 @@ func (tv *tvault) open() {
 	tv.v, tv.ix, tv.s = v, ix, s
 }
 
-func (tv *tvault) git(args ...string) string { tv.t.Helper(); return gitIn(tv.t, tv.root, args...) }
+func (tv *tvault) git(args ...string) string {
+	tv.t.Helper()
+	return testvault.Git(tv.t, tv.root, args...)
+}
 
 // write writes a vault file (path relative to the vault folder).
 func (tv *tvault) write(p, s string) {

@@ -2,21 +2,13 @@ package drafts
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-func gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
+	"github.com/lore-memory/lore/internal/testvault"
+)
 
 func TestInit_NewFolderGetsARepositoryAndAFirstCommit(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "notes")
@@ -30,13 +22,13 @@ func TestInit_NewFolderGetsARepositoryAndAFirstCommit(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 	// The git CLI sees what go-git wrote: branch main, one commit, clean tree.
-	if b := strings.TrimSpace(gitOut(t, dir, "rev-parse", "--abbrev-ref", "HEAD")); b != "main" {
+	if b := strings.TrimSpace(testvault.Git(t, dir, "rev-parse", "--abbrev-ref", "HEAD")); b != "main" {
 		t.Errorf("branch %q, want main", b)
 	}
-	if files := gitOut(t, dir, "ls-files"); !strings.Contains(files, "mine.md") || !strings.Contains(files, "LORE.md") {
+	if files := testvault.Git(t, dir, "ls-files"); !strings.Contains(files, "mine.md") || !strings.Contains(files, "LORE.md") {
 		t.Errorf("committed files: %s", files)
 	}
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+	if st := testvault.Git(t, dir, "status", "--porcelain"); st != "" {
 		t.Errorf("tree not clean after init: %s", st)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "mine.md"))
@@ -47,7 +39,7 @@ func TestInit_NewFolderGetsARepositoryAndAFirstCommit(t *testing.T) {
 
 func TestInit_AdoptsWithoutWritingOverAnything(t *testing.T) {
 	dir := t.TempDir()
-	gitOut(t, dir, "init", "-q", "-b", "main")
+	testvault.Git(t, dir, "init", "-q", "-b", "main")
 	os.WriteFile(filepath.Join(dir, "lore.yaml"), []byte("org_ref: trunk\n"), 0o644)
 	res, err := Init(dir, false, time.Now)
 	if err != nil {
@@ -63,7 +55,7 @@ func TestInit_AdoptsWithoutWritingOverAnything(t *testing.T) {
 
 func TestInitRepo_NestedOnlyWhenAsked(t *testing.T) {
 	top := t.TempDir()
-	gitOut(t, top, "init", "-q")
+	testvault.Git(t, top, "init", "-q")
 	sub := filepath.Join(top, "sub")
 	if created, err := InitRepo(sub, false); err != nil || created {
 		t.Errorf("inside a repository: created %v, %v; want it to join", created, err)

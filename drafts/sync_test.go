@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -35,7 +36,7 @@ func startDaemon(t *testing.T, base string, port int) *daemon {
 	d := &daemon{t: t, base: base, port: port}
 	// Run git-daemon itself: "git daemon" would be a wrapper process, and
 	// killing it would leave the daemon serving.
-	execPath := strings.TrimSpace(gitIn(t, base, "--exec-path"))
+	execPath := strings.TrimSpace(testvault.Git(t, base, "--exec-path"))
 	d.cmd = exec.Command(filepath.Join(execPath, "git-daemon"), "--reuseaddr", "--export-all", "--enable=receive-pack",
 		"--base-path="+base, "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), base)
 	d.cmd.Env = append(os.Environ(), gitEnv...)
@@ -69,7 +70,7 @@ func (d *daemon) url(name string) string { return fmt.Sprintf("git://127.0.0.1:%
 func withRemote(t *testing.T, tv *tvault) (*daemon, string) {
 	base := t.TempDir()
 	bare := filepath.Join(base, "vault.git")
-	gitIn(t, base, "init", "-q", "--bare", "-b", "main", bare)
+	testvault.Git(t, base, "init", "-q", "--bare", "-b", "main", bare)
 	d := startDaemon(t, base, 0)
 	tv.git("remote", "add", "origin", d.url("vault.git"))
 	tv.git("push", "-q", "origin", "main")
@@ -106,7 +107,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 		t.Fatalf("first sync: %+v", rep)
 	}
 	branch := "drafts/api/" + r.DraftID
-	if got, want := strings.TrimSpace(gitIn(t, bare, "rev-parse", branch)), strings.TrimSpace(tv.git("rev-parse", branch)); got != want {
+	if got, want := strings.TrimSpace(testvault.Git(t, bare, "rev-parse", branch)), strings.TrimSpace(tv.git("rev-parse", branch)); got != want {
 		t.Fatalf("remote has %s, local %s", got, want)
 	}
 	if e := outboxOf(t, tv.s, r.DraftID); e.Status != "synced" {
@@ -140,7 +141,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 1 {
 		t.Fatalf("after backoff: %+v", rep)
 	}
-	if got := strings.TrimSpace(gitIn(t, bare, "log", "-1", "--format=%B", branch)); !strings.Contains(got, u.LocalOperationID) {
+	if got := strings.TrimSpace(testvault.Git(t, bare, "log", "-1", "--format=%B", branch)); !strings.Contains(got, u.LocalOperationID) {
 		t.Fatalf("remote branch head:\n%s", got)
 	}
 
@@ -152,19 +153,19 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	if rep.Org != "pushed" || len(rep.Deleted) != 1 {
 		t.Fatalf("after merge: %+v", rep)
 	}
-	if out := gitIn(t, bare, "branch", "--list", "drafts/*"); out != "" {
+	if out := testvault.Git(t, bare, "branch", "--list", "drafts/*"); out != "" {
 		t.Fatalf("remote draft branch left:\n%s", out)
 	}
 
 	// Someone rewrites the remote's main: lore reports it and never force-pushes.
 	other := filepath.Join(t.TempDir(), "other")
-	gitIn(t, filepath.Dir(other), "clone", "-q", d.url("vault.git"), other)
-	gitIn(t, other, "reset", "-q", "--hard", "HEAD~1")
+	testvault.Git(t, filepath.Dir(other), "clone", "-q", d.url("vault.git"), other)
+	testvault.Git(t, other, "reset", "-q", "--hard", "HEAD~1")
 	os.WriteFile(filepath.Join(other, "rewrite.md"), []byte("# rewritten\n"), 0o644)
-	gitIn(t, other, "add", "-A")
-	gitIn(t, other, "commit", "-qm", "rewrite")
-	gitIn(t, other, "push", "-q", "-f", "origin", "main")
-	rewritten := strings.TrimSpace(gitIn(t, bare, "rev-parse", "main"))
+	testvault.Git(t, other, "add", "-A")
+	testvault.Git(t, other, "commit", "-qm", "rewrite")
+	testvault.Git(t, other, "push", "-q", "-f", "origin", "main")
+	rewritten := strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "main"))
 	c2 := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/after.md", Body: "# After\n\nx\n"}})
 	if _, err := tv.s.Merge(ctx, []string{c2.DraftID}); err != nil {
 		t.Fatal(err)
@@ -174,7 +175,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	if !strings.Contains(rep.Org, "diverged") || !strings.Contains(rep.Org, "rewritten") {
 		t.Fatalf("rewritten org: %+v", rep)
 	}
-	if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "main")); got != rewritten {
+	if got := strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "main")); got != rewritten {
 		t.Fatal("sync overwrote the remote's main")
 	}
 	if got := strings.TrimSpace(tv.git("rev-parse", "main")); got != localMain {
@@ -189,7 +190,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 		t.Fatalf("refused push: %+v %+v", e, rep)
 	}
 	tv.git("fsck", "--strict")
-	gitIn(t, bare, "fsck", "--strict")
+	testvault.Git(t, bare, "fsck", "--strict")
 }
 
 func TestSyncRemoteDiesMidPush(t *testing.T) {
@@ -207,7 +208,7 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 	if e := outboxOf(t, tv.s, r.DraftID); e.Status != "retrying" || e.LastError == "" {
 		t.Fatalf("mid-push death: %+v %+v", e, rep)
 	}
-	if out := gitIn(t, bare, "branch", "--list", "drafts/*"); out != "" {
+	if out := testvault.Git(t, bare, "branch", "--list", "drafts/*"); out != "" {
 		t.Fatalf("a half push left a branch:\n%s", out)
 	}
 	os.Remove(filepath.Join(bare, "hooks", "pre-receive"))
@@ -216,7 +217,7 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 1 {
 		t.Fatalf("retry: %+v", rep)
 	}
-	gitIn(t, bare, "fsck", "--strict")
+	testvault.Git(t, bare, "fsck", "--strict")
 }
 
 func TestSyncWithoutRemoteSaysHowToAddOne(t *testing.T) {
@@ -244,17 +245,17 @@ func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
 	}
 	// A teammate's clone pushes a commit onto each Draft branch.
 	mate := filepath.Join(t.TempDir(), "mate")
-	gitIn(t, filepath.Dir(mate), "clone", "-q", d.url("vault.git"), mate)
+	testvault.Git(t, filepath.Dir(mate), "clone", "-q", d.url("vault.git"), mate)
 	theirs := map[string]string{}
 	for _, id := range []string{a.DraftID, b.DraftID} {
 		branch := "drafts/api/" + id
-		gitIn(t, mate, "fetch", "-q", "origin", branch+":"+branch)
-		gitIn(t, mate, "checkout", "-q", branch)
+		testvault.Git(t, mate, "fetch", "-q", "origin", branch+":"+branch)
+		testvault.Git(t, mate, "checkout", "-q", branch)
 		os.WriteFile(filepath.Join(mate, "notes", "mate-"+id+".md"), []byte("# Mate\n\ntheirs\n"), 0o644)
-		gitIn(t, mate, "add", "-A")
-		gitIn(t, mate, "-c", "user.name=mate", "-c", "user.email=mate@localhost", "commit", "-qm", "teammate's change")
-		gitIn(t, mate, "push", "-q", "origin", branch)
-		theirs[id] = strings.TrimSpace(gitIn(t, mate, "rev-parse", "HEAD"))
+		testvault.Git(t, mate, "add", "-A")
+		testvault.Git(t, mate, "-c", "user.name=mate", "-c", "user.email=mate@localhost", "commit", "-qm", "teammate's change")
+		testvault.Git(t, mate, "push", "-q", "origin", branch)
+		theirs[id] = strings.TrimSpace(testvault.Git(t, mate, "rev-parse", "HEAD"))
 	}
 	if _, err := tv.s.Discard(ctx, []string{a.DraftID}); err != nil {
 		t.Fatal(err)
@@ -271,7 +272,7 @@ func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
 		t.Errorf("sync deleted %v, failed %v; want both branches kept and reported", rep.Deleted, rep.Failed)
 	}
 	for id, commit := range theirs {
-		if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "drafts/api/"+id)); got != commit {
+		if got := strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "drafts/api/"+id)); got != commit {
 			t.Errorf("the remote's drafts/api/%s is %q, want the teammate's %s", id, got, commit)
 		}
 		if e := outboxOf(t, tv.s, id); !strings.Contains(e.LastError, "someone pushed to drafts/api/"+id) {

@@ -4,11 +4,10 @@ import (
 	"context"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -17,15 +16,7 @@ import (
 // returns its refreshed index.
 func openIndex(t *testing.T, files map[string]string) *retrieve.Memory {
 	t.Helper()
-	root := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", "-b", "main", root).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
-	for p, s := range files {
-		if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := testvault.Committed(t, files)
 	v, err := vault.Open(root)
 	if err != nil {
 		t.Fatal(err)

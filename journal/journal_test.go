@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -20,18 +20,7 @@ import (
 func newJournal(t *testing.T) (*Journal, string) {
 	t.Helper()
 	root := t.TempDir()
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@l", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@l")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(root, "lore.yaml"), []byte("projects:\n  api: {}\n"), 0o644)
-	git("add", "-A")
-	git("commit", "-qm", "start")
+	testvault.Repo(t, root, map[string]string{"lore.yaml": "projects:\n  api: {}\n"})
 	v, err := vault.Open(root)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/journal"
 	"github.com/lore-memory/lore/offload"
 	"github.com/lore-memory/lore/retrieve"
@@ -41,15 +42,8 @@ func newTestServer(t *testing.T, profile string, files map[string]string) *testS
 		base = r
 	}
 	vdir, work := filepath.Join(base, "vault"), filepath.Join(base, "work")
-	for p, s := range files {
-		write(t, filepath.Join(vdir, p), s)
-	}
-	write(t, filepath.Join(work, "src/main.go"), "package main\n")
-	for _, dir := range []string{vdir, work} {
-		runIn(t, dir, "git", "init", "-q", "-b", "main")
-		runIn(t, dir, "git", "add", "-A")
-		runIn(t, dir, "git", "commit", "-qm", "start")
-	}
+	testvault.Repo(t, vdir, files)
+	testvault.Repo(t, work, map[string]string{"src/main.go": "package main\n"})
 	v, err := vault.Open(vdir)
 	if err != nil {
 		t.Fatal(err)
@@ -77,17 +71,6 @@ func write(t *testing.T, full, s string) {
 	}
 	if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func runIn(t *testing.T, dir string, name string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@localhost", "GIT_COMMITTER_NAME=p",
-		"GIT_COMMITTER_EMAIL=p@localhost", "GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 }
 
@@ -460,13 +443,13 @@ func TestAttack_NoStoreOrVaultToolPublishes(t *testing.T) {
 func TestAttack_LinksIntoGitLeakNothing(t *testing.T) {
 	ts := newTestServer(t, "memory", releaseFiles)
 	ctx := context.Background()
-	runIn(t, ts.vault, "git", "config", "remote.origin.url", "https://user:ghp_CREDENTIAL4242@example.invalid/memory.git")
+	testvault.Git(t, ts.vault, "config", "remote.origin.url", "https://user:ghp_CREDENTIAL4242@example.invalid/memory.git")
 	os.MkdirAll(filepath.Join(ts.vault, ".git", "lore"), 0o700)
 	os.WriteFile(filepath.Join(ts.vault, ".git", "lore", "mcp-http.token"), []byte("tok_SECRET_BEARER_9999\n"), 0o600)
 	os.Symlink("../.git/config", filepath.Join(ts.vault, "howto", "config.md"))
 	os.Symlink("../.git/lore/mcp-http.token", filepath.Join(ts.vault, "howto", "token.md"))
-	runIn(t, ts.vault, "git", "add", "-A")
-	runIn(t, ts.vault, "git", "commit", "-qm", "links")
+	testvault.Git(t, ts.vault, "add", "-A")
+	testvault.Git(t, ts.vault, "commit", "-qm", "links")
 	leaks := func(what string, out any, err error) {
 		t.Helper()
 		b, _ := json.Marshal(out)

@@ -1,22 +1,21 @@
-package vault
+package vault_test
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/vault"
 )
 
 func BenchmarkScan10k(b *testing.B) {
 	root := b.TempDir()
-	exec.Command("git", "init", "-q", root).Run()
+	testvault.Git(b, root, "init", "-q")
 	for i := 0; i < 10000; i++ {
-		p := filepath.Join(root, fmt.Sprintf("d%03d", i/100), fmt.Sprintf("note-%05d.md", i))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte("# x\n"), 0o644)
+		testvault.Write(b, root, fmt.Sprintf("d%03d/note-%05d.md", i/100, i), "# x\n")
 	}
-	v, err := Open(root)
+	v, err := vault.Open(root)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,7 +36,7 @@ func BenchmarkParse4KB(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
-		if _, err := Parse("howto/release.md", data); err != nil {
+		if _, err := vault.Parse("howto/release.md", data); err != nil {
 			b.Fatal(err)
 		}
 	}

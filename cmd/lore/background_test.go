@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -27,11 +27,7 @@ import (
 // the background loop's tests.
 func backgroundVault(t *testing.T) (dir string, ix *retrieve.Memory) {
 	t.Helper()
-	dir = t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nfirst note\n"), 0o644)
-	if out, err := exec.Command("git", "init", "-q", "-b", "main", dir).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	dir = testvault.Committed(t, map[string]string{"a.md": "# A\n\nfirst note\n"})
 	v, err := vault.Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/lore-memory/lore/internal/testvault"
 )
 
 // BenchmarkGuardStagedProcess times the whole `lore guard --staged` process
@@ -27,15 +29,13 @@ func BenchmarkGuardStagedProcess(b *testing.B) {
 	vault := filepath.Join(dir, "vault")
 	demo, _ := filepath.Abs("../../testdata/demo-vault")
 	run(dir, "cp", "-R", demo, vault)
-	run(vault, "git", "init", "-q", "-b", "main")
-	run(vault, "git", "add", "-A")
-	run(vault, "git", "commit", "-qm", "demo")
+	testvault.Repo(b, vault, nil)
 	code := filepath.Join(dir, "code")
 	os.MkdirAll(filepath.Join(code, "scripts"), 0o755)
 	os.WriteFile(filepath.Join(code, ".lore.yaml"), []byte("vault: "+vault+"\nproject: api\n"), 0o644)
 	os.WriteFile(filepath.Join(code, "scripts", "deploy.sh"), []byte("#!/bin/sh\ngit push origin main\n"), 0o644)
-	run(code, "git", "init", "-q", "-b", "main")
-	run(code, "git", "add", "-A")
+	testvault.Git(b, code, "init", "-q", "-b", "main")
+	testvault.Git(b, code, "add", "-A") // staged: what guard --staged checks
 	run(code, bin, "guard", "--staged") // builds the index once
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

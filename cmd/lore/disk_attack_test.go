@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/internal/testvault"
 )
 
 // smallFS mounts a tmpfs of size at a temporary folder for the length of
@@ -27,9 +29,7 @@ func indexedVault(t *testing.T, dir string) string {
 	demo, _ := filepath.Abs("../../testdata/demo-vault")
 	sh(t, dir, "cp", "-R", demo, v)
 	os.WriteFile(filepath.Join(v, "lore.yaml"), []byte("embedding: {provider: none}\nprojects: {api: {}}\n"), 0o644)
-	sh(t, v, "git", "init", "-q", "-b", "main")
-	sh(t, v, "git", "add", "-A")
-	sh(t, v, "git", "commit", "-qm", "demo")
+	testvault.Repo(t, v, nil)
 	if out, ok := loreIn(t, v, t.TempDir(), "--vault", v, "index"); !ok {
 		t.Fatal(out)
 	}

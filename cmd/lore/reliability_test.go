@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/internal/shareddata"
+	"github.com/lore-memory/lore/internal/testvault"
 )
 
 var longRuns = flag.Bool("reliability.long", false, "run the long reliability tests")
@@ -81,9 +82,7 @@ func demoVault(t testing.TB, projects ...string) string {
 		cfg += "  " + p + ": {}\n"
 	}
 	os.WriteFile(filepath.Join(dir, "lore.yaml"), []byte(cfg), 0o644)
-	sh(t, dir, "git", "init", "-q", "-b", "main")
-	sh(t, dir, "git", "add", "-A")
-	sh(t, dir, "git", "commit", "-qm", "demo")
+	testvault.Repo(t, dir, nil)
 	return dir
 }
 
@@ -324,7 +323,7 @@ func TestReliabilityManyWriters(t *testing.T) {
 	present := 0
 	for _, a := range acks {
 		found := false
-		for _, r := range strings.Fields(sh(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/heads/drafts/"+a.project+"/")) {
+		for _, r := range strings.Fields(testvault.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/heads/drafts/"+a.project+"/")) {
 			if out, err := exec.Command("git", "-C", dir, "show", r+":"+a.path).Output(); err == nil && strings.Contains(string(out), "unique words") {
 				found = true
 				break
@@ -355,7 +354,7 @@ func TestReliabilityManyWriters(t *testing.T) {
 			}
 		}
 	}
-	sh(t, dir, "git", "fsck", "--strict", "--no-progress")
+	testvault.Git(t, dir, "fsck", "--strict", "--no-progress")
 	// The index is consistent: each project loads its own notes and not the others'.
 	for _, a := range acks[:min(len(acks), 40)] {
 		out, err := exec.Command(binary(t), "--vault", dir, "--project", a.project, "load", a.path).CombinedOutput()
@@ -426,12 +425,12 @@ func TestReliabilityCrashes(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, "bulk"), 0o755)
 		os.WriteFile(filepath.Join(dir, "bulk", fmt.Sprintf("n%04d.md", i)), []byte(fmt.Sprintf("# Bulk %d\n\n%s\n", i, strings.Repeat(fmt.Sprintf("word%d filler text about sync and release ", i%97), 40))), 0o644)
 	}
-	sh(t, dir, "git", "add", "-A")
-	sh(t, dir, "git", "commit", "-qm", "bulk")
+	testvault.Git(t, dir, "add", "-A")
+	testvault.Git(t, dir, "commit", "-qm", "bulk")
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	sh(t, filepath.Dir(remote), "git", "init", "-q", "--bare", "-b", "main", remote)
-	sh(t, dir, "git", "remote", "add", "origin", remote)
-	sh(t, dir, "git", "push", "-q", "origin", "main")
+	testvault.Git(t, filepath.Dir(remote), "init", "-q", "--bare", "-b", "main", remote)
+	testvault.Git(t, dir, "remote", "add", "origin", remote)
+	testvault.Git(t, dir, "push", "-q", "origin", "main")
 	env := append(os.Environ(), "LORE_VAULT="+dir, "LORE_PROJECT=api")
 	env = append(env, testGitEnv...)
 	run := func(args ...string) (string, error) {
@@ -475,8 +474,8 @@ func TestReliabilityCrashes(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		os.WriteFile(filepath.Join(evault, "notes", fmt.Sprintf("e%03d.md", i)), []byte(fmt.Sprintf("# E %d\n\nembedding text %d about releases\n", i, i)), 0o644)
 	}
-	sh(t, evault, "git", "add", "-A")
-	sh(t, evault, "git", "commit", "-qm", "embed")
+	testvault.Git(t, evault, "add", "-A")
+	testvault.Git(t, evault, "commit", "-qm", "embed")
 	embedRun := func(d time.Duration) (bool, string) {
 		return runKilled(t, exec.Command(binary(t), "--vault", evault, "index"), d)
 	}
@@ -485,7 +484,7 @@ func TestReliabilityCrashes(t *testing.T) {
 	// inSomeTree reports whether path holds text at the org ref or at a
 	// Draft branch's head.
 	inSomeTree := func(path, text string) bool {
-		refs := strings.Fields(sh(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/heads/"))
+		refs := strings.Fields(testvault.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/heads/"))
 		for _, ref := range refs {
 			out, err := exec.Command("git", "-C", dir, "show", ref+":"+path).Output()
 			if err == nil && strings.Contains(string(out), text) {
@@ -518,7 +517,7 @@ func TestReliabilityCrashes(t *testing.T) {
 				acked = append(acked, store{r.Lop, path, body})
 			} else {
 				// Unacknowledged: whole or absent, in every tree that has it.
-				for _, ref := range strings.Fields(sh(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/heads/")) {
+				for _, ref := range strings.Fields(testvault.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/heads/")) {
 					got, err := exec.Command("git", "-C", dir, "show", ref+":"+path).Output()
 					if err == nil && !strings.Contains(string(got), body) {
 						inconsistencies++
@@ -635,10 +634,10 @@ func TestReliabilityCrashes(t *testing.T) {
 func TestReliabilityFreshnessThroughGit(t *testing.T) {
 	dir := demoVault(t, "api")
 	other := filepath.Join(t.TempDir(), "other")
-	sh(t, filepath.Dir(other), "git", "clone", "-q", dir, other)
-	sh(t, dir, "git", "checkout", "-q", "-b", "side")
-	sh(t, dir, "git", "checkout", "-q", "main")
-	sh(t, dir, "git", "config", "receive.denyCurrentBranch", "ignore")
+	testvault.Git(t, filepath.Dir(other), "clone", "-q", dir, other)
+	testvault.Git(t, dir, "checkout", "-q", "-b", "side")
+	testvault.Git(t, dir, "checkout", "-q", "main")
+	testvault.Git(t, dir, "config", "receive.denyCurrentBranch", "ignore")
 	env := append(os.Environ(), "LORE_VAULT="+dir, "LORE_PROJECT=api")
 	lore := func(args ...string) string {
 		cmd := exec.Command(binary(t), args...)
@@ -680,22 +679,22 @@ func TestReliabilityFreshnessThroughGit(t *testing.T) {
 	gone("deleted", "notes/renamed.md")
 	// git pull of another clone's commit.
 	os.WriteFile(filepath.Join(other, "notes", "pulled.md"), []byte("# Pulled\n\nnarwhalette rollout\n"), 0o644)
-	sh(t, other, "git", "add", "-A")
-	sh(t, other, "git", "commit", "-qm", "from the other clone")
-	sh(t, other, "git", "push", "-q", "origin", "main:side")
-	sh(t, dir, "git", "pull", "-q", "--no-rebase", "--no-edit", ".", "side")
+	testvault.Git(t, other, "add", "-A")
+	testvault.Git(t, other, "commit", "-qm", "from the other clone")
+	testvault.Git(t, other, "push", "-q", "origin", "main:side")
+	testvault.Git(t, dir, "pull", "-q", "--no-rebase", "--no-edit", ".", "side")
 	expect("git pull", "narwhalette rollout", "notes/pulled.md", "narwhalette")
 	// git checkout of a branch without the note, and back.
-	sh(t, dir, "git", "checkout", "-q", "-b", "older", "HEAD~1")
+	testvault.Git(t, dir, "checkout", "-q", "-b", "older", "HEAD~1")
 	gone("git checkout", "notes/pulled.md")
-	sh(t, dir, "git", "checkout", "-q", "main")
+	testvault.Git(t, dir, "checkout", "-q", "main")
 	expect("git checkout back", "narwhalette rollout", "notes/pulled.md", "narwhalette")
 	// git stash of an uncommitted edit, and pop.
 	os.WriteFile(filepath.Join(dir, "notes", "pulled.md"), []byte("# Pulled\n\nplatypunk rollout\n"), 0o644)
 	expect("uncommitted edit", "platypunk rollout", "notes/pulled.md", "platypunk")
-	sh(t, dir, "git", "stash", "-q")
+	testvault.Git(t, dir, "stash", "-q")
 	expect("git stash", "narwhalette rollout", "notes/pulled.md", "narwhalette")
-	sh(t, dir, "git", "stash", "pop", "-q")
+	testvault.Git(t, dir, "stash", "pop", "-q")
 	expect("git stash pop", "platypunk rollout", "notes/pulled.md", "platypunk")
 	summary(t, "freshness", "editor add/edit/rename/delete, git pull, checkout, stash", fmt.Sprintf("%d checks of load and activate", checks), "all reflected")
 }

@@ -30,6 +30,34 @@ func New(t testing.TB, files map[string]string) string {
 	return root
 }
 
+// Repo makes dir (made if missing) a git repository on branch main holding
+// files and whatever dir held already, all committed ("start"), and
+// returns dir: the fixture most tests start from.
+func Repo(t testing.TB, dir string, files map[string]string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	Git(t, dir, "init", "-q", "-b", "main")
+	for p, s := range files {
+		Write(t, dir, p, s)
+	}
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "commit", "-q", "--allow-empty", "-m", "start")
+	return dir
+}
+
+// Committed is Repo in a new temporary folder (its real path, symlinks
+// resolved).
+func Committed(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	return Repo(t, dir, files)
+}
+
 // Git runs the git CLI in dir with a fixed identity and returns its output.
 // It runs git as a person does, not through internal/gitcli: gitcli's
 // GIT_LITERAL_PATHSPECS=1 makes `git stash pop` fail, and the tests use git
