@@ -349,7 +349,7 @@ func (a resolved) better(b resolved) bool {
 }
 
 // resolveKeys resolves link keys (vault.LinkKey) in project's Effective
-// Memory, each to one resource (vault/names.go has the rule); keys that name
+// Memory, each to one resource (vault/linknames.go has the rule); keys that name
 // nothing are absent from the result.
 func (ix *Index) resolveKeys(ctx context.Context, keys []string, project string) (map[string]resolved, error) {
 	out := map[string]resolved{}
@@ -620,7 +620,7 @@ func (l Lookups) Similarities(ctx context.Context, qv []float32, uids []int64) (
 
 // Linked returns which of the resources rids link to, or are linked from,
 // another of them (wikilinks and Markdown links, supersedes; resolved in
-// project's Effective Memory as vault/names.go says, as Obsidian would).
+// project's Effective Memory as vault/linknames.go says, as Obsidian would).
 func (l Lookups) Linked(ctx context.Context, rids []int64, project string) (map[int64]bool, error) {
 	if len(rids) < 2 {
 		return nil, nil

@@ -125,7 +125,7 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 
 // resolveNote finds the note a supersedes entry names — an id, a path, a
 // title, an alias or a file's base name, with or without [[ ]] — as a
-// wikilink resolves (vault/names.go), in the project's memory.
+// wikilink resolves (vault/linknames.go), in the project's memory.
 func (s *Server) resolveNote(ctx context.Context, ref string) (string, error) {
 	id, _, err := s.ix.ResolveLink(ctx, ref, s.project)
 	if vault.ErrorCode(err) == vault.CodeNotFound {

@@ -234,7 +234,7 @@ func sortCandidates(cs []*candidate) {
 
 // boostLinks adds a one-hop bonus to candidates whose resource links to, or is
 // linked from, another candidate's resource (wikilinks and Markdown links,
-// supersedes; resolved as vault/names.go says, as Obsidian would).
+// supersedes; resolved as vault/linknames.go says, as Obsidian would).
 func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil

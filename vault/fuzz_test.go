@@ -78,7 +78,7 @@ func checkUnits(t testing.TB, name string, data []byte, r *Resource) {
 }
 
 // realVaultShapes are the shapes of Markdown that notes written in Obsidian
-// have, each long enough to reach the parser's bounds (bound.go).
+// have, each long enough to reach the parser's bounds (parsebound.go).
 var realVaultShapes = map[string]string{
 	"heading then a long list with a lazy line": "# Releasing\n\n## Shipping\n" + listLines(180, "- marker p%d i%d") + "Tag the commit, push the tag, and the pipeline uploads both builds. Promote the\nAndroid build after 24 hours.\n",
 	"heading then a long list of links":         "---\naliases: [Plugins seeking help]\n---\n# Plugins seeking help\n\n## Seeking\n" + listLines(90, "- [[Plugin %d]] - wants a maintainer for %d") + "\n## After\n\ntext\n",

@@ -35,7 +35,7 @@ var wikilink = lazyre.New(`\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|[^\[\]\n]*)
 // (offsets into data), the first level-1 heading, and the links outside code.
 func parseBody(data []byte, bodyStart int) parsedBody {
 	body := data[bodyStart:]
-	bounded := boundForParse(body) // same offsets; see bound.go
+	bounded := boundForParse(body) // same offsets; see parsebound.go
 	doc := markdown.Parser().Parse(text.NewReader(bounded))
 	var out parsedBody
 	out.sections, out.firstH1 = headingSections(doc, body, bounded, bodyStart)
@@ -58,7 +58,7 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 // first level-1 heading's text.
 //
 // Lines are read off parsed, the copy goldmark parsed (same offsets as
-// body, see bound.go), so a heading's line is the line the parser saw; the
+// body, see parsebound.go), so a heading's line is the line the parser saw; the
 // heading's text comes from body. Whatever the parser answers, the sections
 // come out in order, within the body, and without overlap: a heading that
 // would start before the previous one's content ends is read as text.
