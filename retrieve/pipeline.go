@@ -86,6 +86,16 @@ type Memory struct {
 	*Pipeline
 }
 
+// The read ports Memory implements, which the edges hold.
+var (
+	_ vault.Searcher   = (*Memory)(nil)
+	_ vault.Loader     = (*Memory)(nil)
+	_ vault.Lister     = (*Memory)(nil)
+	_ vault.Activator  = (*Memory)(nil)
+	_ vault.RuleReader = (*Memory)(nil)
+	_ vault.RunReader  = (*Memory)(nil)
+)
+
 // Open opens the index of v (fts.Open) with a pipeline over it.
 func Open(ctx context.Context, v *vault.Vault) (*Memory, error) {
 	ix, err := fts.Open(ctx, v)
