@@ -9,12 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/embed"
-	"github.com/lore-memory/lore/fts"
-	"github.com/lore-memory/lore/internal/safe"
 	"github.com/lore-memory/lore/journal"
 	"github.com/lore-memory/lore/mcp"
 	"github.com/lore-memory/lore/offload"
@@ -93,84 +89,26 @@ Register it with your agent: lore mcp config --client claude`)
 	return srv.Serve(ctx, e.stdin, e.stdout, e.stderr)
 }
 
-// background keeps the index warm off the query path: a first refresh, a
-// watcher on the vault, and embedding of new units every little while. Each
-// step runs through step: a panic in one (a bug, a file that trips it) is
-// logged with its stack and the loop goes on, so no note and no Draft takes
-// the server down.
-func background(ctx context.Context, e *env, ix indexLike, st syncer) {
-	step := func(what string, f func() error) {
-		err := safe.Call(f)
-		if pe, ok := err.(*safe.PanicError); ok {
-			fmt.Fprintf(e.stderr, "lore mcp: %s: %v (the server goes on)\n%s", what, pe, pe.Stack)
-		} else if err != nil && ctx.Err() == nil {
-			fmt.Fprintf(e.stderr, "lore mcp: %s: %v\n", what, err)
-		}
-	}
-	refresh := func() error { _, err := ix.Refresh(ctx, nil); return err }
-	step("refresh", refresh)
-	step("watching the vault (every call still checks freshness)", func() error { return ix.Watch(ctx) })
-	// BM25 in Go from here on (FTS5 answers until the postings are built).
-	step("in-memory postings (FTS5 scores every query)", func() error {
-		began := time.Now()
-		memBuilding.Add(1)
-		defer memBuilding.Add(-1)
-		if err := ix.KeepInMemory(ctx); err != nil {
+// background keeps a served vault's memory warm (retrieve's Maintain):
+// embedding unless LORE_MCP_NO_EMBED, and Drafts sent to the vault's remote
+// unless LORE_MCP_NO_SYNC — by themselves when it has one and something is
+// waiting in the outbox (sync on demand: no fetches while nothing was
+// stored); the outbox keeps the backoff.
+func background(ctx context.Context, e *env, ix *retrieve.Memory, st *drafts.Store) {
+	o := retrieve.MaintainOptions{Embed: e.getenv("LORE_MCP_NO_EMBED") == "", Log: e.stderr, Prefix: "lore mcp: ", Building: &memBuilding}
+	if st != nil && e.getenv("LORE_MCP_NO_SYNC") == "" {
+		o.Sync = func(ctx context.Context) error {
+			if !st.Pending(ctx) {
+				return nil
+			}
+			rep, err := st.Sync(ctx)
+			if err == nil && rep.Error != "" {
+				fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)
+			}
 			return err
 		}
-		if st, kept := ix.PostingsStats(); kept {
-			fmt.Fprintf(e.stderr, "lore mcp: in memory: %d units, %d postings (%.1f s)\n", st.Units, st.Postings, time.Since(began).Seconds())
-		} else if ctx.Err() == nil {
-			fmt.Fprintln(e.stderr, "lore mcp: the vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)")
-		}
-		return nil
-	})
-	embed := e.getenv("LORE_MCP_NO_EMBED") == ""
-	syncing := e.getenv("LORE_MCP_NO_SYNC") == ""
-	// Embedding runs at once, then whenever the index reports a change (an
-	// edit the watcher saw, a stored Draft, a refresh that wrote units),
-	// after a short pause that lets a burst of changes settle; sync runs
-	// every 30 s.
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		timed := false
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			timed = true
-		case <-ix.Changes():
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
-			step("refresh", refresh)
-		}
-		if embed && ix.Embedder() != nil {
-			step("embedding", func() error { _, err := ix.EmbedPending(ctx, nil); return err })
-		}
-		if !timed {
-			continue
-		}
-		// Drafts reach the vault's remote by themselves when it has one and
-		// something is waiting in the outbox (sync on demand: no fetches while
-		// nothing was stored); the outbox keeps the backoff.
-		if syncing && st != nil {
-			step("sync", func() error {
-				if !st.Pending(ctx) {
-					return nil
-				}
-				rep, err := st.Sync(ctx)
-				if err == nil && rep.Error != "" {
-					fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)
-				}
-				return err
-			})
-		}
-		t.Reset(30 * time.Second)
 	}
+	ix.Maintain(ctx, o)
 }
 
 func runMCPConfig(e *env, args []string) error {
@@ -280,23 +218,6 @@ func serverDeps(ix *retrieve.Memory, st *drafts.Store, project string) mcp.Deps 
 	maxBytes, maxNodes := ix.Vault().Config.OffloadLimits()
 	return mcp.Deps{Memory: ix, Store: st, Journal: journal.New(ix, st, project),
 		Offload: offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"), maxBytes, maxNodes)}
-}
-
-// syncer is what background needs of the Draft store (nil: no sync).
-type syncer interface {
-	Pending(ctx context.Context) bool
-	Sync(ctx context.Context) (drafts.SyncReport, error)
-}
-
-// indexLike is what background needs of the index.
-type indexLike interface {
-	Refresh(ctx context.Context, progress func(done, total int)) (fts.RefreshStats, error)
-	Watch(ctx context.Context) error
-	KeepInMemory(ctx context.Context) error
-	PostingsStats() (fts.MemStats, bool)
-	Embedder() embed.Embedder
-	EmbedPending(ctx context.Context, progress func(done, total int)) (int, error)
-	Changes() <-chan struct{}
 }
 
 // serveVaults serves the bound vault and the --also ones over HTTP, each

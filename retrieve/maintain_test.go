@@ -1,8 +1,7 @@
-package main
+package retrieve
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/testvault"
-	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -25,7 +23,7 @@ import (
 // most 20 s (less than the old period), and asserts no time.
 // backgroundVault is a one-note vault's memory, with a test embedder, for
 // the background loop's tests.
-func backgroundVault(t *testing.T) (dir string, ix *retrieve.Memory) {
+func backgroundVault(t *testing.T) (dir string, ix *Memory) {
 	t.Helper()
 	dir = testvault.Committed(t, map[string]string{"a.md": "# A\n\nfirst note\n"})
 	v, err := vault.Open(dir)
@@ -33,7 +31,7 @@ func backgroundVault(t *testing.T) (dir string, ix *retrieve.Memory) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	ix, err = retrieve.Open(context.Background(), v)
+	ix, err = Open(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,17 +42,11 @@ func backgroundVault(t *testing.T) (dir string, ix *retrieve.Memory) {
 	return dir, ix
 }
 
-func TestBackgroundEmbedsChangesAsTheyHappen(t *testing.T) {
+func TestMaintain_EmbedsChangesAsTheyHappen(t *testing.T) {
 	dir, ix := backgroundVault(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string {
-		if k == "LORE_MCP_NO_SYNC" {
-			return "1"
-		}
-		return ""
-	}}
-	go background(ctx, e, ix, nil)
+	go ix.Maintain(ctx, MaintainOptions{Embed: true})
 	waitFor := func(what string) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -83,7 +75,7 @@ func TestBackgroundEmbedsChangesAsTheyHappen(t *testing.T) {
 // panickyIndex is a real index whose refreshes and embedding panic, as a
 // refresh did on a Draft of a shape the parser mishandled.
 type panickyIndex struct {
-	*retrieve.Memory
+	*Memory
 	refreshes atomic.Int32
 }
 
@@ -98,22 +90,19 @@ func (p *panickyIndex) EmbedPending(context.Context, func(done, total int)) (int
 	panic("embedding bug")
 }
 
-// TestBackground_APanicInAStepIsLoggedAndTheLoopGoesOn: no step of lore
+// TestMaintain_APanicInAStepIsLoggedAndTheLoopGoesOn: no step of lore
 // mcp's background work takes the process down. A refresh that panics is
 // logged with its stack, and the loop keeps refreshing on the next change.
-func TestBackground_APanicInAStepIsLoggedAndTheLoopGoesOn(t *testing.T) {
+func TestMaintain_APanicInAStepIsLoggedAndTheLoopGoesOn(t *testing.T) {
 	_, ix := backgroundVault(t)
 	p := &panickyIndex{Memory: ix}
 	var log syncBuffer
-	e := &env{stdout: io.Discard, stderr: &log, getenv: func(k string) string {
-		if k == "LORE_MCP_NO_SYNC" {
-			return "1"
-		}
-		return ""
-	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); background(ctx, e, p, nil) }()
+	go func() {
+		defer close(done)
+		maintain(ctx, p, MaintainOptions{Embed: true, Log: &log, Prefix: "lore mcp: "})
+	}()
 	for deadline := time.Now().Add(20 * time.Second); p.refreshes.Load() < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no refresh after the first one panicked (%d); log:\n%s", p.refreshes.Load(), log.String())
