@@ -50,6 +50,7 @@ func LoadQuestions(path string) ([]Question, error) {
 type Answer struct {
 	Question
 	Rank          int      `json:"rank"`
+	NoteRank      int      `json:"note_rank"` // the place of the expected note among the delivered notes (0: none)
 	Delivered     []string `json:"delivered"` // path#Heading of each fragment, in order
 	TextTokens    int      `json:"text_tokens"`
 	ContentTokens int      `json:"content_tokens"`
@@ -60,8 +61,10 @@ type Answer struct {
 // QuestionMetrics are the figures of a question set.
 type QuestionMetrics struct {
 	Questions int      `json:"questions"`
-	Success1  float64  `json:"success_at_1"`
+	Success1  float64  `json:"success_at_1"` // the expected section first
 	Success3  float64  `json:"success_at_3"`
+	Note1     float64  `json:"note_success_at_1"` // the expected note first (a note counts once, at its first section)
+	Note3     float64  `json:"note_success_at_3"`
 	Delivered float64  `json:"success_at_all"` // delivered at all
 	MRR       float64  `json:"mrr"`
 	Share     float64  `json:"median_content_share"` // of the text's tokens
@@ -89,17 +92,12 @@ func ScoreQuestions(ctx context.Context, a vault.Activator, qs []Question, rende
 			return m, fmt.Errorf("%q: %w", q.Query, err)
 		}
 		ans := Answer{Question: q}
-		for i, f := range act.Fragments {
-			at := f.Path + "#"
-			if n := len(f.HeadingPath); n > 0 {
-				at += f.HeadingPath[n-1]
-			}
-			ans.Delivered = append(ans.Delivered, at)
-			if at == q.Expected && ans.Rank == 0 {
-				ans.Rank = i + 1
-			}
+		var places []place
+		for _, f := range act.Fragments {
+			places = append(places, place{f.Path, f.HeadingPath})
 			ans.ContentTokens += vault.EstimateTokens(f.Content)
 		}
+		ans.rank(places)
 		text, structured, err := render(act)
 		if err != nil {
 			return m, err
@@ -107,29 +105,95 @@ func ScoreQuestions(ctx context.Context, a vault.Activator, qs []Question, rende
 		ans.TextTokens = vault.EstimateTokens(text)
 		ans.StateTokens = vault.EstimateTokens(act.NextState)
 		ans.WireBytes = len(text) + len(structured)
-		m.Answers = append(m.Answers, ans)
-		m.Questions++
-		if ans.Rank == 1 {
-			m.Success1++
-		}
-		if ans.Rank >= 1 && ans.Rank <= 3 {
-			m.Success3++
-		}
-		if ans.Rank > 0 {
-			m.Delivered++
-			m.MRR += 1 / float64(ans.Rank)
-		}
+		m.add(ans)
 		if ans.TextTokens > 0 {
 			shares = append(shares, float64(ans.ContentTokens)/float64(ans.TextTokens))
 		}
 		texts, states, wires = append(texts, ans.TextTokens), append(states, ans.StateTokens), append(wires, ans.WireBytes)
 	}
-	if m.Questions > 0 {
-		k := float64(m.Questions)
-		m.Success1, m.Success3, m.Delivered, m.MRR = m.Success1/k, m.Success3/k, m.Delivered/k, m.MRR/k
-	}
+	m.average()
 	m.Share = median(shares)
 	m.Text, m.State, m.Wire = medianInt(texts), medianInt(states), medianInt(wires)
+	return m, nil
+}
+
+// place is where a delivered fragment or a hit is: its note and headings.
+type place struct {
+	path    string
+	heading []string
+}
+
+// rank sets the answer's section and note ranks from what was delivered,
+// in order.
+func (a *Answer) rank(places []place) {
+	wantPath, _, _ := strings.Cut(a.Expected, "#")
+	notes := map[string]bool{}
+	for i, p := range places {
+		at := p.path + "#"
+		if n := len(p.heading); n > 0 {
+			at += p.heading[n-1]
+		}
+		a.Delivered = append(a.Delivered, at)
+		if at == a.Expected && a.Rank == 0 {
+			a.Rank = i + 1
+		}
+		if !notes[p.path] {
+			notes[p.path] = true
+			if p.path == wantPath && a.NoteRank == 0 {
+				a.NoteRank = len(notes)
+			}
+		}
+	}
+}
+
+// add counts one answer.
+func (m *QuestionMetrics) add(a Answer) {
+	m.Answers = append(m.Answers, a)
+	m.Questions++
+	if a.Rank == 1 {
+		m.Success1++
+	}
+	if a.Rank >= 1 && a.Rank <= 3 {
+		m.Success3++
+	}
+	if a.NoteRank == 1 {
+		m.Note1++
+	}
+	if a.NoteRank >= 1 && a.NoteRank <= 3 {
+		m.Note3++
+	}
+	if a.Rank > 0 {
+		m.Delivered++
+		m.MRR += 1 / float64(a.Rank)
+	}
+}
+
+// average turns the counts into shares of the questions.
+func (m *QuestionMetrics) average() {
+	if m.Questions > 0 {
+		k := float64(m.Questions)
+		m.Success1, m.Success3, m.Note1, m.Note3, m.Delivered, m.MRR = m.Success1/k, m.Success3/k, m.Note1/k, m.Note3/k, m.Delivered/k, m.MRR/k
+	}
+}
+
+// ScoreSearch runs each question through search (the top limit sections)
+// and scores where the expected section and note were found.
+func ScoreSearch(ctx context.Context, s vault.Searcher, qs []Question, limit int) (QuestionMetrics, error) {
+	var m QuestionMetrics
+	for _, q := range qs {
+		hits, err := s.Search(ctx, q.Query, vault.SearchOptions{Limit: limit, Project: q.Project})
+		if err != nil {
+			return m, fmt.Errorf("%q: %w", q.Query, err)
+		}
+		ans := Answer{Question: q}
+		var places []place
+		for _, h := range hits {
+			places = append(places, place{h.Path, h.HeadingPath})
+		}
+		ans.rank(places)
+		m.add(ans)
+	}
+	m.average()
 	return m, nil
 }
 

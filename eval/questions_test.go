@@ -35,8 +35,16 @@ func TestQuestions_LoadAndScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Questions != 2 || m.Success1 != 0.5 || m.Answers[0].Rank != 1 || m.Answers[1].Rank != 0 {
+	if m.Questions != 2 || m.Success1 != 0.5 || m.Answers[0].Rank != 1 || m.Answers[1].Rank != 0 || m.Answers[0].NoteRank != 1 {
 		t.Fatalf("metrics %+v", m)
+	}
+	// Search is scored the same way, at section and at note level.
+	sm, err := ScoreSearch(context.Background(), ix, qs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm.Questions != 2 || sm.Answers[0].Rank != 1 || sm.Answers[0].NoteRank != 1 || sm.Answers[1].Rank != 0 || sm.Answers[1].NoteRank != 0 {
+		t.Fatalf("search metrics %+v", sm)
 	}
 	content := "## Retries\n\nsync retries back off exponentially"
 	if a := m.Answers[0]; a.ContentTokens != vault.EstimateTokens(content) || a.TextTokens != vault.EstimateTokens("xxxx "+content) || a.WireBytes != len("xxxx "+content)+len("{}") {

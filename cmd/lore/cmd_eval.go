@@ -205,10 +205,17 @@ func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, we
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return printJSON(e.stdout, m)
+	sm, err := eval.ScoreSearch(ctx, ix, qs, 10)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(e.stdout, "questions  %d over %s\nmode       %s\n", m.Questions, src, mode)
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{"activate": m, "search": sm})
+	}
+	fmt.Fprintf(e.stdout, "questions  %d over %s\nmode       %s (activate; search is lexical)\n", m.Questions, src, mode)
+	fmt.Fprintf(e.stdout, "           section@1  section@3  note@1  note@3\n")
+	fmt.Fprintf(e.stdout, "activate   %9.3f  %9.3f  %6.3f  %6.3f\n", m.Success1, m.Success3, m.Note1, m.Note3)
+	fmt.Fprintf(e.stdout, "search     %9.3f  %9.3f  %6.3f  %6.3f\n", sm.Success1, sm.Success3, sm.Note1, sm.Note3)
 	fmt.Fprintf(e.stdout, "success@1  %.3f\nsuccess@3  %.3f\ndelivered  %.3f\nMRR        %.3f\n", m.Success1, m.Success3, m.Delivered, m.MRR)
 	fmt.Fprintf(e.stdout, "content share of the text (median)  %.2f\ntext tokens (median)                %d\nnext_state tokens (median)          %d\nwire bytes (median)                 %d\n",
 		m.Share, m.Text, m.State, m.Wire)
