@@ -405,3 +405,53 @@ func TestIndex_NewFilePageSize(t *testing.T) {
 		t.Errorf("an existing file's table after newIndexFile: %d, %v; want it kept", tables, err)
 	}
 }
+
+// A note is found by every name Obsidian's quick switcher finds it by —
+// title, alias, file name — in the exact stage of search and in load,
+// with the tie rule links use: the stronger kind of name, then the shorter
+// path. The exact stage delivers the note's first section that says
+// something, not a preamble of badges and comments.
+func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
+	hotkeys := "---\naliases:\n  - Keyboard shortcuts\n  - .config\n---\n%% badges %%\n![build](https://img.example/badge.svg)\n%% end %%\n\n# Hotkeys\n\nSet a hotkey in Settings → Hotkeys.\n"
+	tv := newTestVault(t, map[string]string{
+		"help/Hotkeys.md":              hotkeys,
+		"help/Configuration folder.md": "# Configuration folder\n\nThe vault's settings live in .obsidian.\n",
+		"notes/links.md":               "# Links\n\nSee [[Keyboard shortcuts]] and [[Quokka]], keyboard shortcuts everywhere.\n",
+		"zoo/Quokka.md":                "---\ntitle: Small marsupial\naliases: [Quokka]\n---\n# Small marsupial\n\nIt smiles.\n",
+		"zoo/Quokka notes.md":          "# Quokka notes\n\nQuokka quokka quokka.\n",
+	})
+	ctx := context.Background()
+	for q, want := range map[string]string{
+		"Keyboard shortcuts":   "help/Hotkeys.md",
+		"keyboard SHORTCUTS":   "help/Hotkeys.md",
+		"Hotkeys":              "help/Hotkeys.md",
+		"Configuration folder": "help/Configuration folder.md",
+		"Quokka":               "zoo/Quokka.md",
+		"[[Quokka]]":           "zoo/Quokka.md",
+	} {
+		hits := tv.search(q, vault.SearchOptions{})
+		if len(hits) == 0 || hits[0].Path != want || hits[0].Stage != "exact" {
+			t.Errorf("search %q: %+v, want %s first from the exact stage", q, hits, want)
+			continue
+		}
+		if want == "help/Hotkeys.md" && (len(hits[0].HeadingPath) == 0 || hits[0].HeadingPath[0] != "Hotkeys") {
+			t.Errorf("search %q delivered %v, not the first section that says something", q, hits[0].HeadingPath)
+		}
+	}
+	for target, want := range map[string]string{
+		"Configuration folder": "help/Configuration folder.md",
+		".config":              "help/Hotkeys.md",
+		"Keyboard shortcuts":   "help/Hotkeys.md",
+		"Small marsupial":      "zoo/Quokka.md",
+		"Quokka":               "zoo/Quokka.md",
+		"Quokka notes":         "zoo/Quokka notes.md",
+	} {
+		res, err := tv.Ix.Load(ctx, []string{target}, "")
+		if err != nil || res[0].Path != want {
+			t.Errorf("load %q: %+v, %v; want %s", target, res, err, want)
+		}
+	}
+	if _, err := tv.Ix.Load(ctx, []string{"No such name"}, ""); vault.ErrorCode(err) != vault.CodeNotFound {
+		t.Errorf("load of a name nothing has: %v", err)
+	}
+}

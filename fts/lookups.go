@@ -101,26 +101,66 @@ func args(parts ...[]any) []any {
 	return out
 }
 
-// Exact returns the first unit of a resource whose id, path or title is the
-// query itself.
+// Exact returns the notes the query names, as Obsidian's quick switcher
+// finds a note: by id, path, title, alias or file name, the name compared
+// as links compare names (vault.NameKey), best first by the tie rule links
+// use (vault/linknames.go), at most three. Each note comes as its first
+// section that says something (a preamble of badges and comments does not:
+// vault.SaysNothing), else its first.
 func (l Lookups) Exact(ctx context.Context, q, project string) ([]Unit, error) {
 	ix := l.ix
+	key := vault.NameKey(q)
+	if key == "" {
+		return nil, nil
+	}
 	vis, vargs := visibleTo(project)
-	// The three lookups come first (CROSS JOIN keeps SQLite to that order):
-	// without statistics the planner would otherwise walk every resource by
-	// the draft column and test the OR on each (7 ms on 10,000 notes).
-	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM (SELECT rid FROM resources WHERE resource_id = ?
-		UNION SELECT rid FROM resources WHERE path = ? UNION SELECT rid FROM resources WHERE title_key = ?) x
+	// The lookups come first (CROSS JOIN keeps SQLite to that order): without
+	// statistics the planner would otherwise walk every resource.
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+`, x.kind FROM (SELECT rid, 0 AS kind FROM resources WHERE resource_id = ?
+		UNION ALL SELECT rid, 1 FROM resources WHERE path = ? UNION ALL SELECT rid, 2 FROM resources WHERE title_key = ?
+		UNION ALL SELECT rid, kind FROM names WHERE name = ?) x
 		CROSS JOIN resources r ON r.rid = x.rid CROSS JOIN units u ON u.rid = r.rid
 		WHERE r.indexed = 1 AND `+vis+`
-		AND u.ord = (SELECT MIN(ord) FROM units WHERE rid = r.rid)
-		ORDER BY (r.resource_id = ?) DESC, (r.path = ?) DESC, r.path LIMIT 3`,
-		args([]any{q, vault.NormalizePath(q), titleKey(q)}, vargs, []any{q, q})...)
-	out, err := readUnits(rows, err)
-	for i := range out {
-		out[i].Stage, out[i].Score = "exact", 1e9
+		AND u.ord = COALESCE((SELECT MIN(ord) FROM units WHERE rid = r.rid AND bare = 0), (SELECT MIN(ord) FROM units WHERE rid = r.rid))`,
+		args([]any{strings.TrimSpace(q), vault.NormalizePath(q), titleKey(q), key}, vargs)...)
+	if err != nil {
+		return nil, translate(err)
 	}
-	return out, err
+	defer rows.Close()
+	best := map[int64]int{} // rid → its place in out
+	var out []Unit
+	var kinds []resolved
+	for rows.Next() {
+		var kind int
+		h, err := scanHit(rows, &kind)
+		if err != nil {
+			return nil, err
+		}
+		r := resolved{rid: h.RID, path: h.Path, kind: kind}
+		if i, ok := best[h.RID]; ok {
+			if r.better(kinds[i]) {
+				kinds[i] = r
+			}
+			continue
+		}
+		best[h.RID] = len(out)
+		out, kinds = append(out, h), append(kinds, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return kinds[order[i]].better(kinds[order[j]]) })
+	sorted := make([]Unit, 0, min(3, len(out)))
+	for _, i := range order[:min(3, len(order))] {
+		u := out[i]
+		u.Stage, u.Score = "exact", 1e9
+		sorted = append(sorted, u)
+	}
+	return sorted, nil
 }
 
 // readUnits reads the rows of a query answering hitColumns.
@@ -254,9 +294,11 @@ func SnippetTerms(q string) []string {
 	return out
 }
 
-// Load refreshes the index and returns the named resources (by id or exact
-// path) with their exact bytes, in request order. Any missing target is a
-// CodeNotFound error naming every missing one.
+// Load refreshes the index and returns the named resources with their
+// exact bytes, in request order: by id or exact path, else by name — title,
+// alias or file name, as Obsidian's quick switcher finds a note, with the
+// tie rule links use. Any missing target is a CodeNotFound error naming
+// every missing one.
 func (ix *Index) Load(ctx context.Context, targets []string, project string) ([]vault.Loaded, error) {
 	if len(targets) == 0 {
 		return nil, vault.Errorf(vault.CodeInvalid, "ids is empty: name at least one resource id or path")
@@ -285,16 +327,38 @@ func (ix *Index) Load(ctx context.Context, targets []string, project string) ([]
 
 func (ix *Index) loadOne(ctx context.Context, target, project string) (vault.Loaded, error) {
 	p, err := vault.TargetPath(target)
-	if err != nil {
+	if err == nil {
+		var r vault.Loaded
+		r, err = ix.loadExact(ctx, target, p, project)
+		if vault.ErrorCode(err) != vault.CodeNotFound {
+			return r, err
+		}
+	}
+	// Not an id or a path of this memory: a name, then.
+	key := vault.NameKey(target)
+	if key == "" || vault.CheckName("id", target) != nil {
 		return vault.Loaded{}, err
 	}
+	got, rerr := ix.resolveKeys(ctx, []string{key}, project)
+	if rerr != nil {
+		return vault.Loaded{}, rerr
+	}
+	named, ok := got[key]
+	if !ok {
+		return vault.Loaded{}, err // not a path (invalid_input) or nothing by that path either (not found)
+	}
+	return ix.loadExact(ctx, named.path, named.path, project)
+}
+
+// loadExact loads the resource whose id is target or whose path is p.
+func (ix *Index) loadExact(ctx context.Context, target, p, project string) (vault.Loaded, error) {
 	var r vault.Loaded
 	var fspath, proj, problem string
 	var indexed bool
 	var rid sql.NullString
 	var body []byte
 	vis, vargs := visibleTo(project)
-	err = ix.db.QueryRowContext(ctx, `SELECT resource_id, path, fspath, project, title, description, indexed, problem, draft, body
+	err := ix.db.QueryRowContext(ctx, `SELECT resource_id, path, fspath, project, title, description, indexed, problem, draft, body
 		FROM resources r WHERE (r.resource_id = ? OR r.path = ?) AND `+vis+` ORDER BY r.draft = '', r.draft DESC LIMIT 1`,
 		args([]any{target, p}, vargs)...).Scan(&rid, &r.Path, &fspath, &proj, &r.Title, &r.Description, &indexed, &problem, &r.DraftID, &body)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -11,13 +11,13 @@ import (
 // IndexFormat names the term-making rules below, the schema, and what the
 // index derives from a note. An index file of another format is deleted and
 // rebuilt from the vault (see OpenFile), so old and new terms never mix.
-const IndexFormat = "lore-13"
+const IndexFormat = "lore-14"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the
 // joined whole, CJK runs cut into overlapping bigrams. Most text is ASCII
 // prose, which takes fast paths that allocate only to lower-case a capital;
-// tokenize_test.go checks them against the plain rune-by-rune reading.
+// tokenize_test.go checks them against an oracle of regular expressions.
 func terms(s string, emit func(term string)) {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {

@@ -51,6 +51,21 @@ func LinkKey(target string) string {
 	return strings.ToLower(norm.NFC.String(t))
 }
 
+// NameKey is a query or a load target as a name, for finding a note by
+// name (lore search's exact stage, load): LinkKey's form, except that '#'
+// and '|' are part of the name ("C# tips" is not "C").
+func NameKey(q string) string {
+	t := strings.TrimSpace(q)
+	if strings.HasPrefix(t, "[[") && strings.HasSuffix(t, "]]") {
+		return LinkKey(t)
+	}
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "./"), "/")
+	if strings.HasSuffix(strings.ToLower(t), ".md") {
+		t = t[:len(t)-3]
+	}
+	return strings.ToLower(norm.NFC.String(strings.TrimSpace(t)))
+}
+
 // Names returns the names the note answers to, each once (a name that two
 // kinds give is kept as the stronger kind).
 func (r *Resource) Names() []Name {

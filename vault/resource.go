@@ -71,6 +71,9 @@ type Unit struct {
 	Content     string
 	ContentHash string
 	Tokens      int // estimated, see EstimateTokens
+	// Bare: the section shows a reader nothing but its heading — comments,
+	// images, embeds of attachments (SaysNothing).
+	Bare bool
 }
 
 // HashBytes returns "sha256:<hex>" of b, allocating once.

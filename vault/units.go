@@ -77,6 +77,7 @@ func makeUnits(id string, data []byte, sections []section) []Unit {
 				Content:     string(data[r.start:r.end]),
 				ContentHash: HashBytes(data[r.start:r.end]),
 				Tokens:      r.tokens,
+				Bare:        SaysNothing(string(data[r.start:r.end])),
 			})
 		}
 	}

@@ -1,0 +1,51 @@
+package vault
+
+import (
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/lore-memory/lore/internal/lazyre"
+)
+
+// What a reader of a note sees differs from its bytes: Obsidian hides
+// %%comments%% and HTML comments, shows images (badges, screenshots) as
+// pictures, and shows an embed (![[note#heading]]) as the text it names. A
+// section whose only content is hidden or pictures says nothing (the
+// Hub's plugin notes open with a preamble of four badge images between two
+// comments); the exact stage delivers a note's first section that does.
+
+var (
+	hiddenComment = lazyre.New(`(?s)%%.*?%%|<!--.*?-->`)
+	imageLink     = lazyre.New(`!\[[^\]\n]*\]\([^)\n]*\)`)
+	embedLink     = lazyre.New(`!\[\[([^\]\n]+)\]\]`)
+	headingLine   = lazyre.New(`(?m)^ {0,3}#{1,6}(?:[ \t].*)?$`)
+)
+
+// IsAttachmentTarget reports whether a link or embed target names a file
+// that is not a note (an image, a PDF, …): a target with an extension other
+// than .md.
+func IsAttachmentTarget(target string) bool {
+	t := target
+	if i := strings.IndexAny(t, "|#"); i >= 0 {
+		t = t[:i]
+	}
+	ext := strings.ToLower(path.Ext(strings.TrimSpace(t)))
+	return ext != "" && ext != ".md" && len(ext) <= 6 && !strings.ContainsAny(ext, " ")
+}
+
+// SaysNothing reports whether a section's Markdown holds no text a reader
+// sees: only its heading, comments, images and embeds of attachments (an
+// embed of a note counts: it shows that note's text).
+func SaysNothing(md string) bool {
+	s := hiddenComment().ReplaceAllString(md, " ")
+	s = imageLink().ReplaceAllString(s, " ")
+	s = embedLink().ReplaceAllStringFunc(s, func(m string) string {
+		if IsAttachmentTarget(embedLink().FindStringSubmatch(m)[1]) {
+			return " "
+		}
+		return "x"
+	})
+	s = headingLine().ReplaceAllString(s, " ")
+	return !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+}

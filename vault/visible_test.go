@@ -1,0 +1,23 @@
+package vault
+
+import "testing"
+
+func TestSaysNothing(t *testing.T) {
+	for md, want := range map[string]bool{
+		"%% ----- Badges ----- %%\n\n![a](https://img.shields.io/x)   \n![b](https://img.shields.io/y)\n\n%% end %%": true,
+		"# Heading\n\n<!-- a comment -->\n![[diagram.png]]\n":                                                        true,
+		"# Heading\n\nOne word.\n":                   false,
+		"### Refunds\n\n![[Refund policy#^block]]\n": false, // an embed of a note shows its text
+		"%% multi\nline %% 42":                       false,
+		"":                                           true,
+	} {
+		if got := SaysNothing(md); got != want {
+			t.Errorf("SaysNothing(%q) = %v, want %v", md, got, want)
+		}
+	}
+	for target, want := range map[string]bool{"diagram.png": true, "Refund policy#^x": false, "note.md": false, "a.pdf|200": true, "v1.2 notes": false} {
+		if got := IsAttachmentTarget(target); got != want {
+			t.Errorf("IsAttachmentTarget(%q) = %v, want %v", target, got, want)
+		}
+	}
+}
