@@ -16,6 +16,11 @@ func TestCompactLine(t *testing.T) {
 	if got, want := h.Compact(), "!μ:-|decisions/0001-sqlite.md|score:1|links:3/5 § SQLite file / inside .git/lore"; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
+	// A wikilink's display text keeps its '|': it was mangled into a path.
+	h.Snippet = "see [[Configuration folder|config folder]] | and [[a]]"
+	if got, want := h.Compact(), "!μ:-|decisions/0001-sqlite.md|score:1|links:3/5 § see [[Configuration folder|config folder]] / and [[a]]"; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
 }
 
 func TestRecallRanksResourcesOnce(t *testing.T) {

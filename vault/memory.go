@@ -139,12 +139,39 @@ type RecallHit struct {
 
 // Compact is the recall line of specs/003:
 // !μ:<tier>|<path>|score:<score>|links:<in>/<out> § <snippet>
+// compactSnippet is a snippet for a compact line: a '|' becomes '/', so the
+// line's fields read apart, except inside a wikilink, whose display text it
+// introduces ([[Configuration folder|config folder]] stays as written).
+func compactSnippet(s string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "[["):
+			depth++
+			b.WriteString("[[")
+			i++
+			continue
+		case strings.HasPrefix(s[i:], "]]") && depth > 0:
+			depth--
+			b.WriteString("]]")
+			i++
+			continue
+		case s[i] == '|' && depth == 0:
+			b.WriteByte('/')
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 func (h RecallHit) Compact() string {
 	tier := h.Tier
 	if tier == "" {
 		tier = "-"
 	}
-	snip := strings.ReplaceAll(h.Snippet, "|", "/")
+	snip := compactSnippet(h.Snippet)
 	score := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(h.Score, 'f', 3, 64), "0"), ".")
 	if score == "" || score == "-" || score == "-0" {
 		score = "0"
