@@ -18,12 +18,15 @@ const weakFraction = 0.3
 // Each candidate's Outcome records why it was delivered or cut.
 func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []stateEntry, req vault.ActivateRequest, key []byte) (*vault.Activation, error) {
 	a := newAssembly(req.Limits, held)
+	a.expand = func(u fts.Unit) (string, error) { return p.withEmbeds(ctx, u, req.Project) }
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
 		floor = weakFraction * ranked[0].Final
 	}
 	for _, c := range ranked {
-		a.take(c, floor)
+		if err := a.take(c, floor); err != nil {
+			return nil, err
+		}
 	}
 	gone, err := p.settleHeld(ctx, a, held, req.Project)
 	if err != nil {
@@ -51,6 +54,8 @@ type assembly struct {
 	perResource map[string]int
 	ranges      map[int64][][2]int // delivered byte ranges, by resource row
 	texts       map[string]bool    // delivered content hashes
+	// expand is a unit's text as delivered (its embeds' text added).
+	expand func(fts.Unit) (string, error)
 }
 
 func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
@@ -67,20 +72,20 @@ func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
 
 // take delivers c if it is strong enough (floor), fits the limits and
 // overlaps nothing delivered, and records its outcome either way.
-func (a *assembly) take(c *candidate, floor float64) {
+func (a *assembly) take(c *candidate, floor float64) error {
 	switch {
 	case c.ExactRank == 0 && c.Final < floor:
 		c.Outcome = "cut:weak"
-		return
+		return nil
 	case len(a.act.Fragments) >= a.lim.MaxFragments:
 		c.Outcome = "cut:total"
-		return
+		return nil
 	case a.perResource[c.ResourceID] >= a.lim.PerResource:
 		c.Outcome = "cut:per_resource"
-		return
+		return nil
 	case a.texts[c.ContentHash] || overlaps(a.ranges[c.RID], c.Start, c.End):
 		c.Outcome = "cut:overlap"
-		return
+		return nil
 	}
 	action := "add"
 	if h, ok := a.holds[c.UnitKey]; ok {
@@ -89,13 +94,21 @@ func (a *assembly) take(c *candidate, floor float64) {
 			action = "reuse"
 		}
 	}
-	cost := c.Tokens
+	cost, content := c.Tokens, c.Content
 	if action == "reuse" {
 		cost = 0 // no body is sent
+	} else if a.expand != nil {
+		var err error
+		if content, err = a.expand(c.Unit); err != nil {
+			return err
+		}
+		if content != c.Content {
+			cost = vault.EstimateTokens(content)
+		}
 	}
 	if a.used+cost > a.lim.TokenBudget {
 		c.Outcome = "cut:budget"
-		return
+		return nil
 	}
 	a.used += cost
 	a.perResource[c.ResourceID]++
@@ -103,10 +116,12 @@ func (a *assembly) take(c *candidate, floor float64) {
 	a.texts[c.ContentHash] = true
 	c.Outcome = "delivered:" + action
 	f := fragment(action, c.Unit)
+	f.Content = content
 	if action == "reuse" {
 		f.Content = ""
 	}
 	a.act.Fragments = append(a.act.Fragments, f)
+	return nil
 }
 
 // fragment is the fragment that delivers u.
@@ -166,8 +181,18 @@ func (p *Pipeline) settleHeld(ctx context.Context, a *assembly, held []stateEntr
 			remove(k)
 			continue
 		}
-		a.used += u.Tokens
-		a.act.Fragments = append(a.act.Fragments, fragment("replace", u))
+		f := fragment("replace", u)
+		if a.expand != nil {
+			if f.Content, err = a.expand(u); err != nil {
+				return nil, err
+			}
+		}
+		if cost := vault.EstimateTokens(f.Content); a.used+cost <= a.lim.TokenBudget {
+			a.used += cost
+		} else {
+			f.Content, a.used = u.Content, a.used+u.Tokens
+		}
+		a.act.Fragments = append(a.act.Fragments, f)
 	}
 	return gone, nil
 }

@@ -1,0 +1,44 @@
+package fts
+
+import (
+	"context"
+	"strings"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// Embedded is the text an embed shows (![[note]], ![[note#Heading]],
+// ![[note#^block]]): the note it names, resolved as a link is, in
+// project's Effective Memory, and the part the anchor names — the whole
+// body (without frontmatter), one section (all its chunks, under its
+// heading), or one block (the paragraph or list item marked ^id, without
+// the mark). ok is false when the target names no note, or the anchor
+// nothing in it.
+func (l Lookups) Embedded(ctx context.Context, target, project string) (text, path string, ok bool, err error) {
+	t := strings.TrimSpace(target)
+	if i := strings.IndexByte(t, '|'); i >= 0 {
+		t = t[:i]
+	}
+	name, anchor, _ := strings.Cut(t, "#")
+	key := vault.LinkKey(name)
+	if key == "" {
+		return "", "", false, nil
+	}
+	got, err := l.ix.resolveKeys(ctx, []string{key}, project)
+	if err != nil {
+		return "", "", false, err
+	}
+	r, found := got[key]
+	if !found {
+		return "", "", false, nil
+	}
+	res, err := l.ix.loadExact(ctx, r.path, r.path, project)
+	if vault.ErrorCode(err) == vault.CodeNotFound || vault.ErrorCode(err) == vault.CodeInvalid {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, err
+	}
+	text, ok = vault.EmbedPart([]byte(res.Content), res.Path, strings.TrimSpace(anchor))
+	return text, res.Path, ok, nil
+}

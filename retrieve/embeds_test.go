@@ -1,0 +1,97 @@
+package retrieve
+
+import (
+	"strings"
+	"testing"
+)
+
+// A section that holds only embeds is delivered with the text they show:
+// blocks (^id), headings and whole notes, quoted after each embed, bounded,
+// one level deep; embeds of images, embeds in code and a note's embed of
+// itself stay references.
+func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"billing/Refund policy.md": "# Refund policy\n\nA license bought with a discount is refunded at the discounted price. ^discount-then-refund\n\nA refund after a later discount returns what was paid, less the discount. ^purchase-then-discount-then-refund\n\n## Deadlines\n\nRefunds are granted within 30 days of purchase.\n",
+		"billing/License.md":       "# License\n\n### Refunds\n\n![[Refund policy#^discount-then-refund]]\n![[Refund policy#^purchase-then-discount-then-refund]]\n\n### Timing\n\n![[Refund policy#Deadlines]]\n![[chart.png]]\n\n### Everything\n\n![[Nested]]\n\n```\n![[Refund policy]]\n```\n",
+		"billing/Nested.md":        "# Nested\n\nThe nested note says hello and embeds ![[Refund policy#Deadlines]] again.\n",
+		"billing/Self.md":          "# Self\n\n## Loop\n\n![[Self#Loop]] and ![[Self]]\n",
+	})
+	act := tv.activate("refund for my license", "")
+	var refunds, timing, everything, self string
+	for _, f := range act.Fragments {
+		if f.Path != "billing/License.md" && f.Path != "billing/Self.md" {
+			continue
+		}
+		switch f.HeadingPath[len(f.HeadingPath)-1] {
+		case "Refunds":
+			refunds = f.Content
+		case "Timing":
+			timing = f.Content
+		case "Everything":
+			everything = f.Content
+		}
+	}
+	if refunds == "" {
+		t.Fatalf("the Refunds section was not delivered: %v", keys(act))
+	}
+	for _, want := range []string{"![[Refund policy#^discount-then-refund]]\n> A license bought with a discount is refunded at the discounted price.\n\n![[Refund policy#^purchase", "> A refund after a later discount returns what was paid, less the discount."} {
+		if !strings.Contains(refunds, want) {
+			t.Errorf("Refunds lacks %q:\n%s", want, refunds)
+		}
+	}
+	if strings.Contains(refunds, "price. ^discount") {
+		t.Errorf("the block's mark is not removed from its text:\n%s", refunds)
+	}
+	check := func(name, content string, want, not []string) {
+		t.Helper()
+		if content == "" {
+			t.Logf("%s not delivered for this query; checked through expandEmbeds below", name)
+			return
+		}
+		for _, w := range want {
+			if !strings.Contains(content, w) {
+				t.Errorf("%s lacks %q:\n%s", name, w, content)
+			}
+		}
+		for _, n := range not {
+			if strings.Contains(content, n) {
+				t.Errorf("%s has %q:\n%s", name, n, content)
+			}
+		}
+	}
+	check("Timing", timing, []string{"> Refunds are granted within 30 days", "![[chart.png]]\n"}, nil)
+	check("Everything", everything, []string{"> The nested note says hello and embeds ![[Refund policy#Deadlines]] again."}, []string{"> > Refunds are granted"})
+	_ = self
+
+	// Every case, whatever the ranking delivers.
+	ctx := t.Context()
+	look := tv.Ix.Lookups()
+	for _, c := range []struct {
+		content, path, heading string
+		want, not              []string
+	}{
+		{"### Timing\n\n![[Refund policy#Deadlines]]\n![[chart.png]]\n", "billing/License.md", "Timing", []string{"> Refunds are granted within 30 days of purchase.", "![[chart.png]]"}, []string{"> ![[chart"}},
+		{"### Everything\n\n![[Nested]]\n\n```\n![[Refund policy]]\n```\n", "billing/License.md", "Everything", []string{"> The nested note says hello and embeds ![[Refund policy#Deadlines]] again."}, []string{"> > Refunds are granted", "> A license bought"}},
+		{"## Loop\n\n![[Self#Loop]] and ![[Self]]\n", "billing/Self.md", "Loop", nil, []string{">"}},
+		{"## Gone\n\n![[No such note]]\n", "billing/License.md", "Gone", []string{"![[No such note]]"}, []string{">"}},
+	} {
+		got, err := expandEmbeds(ctx, look, c.content, c.path, []string{c.heading}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: lacks %q:\n%s", c.heading, w, got)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s: has %q:\n%s", c.heading, n, got)
+			}
+		}
+	}
+	long := strings.Repeat("word ", 2000)
+	if got := clipTokens(long, embedTokens); !strings.HasSuffix(got, " …") || len(got) >= len(long) {
+		t.Errorf("a long embed is not bounded: %d of %d bytes", len(got), len(long))
+	}
+}
