@@ -686,6 +686,20 @@ func (l Lookups) Similarities(ctx context.Context, qv []float32, uids []int64) (
 // another of them (wikilinks and Markdown links, supersedes; resolved in
 // project's Effective Memory as vault/linknames.go says, as Obsidian would).
 func (l Lookups) Linked(ctx context.Context, rids []int64, project string) (map[int64]bool, error) {
+	pairs, err := l.LinkPairs(ctx, rids, project)
+	if err != nil || len(pairs) == 0 {
+		return nil, err
+	}
+	linked := map[int64]bool{}
+	for _, p := range pairs {
+		linked[p[0]], linked[p[1]] = true, true
+	}
+	return linked, nil
+}
+
+// LinkPairs returns the links between the resources rids, each once, as
+// (from, to) resource rows.
+func (l Lookups) LinkPairs(ctx context.Context, rids []int64, project string) ([][2]int64, error) {
 	if len(rids) < 2 {
 		return nil, nil
 	}
@@ -707,13 +721,18 @@ func (l Lookups) Linked(ctx context.Context, rids []int64, project string) (map[
 	if err != nil {
 		return nil, err
 	}
-	linked := map[int64]bool{}
+	seen := map[[2]int64]bool{}
+	var out [][2]int64
 	for _, k := range links {
 		if r, ok := res[k.key]; ok && r.rid != k.from && byRID[r.rid] {
-			linked[k.from], linked[r.rid] = true, true
+			p := [2]int64{k.from, r.rid}
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
 		}
 	}
-	return linked, nil
+	return out, nil
 }
 
 // Tier returns a resource's tier.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -430,11 +431,10 @@ func TestStateKey_ConcurrentFirstUseAgrees(t *testing.T) {
 	}
 }
 
-// One-hop link bonus: a candidate whose resource links to another
-// candidate's (by title, id, path, or path without .md), or is linked from
-// one, gains the bonus; a candidate with no link among the candidates does
-// not, nor does a link to a note that is not a candidate.
-func TestBoostLinks(t *testing.T) {
+// Links between candidates resolve in every form a link takes (by title,
+// id, path, path without .md, any case): each pair is found, and a link to
+// a note that is not a candidate is not.
+func TestLinkPairs_EveryFormOfLink(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"a.md":     "# Alpha walrus\n\nwalrus notes; see [[Bravo Walrus]].\n",
 		"b.md":     "# Bravo Walrus\n\nwalrus bravo.\n",
@@ -452,16 +452,76 @@ func TestBoostLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]bool{}
+	path := map[int64]string{}
+	var rids []int64
 	for _, c := range cs {
-		got[c.Path] = c.LinkBonus > 0
-	}
-	want := map[string]bool{"a.md": true, "b.md": true, "c.md": true, "d.md": true, "e.md": false,
-		"f.md": true, "sub/g.md": true, "lower.md": true, "india.md": true, "unrel.md": false}
-	for p, w := range want {
-		if got[p] != w {
-			t.Errorf("%s: link bonus %v, want %v (all: %v)", p, got[p], w, got)
+		if _, ok := path[c.RID]; !ok {
+			path[c.RID] = c.Path
+			rids = append(rids, c.RID)
 		}
+	}
+	pairs, err := tv.Ix.Lookups().LinkPairs(context.Background(), rids, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range pairs {
+		got[path[p[0]]+" → "+path[p[1]]] = true
+	}
+	want := map[string]bool{"a.md → b.md": true, "d.md → c.md": true, "f.md → sub/g.md": true, "lower.md → india.md": true}
+	if len(got) != len(want) {
+		t.Errorf("pairs %v, want %v", got, want)
+	}
+	for p := range want {
+		if !got[p] {
+			t.Errorf("missing %s (pairs %v)", p, got)
+		}
+	}
+}
+
+// The link bonus tells something on a linked vault: a note the best
+// candidates link to gains, in proportion to their scores; notes that link
+// to the top themselves (the tail's links to leaf.md, an index's links)
+// gain nothing for it, and neither does a note with no link. Before, every
+// candidate linked to any other candidate got the same bonus (40 of 40 on
+// the Obsidian Hub).
+func TestBoostLinks_OnlyLinksFromTheTopCount(t *testing.T) {
+	files := map[string]string{
+		"top.md":    "# Kiwi kiwi kiwi\n\nkiwi kiwi kiwi kiwi, see [[Answer]].\n",
+		"answer.md": "# Answer\n\nthe kiwi answer.\n",
+		"other.md":  "# Other\n\na kiwi note with no links.\n",
+		"hub.md":    "# Index\n\nkiwi: [[Leaf]]\n",
+		"leaf.md":   "# Leaf\n\nkiwi leaf.\n",
+	}
+	// Tail notes: each mentions kiwi once in a long text, and links to leaf.
+	for i := 0; i < 8; i++ {
+		files[fmt.Sprintf("tail%d.md", i)] = fmt.Sprintf("# Tail %d\n\n%s kiwi [[Leaf]]\n", i, strings.Repeat("filler words about other things ", 30))
+	}
+	tv := newTestVault(t, files)
+	cs, err := tv.Ix.rank(context.Background(), "kiwi", "lexical", "", 40, map[string]int64{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bonus := map[string]float64{}
+	for _, c := range cs {
+		bonus[c.Path] = math.Max(bonus[c.Path], c.LinkBonus)
+	}
+	if bonus["answer.md"] <= 0 {
+		t.Errorf("the note the top candidate links to gains nothing: %v", bonus)
+	}
+	if bonus["top.md"] != 0 {
+		t.Errorf("the top note, linked from no one, gained %v", bonus["top.md"])
+	}
+	if bonus["other.md"] != 0 {
+		t.Errorf("a note with no link gained %v", bonus["other.md"])
+	}
+	for i := 0; i < 8; i++ {
+		if b := bonus[fmt.Sprintf("tail%d.md", i)]; b != 0 {
+			t.Errorf("tail%d.md, which only links to others, gained %v", i, b)
+		}
+	}
+	if bonus["leaf.md"] >= bonus["answer.md"] && bonus["leaf.md"] > 0 {
+		t.Errorf("leaf.md (linked from a weaker note and the tail) gained %v, not less than answer.md's %v", bonus["leaf.md"], bonus["answer.md"])
 	}
 }
 
