@@ -73,14 +73,18 @@ func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
 // take delivers c if it is strong enough (floor), fits the limits and
 // overlaps nothing delivered, and records its outcome either way.
 func (a *assembly) take(c *candidate, floor float64) error {
+	plausible := c.plausible()
 	switch {
-	case c.ExactRank == 0 && c.Final < floor:
+	case c.ExactRank == 0 && c.Final < floor && !plausible:
 		c.Outcome = "cut:weak"
 		return nil
 	case len(a.act.Fragments) >= a.lim.MaxFragments:
 		c.Outcome = "cut:total"
 		return nil
-	case a.perResource[c.ResourceID] >= a.lim.PerResource:
+	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0):
+		// A note's further section passes the cap only when it is likely an
+		// answer by its own text (its heading and body match the query,
+		// sections.go), not by the title every section of the note shares.
 		c.Outcome = "cut:per_resource"
 		return nil
 	case a.texts[c.ContentHash] || overlaps(a.ranges[c.RID], c.Start, c.End):
@@ -240,3 +244,14 @@ func noteStatus(s string) string {
 func fragmentLabel(f vault.Fragment) string {
 	return strings.Join(append([]string{f.Path}, f.HeadingPath...), " › ")
 }
+
+// plausible reports whether a candidate is likely an answer, which the
+// per-note cap and the weak cut must not drop while the budget has room:
+// its own evidence puts it at the top of a stage (BM25 or vectors), or the
+// notes at the top of the list link to it.
+func (c *candidate) plausible() bool {
+	return (c.BM25Rank >= 1 && c.BM25Rank <= plausibleRank) || (c.VectorRank >= 1 && c.VectorRank <= plausibleRank) ||
+		c.LinkBonus > 0
+}
+
+const plausibleRank = 3

@@ -59,7 +59,7 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 			}
 		}
 	}
-	check("Timing", timing, []string{"> Refunds are granted within 30 days", "![[chart.png]]\n"}, nil)
+	check("Timing", timing, []string{"> Refunds are granted within 30 days", "![[chart.png]]"}, []string{"> ![[chart"})
 	check("Everything", everything, []string{"> The nested note says hello and embeds ![[Refund policy#Deadlines]] again."}, []string{"> > Refunds are granted"})
 	_ = self
 

@@ -47,10 +47,20 @@ func orderSections(q string, ranked []*candidate) {
 			group[k], finals[k] = ranked[i], ranked[i].Final
 		}
 		scoreSections(qterms, group)
+		maxS, maxF := 0.0, 0.0
+		for _, c := range group {
+			maxS, maxF = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final)
+		}
+		key := func(c *candidate) float64 {
+			if maxS == 0 || maxF == 0 {
+				return 0
+			}
+			return c.SectionScore / maxS * (1 + c.Final/maxF)
+		}
 		sort.SliceStable(group, func(a, b int) bool {
 			x, y := group[a], group[b]
-			if x.SectionScore != y.SectionScore {
-				return x.SectionScore > y.SectionScore
+			if kx, ky := key(x), key(y); kx != ky {
+				return kx > ky
 			}
 			if x.VectorScore != y.VectorScore {
 				return x.VectorScore > y.VectorScore

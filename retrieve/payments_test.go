@@ -1,0 +1,34 @@
+package retrieve
+
+import (
+	"strings"
+	"testing"
+)
+
+// paymentsVault is a small payments team's vault: an incident log and a
+// Chinese note on concurrency both link to ADR-012, the decision that
+// answers them, which shares few words with a mixed-language query.
+var paymentsVault = map[string]string{
+	"decisions/adr-012-redlock.md": "---\nid: mem_adr012\ntitle: ADR-012 Use a Redis lock per charge\n---\n# ADR-012 Use a Redis lock per charge\n\n## Context\n\nTwo workers processed the same Stripe event at once and the customer was refunded twice.\n\n## Decision\n\nEvery handler takes a Redlock on the charge id before it changes money, and records the event id, so a retried delivery is a no-op.\n\n## Consequences\n\nHandlers wait for the lock; a lost lock aborts the handler, which Stripe retries.\n",
+	"notes/并发控制.md":                "# 并发控制\n\nStripe 的 webhook 会重试，同一事件可能被两个 worker 同时处理。幂等性靠事件 id 去重，分布式锁见 [[ADR-012 Use a Redis lock per charge]]。\n\n## 分布式锁\n\n每个 charge 一把锁，超时自动释放。\n",
+	"logs/2026-03-incident.md":     "# Incident 2026-03: double refund\n\n## Timeline\n\nA Stripe webhook was delivered twice; two workers refunded the same charge. Double refund of 40 customers.\n\n## Follow-up\n\nWe adopted [[ADR-012 Use a Redis lock per charge]] and made the webhook handler idempotent.\n",
+	"howto/stripe-keys.md":         "# Rotating Stripe keys\n\nRotate the webhook signing secret every quarter.\n",
+	"howto/refunds.md":             "# Refunds by hand\n\nA support agent can refund from the dashboard.\n",
+}
+
+// The decision both delivered notes point to is delivered too, within the
+// budget, instead of being cut for scoring under 30% of the top (it was
+// cut:weak at 0.26 against 1.05).
+func TestActivate_TheLinkedDecisionIsNotCutAsWeak(t *testing.T) {
+	tv := newTestVault(t, paymentsVault)
+	act := tv.activate("Stripe webhook 幂等性 分布式锁 double refund", "")
+	var paths []string
+	found := false
+	for _, f := range act.Fragments {
+		paths = append(paths, f.Path)
+		found = found || f.Path == "decisions/adr-012-redlock.md"
+	}
+	if !found {
+		t.Fatalf("ADR-012 was not delivered: %s", strings.Join(paths, ", "))
+	}
+}
