@@ -455,3 +455,34 @@ func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
 		t.Errorf("load of a name nothing has: %v", err)
 	}
 }
+
+// The index reads a note as a reader does: a link's destination and a
+// comment are not its words (every Obsidian Hub note ends with links whose
+// URLs spell its own path, and opens with template comments), and the
+// in-memory BM25 reads the same text as FTS5.
+func TestIndex_LinkDestinationsAndCommentsAreNotWords(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"footer.md":  "# Footer\n\n[Edit In GitHub](https://github.dev/hub/blob/main/Kanban%20Updates%20Dropbox.md)\n\n%% add a description below this line %%\n",
+		"dropbox.md": "# Dropbox\n\nBack up the vault to Dropbox.\n",
+	})
+	for _, q := range []string{"dropbox", "description"} {
+		for _, h := range tv.search(q, vault.SearchOptions{}) {
+			if h.Path == "footer.md" {
+				t.Errorf("search %q found footer.md by a URL's or a comment's words", q)
+			}
+		}
+	}
+	if hits := tv.search("edit github", vault.SearchOptions{}); !testvault.HasPath(hits, "footer.md") {
+		t.Errorf("a link's text is still the note's words: %+v", hits)
+	}
+	if err := tv.Ix.KeepInMemory(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"dropbox", "description"} {
+		for _, h := range tv.search(q, vault.SearchOptions{}) {
+			if h.Path == "footer.md" {
+				t.Errorf("in memory, search %q found footer.md by a URL's or a comment's words", q)
+			}
+		}
+	}
+}

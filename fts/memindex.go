@@ -386,7 +386,7 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 				add(r.res.title, weightTitle)
 				add(r.res.meta, weightMeta)
 				add(memo.tokens(strings.Join(hp, " ")), weightHeading)
-				add(memo.tokens(r.content), weightBody)
+				add(memo.tokens(vault.ReadableText(r.content)), weightBody)
 				u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
 				for t, f := range freq {
 					u.toks, u.freq = append(u.toks, t), append(u.freq, f)

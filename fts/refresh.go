@@ -501,7 +501,7 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 			embedHash:   embedHash(r.Title, u.HeadingPath, u.ContentHash),
 			ftsPath:     pathTerms, ftsTitle: titleTerms, ftsMeta: metaTerms,
 			ftsHdr:  memo.indexText(strings.Join(u.HeadingPath, " ")),
-			ftsBody: memo.indexText(u.Content),
+			ftsBody: memo.indexText(vault.ReadableText(u.Content)),
 		}
 	}
 }

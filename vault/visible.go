@@ -49,3 +49,23 @@ func SaysNothing(md string) bool {
 	s = headingLine().ReplaceAllString(s, " ")
 	return !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
 }
+
+var (
+	linkDestination = lazyre.New(`\]\((?:<[^>\n]*>|[^)\s]*)(?:\s+"[^"\n]*")?\)`)
+	htmlTag         = lazyre.New(`</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>`)
+)
+
+// ReadableText is the text of a section as a reader reads it, for the
+// index: comments (%%…%%, <!-- -->) are gone, and so are link and image
+// destinations ([text](url) keeps "text") and HTML tags. A URL's words
+// are not the note's words: every Obsidian Hub note ends with three links
+// whose URLs spell the note's own path, so a query matched every note's
+// footer by its file name.
+func ReadableText(md string) string {
+	if !strings.ContainsAny(md, "%<(") {
+		return md
+	}
+	s := hiddenComment().ReplaceAllString(md, " ")
+	s = linkDestination().ReplaceAllString(s, "]")
+	return htmlTag().ReplaceAllString(s, " ")
+}

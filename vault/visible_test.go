@@ -21,3 +21,17 @@ func TestSaysNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestReadableText(t *testing.T) {
+	for in, want := range map[string]string{
+		"[Edit In GitHub](https://github.dev/hub/blob/main/Dropbox%20Backups.md \"edit\") | [Copy](<a b.md>)": "[Edit In GitHub] | [Copy]",
+		"%% Add a description below this line %%\nReal text.":                                                 " \nReal text.",
+		"<span class=\"git-footer\">footer</span> ![badge](https://img.shields.io/x)":                         " footer  ![badge]",
+		"plain (with parentheses) and a path/to/file.md":                                                      "plain (with parentheses) and a path/to/file.md",
+		"[[wikilink|shown]] stays": "[[wikilink|shown]] stays",
+	} {
+		if got := ReadableText(in); got != want {
+			t.Errorf("ReadableText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
