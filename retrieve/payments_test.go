@@ -32,3 +32,30 @@ func TestActivate_TheLinkedDecisionIsNotCutAsWeak(t *testing.T) {
 		t.Fatalf("ADR-012 was not delivered: %s", strings.Join(paths, ", "))
 	}
 }
+
+// A note whose sections answer the query by their own text is delivered
+// beyond the per-note cap of two, within the budget: "Remove a hotkey" was
+// cut as cut:per_resource behind the note's one-line pointer section. A
+// section that matches only by what every section of the note shares (its
+// title, its aliases) still stops at the cap.
+func TestActivate_SectionsThatAnswerPassThePerNoteCap(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"Hotkeys.md": "---\naliases: [Keyboard shortcuts]\n---\n# Hotkeys\n\nSee the settings.\n\n## Set a hotkey\n\nOpen Settings → Hotkeys, find the command, press the new hotkey.\n\n## Remove a hotkey\n\nClick the cross beside a hotkey to remove it.\n\n## Conflicts\n\nTwo commands may share a hotkey; the list marks them.\n\n## History\n\nThe page was added in 0.9.\n",
+		"other.md":   "# Editing\n\nType text.\n",
+	})
+	act := tv.activate("set, remove or share a hotkey", "")
+	got := map[string]bool{}
+	for _, f := range act.Fragments {
+		if f.Path == "Hotkeys.md" && len(f.HeadingPath) > 1 {
+			got[f.HeadingPath[1]] = true
+		}
+	}
+	for _, want := range []string{"Set a hotkey", "Remove a hotkey", "Conflicts"} {
+		if !got[want] {
+			t.Errorf("%s was not delivered: %v", want, keys(act))
+		}
+	}
+	if got["History"] {
+		t.Errorf("History, which matches nothing of its own, passed the cap: %v", keys(act))
+	}
+}
