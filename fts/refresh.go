@@ -496,12 +496,16 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 	c.prepared = make([]preparedUnit, len(r.Units))
 	for i, u := range r.Units {
 		hp, _ := json.Marshal(u.HeadingPath)
+		readable, readableHash := vault.ReadableText(u.Content), u.ContentHash
+		if readable != u.Content {
+			readableHash = vault.HashBytes([]byte(readable))
+		}
 		c.prepared[i] = preparedUnit{
 			headingJSON: string(hp),
-			embedHash:   embedHash(r.Title, u.HeadingPath, u.ContentHash),
+			embedHash:   embedHash(r.Title, u.HeadingPath, readableHash),
 			ftsPath:     pathTerms, ftsTitle: titleTerms, ftsMeta: metaTerms,
 			ftsHdr:  memo.indexText(strings.Join(u.HeadingPath, " ")),
-			ftsBody: memo.indexText(vault.ReadableText(u.Content)),
+			ftsBody: memo.indexText(readable),
 		}
 	}
 }

@@ -57,9 +57,10 @@ func (ix *Index) UseEmbedder(ctx context.Context, e embed.Embedder) error {
 func (ix *Index) Embedder() embed.Embedder { return ix.emb }
 
 // embedInput is the text the model embeds for a unit: the note's title and
-// the unit's heading path on the first line, then the unit's text, so a
-// section is understood in its note's context (and a chunk without its
-// heading line still carries it).
+// the unit's heading path on the first line, then the unit's text as a
+// reader reads it (vault.ReadableText: no comments, link destinations or
+// HTML tags), so a section is understood in its note's context (and a chunk
+// without its heading line still carries it).
 func embedInput(title string, headingPath []string, content string) string {
 	head := title
 	for _, h := range headingPath {
@@ -73,8 +74,9 @@ func embedInput(title string, headingPath []string, content string) string {
 // embedHash names the text the model embeds for a unit, embedInput(title,
 // headingPath, content), without hashing the content a second time: it is
 // the sha256 of the input's first line (the title and heading path) and the
-// unit's own content hash (sha256 of the same bytes), a newline between
-// them. Equal inputs have equal names and different ones different names,
+// hash of the unit's readable text (its content hash when that is the
+// content itself, as in most notes, so their vectors are kept), a newline
+// between them. Equal inputs have equal names and different ones different names,
 // as with the hash of the whole input (the content hash, of fixed length,
 // ends it). Hashing the whole input again read every byte of a vault a
 // third time (after the file's and the unit's hashes): ~4 % of a cold
@@ -192,7 +194,7 @@ func (ix *Index) unitInputs(ctx context.Context, uids []int64) ([]string, []stri
 		}
 		var path []string
 		json.Unmarshal([]byte(hp), &path)
-		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, content))
+		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, vault.ReadableText(content)))
 	}
 	return hashes, texts, translate(rows.Err())
 }

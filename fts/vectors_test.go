@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -44,5 +45,41 @@ func TestEmbedHashNamesEmbedInput(t *testing.T) {
 	}
 	if len(names) != len(texts) {
 		t.Errorf("%d distinct embed hashes for %d distinct inputs", len(names), len(texts))
+	}
+}
+
+// The model embeds a section as a reader reads it: no link destinations,
+// no comments (vault.ReadableText); a section without them keeps the embed
+// hash it had, so its vector is kept.
+func TestEmbedInput_IsTheReadableText(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"a.md": "# A\n\nSee [the guide](https://example.com/secret-path.md). %% note to self %%\n",
+		"b.md": "# B\n\nplain words\n",
+	})
+	ctx := context.Background()
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	uids, err := tv.Ix.pendingUnits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashes, texts, err := tv.Ix.unitInputs(ctx, uids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range texts {
+		if strings.Contains(text, "secret-path") || strings.Contains(text, "note to self") {
+			t.Errorf("the model would embed %q", text)
+		}
+	}
+	plain := vault.HashBytes([]byte("# B\n\nplain words"))
+	want := embedHash("B", []string{"B"}, plain)
+	found := false
+	for _, h := range hashes {
+		found = found || h == want
+	}
+	if !found {
+		t.Errorf("b.md's embed hash is not %s (the content hash of a text that is its own readable text): %v", want, hashes)
 	}
 }
