@@ -1,10 +1,13 @@
 package eval
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/internal/shareddata"
+	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -50,6 +53,55 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%q: %s has no section %q; its sections: %q", q.Query, p, h, heads)
+		}
+	}
+}
+
+// TestHubQuestions_Figures asks the Hub questions through activate and
+// search on the Obsidian Hub itself (lexical, as lore eval --questions …
+// --mode lexical does), logs the figures, and holds them above floors well
+// under today's, so a change that loses the Hub's answers fails here and
+// not only in docs/BENCHMARKS.md, which has the figures.
+func TestHubQuestions_Figures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short: it indexes the 6,591 notes of the Obsidian Hub")
+	}
+	qs, err := LoadQuestions(hubQuestions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	shareddata.WriteHub(t, dir)
+	testvault.Write(t, dir, "lore.yaml", "embedding: {provider: none}\n")
+	testvault.Git(t, dir, "init", "-q")
+	v, err := vault.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	ix, err := retrieve.Open(context.Background(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	ctx := context.Background()
+	render := func(a *vault.Activation) (string, string, error) { return "", "", nil }
+	act, err := ScoreQuestions(ctx, ix, qs, render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search, err := ScoreSearch(ctx, ix, qs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Hub questions (%d), lexical: activate section@1 %.3f @3 %.3f note@1 %.3f @3 %.3f; search section@1 %.3f @3 %.3f note@1 %.3f @3 %.3f",
+		act.Questions, act.Success1, act.Success3, act.Note1, act.Note3, search.Success1, search.Success3, search.Note1, search.Note3)
+	for name, f := range map[string][2]float64{
+		"activate section@3": {act.Success3, 0.70}, "activate note@3": {act.Note3, 0.88},
+		"search section@3": {search.Success3, 0.70}, "search note@3": {search.Note3, 0.85},
+	} {
+		if f[0] < f[1] {
+			t.Errorf("%s %.3f is under its floor %.2f", name, f[0], f[1])
 		}
 	}
 }
