@@ -93,13 +93,15 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	out := make([]vault.Hit, len(hits))
 	for i, h := range hits {
 		out[i] = h.Hit
-		out[i].Snippet = Snippet(h.Content, snip, 200)
+		out[i].Snippet = Snippet(vault.ReadableText(h.Content), snip, 200)
 	}
 	return out, nil
 }
 
 // Snippet returns about width runes of content around the first of the words it
 // finds (case-insensitively), on one line; the start of content when none is found.
+// Search and recall give it a section's readable text (vault.ReadableText):
+// the words a reader reads, not link destinations or comments.
 func Snippet(content string, words []string, width int) string {
 	lower := strings.ToLower(content)
 	at := -1
