@@ -13,8 +13,9 @@ import (
 // body (without frontmatter), one section (all its chunks, under its
 // heading), or one block (the paragraph or list item marked ^id, without
 // the mark). ok is false when the target names no note, or the anchor
-// nothing in it.
-func (l Lookups) Embedded(ctx context.Context, target, project string) (text, path string, ok bool, err error) {
+// nothing in it. draft is the Draft the text comes from ("" for published
+// memory).
+func (l Lookups) Embedded(ctx context.Context, target, project string) (text, path, draft string, ok bool, err error) {
 	t := strings.TrimSpace(target)
 	if i := strings.IndexByte(t, '|'); i >= 0 {
 		t = t[:i]
@@ -22,23 +23,23 @@ func (l Lookups) Embedded(ctx context.Context, target, project string) (text, pa
 	name, anchor, _ := strings.Cut(t, "#")
 	key := vault.LinkKey(name)
 	if key == "" {
-		return "", "", false, nil
+		return "", "", "", false, nil
 	}
 	got, err := l.ix.resolveKeys(ctx, []string{key}, project)
 	if err != nil {
-		return "", "", false, err
+		return "", "", "", false, err
 	}
 	r, found := got[key]
 	if !found {
-		return "", "", false, nil
+		return "", "", "", false, nil
 	}
 	res, err := l.ix.loadExact(ctx, r.path, r.path, project)
 	if vault.ErrorCode(err) == vault.CodeNotFound || vault.ErrorCode(err) == vault.CodeInvalid {
-		return "", "", false, nil
+		return "", "", "", false, nil
 	}
 	if err != nil {
-		return "", "", false, err
+		return "", "", "", false, err
 	}
 	text, ok = vault.EmbedPart([]byte(res.Content), res.Path, strings.TrimSpace(anchor))
-	return text, res.Path, ok, nil
+	return text, res.Path, res.DraftID, ok, nil
 }

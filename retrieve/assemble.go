@@ -18,7 +18,11 @@ const weakFraction = 0.3
 // Each candidate's Outcome records why it was delivered or cut.
 func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []stateEntry, req vault.ActivateRequest, key []byte) (*vault.Activation, error) {
 	a := newAssembly(req.Limits, held)
-	a.expand = func(u fts.Unit) (string, error) { return p.withEmbeds(ctx, u, req.Project) }
+	a.expand = func(u fts.Unit) (string, error) { return p.withEmbeds(ctx, u, req.Project, req.PublishedOnly) }
+	a.published, a.relevant = req.PublishedOnly, req.RelevantOnly
+	if a.relevant {
+		a.qterms = contentTerms(req.Query)
+	}
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
 		floor = weakFraction * ranked[0].Final
@@ -56,6 +60,10 @@ type assembly struct {
 	texts       map[string]bool    // delivered content hashes
 	// expand is a unit's text as delivered (its embeds' text added).
 	expand func(fts.Unit) (string, error)
+	// published: no Draft's text; relevant: only what clears the bar
+	// (relevant), for the query's content terms qterms.
+	published, relevant bool
+	qterms              map[string]bool
 }
 
 func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
@@ -75,6 +83,12 @@ func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
 func (a *assembly) take(c *candidate, floor float64) error {
 	plausible := c.plausible()
 	switch {
+	case a.published && c.DraftID != "":
+		c.Outcome = "cut:draft"
+		return nil
+	case a.relevant && !relevant(c, a.qterms):
+		c.Outcome = "cut:irrelevant"
+		return nil
 	case c.ExactRank == 0 && c.Final < floor && !plausible:
 		c.Outcome = "cut:weak"
 		return nil
@@ -181,6 +195,9 @@ func (p *Pipeline) settleHeld(ctx context.Context, a *assembly, held []stateEntr
 	}
 	for _, k := range changed {
 		u, ok := units[k]
+		if ok && a.published && u.DraftID != "" {
+			continue // what changed is a Draft's text, which this delivery leaves out
+		}
 		if !ok || a.used+u.Tokens > a.lim.TokenBudget {
 			remove(k)
 			continue
@@ -255,3 +272,46 @@ func (c *candidate) plausible() bool {
 }
 
 const plausibleRank = 3
+
+// The relevance bar of RelevantOnly: an exact match; a section whose own
+// text (heading, body, and the note's title) holds at least half the
+// query's distinct content words, and two when it has two or more; or a
+// vector at least relevantSimilarity close. BM25 over an OR of the words
+// finds something for almost any query; this says whether it is about it.
+const relevantSimilarity = 0.5
+
+// contentTerms are a query's distinct tokens that are not stop words.
+func contentTerms(q string) map[string]bool {
+	out := map[string]bool{}
+	fts.EachToken(q, func(t string, stop bool) {
+		if !stop {
+			out[t] = true
+		}
+	})
+	return out
+}
+
+func relevant(c *candidate, qterms map[string]bool) bool {
+	if c.ExactRank > 0 || c.VectorScore >= relevantSimilarity {
+		return true
+	}
+	if len(qterms) == 0 {
+		return false
+	}
+	have := map[string]bool{}
+	count := func(s string) {
+		fts.EachToken(s, func(t string, _ bool) {
+			if qterms[t] {
+				have[t] = true
+			}
+		})
+	}
+	count(c.Title)
+	count(strings.Join(c.HeadingPath, " "))
+	count(c.Content)
+	need := (len(qterms) + 1) / 2
+	if len(qterms) >= 2 {
+		need = max(need, 2)
+	}
+	return len(have) >= need
+}

@@ -22,17 +22,18 @@ const (
 	maxEmbeds   = 4
 )
 
-// withEmbeds returns u's content with its embeds' text after them.
-func (p *Pipeline) withEmbeds(ctx context.Context, u fts.Unit, project string) (string, error) {
-	return expandEmbeds(ctx, p.look, u.Content, u.Path, u.HeadingPath, project)
+// withEmbeds returns u's content with its embeds' text after them
+// (published only: none from a Draft's text).
+func (p *Pipeline) withEmbeds(ctx context.Context, u fts.Unit, project string, published bool) (string, error) {
+	return expandEmbeds(ctx, p.look, u.Content, u.Path, u.HeadingPath, project, published)
 }
 
 // embedSource finds the text an embed names (fts.Lookups is one).
 type embedSource interface {
-	Embedded(ctx context.Context, target, project string) (text, path string, ok bool, err error)
+	Embedded(ctx context.Context, target, project string) (text, path, draft string, ok bool, err error)
 }
 
-func expandEmbeds(ctx context.Context, src embedSource, content, path string, heading []string, project string) (string, error) {
+func expandEmbeds(ctx context.Context, src embedSource, content, path string, heading []string, project string, published bool) (string, error) {
 	embeds := vault.Embeds(content)
 	if len(embeds) == 0 {
 		return content, nil
@@ -43,11 +44,11 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 		if done == maxEmbeds {
 			break
 		}
-		text, from, ok, err := src.Embedded(ctx, e.Target, project)
+		text, from, draft, ok, err := src.Embedded(ctx, e.Target, project)
 		if err != nil {
 			return "", err
 		}
-		if !ok || strings.TrimSpace(text) == "" || selfEmbed(from, e.Target, path, heading) {
+		if !ok || strings.TrimSpace(text) == "" || selfEmbed(from, e.Target, path, heading) || (published && draft != "") {
 			continue
 		}
 		done++

@@ -75,7 +75,7 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 		{"## Loop\n\n![[Self#Loop]] and ![[Self]]\n", "billing/Self.md", "Loop", nil, []string{">"}},
 		{"## Gone\n\n![[No such note]]\n", "billing/License.md", "Gone", []string{"![[No such note]]"}, []string{">"}},
 	} {
-		got, err := expandEmbeds(ctx, look, c.content, c.path, []string{c.heading}, "")
+		got, err := expandEmbeds(ctx, look, c.content, c.path, []string{c.heading}, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,3 +24,8 @@ func (tv *testVault) search(q string, opt vault.SearchOptions) []vault.Hit {
 	}
 	return hits
 }
+
+// vaultRequest is an activation of q, relevant only when asked.
+func vaultRequest(q string, relevantOnly bool) vault.ActivateRequest {
+	return vault.ActivateRequest{Query: q, RelevantOnly: relevantOnly}
+}

@@ -59,3 +59,33 @@ func TestActivate_SectionsThatAnswerPassThePerNoteCap(t *testing.T) {
 		t.Errorf("History, which matches nothing of its own, passed the cap: %v", keys(act))
 	}
 }
+
+// RelevantOnly delivers nothing for a query the vault is not about (an OR
+// of its words still finds something in BM25), and the answer for one it is
+// about.
+func TestActivate_RelevantOnlyDeliversNothingUnrelated(t *testing.T) {
+	tv := newTestVault(t, paymentsVault)
+	ctx := t.Context()
+	for _, q := range []string{"fix the typo in this sentence please", "what is the capital of France", "refund"} {
+		act, err := tv.Ix.Activate(ctx, vaultRequest(q, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q == "refund" {
+			if len(act.Fragments) == 0 {
+				t.Errorf("%q (a word the vault is about) delivered nothing", q)
+			}
+			continue
+		}
+		if len(act.Fragments) != 0 {
+			t.Errorf("%q delivered %v", q, keys(act))
+		}
+	}
+	act, err := tv.Ix.Activate(ctx, vaultRequest("double refund after a Stripe webhook was delivered twice", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(act.Fragments) == 0 || act.Fragments[0].Path != "logs/2026-03-incident.md" {
+		t.Errorf("the incident was not delivered first: %v", keys(act))
+	}
+}

@@ -93,6 +93,14 @@ type ActivateRequest struct {
 	Limits  Limits
 	// Mode restricts the stages for evaluation: "hybrid" (default), "lexical", "vector".
 	Mode string
+	// PublishedOnly delivers reviewed memory only: the org ref plus a
+	// person's own edits, never a Draft's text (nor an embed's from one).
+	// What is put before a model unasked (lore hook) is that.
+	PublishedOnly bool
+	// RelevantOnly delivers only what clears a relevance bar (an exact
+	// match, a section whose own text covers half the query's words, or a
+	// close vector), so an unrelated query delivers nothing.
+	RelevantOnly bool
 }
 
 // Limits are the assembly limits of activate.
