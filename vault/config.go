@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -57,6 +58,32 @@ type Config struct {
 	// `lore commit` (default true). false: people commit themselves, and a
 	// merge that touches an uncommitted note waits for them.
 	CommitEdits *bool `yaml:"commit_edits"`
+	// Hooks bounds what lore hook adds to an agent's context.
+	Hooks HooksConfig `yaml:"hooks"`
+}
+
+// HooksConfig bounds lore hook; zero is the default.
+type HooksConfig struct {
+	PromptBudget int `yaml:"prompt_budget"` // tokens a prompt's memory may take (default 600)
+	DeadlineMS   int `yaml:"deadline_ms"`   // past it a hook prints nothing (default 2000)
+}
+
+// Defaults of HooksConfig.
+const (
+	DefaultHookPromptBudget = 600
+	DefaultHookDeadline     = 2 * time.Second
+)
+
+// HookLimits returns lore hook's prompt budget and deadline.
+func (c Config) HookLimits() (budget int, deadline time.Duration) {
+	budget, deadline = c.Hooks.PromptBudget, time.Duration(c.Hooks.DeadlineMS)*time.Millisecond
+	if budget <= 0 {
+		budget = DefaultHookPromptBudget
+	}
+	if deadline <= 0 {
+		deadline = DefaultHookDeadline
+	}
+	return budget, deadline
 }
 
 // CommitsEdits reports whether lore commits a person's pending edits.

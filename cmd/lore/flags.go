@@ -116,6 +116,12 @@ func (e *env) openIndex(ctx context.Context) (*retrieve.Memory, vault.Binding, e
 	if err != nil {
 		return nil, b, err
 	}
+	return e.openIndexFor(ctx, b)
+}
+
+// openIndexFor opens the vault of a binding and its index (lore hook names
+// the binding of the folder its client runs in).
+func (e *env) openIndexFor(ctx context.Context, b vault.Binding) (*retrieve.Memory, vault.Binding, error) {
 	ix, st, err := openMemory(ctx, b.Vault)
 	if err != nil {
 		return nil, b, err

@@ -40,6 +40,21 @@ type warmRequest struct {
 	// Unreadable asks for the count of files the index could not read (a
 	// terminal's footer; counting costs a pass over the index).
 	Unreadable bool `json:"unreadable,omitempty"`
+	// What lore hook asks of activate: published memory only, what clears
+	// the relevance bar, within its own budget.
+	Published bool `json:"published,omitempty"`
+	Relevant  bool `json:"relevant,omitempty"`
+	Budget    int  `json:"budget,omitempty"`
+	Fragments int  `json:"fragments,omitempty"`
+}
+
+// activateRequest is the activation a warm request asks for.
+func (in warmRequest) activateRequest() vault.ActivateRequest {
+	req := vault.ActivateRequest{Query: in.Query, State: in.State, Project: in.Project, PublishedOnly: in.Published, RelevantOnly: in.Relevant}
+	if in.Budget > 0 {
+		req.Limits = vault.Limits{TokenBudget: in.Budget, MaxFragments: max(in.Fragments, 1), PerResource: 2}
+	}
+	return req
 }
 
 // warmReply carries a result, or an error with its code, and how many files
@@ -87,7 +102,7 @@ func warmHandler(ix *retrieve.Memory) http.Handler {
 	})
 	mux.HandleFunc("POST /lore/v1/activate", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, r, func(ctx context.Context, in warmRequest) (warmReply, error) {
-			act, err := ix.Activate(ctx, vault.ActivateRequest{Query: in.Query, State: in.State, Project: in.Project})
+			act, err := ix.Activate(ctx, in.activateRequest())
 			return warmReply{Activation: act}, err
 		})
 	})

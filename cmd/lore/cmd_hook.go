@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/hook"
+	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/vault"
+)
+
+const hookHelp = `Answer an agent's hook: Claude Code and the Codex CLI run it at fixed points
+of a session with JSON on stdin (lore setup writes it into their files).
+
+  session-start  the project's loadout (300 tokens), where the guidelines are,
+                 and that the memory tool has more; a clear or a compaction
+                 forgets what earlier prompts were given
+  prompt         activate with the prompt: reviewed memory only, what clears a
+                 relevance bar, within hooks.prompt_budget (lore.yaml, default
+                 600 tokens); later prompts of the session get what is new or
+                 changed; nothing for slash commands, empty prompts, or when
+                 nothing relevant is found
+  pre-tool       before a shell command that commits (or pushes the org
+                 branch): the guard's check of what it would commit, refused
+                 with the rule's message when an error rule fails
+  stop, session-end
+                 nothing: memory is stored only when the person asks
+
+A hook never stops the person: anything that goes wrong (no binding, no
+model, a broken index, past hooks.deadline_ms, default 2000) prints nothing,
+exits 0, and is logged in the vault's .git/lore/hooks.log, which lore doctor
+reads. Only a guard refusal is printed. Nothing but reviewed memory (the org
+ref and the person's own edits, never a Draft) is put before the model.`
+
+// hookFragments is how many fragments a prompt's memory may hold.
+const hookFragments = 6
+
+func runHook(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "hook", "session-start|prompt|pre-tool|stop|session-end [--client claude|codex]", hookHelp)
+	client := fs.String("client", "", "the client that runs the hook (claude or codex): named in the log")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return usageError{"hook needs one event: session-start, prompt, pre-tool, stop or session-end"}
+	}
+	event, ok := hook.EventOf(pos[0])
+	if !ok {
+		return usageError{fmt.Sprintf("hook event %q: want session-start, prompt, pre-tool, stop or session-end", pos[0])}
+	}
+	h := &hookRun{e: e, event: event, client: *client, start: time.Now()}
+	out, err := h.run(ctx)
+	if err != nil {
+		h.log(err)
+		return nil // a hook never stops the person: nothing is printed
+	}
+	_, werr := e.stdout.Write(out)
+	if werr != nil {
+		h.log(werr)
+	}
+	return nil
+}
+
+// hookRun is one lore hook process.
+type hookRun struct {
+	e      *env
+	event  string
+	client string
+	start  time.Time
+	in     hook.Input
+	logDir string // the vault's .git/lore, once known
+}
+
+// run reads the input and answers it within the deadline; past it the
+// answer is nothing.
+func (h *hookRun) run(ctx context.Context) ([]byte, error) {
+	in, err := hook.ReadInput(h.e.stdin)
+	if err != nil {
+		return nil, err
+	}
+	h.in = in
+	if h.event == hook.Stop || h.event == hook.SessionEnd {
+		return nil, nil
+	}
+	dir := in.Cwd
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	b, err := h.e.bindingFor(dir)
+	if err != nil {
+		return nil, err
+	}
+	v, err := vault.Open(b.Vault) // cheap: lore.yaml and the git directory
+	if err != nil {
+		return nil, err
+	}
+	h.logDir = v.DataDir()
+	budget, deadline := v.Config.HookLimits()
+	v.Close()
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	type answer struct {
+		out []byte
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- answer{nil, fmt.Errorf("a bug in lore: %v", r)}
+			}
+		}()
+		out, err := h.answer(ctx, b, dir, budget)
+		done <- answer{out, err}
+	}()
+	select {
+	case a := <-done:
+		return a.out, a.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("past the deadline of %v (hooks.deadline_ms in lore.yaml): nothing was added", deadline)
+	}
+}
+
+// answer is the event's work.
+func (h *hookRun) answer(ctx context.Context, b vault.Binding, dir string, budget int) ([]byte, error) {
+	switch h.event {
+	case hook.SessionStart:
+		return h.sessionStart(ctx, b)
+	case hook.UserPromptSubmit:
+		return h.prompt(ctx, b, budget)
+	case hook.PreToolUse:
+		return h.preTool(ctx, b, dir)
+	}
+	return nil, nil
+}
+
+// sessions is where the client sessions' activation states are kept.
+func (h *hookRun) sessions() hook.Sessions {
+	return hook.Sessions{Dir: filepath.Join(h.logDir, "hook-sessions")}
+}
+
+func (h *hookRun) sessionStart(ctx context.Context, b vault.Binding) ([]byte, error) {
+	if h.in.Source == "clear" || h.in.Source == "compact" {
+		// What earlier prompts delivered is no longer in the context.
+		if err := h.sessions().Forget(h.in.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	ix, _, err := h.e.openIndexFor(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer h.e.closeIndex(ix)
+	loadout, err := guard.LoadoutFrom(ctx, ix, b.Project, nil)
+	if err != nil {
+		return nil, err
+	}
+	guide := ix.Vault().Config.Guidelines
+	var s strings.Builder
+	s.WriteString("lore: this project's reviewed memory (vault ")
+	s.WriteString(filepath.Base(b.Vault))
+	if b.Project != "" {
+		s.WriteString(", project " + b.Project)
+	}
+	s.WriteString(").\n\n")
+	s.WriteString(strings.TrimSpace(loadout))
+	fmt.Fprintf(&s, "\n\nThe memory tool (MCP server lore) has the rest: activate for a task, load for whole notes. Before storing memory, load %s, the vault's guidelines; what you store is a Draft that a person reviews.\n", guide)
+	return hook.Context(hook.SessionStart, s.String()), nil
+}
+
+func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]byte, error) {
+	q := strings.TrimSpace(h.in.Prompt)
+	if q == "" || strings.HasPrefix(q, "/") {
+		return nil, nil // a slash command or nothing: no memory
+	}
+	sessions := h.sessions()
+	state := sessions.State(h.in.SessionID)
+	req := warmRequest{Query: q, Project: b.Project, State: state, Published: true, Relevant: true, Budget: budget, Fragments: hookFragments}
+	act, err := h.activate(ctx, b, req)
+	if vault.ErrorCode(err) == vault.CodeInvalidState && state != "" {
+		req.State = "" // the state expired or the index was rebuilt: start afresh
+		act, err = h.activate(ctx, b, req)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := sessions.Save(h.in.SessionID, act.NextState); err != nil {
+		return nil, err
+	}
+	text := hookMemory(act)
+	if text == "" {
+		return nil, nil
+	}
+	return hook.Context(hook.UserPromptSubmit, text), nil
+}
+
+// activate asks the warm server when one runs, else activates in process.
+func (h *hookRun) activate(ctx context.Context, b vault.Binding, req warmRequest) (*vault.Activation, error) {
+	if warm, err := askWarm(ctx, h.e, b, "/lore/v1/activate", req); err == nil {
+		return warm.Activation, nil
+	} else if !errors.Is(err, errNoServer) {
+		return nil, err
+	}
+	ix, _, err := h.e.openIndexFor(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer h.e.closeIndex(ix)
+	if err := useModels(ctx, ix); err != nil {
+		return nil, err
+	}
+	return ix.Activate(ctx, req.activateRequest())
+}
+
+// hookMemory renders what a prompt's activation adds to the context:
+// fragments with their text (added or replaced), and what is no longer
+// current; "" when there is nothing new. A fragment of a Draft never goes
+// in (a warm server of an older lore may not know PublishedOnly).
+func hookMemory(act *vault.Activation) string {
+	var b strings.Builder
+	for _, f := range act.Fragments {
+		if f.Content == "" || f.DraftID != "" {
+			continue // reuse: already in the context
+		}
+		fmt.Fprintf(&b, "\n[%s] %s\n%s\n", f.Action, location(f.Path, f.HeadingPath), strings.TrimRight(f.Content, "\n"))
+	}
+	if len(act.Removed) > 0 {
+		labels := act.RemovedLabels
+		if len(labels) != len(act.Removed) {
+			labels = act.Removed
+		}
+		fmt.Fprintf(&b, "\nNo longer current (stop relying on it): %s\n", strings.Join(labels, "; "))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "lore: reviewed project memory relevant to this prompt (the memory tool has more):\n" + b.String()
+}
+
+func (h *hookRun) preTool(ctx context.Context, b vault.Binding, dir string) ([]byte, error) {
+	if h.in.ToolName != "Bash" && h.in.ToolName != "bash" && h.in.ToolName != "shell" {
+		return nil, nil
+	}
+	gits := hook.GitCommands(h.in.ToolInput.Command)
+	if len(gits) == 0 {
+		return nil, nil
+	}
+	ix, _, err := h.e.openIndexFor(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer h.e.closeIndex(ix)
+	rs, err := ruleSet(ctx, ix, b.Project)
+	if err != nil {
+		return nil, err
+	}
+	org := strings.TrimPrefix(ix.Vault().Config.OrgRef, "refs/heads/")
+	if org == "" {
+		org = "main"
+	}
+	added := strings.Contains(h.in.ToolInput.Command, "git add") || strings.Contains(h.in.ToolInput.Command, "git stage")
+	check := func(repo string, in guard.Input) (string, error) {
+		diffs, content, done, err := guard.Changes(ctx, repo, in)
+		defer done()
+		if err != nil {
+			return "", err
+		}
+		if rep := rs.Check(diffs, content, false); !rep.OK {
+			return strings.TrimSpace(rep.Format()), nil
+		}
+		return "", nil
+	}
+	var refusals []string
+	for _, g := range gits {
+		repo := filepath.Join(dir, g.Dir)
+		var ins []guard.Input
+		switch g.Verb {
+		case "commit":
+			// What it would commit: the staged changes; the work tree's, new
+			// files included, when it commits all or the same line stages
+			// first (git add … && git commit).
+			if !g.All && !added {
+				ins = append(ins, guard.Input{})
+				break
+			}
+			ins = append(ins, guard.Input{WorkTree: true})
+			if added {
+				if files := untracked(ctx, repo); len(files) > 0 {
+					ins = append(ins, guard.Input{Files: files})
+				}
+			}
+		case "push":
+			remote, branches := g.PushedBranches()
+			if remote == "" {
+				remote = "origin"
+			}
+			pushesOrg := false
+			for _, br := range branches {
+				pushesOrg = pushesOrg || br == org || (br == "" && currentBranch(ctx, repo) == org)
+			}
+			if pushesOrg {
+				ins = append(ins, guard.Input{Branch: remote + "/" + org})
+			}
+		}
+		for _, in := range ins {
+			refusal, err := check(repo, in)
+			if err != nil {
+				if g.Verb == "push" {
+					continue // no remote branch to compare with: the pre-commit hook checked each commit
+				}
+				return nil, err
+			}
+			if refusal != "" {
+				refusals = append(refusals, refusal)
+			}
+		}
+	}
+	if len(refusals) == 0 {
+		return nil, nil
+	}
+	reason := "lore guard: the project's rules in memory refuse this " + gits[0].Verb + ":\n\n" + clipReason(strings.Join(refusals, "\n\n")) +
+		"\n\nFix the change (or, if the rule is wrong, ask the person to change the note that holds it), then commit again."
+	return hook.Deny(reason), nil
+}
+
+// untracked are the repository's new files git does not ignore, as paths
+// from its root (what git add -A would stage besides the changes).
+func untracked(ctx context.Context, repo string) []string {
+	top, err := gitcli.Run(ctx, repo, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil
+	}
+	root := strings.TrimSpace(string(top))
+	out, err := gitcli.Run(ctx, root, nil, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, filepath.Join(root, filepath.FromSlash(f)))
+		}
+	}
+	return files
+}
+
+// currentBranch is the branch checked out in repo ("" when none).
+func currentBranch(ctx context.Context, repo string) string {
+	out, err := gitcli.Run(ctx, repo, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// clipReason bounds a refusal's text.
+func clipReason(s string) string {
+	if len(s) <= 4000 {
+		return s
+	}
+	cut := s[:4000]
+	if i := strings.LastIndexByte(cut, '\n'); i > 2000 {
+		cut = cut[:i]
+	}
+	return cut + "\n…"
+}
+
+// log appends a failure to the vault's hooks.log (or the user's, when no
+// vault is known), bounded: past maxHookLog the older half goes.
+func (h *hookRun) log(err error) {
+	dir := h.logDir
+	if dir == "" {
+		cfg, cerr := os.UserConfigDir()
+		if cerr != nil {
+			return
+		}
+		dir = filepath.Join(cfg, "lore")
+	}
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	p := filepath.Join(dir, hookLogFile)
+	line := fmt.Sprintf("%s %s %s session %s: %s\n", time.Now().UTC().Format(time.RFC3339), orDash(h.client), h.event, orDash(h.in.SessionID), strings.ReplaceAll(vault.Message(err), "\n", " "))
+	if data, rerr := os.ReadFile(p); rerr == nil && len(data)+len(line) > maxHookLog {
+		data = data[len(data)/2:]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+		os.WriteFile(p, data, 0o600)
+	}
+	f, ferr := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if ferr != nil {
+		return
+	}
+	io.WriteString(f, line)
+	f.Close()
+}
+
+const (
+	hookLogFile = "hooks.log"
+	maxHookLog  = 256 << 10
+)
