@@ -29,8 +29,8 @@ func newHookEnv(t *testing.T) *hookEnv {
 	}
 	h := &hookEnv{t: t, vault: filepath.Join(base, "vault"), code: filepath.Join(base, "code"), config: filepath.Join(base, "config")}
 	testvault.Repo(t, h.vault, map[string]string{
-		"lore.yaml":          "embedding: {provider: none}\nprojects: {api: {}}\n",
-		"howto/release.md":   "---\nid: mem_release\ntitle: How to release a new version\n---\n# How to release a new version\n\n## Before the release\n\nRun make test and update the changelog before you tag the release.\n\n## Cutting the release\n\nTag the release and push the tag; CI builds the binaries.\n",
+		"lore.yaml":            "embedding: {provider: none}\nprojects: {api: {}}\n",
+		"howto/release.md":     "---\nid: mem_release\ntitle: How to release a new version\n---\n# How to release a new version\n\n## Before the release\n\nRun make test and update the changelog before you tag the release.\n\n## Cutting the release\n\nTag the release and push the tag; CI builds the binaries.\n",
 		"decisions/adr-015.md": "---\nid: mem_adr15\nguard:\n  - id: ADR-015-no-select-star\n    deny: \"SELECT \\\\* FROM\"\n    message: name the columns\n---\n# ADR 015: no SELECT *\n\nQueries name their columns.\n",
 	})
 	testvault.Repo(t, h.code, map[string]string{"main.go": "package main\n"})
