@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 
@@ -124,6 +126,9 @@ func storeProblems(ctx context.Context, e *env, v *vault.Vault) []vault.Problem 
 	if err := e.store.OutboxError(); err != nil {
 		out = append(out, vault.Problem{Path: "sync outbox", Message: "a write to the outbox failed (" + err.Error() + "); the next lore sync rebuilds it from the Draft branches"})
 	}
+	if p, ok := hookFailures(v.DataDir(), time.Now()); ok {
+		out = append(out, p)
+	}
 	for _, l := range drafts.StaleLocks(e.store.CommonDir()) {
 		out = append(out, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
 	}
@@ -147,4 +152,28 @@ func printPendingEdits(ctx context.Context, e *env, v *vault.Vault) {
 	if len(pending) > 10 {
 		fmt.Fprintf(e.stdout, "            … and %d more\n", len(pending)-10)
 	}
+}
+
+// hookFailures reports lore hook's failures of the last day from the
+// vault's hooks.log (a hook prints nothing when it fails, so the person
+// learns of it here).
+func hookFailures(dataDir string, now time.Time) (vault.Problem, bool) {
+	p := filepath.Join(dataDir, hookLogFile)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return vault.Problem{}, false
+	}
+	n, last := 0, ""
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		at, _, ok := strings.Cut(line, " ")
+		t, err := time.Parse(time.RFC3339, at)
+		if !ok || err != nil || now.Sub(t) > 24*time.Hour {
+			continue
+		}
+		n, last = n+1, line
+	}
+	if n == 0 {
+		return vault.Problem{}, false
+	}
+	return vault.Problem{Path: p, Message: fmt.Sprintf("lore hook failed %d time(s) in the last day, so agents' sessions got no memory then (a hook prints nothing when it fails); the last: %s", n, last)}, true
 }

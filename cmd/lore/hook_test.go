@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
@@ -270,5 +271,20 @@ func TestHook_FailuresPrintNothingAndAreLogged(t *testing.T) {
 	cmd.Stdin = strings.NewReader("{not json")
 	if out, err := cmd.Output(); err != nil || len(out) != 0 {
 		t.Errorf("bad input: %q, %v", out, err)
+	}
+}
+
+// lore doctor names the hook failures of the last day, which the hooks
+// themselves never print.
+func TestDoctor_NamesHookFailures(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	os.WriteFile(filepath.Join(dir, hookLogFile), []byte("2026-11-20T10:00:00Z claude UserPromptSubmit session a: old\n2026-12-01T11:00:00Z codex UserPromptSubmit session b: past the deadline\n"), 0o600)
+	p, ok := hookFailures(dir, now)
+	if !ok || !strings.Contains(p.Message, "1 time(s)") || !strings.Contains(p.Message, "past the deadline") {
+		t.Fatalf("%+v %v", p, ok)
+	}
+	if _, ok := hookFailures(t.TempDir(), now); ok {
+		t.Error("no log, yet a problem")
 	}
 }
