@@ -288,3 +288,76 @@ func TestDoctor_NamesHookFailures(t *testing.T) {
 		t.Error("no log, yet a problem")
 	}
 }
+
+// lore setup claude and codex leave a workspace whose hooks work as the
+// client runs them: each command written into the client's file, run with
+// the client's JSON in the workspace, gives the loadout at session start
+// and the relevant memory at a prompt, with a warm server for the vault
+// (lore mcp --http) and without one.
+func TestSetup_TheWrittenHooksWork(t *testing.T) {
+	h := newHookEnv(t)
+	home := t.TempDir()
+	for _, client := range []string{"claude", "codex"} {
+		cmd := exec.Command(binary(t), "setup", client)
+		cmd.Dir = h.code
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+h.config, "LORE_VAULT=", "LORE_PROJECT=")
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "wrote ") {
+			t.Fatalf("lore setup %s: %v\n%s", client, err, out)
+		}
+	}
+	commands := map[string]map[string]string{} // client → event → command
+	for client, file := range map[string]string{"claude": ".claude/settings.json", "codex": ".codex/hooks.json"} {
+		var f struct {
+			Hooks map[string][]struct {
+				Hooks []struct{ Command string }
+			}
+		}
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(h.code, file))), &f); err != nil {
+			t.Fatal(err)
+		}
+		commands[client] = map[string]string{}
+		for ev, groups := range f.Hooks {
+			commands[client][ev] = groups[0].Hooks[0].Command
+		}
+	}
+	if !strings.Contains(readFile(t, filepath.Join(h.code, ".mcp.json")), `"mcp"`) || !strings.Contains(readFile(t, filepath.Join(h.code, ".codex", "config.toml")), "[mcp_servers.lore]") {
+		t.Fatal("the MCP server was not written")
+	}
+	play := func(what string, extra []string) {
+		for client, evs := range commands {
+			for ev, input := range map[string]map[string]any{
+				"SessionStart":     {"session_id": what + client, "hook_event_name": "SessionStart", "source": "startup"},
+				"UserPromptSubmit": {"session_id": what + client, "hook_event_name": "UserPromptSubmit", "prompt": "what do I run before I tag the release?"},
+			} {
+				input["cwd"] = h.code
+				data, _ := json.Marshal(input)
+				cmd := exec.Command("sh", "-c", evs[ev])
+				cmd.Dir = h.code
+				cmd.Env = append(os.Environ(), append([]string{"XDG_CONFIG_HOME=" + h.config, "LORE_VAULT=", "LORE_PROJECT="}, extra...)...)
+				cmd.Stdin = strings.NewReader(string(data))
+				out, err := cmd.Output()
+				ctx := hookContext(t, string(out))
+				want := map[string]string{"SessionStart": "ADR 015", "UserPromptSubmit": "Before the release"}[ev]
+				if err != nil || !strings.Contains(ctx, want) {
+					t.Errorf("%s, %s %s (%q): %v\n%s", what, client, ev, evs[ev], err, out)
+				}
+			}
+		}
+	}
+	play("no server", []string{"LORE_NO_SERVER=1"})
+	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0")
+	srv.Dir = h.vault
+	srv.Env = append(os.Environ(), "LORE_VAULT="+h.vault, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	info := filepath.Join(h.vault, ".git", "lore", "mcp-http.json")
+	for i := 0; i < 400; i++ {
+		if _, err := os.Stat(info); err == nil {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	play("warm server", nil)
+}

@@ -89,6 +89,7 @@ func commands() []command {
 		{"mcp", "serve agents over MCP (stdio); mcp config prints the set-up", runMCP},
 		{"guard", "check code changes against the rules in memory; install the hook", runGuard},
 		{"hook", "answer an agent's hook (Claude Code, Codex): memory and the guard, unasked", runHook},
+		{"setup", "write lore's MCP server and hooks into Claude Code's or Codex's files", runSetup},
 		{"loadout", "the project's vision, stack and invariants in 300 tokens", runLoadout},
 		{"journal", "the journal contract's one-shot mode: now, keywords, remember, recall", runJournal},
 		{"activity", "what agents asked of memory and what they got, from their session logs", runActivity},

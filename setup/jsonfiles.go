@@ -1,0 +1,205 @@
+package setup
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/pretty"
+	"github.com/tidwall/sjson"
+)
+
+// The hooks lore adds, per event: its matcher ("" for none) and lore hook's
+// argument. The timeout is the client's (seconds); lore's own deadline
+// (hooks.deadline_ms) is well inside it.
+var hookEvents = []struct{ event, matcher, arg string }{
+	{"SessionStart", "", "session-start"},
+	{"UserPromptSubmit", "", "prompt"},
+	{"PreToolUse", "Bash", "pre-tool"},
+}
+
+const hookTimeout = 10
+
+// hookCommand is the command a client runs for an event.
+func hookCommand(o Options, arg string) string {
+	return quoteCommand(o.Lore) + " hook " + arg + " --client " + o.Client
+}
+
+// isLoreHook reports whether a hook command is lore's for this client.
+func isLoreHook(cmd, client string) bool {
+	f := strings.Fields(cmd)
+	if len(f) < 5 || f[len(f)-2] != "--client" || f[len(f)-1] != client || f[len(f)-4] != "hook" {
+		return false
+	}
+	return filepath.Base(strings.Trim(strings.Join(f[:len(f)-4], " "), `"'`)) == "lore"
+}
+
+func quoteCommand(p string) string {
+	if strings.ContainsAny(p, " \t'\"$`\\") {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+// checkJSON refuses a file that is not a JSON object: setup never writes
+// over what it cannot read.
+func checkJSON(data []byte) error {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil
+	}
+	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
+		return fmt.Errorf("not a JSON object; fix or move it, and run lore setup again (nothing was changed)")
+	}
+	return nil
+}
+
+func startJSON(data []byte) []byte {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return []byte("{}\n")
+	}
+	return data
+}
+
+// finish ends the file with a newline; a file setup made new (before was
+// empty) is indented throughout (the user's own files keep their layout).
+func finish(before, data []byte) []byte {
+	if o := gjson.ParseBytes(data); o.IsObject() && len(o.Map()) == 0 {
+		return []byte("{}\n")
+	}
+	if len(strings.TrimSpace(string(before))) == 0 {
+		data = pretty.PrettyOptions(data, &pretty.Options{Indent: "  ", Width: 80})
+	}
+	return []byte(strings.TrimRight(string(data), "\n") + "\n")
+}
+
+// mcpServer and hookGroup are what setup adds, in the order a person
+// reads them.
+type mcpServer struct {
+	Type    string   `json:"type"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+type hookGroup struct {
+	Matcher string            `json:"matcher,omitempty"`
+	Hooks   []hookCommandJSON `json:"hooks"`
+}
+
+type hookCommandJSON struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+// mcpJSONEdit adds (or removes) mcpServers.lore in Claude Code's MCP
+// files; a server named lore that runs something else is left alone.
+func mcpJSONEdit(data []byte, o Options) ([]byte, error) {
+	if err := checkJSON(data); err != nil {
+		return nil, err
+	}
+	cur := gjson.GetBytes(data, "mcpServers.lore")
+	ours := cur.Exists() && filepath.Base(cur.Get("command").String()) == "lore"
+	if o.Remove {
+		if !ours {
+			return data, nil
+		}
+		out, err := sjson.DeleteBytes(data, "mcpServers.lore")
+		if err != nil {
+			return nil, err
+		}
+		if s := gjson.GetBytes(out, "mcpServers"); s.IsObject() && len(s.Map()) == 0 {
+			out, _ = sjson.DeleteBytes(out, "mcpServers")
+		}
+		return finish(data, out), nil
+	}
+	if cur.Exists() && !ours {
+		return nil, fmt.Errorf("mcpServers.lore runs %q, not lore; rename that server, or remove it, and run lore setup again (nothing was changed)", cur.Get("command").String())
+	}
+	want := mcpServer{Type: "stdio", Command: o.Lore, Args: []string{"mcp"}}
+	if ours && jsonEqual(cur.Raw, want) {
+		return data, nil
+	}
+	out, err := sjson.SetRawBytes(startJSON(data), "mcpServers.lore", indented(want))
+	if err != nil {
+		return nil, err
+	}
+	return finish(data, out), nil
+}
+
+// hooksEdit adds (or removes) lore's hooks in a client's hooks file
+// (.claude/settings.json, .codex/hooks.json): one group per event, after
+// the user's own; a group of lore's that is already there is kept, or
+// updated when its command changed.
+func hooksEdit(data []byte, o Options) ([]byte, error) {
+	if err := checkJSON(data); err != nil {
+		return nil, err
+	}
+	out := startJSON(data)
+	changed := false
+	for _, ev := range hookEvents {
+		groups := gjson.GetBytes(out, "hooks."+ev.event)
+		if groups.Exists() && !groups.IsArray() {
+			return nil, fmt.Errorf("hooks.%s is not a list; fix it and run lore setup again (nothing was changed)", ev.event)
+		}
+		var mine []int
+		for i, g := range groups.Array() {
+			for _, h := range g.Get("hooks").Array() {
+				if isLoreHook(h.Get("command").String(), o.Client) {
+					mine = append(mine, i)
+					break
+				}
+			}
+		}
+		want := hookGroup{Matcher: ev.matcher, Hooks: []hookCommandJSON{{Type: "command", Command: hookCommand(o, ev.arg), Timeout: hookTimeout}}}
+		var err error
+		switch {
+		case o.Remove:
+			for k := len(mine) - 1; k >= 0; k-- {
+				if out, err = sjson.DeleteBytes(out, fmt.Sprintf("hooks.%s.%d", ev.event, mine[k])); err != nil {
+					return nil, err
+				}
+				changed = true
+			}
+			if g := gjson.GetBytes(out, "hooks."+ev.event); g.IsArray() && len(g.Array()) == 0 && len(mine) > 0 {
+				out, _ = sjson.DeleteBytes(out, "hooks."+ev.event)
+			}
+		case len(mine) > 0:
+			if jsonEqual(groups.Array()[mine[0]].Raw, want) {
+				continue
+			}
+			if out, err = sjson.SetRawBytes(out, fmt.Sprintf("hooks.%s.%d", ev.event, mine[0]), indented(want)); err != nil {
+				return nil, err
+			}
+			changed = true
+		default:
+			if out, err = sjson.SetRawBytes(out, "hooks."+ev.event+".-1", indented(want)); err != nil {
+				return nil, err
+			}
+			changed = true
+		}
+	}
+	if !changed {
+		return data, nil
+	}
+	if o.Remove {
+		if h := gjson.GetBytes(out, "hooks"); h.IsObject() && len(h.Map()) == 0 {
+			out, _ = sjson.DeleteBytes(out, "hooks")
+		}
+	}
+	return finish(data, out), nil
+}
+
+// jsonEqual compares a raw JSON value with v by meaning.
+func jsonEqual(raw string, v any) bool {
+	var a, b any
+	want, _ := json.Marshal(v)
+	if json.Unmarshal([]byte(raw), &a) != nil || json.Unmarshal(want, &b) != nil {
+		return false
+	}
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}

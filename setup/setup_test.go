@@ -1,0 +1,203 @@
+package setup
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/tidwall/gjson"
+)
+
+const claudeSettings = `{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier --write"}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
+  },
+  "model": "opus"
+}
+`
+
+const mcpJSON = `{
+  "mcpServers": {
+    "github": {"type": "http", "url": "https://example.com/mcp"}
+  }
+}
+`
+
+const codexConfig = `# my Codex config
+model = "gpt-5-codex"   # the default model
+
+[mcp_servers.github]
+command = "gh-mcp"  # keeps its comment
+
+[features]
+# web search stays on
+web_search_request = true
+`
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setUp plans and applies, and returns the changes.
+func setUp(t *testing.T, o Options) []Change {
+	t.Helper()
+	cs, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(cs); err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// Claude Code, project scope, over files the user already has: lore's
+// server and hooks are added after theirs, nothing of theirs moves; again
+// is no change; --remove gives the files back byte for byte, and the
+// backups hold what was there.
+func TestSetup_ClaudeMergesAndRemovesExactlyItsOwn(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".claude", "settings.json"), claudeSettings)
+	write(t, filepath.Join(ws, ".mcp.json"), mcpJSON)
+	o := Options{Client: "claude", Scope: "project", Workspace: ws, Lore: "/opt/lore bin/lore"}
+	dry, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := dry[1].Diff(); !strings.Contains(d, `+ `) || !strings.Contains(d, "hook prompt --client claude") {
+		t.Errorf("the dry run's diff:\n%s", d)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, ".mcp.json")); string(data) != mcpJSON {
+		t.Fatal("planning wrote a file")
+	}
+	setUp(t, o)
+	settings, _ := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
+	s := string(settings)
+	for _, want := range []string{`"permissions"`, `"prettier --write"`, `"say done"`, `"model": "opus"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the user's %s is gone:\n%s", want, s)
+		}
+	}
+	if i, j := strings.Index(s, "prettier"), strings.Index(s, "hook pre-tool"); i < 0 || j < i {
+		t.Errorf("lore's PreToolUse hook is not after the user's:\n%s", s)
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse"} {
+		found := false
+		for _, g := range gjson.Get(s, "hooks."+ev).Array() {
+			for _, h := range g.Get("hooks").Array() {
+				found = found || isLoreHook(h.Get("command").String(), "claude")
+			}
+		}
+		if !found {
+			t.Errorf("no lore hook for %s:\n%s", ev, s)
+		}
+	}
+	if gjson.Get(s, `hooks.PreToolUse.1.matcher`).String() != "Bash" {
+		t.Errorf("lore's pre-tool hook does not match Bash:\n%s", s)
+	}
+	mcp, _ := os.ReadFile(filepath.Join(ws, ".mcp.json"))
+	if gjson.GetBytes(mcp, "mcpServers.github.url").String() == "" || gjson.GetBytes(mcp, "mcpServers.lore.command").String() != "/opt/lore bin/lore" {
+		t.Errorf(".mcp.json:\n%s", mcp)
+	}
+	if bak, _ := os.ReadFile(filepath.Join(ws, ".mcp.json.lore-backup")); string(bak) != mcpJSON {
+		t.Errorf("the backup is not the file as it was: %q", bak)
+	}
+	for _, c := range setUp(t, o) {
+		if c.Changed() {
+			t.Errorf("setting up again changed %s:\n%s", c.Path, c.Diff())
+		}
+	}
+	o.Remove = true
+	setUp(t, o)
+	if data, _ := os.ReadFile(filepath.Join(ws, ".claude", "settings.json")); string(data) != claudeSettings {
+		t.Errorf("--remove did not give settings.json back:\n%s", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, ".mcp.json")); string(data) != mcpJSON {
+		t.Errorf("--remove did not give .mcp.json back:\n%s", data)
+	}
+}
+
+// A server named lore that is not lore is not touched, and nothing is
+// written; a file that is not JSON is refused.
+func TestSetup_RefusesWhatItCannotMergeSafely(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {"lore": {"command": "someone-elses-lore-server"}}}`)
+	if _, err := Plan(Options{Client: "claude", Scope: "project", Workspace: ws}); err == nil || !strings.Contains(err.Error(), "not lore") {
+		t.Errorf("another lore server: %v", err)
+	}
+	write(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": [oops`)
+	if _, err := Plan(Options{Client: "claude", Scope: "project", Workspace: ws}); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Errorf("broken JSON: %v", err)
+	}
+}
+
+// Codex, user scope: config.toml keeps every comment and value, gets lore's
+// server and the hooks feature, and --remove gives it back byte for byte;
+// hooks.json is made new and removed to an empty object.
+func TestSetup_CodexKeepsTOMLComments(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".codex", "config.toml"), codexConfig)
+	o := Options{Client: "codex", Scope: "user", Home: home, Lore: "lore"}
+	setUp(t, o)
+	cfg, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml"))
+	c := string(cfg)
+	for _, want := range []string{"# my Codex config", "# the default model", "# keeps its comment", "# web search stays on", "[mcp_servers.lore]"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("config.toml lacks %q:\n%s", want, c)
+		}
+	}
+	var v struct {
+		MCP      map[string]struct{ Command string } `toml:"mcp_servers"`
+		Features map[string]bool                     `toml:"features"`
+	}
+	if err := toml.Unmarshal(cfg, &v); err != nil || v.MCP["lore"].Command != "lore" || v.MCP["github"].Command != "gh-mcp" || !v.Features["codex_hooks"] || !v.Features["web_search_request"] {
+		t.Errorf("config.toml reads %+v, %v:\n%s", v, err, c)
+	}
+	hooks, _ := os.ReadFile(filepath.Join(home, ".codex", "hooks.json"))
+	if !strings.Contains(string(hooks), "hook prompt --client codex") {
+		t.Errorf("hooks.json:\n%s", hooks)
+	}
+	for _, ch := range setUp(t, o) {
+		if ch.Changed() {
+			t.Errorf("again changed %s:\n%s", ch.Path, ch.Diff())
+		}
+	}
+	o.Remove = true
+	setUp(t, o)
+	if data, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); string(data) != codexConfig {
+		t.Errorf("--remove did not give config.toml back:\n%s", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); strings.TrimSpace(string(data)) != "{}" {
+		t.Errorf("hooks.json after --remove: %s", data)
+	}
+	// A config without a [features] table gets one in lore's block.
+	write(t, filepath.Join(home, ".codex", "config.toml"), "model = \"x\"\n")
+	o.Remove = false
+	setUp(t, o)
+	if data, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); !strings.Contains(string(data), "[features]\ncodex_hooks = true\n"+tomlEnd) {
+		t.Errorf("no [features] table:\n%s", data)
+	}
+}
+
+// Claude Code's user scope writes ~/.claude.json's mcpServers and
+// ~/.claude/settings.json's hooks, files that did not exist before.
+func TestSetup_ClaudeUserScope(t *testing.T) {
+	home := t.TempDir()
+	cs := setUp(t, Options{Client: "claude", Scope: "user", Home: home})
+	if len(cs) != 2 || cs[0].Path != filepath.Join(home, ".claude.json") || cs[1].Path != filepath.Join(home, ".claude", "settings.json") || cs[0].Exists {
+		t.Fatalf("changes %+v", cs)
+	}
+	if data, _ := os.ReadFile(cs[0].Path); gjson.GetBytes(data, "mcpServers.lore.args.0").String() != "mcp" {
+		t.Errorf("~/.claude.json: %s", data)
+	}
+}

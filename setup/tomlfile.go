@@ -1,0 +1,120 @@
+package setup
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
+)
+
+// Codex's config.toml: lore's server and the hooks feature, as marked
+// lines that setup adds after the user's own and --remove takes out; the
+// rest of the file, comments included, keeps its bytes.
+
+const (
+	tomlBegin  = "# lore setup: begin (lore setup codex --remove takes this out)"
+	tomlEnd    = "# lore setup: end"
+	tomlMarked = " # added by lore setup"
+)
+
+var featuresHeader = regexp.MustCompile(`(?m)^[ \t]*\[features\][ \t]*(#.*)?$`)
+
+func tomlEdit(data []byte, o Options) ([]byte, error) {
+	var cfg map[string]any
+	if err := toml.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("not valid TOML (%v); fix it and run lore setup again (nothing was changed)", err)
+	}
+	text := string(data)
+	if o.Remove {
+		out := removeMarked(text)
+		if out == text {
+			return data, nil
+		}
+		return checked(out)
+	}
+	servers, _ := cfg["mcp_servers"].(map[string]any)
+	lore, has := servers["lore"].(map[string]any)
+	features, _ := cfg["features"].(map[string]any)
+	hooksOn := features["codex_hooks"] == true || features["hooks"] == true
+	var block []string
+	if !has {
+		block = append(block, "[mcp_servers.lore]", "command = "+tomlString(o.Lore), `args = ["mcp"]`)
+	} else if cmd, _ := lore["command"].(string); !strings.HasSuffix(strings.Trim(cmd, `"`), "lore") {
+		return nil, fmt.Errorf("mcp_servers.lore runs %q, not lore; rename that server and run lore setup again (nothing was changed)", cmd)
+	}
+	out := text
+	if !hooksOn {
+		if features != nil {
+			if _, set := features["codex_hooks"]; set {
+				return nil, fmt.Errorf("features.codex_hooks is false: lore's hooks would not run; set it to true yourself (nothing was changed)")
+			}
+			loc := featuresHeader.FindStringIndex(out)
+			if loc == nil {
+				return nil, fmt.Errorf("[features] is not a table header lore can find; add codex_hooks = true to it yourself")
+			}
+			out = out[:loc[1]] + "\ncodex_hooks = true" + tomlMarked + out[loc[1]:]
+		} else {
+			if len(block) > 0 {
+				block = append(block, "")
+			}
+			block = append(block, "[features]", "codex_hooks = true")
+		}
+	}
+	if len(block) > 0 {
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		if out != "" {
+			out += "\n"
+		}
+		out += tomlBegin + "\n" + strings.Join(block, "\n") + "\n" + tomlEnd + "\n"
+	}
+	if out == text {
+		return data, nil
+	}
+	return checked(out)
+}
+
+// removeMarked takes out lore's block and marked lines.
+func removeMarked(text string) string {
+	var out []string
+	skip := false
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimRight(l, "\r\n")
+		switch {
+		case t == tomlBegin:
+			skip = true
+			// the blank line setup put before its block goes with it
+			if n := len(out); n > 0 && strings.TrimSpace(out[n-1]) == "" {
+				out = out[:n-1]
+			}
+			continue
+		case skip && t == tomlEnd:
+			skip = false
+			continue
+		case skip:
+			continue
+		case strings.HasSuffix(t, tomlMarked):
+			continue
+		}
+		_ = i
+		out = append(out, l)
+	}
+	return strings.Join(out, "")
+}
+
+func checked(out string) ([]byte, error) {
+	var v map[string]any
+	if err := toml.Unmarshal([]byte(out), &v); err != nil {
+		return nil, fmt.Errorf("the edited file would not be valid TOML (%v); nothing was changed", err)
+	}
+	return []byte(out), nil
+}
+
+func tomlString(s string) string {
+	b, _ := toml.Marshal(map[string]string{"s": s})
+	_, v, _ := strings.Cut(strings.TrimSpace(string(b)), "= ")
+	return v
+}
