@@ -11,14 +11,14 @@
 // does not have: lore serves one tool, `memory`.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { readFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { makeVault, startHTTP } from "./lib.mjs";
+import { LORE, makeVault, startHTTP } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const runner = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
@@ -28,6 +28,10 @@ let v, server, url, token, out;
 
 before(async () => {
   v = makeVault("api");
+  // Indexed (vectors included) before the server starts, so the index
+  // does not change under the test: an answer given while sections were
+  // still being embedded is lexical, and a later one may add fragments.
+  execFileSync(LORE, ["index"], { cwd: v.workspace, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "" }, stdio: "pipe" });
   out = mkdtempSync(join(tmpdir(), "lore-conformance-"));
   ({ proc: server, url, token } = await startHTTP(v));
 });
