@@ -70,13 +70,14 @@ func claudeHeader(p string, info fs.FileInfo) (Summary, bool) {
 }
 
 type claudeRecord struct {
-	Type        string `json:"type"`
-	Summary     string `json:"summary"`
-	IsSidechain bool   `json:"isSidechain"`
-	IsMeta      bool   `json:"isMeta"`
-	SessionID   string `json:"sessionId"`
-	Cwd         string `json:"cwd"`
-	Timestamp   string `json:"timestamp"`
+	Type        string          `json:"type"`
+	Summary     string          `json:"summary"`
+	IsSidechain bool            `json:"isSidechain"`
+	IsMeta      bool            `json:"isMeta"`
+	SessionID   string          `json:"sessionId"`
+	Cwd         string          `json:"cwd"`
+	Timestamp   string          `json:"timestamp"`
+	Attachment  json.RawMessage `json:"attachment"`
 	Message     struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -138,6 +139,10 @@ func (b *builder) claude(n int, raw []byte) {
 		return
 	}
 	at := parseTime(r.Timestamp)
+	if r.Type == "attachment" {
+		b.claudeHook(r.Attachment, at)
+		return
+	}
 	if text, ok := r.prompt(); ok {
 		b.human(text, at)
 		return

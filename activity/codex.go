@@ -187,6 +187,12 @@ func (b *builder) codex(n int, raw []byte) {
 		b.human(text, at)
 		return
 	}
+	if l.Type == "response_item" {
+		if text, ok := codexDeveloperText(l.Payload); ok {
+			b.hookText("", text, at)
+			return
+		}
+	}
 	var p map[string]any
 	if json.Unmarshal(l.Payload, &p) != nil {
 		return

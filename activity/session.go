@@ -30,7 +30,11 @@ type Request struct {
 
 // Activation is one call of lore's activate, as the log recorded it.
 type Activation struct {
-	CallID        string     `json:"call_id,omitempty"`
+	CallID string `json:"call_id,omitempty"`
+	// Via is "hook" for what lore's own hooks put in the context (Event
+	// names the hook event); "" for a call the agent made.
+	Via           string     `json:"via,omitempty"`
+	Event         string     `json:"event,omitempty"`
 	Query         string     `json:"query"`
 	HadState      bool       `json:"had_state"`
 	Status        string     `json:"status"` // ok, error, pending
@@ -42,6 +46,7 @@ type Activation struct {
 	Fragments     []Fragment `json:"fragments"`
 	Removed       []string   `json:"removed,omitempty"`
 	At            time.Time  `json:"at"`
+	hookText      string     // the delivered text, to count it once
 }
 
 // Fragment is one delivered fragment.
@@ -244,11 +249,16 @@ func (a *Activity) join(ctx context.Context, s *Session, runs Runs) {
 				act.IndexRevision = rec.IndexRevision
 			}
 			stored := map[string]string{}
+			byText := map[string]string{} // a hook's text names no unit key
 			for _, d := range rec.Delivered {
 				stored[d.UnitKey] = d.Content
+				byText[strings.TrimRight(d.Content, "\n")] = d.UnitKey
 			}
 			for k := range act.Fragments {
 				f := &act.Fragments[k]
+				if f.UnitKey == "" {
+					f.UnitKey = byText[f.Content]
+				}
 				if c, ok := stored[f.UnitKey]; ok && c != "" && (f.Content == "" || strings.HasSuffix(f.Content, "…") || len(c) > len(f.Content)) {
 					f.Content, f.From = c, "run"
 				}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lore-memory/lore/activity"
+	"github.com/lore-memory/lore/hook"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -213,7 +214,14 @@ func printSession(e *env, s activity.SessionPage) {
 			if act.TotalUS != nil {
 				timing = fmt.Sprintf(", %.1f ms", float64(*act.TotalUS)/1000)
 			}
-			fmt.Fprintf(e.stdout, "  memory.activate %q — %s%s", act.Query, act.Status, timing)
+			switch {
+			case act.Via == "hook" && act.Event == hook.SessionStart:
+				fmt.Fprintf(e.stdout, "  lore hook at session start — %s", act.Status)
+			case act.Via == "hook":
+				fmt.Fprintf(e.stdout, "  lore hook on the prompt — %s%s", act.Status, timing)
+			default:
+				fmt.Fprintf(e.stdout, "  memory.activate %q — %s%s", act.Query, act.Status, timing)
+			}
 			if act.RunID != "" {
 				fmt.Fprintf(e.stdout, " (%s, run %s)", act.Run, act.RunID)
 			}

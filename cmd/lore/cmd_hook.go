@@ -169,7 +169,7 @@ func (h *hookRun) sessionStart(ctx context.Context, b vault.Binding) ([]byte, er
 	}
 	guide := ix.Vault().Config.Guidelines
 	var s strings.Builder
-	s.WriteString("lore: this project's reviewed memory (vault ")
+	s.WriteString(hook.StartLead + " (vault ")
 	s.WriteString(filepath.Base(b.Vault))
 	if b.Project != "" {
 		s.WriteString(", project " + b.Project)
@@ -199,7 +199,7 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 	if err := sessions.Save(h.in.SessionID, act.NextState); err != nil {
 		return nil, err
 	}
-	text := hookMemory(act)
+	text := hook.Memory(act)
 	if text == "" {
 		return nil, nil
 	}
@@ -222,31 +222,6 @@ func (h *hookRun) activate(ctx context.Context, b vault.Binding, req warmRequest
 		return nil, err
 	}
 	return ix.Activate(ctx, req.activateRequest())
-}
-
-// hookMemory renders what a prompt's activation adds to the context:
-// fragments with their text (added or replaced), and what is no longer
-// current; "" when there is nothing new. A fragment of a Draft never goes
-// in (a warm server of an older lore may not know PublishedOnly).
-func hookMemory(act *vault.Activation) string {
-	var b strings.Builder
-	for _, f := range act.Fragments {
-		if f.Content == "" || f.DraftID != "" {
-			continue // reuse: already in the context
-		}
-		fmt.Fprintf(&b, "\n[%s] %s\n%s\n", f.Action, location(f.Path, f.HeadingPath), strings.TrimRight(f.Content, "\n"))
-	}
-	if len(act.Removed) > 0 {
-		labels := act.RemovedLabels
-		if len(labels) != len(act.Removed) {
-			labels = act.Removed
-		}
-		fmt.Fprintf(&b, "\nNo longer current (stop relying on it): %s\n", strings.Join(labels, "; "))
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "lore: reviewed project memory relevant to this prompt (the memory tool has more):\n" + b.String()
 }
 
 func (h *hookRun) preTool(ctx context.Context, b vault.Binding, dir string) ([]byte, error) {

@@ -188,8 +188,12 @@ async function showSession(token) {
 
 function renderActivation(a, session) {
   const timing = a.total_us != null ? ` · ${(a.total_us / 1000).toFixed(1)} ms` : "";
-  const head = el("div", {}, "memory.activate ", el("span", { class: "query" }, a.query), " ",
-    el("span", { class: "status " + a.status }, a.status), timing);
+  // What lore's own hooks put in the context (via "hook") is labelled by
+  // its event; an agent's call by the query it asked.
+  const what = a.via === "hook"
+    ? [a.event === "SessionStart" ? "lore hook at session start" : "lore hook on the prompt"]
+    : ["memory.activate ", el("span", { class: "query" }, a.query)];
+  const head = el("div", {}, ...what, " ", el("span", { class: "status " + a.status }, a.status), timing);
   const box = el("div", { class: "activation" }, head);
   if (a.error) box.append(el("div", { class: "error" }, a.error));
   if (a.run_id && a.run === "joined") {

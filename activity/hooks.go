@@ -1,0 +1,132 @@
+package activity
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/lore-memory/lore/hook"
+)
+
+// What lore's own hooks delivered (lore hook, see package hook) is read from
+// where each client records a hook's output in its session log, not from
+// lore's records:
+//
+//   - Claude Code writes an "attachment" record: hook_additional_context
+//     with the text in content (a list of strings), and hook_success with
+//     the command's stdout (the JSON lore printed); hookEvent names the
+//     event.
+//   - Codex records the text as a developer message of the conversation (a
+//     response_item; some builds wrap it in <hook_context>).
+//
+// A text counts when it begins with one of lore's leads (hook.PromptLead,
+// hook.StartLead): echoes of it inside tool results or prose are other
+// records and are not read. A prompt's delivery becomes an activation of
+// the request it follows, Via "hook", joined to its retrieval run by the run
+// id its first line carries; a session start's is the loadout as one
+// fragment. The same text recorded twice for one request (Claude's two
+// records of one hook run) counts once.
+
+// hookText reads one text a hook added to the context.
+func (b *builder) hookText(event, text string, at time.Time) {
+	text = strings.TrimSpace(text)
+	for _, w := range [][2]string{{"<hook_context>", "</hook_context>"}, {"<hook_context_sticky>", "</hook_context_sticky>"}} {
+		if inner, ok := strings.CutPrefix(text, w[0]); ok {
+			text = strings.TrimSpace(strings.TrimSuffix(inner, w[1]))
+		}
+	}
+	var a Activation
+	switch {
+	case strings.HasPrefix(text, hook.PromptLead):
+		pa, ok := hook.ParseMemory(text)
+		if !ok {
+			return
+		}
+		a = Activation{Via: "hook", Event: hook.UserPromptSubmit, Status: "ok", RunID: pa.RunID, Fragments: []Fragment{}, Removed: pa.Removed, At: at}
+		for _, f := range pa.Fragments {
+			a.Fragments = append(a.Fragments, Fragment{Action: f.Action, Path: f.Path, HeadingPath: f.HeadingPath, Content: f.Content, From: "result"})
+		}
+		if len(b.requests) > 0 {
+			a.Query = strings.TrimSpace(b.requests[len(b.requests)-1].Text)
+		}
+	case strings.HasPrefix(text, hook.StartLead):
+		a = Activation{Via: "hook", Event: hook.SessionStart, Status: "ok", At: at,
+			Fragments: []Fragment{{Action: "add", Path: "(loadout)", HeadingPath: []string{}, Content: text, From: "result"}}}
+	default:
+		return
+	}
+	if event != "" {
+		a.Event = event
+	}
+	if len(b.requests) > 0 {
+		for _, seen := range b.requests[len(b.requests)-1].Activations {
+			if seen.Via == "hook" && seen.hookText == text {
+				return
+			}
+		}
+	}
+	a.hookText = text
+	b.activation(a)
+}
+
+// claudeAttachment is the part of a Claude Code attachment record lore reads.
+type claudeAttachment struct {
+	Type      string          `json:"type"`
+	HookEvent string          `json:"hookEvent"`
+	Content   json.RawMessage `json:"content"`
+	Stdout    string          `json:"stdout"`
+}
+
+// claudeHook reads an attachment record: what a hook added.
+func (b *builder) claudeHook(raw json.RawMessage, at time.Time) {
+	var att claudeAttachment
+	if json.Unmarshal(raw, &att) != nil {
+		return
+	}
+	switch att.Type {
+	case "hook_additional_context":
+		var list []string
+		if json.Unmarshal(att.Content, &list) != nil {
+			var one string
+			if json.Unmarshal(att.Content, &one) != nil {
+				return
+			}
+			list = []string{one}
+		}
+		for _, t := range list {
+			b.hookText(att.HookEvent, t, at)
+		}
+	case "hook_success":
+		var out struct {
+			Specific struct {
+				Event   string `json:"hookEventName"`
+				Context string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		if json.Unmarshal([]byte(att.Stdout), &out) == nil && out.Specific.Context != "" {
+			b.hookText(att.HookEvent, out.Specific.Context, at)
+		}
+	}
+}
+
+// codexDeveloperText reads a Codex developer message's text.
+func codexDeveloperText(payload json.RawMessage) (string, bool) {
+	var p struct {
+		Type    string `json:"type"`
+		Role    string `json:"role"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(payload, &p) != nil || p.Type != "message" || p.Role != "developer" {
+		return "", false
+	}
+	var parts []string
+	for _, c := range p.Content {
+		if c.Type == "input_text" || c.Type == "text" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n"), len(parts) > 0
+}
