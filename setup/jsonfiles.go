@@ -57,19 +57,29 @@ func checkJSON(data []byte) error {
 }
 
 func startJSON(data []byte) []byte {
-	if len(strings.TrimSpace(string(data))) == 0 {
+	if emptyJSON(data) {
 		return []byte("{}\n")
 	}
 	return data
 }
 
+// emptyJSON reports whether data holds nothing: blank, or an object
+// without keys.
+func emptyJSON(data []byte) bool {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return true
+	}
+	o := gjson.ParseBytes(data)
+	return o.IsObject() && len(o.Map()) == 0
+}
+
 // finish ends the file with a newline; a file setup made new (before was
-// empty) is indented throughout (the user's own files keep their layout).
+// empty or {}) is indented throughout (the user's own files keep their layout).
 func finish(before, data []byte) []byte {
 	if o := gjson.ParseBytes(data); o.IsObject() && len(o.Map()) == 0 {
 		return []byte("{}\n")
 	}
-	if len(strings.TrimSpace(string(before))) == 0 {
+	if emptyJSON(before) {
 		data = pretty.PrettyOptions(data, &pretty.Options{Indent: "  ", Width: 80})
 	}
 	return []byte(strings.TrimRight(string(data), "\n") + "\n")

@@ -33,6 +33,9 @@ type Change struct {
 	Path          string
 	Before, After []byte
 	Exists        bool // the file was there before
+	// Gone: removing lore's parts left nothing of the file (blank, or a
+	// JSON object without keys), so the file is removed (after its backup).
+	Gone bool
 }
 
 // Changed reports whether the change changes anything.
@@ -82,9 +85,21 @@ func Plan(o Options) ([]Change, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.path, err)
 		}
-		out = append(out, Change{Path: f.path, Before: before, After: after, Exists: exists})
+		c := Change{Path: f.path, Before: before, After: after, Exists: exists}
+		if o.Remove && exists && c.Changed() && leftEmpty(f.path, after) {
+			c.After, c.Gone = nil, true
+		}
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// leftEmpty reports whether a file holds nothing of anyone's.
+func leftEmpty(path string, data []byte) bool {
+	if strings.HasSuffix(path, ".toml") {
+		return len(strings.TrimSpace(string(data))) == 0
+	}
+	return emptyJSON(data)
 }
 
 func mcpEdit(client string) func([]byte, Options) ([]byte, error) {
@@ -95,7 +110,8 @@ func mcpEdit(client string) func([]byte, Options) ([]byte, error) {
 }
 
 // Apply writes the changes that change something, each after a backup of
-// the file as it was (PATH.lore-backup), and returns the paths written.
+// the file as it was (PATH.lore-backup), and returns the paths written (a
+// Gone file is removed).
 func Apply(changes []Change) ([]string, error) {
 	var wrote []string
 	for _, c := range changes {
@@ -113,6 +129,13 @@ func Apply(changes []Change) ([]string, error) {
 			if err := os.WriteFile(c.Path+".lore-backup", c.Before, mode); err != nil {
 				return wrote, fmt.Errorf("back up %s: %w", c.Path, err)
 			}
+		}
+		if c.Gone {
+			if err := os.Remove(c.Path); err != nil {
+				return wrote, err
+			}
+			wrote = append(wrote, c.Path)
+			continue
 		}
 		tmp := c.Path + ".lore-tmp"
 		if err := os.WriteFile(tmp, c.After, mode); err != nil {
@@ -134,7 +157,11 @@ func (c Change) Diff() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "--- %s\n+++ %s\n", orNew(c), c.Path)
+	after := c.Path
+	if c.Gone {
+		after = "(removed: nothing else was in it)"
+	}
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", orNew(c), after)
 	type line struct {
 		op   diffmatchpatch.Operation
 		text string

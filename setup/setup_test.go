@@ -177,8 +177,8 @@ func TestSetup_CodexKeepsTOMLComments(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); string(data) != codexConfig {
 		t.Errorf("--remove did not give config.toml back:\n%s", data)
 	}
-	if data, _ := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); strings.TrimSpace(string(data)) != "{}" {
-		t.Errorf("hooks.json after --remove: %s", data)
+	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); !os.IsNotExist(err) {
+		t.Errorf("hooks.json, which setup made, is still there after --remove")
 	}
 	// A config without a [features] table gets one in lore's block.
 	write(t, filepath.Join(home, ".codex", "config.toml"), "model = \"x\"\n")
@@ -199,5 +199,39 @@ func TestSetup_ClaudeUserScope(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(cs[0].Path); gjson.GetBytes(data, "mcpServers.lore.args.0").String() != "mcp" {
 		t.Errorf("~/.claude.json: %s", data)
+	}
+}
+
+// In a folder with none of the client's files, setup creates them and
+// --remove takes them away again, for both clients; a file holding only {}
+// is set up as a new one (indented), not written on one line.
+func TestSetup_RemoveTakesAwayTheFilesItMade(t *testing.T) {
+	for _, client := range Clients {
+		ws := t.TempDir()
+		cs := setUp(t, Options{Client: client, Scope: "project", Workspace: ws, Lore: "lore"})
+		for _, c := range cs {
+			if _, err := os.Stat(c.Path); err != nil {
+				t.Fatalf("%s: %s not made: %v", client, c.Path, err)
+			}
+		}
+		rm := setUp(t, Options{Client: client, Scope: "project", Workspace: ws, Lore: "lore", Remove: true})
+		for _, c := range rm {
+			if !c.Gone || !strings.Contains(c.Diff(), "(removed: nothing else was in it)") {
+				t.Errorf("%s: %s is not planned as removed: %+v", client, c.Path, c)
+			}
+			if _, err := os.Stat(c.Path); !os.IsNotExist(err) {
+				t.Errorf("%s: %s is still there after --remove", client, c.Path)
+			}
+			if _, err := os.Stat(c.Path + ".lore-backup"); err != nil {
+				t.Errorf("%s: no backup of %s", client, c.Path)
+			}
+		}
+	}
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".claude", "settings.json"), "{}\n")
+	setUp(t, Options{Client: "claude", Scope: "project", Workspace: ws, Lore: "lore"})
+	data, _ := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
+	if !strings.HasPrefix(string(data), "{\n  \"hooks\": {\n") {
+		t.Errorf("settings.json made from {}:\n%s", data)
 	}
 }

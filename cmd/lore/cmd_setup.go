@@ -76,8 +76,16 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	wrote, err := setup.Apply(changes)
+	gone := map[string]bool{}
+	for _, c := range changes {
+		gone[c.Path] = c.Gone
+	}
 	for _, p := range wrote {
-		fmt.Fprintf(e.stdout, "wrote %s", p)
+		verb := "wrote"
+		if gone[p] {
+			verb = "removed"
+		}
+		fmt.Fprintf(e.stdout, "%s %s", verb, p)
 		if _, berr := os.Stat(p + ".lore-backup"); berr == nil {
 			fmt.Fprintf(e.stdout, " (as it was: %s.lore-backup)", p)
 		}
