@@ -35,14 +35,7 @@ var (
 func Memory(act *vault.Activation) string {
 	var b strings.Builder
 	for _, f := range act.Fragments {
-		if f.Content == "" || f.DraftID != "" {
-			continue
-		}
-		loc := f.Path
-		for _, h := range f.HeadingPath {
-			loc += " › " + h
-		}
-		fmt.Fprintf(&b, "\n[%s] %s\n%s\n", f.Action, loc, strings.TrimRight(f.Content, "\n"))
+		b.WriteString(MemoryFragment(f))
 	}
 	if len(act.Removed) > 0 {
 		labels := act.RemovedLabels
@@ -54,11 +47,29 @@ func Memory(act *vault.Activation) string {
 	if b.Len() == 0 {
 		return ""
 	}
+	return MemoryLead(act.RunID) + b.String()
+}
+
+// MemoryLead is the first line of Memory's text.
+func MemoryLead(runID string) string {
 	run := ""
-	if act.RunID != "" {
-		run = "run " + act.RunID + "; "
+	if runID != "" {
+		run = "run " + runID + "; "
 	}
-	return PromptLead + " (" + run + "the memory tool has more):\n" + b.String()
+	return PromptLead + " (" + run + "the memory tool has more):\n"
+}
+
+// MemoryFragment is one fragment's part of Memory's text: "" for a reused
+// fragment or a Draft's.
+func MemoryFragment(f vault.Fragment) string {
+	if f.Content == "" || f.DraftID != "" {
+		return ""
+	}
+	loc := f.Path
+	for _, h := range f.HeadingPath {
+		loc += " › " + h
+	}
+	return "\n[" + f.Action + "] " + loc + "\n" + strings.TrimRight(f.Content, "\n") + "\n"
 }
 
 // ParseMemory reads a text Memory made: the run id, the fragments (action,

@@ -196,14 +196,57 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 	if err != nil {
 		return nil, err
 	}
+	// The budget is the whole text's: activate counts the fragments' text,
+	// and the lead and header lines come on top. Past it, ask again for
+	// the text of the fragments that fit with their headers, in order; when
+	// not even one does, the prompt gets nothing and the session's state
+	// stays as it was (nothing was given).
+	text := hook.Memory(act)
+	for try := 0; try < 3 && act != nil && vault.EstimateTokens(text) > budget; try++ {
+		want := fitting(act, budget)
+		if want < 1 || want >= req.Budget {
+			act, text = nil, ""
+			break
+		}
+		req.Budget = want
+		if act, err = h.activate(ctx, b, req); err != nil {
+			return nil, err
+		}
+		text = hook.Memory(act)
+	}
+	if act == nil || vault.EstimateTokens(text) > budget {
+		return nil, nil
+	}
 	if err := sessions.Save(h.in.SessionID, act.NextState); err != nil {
 		return nil, err
 	}
-	text := hook.Memory(act)
 	if text == "" {
 		return nil, nil
 	}
 	return hook.Context(hook.UserPromptSubmit, text), nil
+}
+
+// fitting returns how much fragment text fits in budget once the lead
+// and each fragment's header line are counted: the text of the answer's
+// first fragments that fit whole.
+func fitting(act *vault.Activation, budget int) int {
+	used := vault.EstimateTokens(hook.Memory(&vault.Activation{RunID: act.RunID, Removed: act.Removed, RemovedLabels: act.RemovedLabels}))
+	if used == 0 {
+		used = vault.EstimateTokens(hook.MemoryLead(act.RunID))
+	}
+	text := 0
+	for _, f := range act.Fragments {
+		part := hook.MemoryFragment(f)
+		if part == "" {
+			continue
+		}
+		if used+vault.EstimateTokens(part) > budget {
+			break
+		}
+		used += vault.EstimateTokens(part)
+		text += vault.EstimateTokens(f.Content)
+	}
+	return text
 }
 
 // activate asks the warm server when one runs, else activates in process.

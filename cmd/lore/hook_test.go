@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -360,4 +361,41 @@ func TestSetup_TheWrittenHooksWork(t *testing.T) {
 		time.Sleep(25 * time.Millisecond)
 	}
 	play("warm server", nil)
+}
+
+// hooks.prompt_budget bounds the whole text a prompt gets, its lead and
+// header lines included, not only the fragments' text: with two sections
+// relevant and room for one with its headers, one is given; with room for
+// none, nothing, and the session's next prompt still gets it.
+func TestHook_PromptBudgetBoundsTheWholeText(t *testing.T) {
+	h := newHookEnv(t)
+	prompt := "what do I run before I tag the release?"
+	ask := func(budget int, sid string) string {
+		t.Helper()
+		testvault.Write(t, h.vault, "lore.yaml", fmt.Sprintf("embedding: {provider: none}\nprojects: {api: {}}\nhooks: {prompt_budget: %d}\n", budget))
+		out, ok := h.run("prompt", "claude", map[string]any{"session_id": sid, "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+		if !ok {
+			t.Fatalf("budget %d: %s", budget, out)
+		}
+		ctx := hookContext(t, out)
+		if n := vault.EstimateTokens(ctx); n > budget {
+			t.Errorf("the hook's text is %d tokens, over the budget of %d:\n%s", n, budget, ctx)
+		}
+		return ctx
+	}
+	if all := ask(600, "wide"); !strings.Contains(all, "Before the release") || !strings.Contains(all, "Cutting the release") {
+		t.Fatalf("the two sections are not both relevant, so this test shows nothing:\n%s", all)
+	}
+	if one := ask(80, "b80"); !strings.Contains(one, "Before the release") || strings.Contains(one, "Cutting the release") {
+		t.Errorf("within 80 tokens:\n%s", one)
+	}
+	if none := ask(30, "b30"); none != "" {
+		t.Errorf("within 30 tokens something was given:\n%s", none)
+	}
+	if later := ask(600, "b30"); !strings.Contains(later, "update the changelog") {
+		t.Errorf("what did not fit was recorded as given:\n%s", later)
+	}
+	if l := h.logged(); l != "" {
+		t.Errorf("logged:\n%s", l)
+	}
 }
