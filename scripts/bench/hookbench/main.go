@@ -311,4 +311,3 @@ func fail(err error) {
 	fmt.Fprintln(os.Stderr, "hookbench:", err)
 	os.Exit(1)
 }
-
