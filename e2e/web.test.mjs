@@ -10,7 +10,7 @@ import { chromium } from "playwright-core";
 import { makeVault, LORE } from "./lib.mjs";
 
 const CHROMIUM = process.env.LORE_CHROMIUM || "/usr/bin/chromium";
-let v, serve, browser, url, runId, draftId;
+let v, serve, browser, url, runId, draftId, hookText;
 
 before(async () => {
   v = makeVault("api");
@@ -27,6 +27,11 @@ before(async () => {
   writeFileSync(join(v.vault, "howto", "pictures.md"), "# Pictures\n\nA diagram: ![[pic.png]]\n\nA remote one: ![logo](https://example.invalid/logo.png)\n");
   // A Codex rollout of this workspace that called lore's memory tool: an
   // activate, and the store that made the Draft (so the Draft links here).
+  // What lore's prompt hook gave a Codex session, as Codex records it: a
+  // developer message after the prompt.
+  const hookOut = execFileSync(LORE, ["hook", "prompt", "--client", "codex"], { cwd: v.workspace, env: { ...env, LORE_NO_SERVER: "1" },
+    input: JSON.stringify({ session_id: "web1", hook_event_name: "UserPromptSubmit", cwd: v.workspace, prompt: "what do I check before I tag a release?", turn_id: "t2" }) }).toString();
+  hookText = JSON.parse(hookOut).hookSpecificOutput.additionalContext;
   const now = Date.now();
   const at = (s) => new Date(now - 60000 + s * 1000).toISOString();
   const dir = join(v.root, "codex", "sessions", "2026", "11", "30");
@@ -40,6 +45,8 @@ before(async () => {
     { timestamp: at(3), type: "event_msg", payload: { type: "item_completed", item: { type: "McpToolCall", id: "c2", server: "lore", tool: "memory",
       arguments: { op: { store: { create: { path: "howto/web-ui.md", body: "# Web UI" } } } },
       result: { structuredContent: { draft_id: draftId, queued: true, sync_status: "queued" } } } } },
+    { timestamp: at(4), type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "what do I check before I tag a release?" }] } },
+    { timestamp: at(5), type: "response_item", payload: { type: "message", role: "developer", content: [{ type: "input_text", text: hookText }] } },
     { timestamp: at(120), type: "event_msg", payload: { type: "agent_message", message: "done" } },
   ];
   writeFileSync(join(dir, "rollout-web1.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
@@ -86,6 +93,24 @@ async function shot(page, name) {
 }
 
 const pathOf = (page) => new URL(page.url()).pathname;
+
+test("activity: what lore's hook gave a prompt, read from the client's log, with its Retrieval Process", async (t) => {
+  if (!needBrowser(t)) return;
+  assert.match(hookText, /^lore: reviewed project memory relevant to this prompt \(run run_/);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(url);
+  await page.waitForFunction(() => document.querySelector("#detail").textContent.includes("open Draft"));
+  await page.click("#projects a[data-project='']");
+  await page.waitForSelector("#sessions li[data-token='codex:web1']");
+  await page.click("#sessions li[data-token='codex:web1'] a");
+  await page.waitForSelector(".request");
+  const second = page.locator(".request").nth(1);
+  assert.equal((await second.locator(".text").first().textContent()).trim(), "what do I check before I tag a release?");
+  assert.match(await second.locator(".activation").first().textContent(), /^lore hook on the prompt ok · \d+\.\d ms/);
+  assert.match(await second.locator(".fragment .where").first().textContent(), /howto\/release\.md/);
+  assert.equal(await second.locator("button.process").count(), 1, "joined to the hook's retrieval run");
+  await page.close();
+});
 
 test("activity: session, request, fragments, Retrieval Process, report, back", async (t) => {
   if (!needBrowser(t)) return;
