@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lore-memory/lore/internal/golden"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
@@ -397,5 +399,40 @@ func TestHook_PromptBudgetBoundsTheWholeText(t *testing.T) {
 	}
 	if l := h.logged(); l != "" {
 		t.Errorf("logged:\n%s", l)
+	}
+}
+
+// What lore hook prints for each client's documented input of each event
+// (hook/testdata, cwd set to the bound code folder), against golden files:
+// the session start's loadout, the prompt's memory, and the pre-tool
+// refusal of a commit that adds SELECT * (run ids, the temporary folder,
+// the guard's time and the commit's day replaced). Unknown fields in the inputs are ignored.
+func TestHook_GoldenOutputs(t *testing.T) {
+	h := newHookEnv(t)
+	testvault.Write(t, h.code, "query.sql", "SELECT * FROM users;\n")
+	runID := regexp.MustCompile(`run_[0-9a-z]+`)
+	varies := regexp.MustCompile(`\(\d+\.\d ms\)|\d{4}-\d\d-\d\d`) // the guard's time, the commit's day
+	for _, client := range []string{"claude", "codex"} {
+		for _, event := range []string{"session-start", "prompt", "pre-tool"} {
+			data, err := os.ReadFile(filepath.Join("..", "..", "hook", "testdata", client, event+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in map[string]any
+			if err := json.Unmarshal(data, &in); err != nil {
+				t.Fatal(err)
+			}
+			in["cwd"] = h.code
+			if event == "pre-tool" {
+				in["tool_input"] = map[string]any{"command": "git add -A && git commit -m 'add the query'", "description": "Commit"}
+			}
+			out, ok := h.run(event, client, in)
+			if !ok {
+				t.Fatalf("%s %s: not exit 0", client, event)
+			}
+			got := runID.ReplaceAllString(strings.ReplaceAll(out, filepath.Dir(h.vault), "TMP"), "run_ID")
+			got = varies.ReplaceAllString(got, "…")
+			golden.Check(t, filepath.Join("hook", client+"-"+event+".json"), got)
+		}
 	}
 }
