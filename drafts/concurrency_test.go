@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LORE_MERGE_CRASH") != "" {
 		os.Exit(mergeCrashWorker())
 	}
+	if os.Getenv("LORE_SYNC_CRASH") != "" {
+		os.Exit(syncCrashWorker())
+	}
 	os.Exit(m.Run())
 }
 

@@ -83,7 +83,9 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 	var mergedDrafts []*Draft
 	for _, d := range picked {
 		id := d.ID
-		if d.Merged {
+		// Already in the org ref: by ancestry, or (a squash or a rebase on
+		// the host) every file as the Draft's head has it. Never twice.
+		if d.Merged || s.published(repo, d, []plumbing.Hash{curTree}) {
 			res.Skipped = append(res.Skipped, id)
 			continue
 		}

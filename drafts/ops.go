@@ -539,6 +539,9 @@ func (w *write) finish(ctx context.Context) (vault.StoreResult, error) {
 	}
 	msg += fmt.Sprintf("Lore-Draft: %s\nLore-Operation: %s\nLore-Operation-Id: %s\nLore-Resource: %s\nLore-Path: %s\nLore-Project: %s\n",
 		w.draftID, w.op, w.lop, w.resourceID, w.path, w.project)
+	if h := HostName(); h != "" {
+		msg += "Lore-Host: " + h + "\n" // where the Draft came from, for a team's list
+	}
 	now := s.clock()
 	sig := Signature(w.repo, now)
 	head, err := writeCommit(w.repo, &object.Commit{

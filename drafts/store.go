@@ -303,6 +303,7 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plu
 	}
 	if earlier != nil {
 		d.base, d.forked, d.ResourceID = earlier.base, earlier.forked, earlier.ResourceID
+		d.Author, d.Host = earlier.Author, earlier.Host
 		d.Operations = append(append([]Operation{}, earlier.Operations...), d.Operations...)
 	}
 	if n := len(d.Operations); n > 0 {
@@ -350,6 +351,7 @@ func (s *Store) walkDraft(repo *git.Repository, d *Draft, c *object.Commit, name
 			d.ResourceID = t["Lore-Resource"]
 		}
 		d.forked = cur.Committer.When
+		d.Author, d.Host = cur.Author.Name, t["Lore-Host"] // the first commit's, once walked
 		d.Operations = append(d.Operations, Operation{
 			LocalOperationID: t["Lore-Operation-Id"], Op: t["Lore-Operation"], Path: t["Lore-Path"],
 			Description: t["Lore-Description"], At: cur.Committer.When, Commit: cur.Hash.String(),

@@ -41,13 +41,29 @@ type SyncReport struct {
 	Org     string        `json:"org"` // the org ref against the remote's
 	Outbox  []OutboxEntry `json:"outbox"`
 	Error   string        `json:"error,omitempty"` // a transport failure, if any
+	// What came in (team.go): teammates' Drafts new here, Drafts that
+	// moved on the remote, Drafts joined from two machines, Drafts retired
+	// as published or closed elsewhere, the published notes that changed
+	// (by whom), and what happened to the org ref.
+	Fetched  []string     `json:"fetched"`
+	Updated  []string     `json:"updated"`
+	Combined []string     `json:"combined"`
+	Retired  []string     `json:"retired"`
+	CameIn   []NoteChange `json:"came_in"`
+	OrgNote  string       `json:"org_note,omitempty"`
 }
 
-// Sync pushes due Drafts to the remote and fetches its org ref. A remote
-// that cannot be reached leaves the Drafts retrying with the reason (and
-// returns no error: the outbox has it); a refused push marks the Draft failed.
-func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
-	rep := SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{}}
+// Sync is SyncWith without options.
+func (s *Store) Sync(ctx context.Context) (SyncReport, error) { return s.SyncWith(ctx, SyncOptions{}) }
+
+// SyncWith fetches the remote's org ref and Draft branches, brings them
+// here (team.go), and pushes due Drafts (and the org ref, when it is ahead
+// as a fast-forward). A remote that cannot be reached leaves the Drafts
+// retrying with the reason (and returns no error: the outbox has it); a
+// refused push marks the Draft failed.
+func (s *Store) SyncWith(ctx context.Context, opt SyncOptions) (SyncReport, error) {
+	rep := SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{},
+		Fetched: []string{}, Updated: []string{}, Combined: []string{}, Retired: []string{}, CameIn: []NoteChange{}}
 	if err := s.writable("sync"); err != nil {
 		return rep, err
 	}
@@ -63,11 +79,11 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 		return rep, err
 	}
 	now := s.clock()
-	dues, err := s.out.Due(ctx, now)
-	if err != nil {
-		return rep, err
-	}
-	fail := func(reason string) {
+	fail := func(reason string) (SyncReport, error) {
+		dues, err := s.out.Due(ctx, now)
+		if err != nil {
+			return rep, err
+		}
 		for _, d := range dues {
 			st := "retrying"
 			if d.Attempts+1 >= maxAttempts {
@@ -76,38 +92,73 @@ func (s *Store) Sync(ctx context.Context) (SyncReport, error) {
 			s.out.Retry(ctx, d.ID, st, reason, now.Add(backoff(d.Attempts)), now)
 		}
 		rep.Error = reason
-	}
-	// Fetch the org ref first: it tells whether ours may be pushed.
-	org := strings.TrimPrefix(s.org, "refs/heads/")
-	tracking := "refs/remotes/" + s.remote + "/" + org
-	before, _ := s.refs.read(tracking)
-	if _, err := runGit(ctx, s.top, "fetch", "--no-tags", "--quiet", s.remote, "+"+s.org+":"+tracking); err != nil && !strings.Contains(err.Error(), "couldn't find remote ref") {
-		fail(err.Error())
 		return s.finishReport(ctx, rep)
 	}
-	specs, leases, byRef := pushSpecs(dues)
+	// Fetch first: what the remote has decides what is pushed.
+	tracking := s.tracking()
+	before, _ := s.refs.read(tracking)
+	if _, err := runGit(ctx, s.top, "fetch", "--no-tags", "--quiet", s.remote, "+"+s.org+":"+tracking); err != nil && !strings.Contains(err.Error(), "couldn't find remote ref") {
+		return fail(err.Error())
+	}
+	if err := s.fetchDrafts(ctx); err != nil {
+		return fail(err.Error())
+	}
+	crashPoint("sync-after-fetch")
+	if err := s.team(ctx, opt, &rep); err != nil {
+		return rep, err
+	}
+	crashPoint("sync-after-team")
+	dues, err := s.out.Due(ctx, now)
+	if err != nil {
+		return rep, err
+	}
 	pushOrg, orgState, err := s.orgState(before, tracking)
 	if err != nil {
 		return rep, err
 	}
 	rep.Org = orgState
 	if pushOrg {
-		specs = append(specs, s.org+":"+s.org)
+		// The org ref goes first: a Draft merged here is deleted there only
+		// once the org ref that holds it is (a protected branch refuses the
+		// push, and the Draft must stay where teammates can see it).
+		out, err := runGit(ctx, s.top, "push", "--porcelain", s.remote, s.org+":"+s.org)
+		crashPoint("sync-after-org-push")
+		s.recordPush(ctx, out, nil, now, &rep)
+		if err != nil {
+			if !strings.HasPrefix(rep.Org, "push refused") {
+				rep.Org = "push failed: " + err.Error()
+			} else if said := remoteSaid(err.Error()); said != "" {
+				rep.Org += ": " + said // what the host said (a protected branch, a rule)
+			}
+			var keep []vault.DueDraft
+			for _, d := range dues {
+				if d.Head == "" {
+					s.out.Retry(ctx, d.ID, "retrying", "the Draft's branch stays on the remote until "+strings.TrimPrefix(s.org, "refs/heads/")+" is published there ("+rep.Org+")", now.Add(backoff(d.Attempts)), now)
+					continue
+				}
+				keep = append(keep, d)
+			}
+			dues = keep
+		}
 	}
+	specs, leases, byRef := pushSpecs(dues)
 	if len(specs) == 0 {
 		return s.finishReport(ctx, rep)
 	}
 	out, pushErr := runGit(ctx, s.top, append(append(append([]string{"push", "--porcelain"}, leases...), s.remote), specs...)...)
+	crashPoint("sync-after-push")
 	seen := s.recordPush(ctx, out, byRef, now, &rep)
 	if pushErr != nil {
-		var left []vault.DueDraft
 		for _, d := range dues {
 			if !seen[d.Branch] {
-				left = append(left, d)
+				st := "retrying"
+				if d.Attempts+1 >= maxAttempts {
+					st = "failed"
+				}
+				s.out.Retry(ctx, d.ID, st, pushErr.Error(), now.Add(backoff(d.Attempts)), now)
 			}
 		}
-		dues = left
-		fail(pushErr.Error())
+		rep.Error = pushErr.Error()
 	}
 	return s.finishReport(ctx, rep)
 }
@@ -221,9 +272,9 @@ func (s *Store) orgState(before plumbing.Hash, tracking string) (bool, string, e
 		return true, "pushed", nil
 	}
 	if ok, _ := isAncestor(repo, local, remote); ok {
-		return false, fmt.Sprintf("behind %s/%s: run git pull to bring the published memory here%s", s.remote, strings.TrimPrefix(s.org, "refs/heads/"), rewritten), nil
+		return false, fmt.Sprintf("behind %s/%s: the published memory that came in is not here yet%s", s.remote, strings.TrimPrefix(s.org, "refs/heads/"), rewritten), nil
 	}
-	return false, fmt.Sprintf("diverged from %s/%s: merge them with git (lore never force-pushes the org ref)%s", s.remote, strings.TrimPrefix(s.org, "refs/heads/"), rewritten), nil
+	return false, fmt.Sprintf("diverged from %s/%s: both sides published since the last sync, and nothing was lost; run lore sync --merge to join them with a merge commit as you (or merge with git); lore never force-pushes the org ref%s", s.remote, strings.TrimPrefix(s.org, "refs/heads/"), rewritten), nil
 }
 
 // reconcile makes the outbox follow the Draft branches: a Draft whose head
@@ -258,4 +309,17 @@ func (s *Store) reconcile(ctx context.Context) error {
 func (s *Store) HasRemote(ctx context.Context) bool {
 	_, err := runGit(ctx, s.top, "remote", "get-url", s.remote)
 	return err == nil
+}
+
+// remoteSaid is what the remote printed about a push (git's "remote: …"
+// lines), one line.
+func remoteSaid(gitErr string) string {
+	var said []string
+	for _, l := range strings.Split(gitErr, "\n") {
+		l = strings.TrimPrefix(strings.TrimSpace(l), "git push: ")
+		if m, ok := strings.CutPrefix(l, "remote: "); ok && strings.TrimSpace(m) != "" {
+			said = append(said, strings.TrimSpace(m))
+		}
+	}
+	return strings.Join(said, " ")
 }

@@ -3,9 +3,7 @@ package drafts
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,55 +13,12 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// daemon is `git daemon` serving a folder of bare repositories on loopback.
-type daemon struct {
-	t    *testing.T
-	base string
-	port int
-	cmd  *exec.Cmd
-}
+// daemon is git daemon on loopback (internal/testvault).
+type daemon = testvault.Daemon
 
 func startDaemon(t *testing.T, base string, port int) *daemon {
-	t.Helper()
-	if port == 0 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port = l.Addr().(*net.TCPAddr).Port
-		l.Close()
-	}
-	d := &daemon{t: t, base: base, port: port}
-	// Run git-daemon itself: "git daemon" would be a wrapper process, and
-	// killing it would leave the daemon serving.
-	execPath := strings.TrimSpace(testvault.Git(t, base, "--exec-path"))
-	d.cmd = exec.Command(filepath.Join(execPath, "git-daemon"), "--reuseaddr", "--export-all", "--enable=receive-pack",
-		"--base-path="+base, "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), base)
-	d.cmd.Env = append(os.Environ(), gitEnv...)
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(base, "daemon.pid"), []byte(fmt.Sprint(d.cmd.Process.Pid)), 0o644)
-	t.Cleanup(d.stop)
-	for i := 0; i < 200; i++ {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			c.Close()
-			return d
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("git daemon did not start")
-	return nil
+	return testvault.StartDaemon(t, base, port)
 }
-
-func (d *daemon) stop() {
-	if d.cmd.Process != nil {
-		d.cmd.Process.Kill()
-		d.cmd.Wait()
-	}
-}
-
-func (d *daemon) url(name string) string { return fmt.Sprintf("git://127.0.0.1:%d/%s", d.port, name) }
 
 // withRemote makes a bare repository served by git daemon and sets it as
 // the vault's origin, holding main.
@@ -72,7 +27,7 @@ func withRemote(t *testing.T, tv *tvault) (*daemon, string) {
 	bare := filepath.Join(base, "vault.git")
 	testvault.Git(t, base, "init", "-q", "--bare", "-b", "main", bare)
 	d := startDaemon(t, base, 0)
-	tv.git("remote", "add", "origin", d.url("vault.git"))
+	tv.git("remote", "add", "origin", d.URL("vault.git"))
 	tv.git("push", "-q", "origin", "main")
 	return d, bare
 }
@@ -118,7 +73,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	}
 
 	// The remote goes away: the Draft retries, with the reason, and keeps its commit.
-	d.stop()
+	d.Stop()
 	cur := tv.load("api", r.ResourceID)
 	u := tv.apply("api", update(r.ResourceID, cur.ContentHash, "first", "second"))
 	rep, err = tv.s.Sync(ctx)
@@ -133,7 +88,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 		t.Fatal("the local Draft lost the update")
 	}
 	// Not due before its backoff; due after it, and the remote is back.
-	d = startDaemon(t, d.base, d.port)
+	d = startDaemon(t, d.Base, d.Port)
 	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 0 {
 		t.Fatalf("pushed before the backoff: %+v", rep)
 	}
@@ -159,7 +114,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 
 	// Someone rewrites the remote's main: lore reports it and never force-pushes.
 	other := filepath.Join(t.TempDir(), "other")
-	testvault.Git(t, filepath.Dir(other), "clone", "-q", d.url("vault.git"), other)
+	testvault.Git(t, filepath.Dir(other), "clone", "-q", d.URL("vault.git"), other)
 	testvault.Git(t, other, "reset", "-q", "--hard", "HEAD~1")
 	os.WriteFile(filepath.Join(other, "rewrite.md"), []byte("# rewritten\n"), 0o644)
 	testvault.Git(t, other, "add", "-A")
@@ -198,7 +153,7 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 	ctx := context.Background()
 	d, bare := withRemote(t, tv)
 	// The remote's receive-pack is killed with its daemon while the push is under way.
-	hook := fmt.Sprintf("#!/bin/sh\nkill -9 $(cat %s/daemon.pid)\nkill -9 $PPID\nsleep 1\n", d.base)
+	hook := fmt.Sprintf("#!/bin/sh\nkill -9 $(cat %s/daemon.pid)\nkill -9 $PPID\nsleep 1\n", d.Base)
 	os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755)
 	r := tv.apply("web", vault.Op{Create: &vault.CreateOp{Path: "notes/mid.md", Body: "# Mid\n\nx\n"}})
 	rep, err := tv.s.Sync(ctx)
@@ -212,7 +167,7 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 		t.Fatalf("a half push left a branch:\n%s", out)
 	}
 	os.Remove(filepath.Join(bare, "hooks", "pre-receive"))
-	startDaemon(t, d.base, d.port)
+	startDaemon(t, d.Base, d.Port)
 	tv.s.SetClock(func() time.Time { return time.Now().Add(time.Hour) })
 	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 1 {
 		t.Fatalf("retry: %+v", rep)
@@ -245,7 +200,7 @@ func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
 	}
 	// A teammate's clone pushes a commit onto each Draft branch.
 	mate := filepath.Join(t.TempDir(), "mate")
-	testvault.Git(t, filepath.Dir(mate), "clone", "-q", d.url("vault.git"), mate)
+	testvault.Git(t, filepath.Dir(mate), "clone", "-q", d.URL("vault.git"), mate)
 	theirs := map[string]string{}
 	for _, id := range []string{a.DraftID, b.DraftID} {
 		branch := "drafts/api/" + id

@@ -21,6 +21,11 @@ type Draft struct {
 	Merged     bool             `json:"merged"` // its head is in the org ref's history
 	Paths      []string         `json:"changed_paths"`
 	Updated    time.Time        `json:"updated_at"`
+	// Author is who made the Draft (its first commit's author, as git
+	// records it); Host the machine its first store ran on (the commit's
+	// Lore-Host trailer; "" for Drafts of an older lore).
+	Author string `json:"author,omitempty"`
+	Host   string `json:"host,omitempty"`
 }
 
 // DraftOperation is one store call recorded on a Draft (one commit).

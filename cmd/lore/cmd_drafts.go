@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/internal/termtext"
@@ -251,8 +252,9 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	hasRemote := st.HasRemote(ctx)
+	here := drafts.HostName()
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DRAFT\tPROJECT\tLAST OP\tPATH\tOPS\tSYNC\tUPDATED")
+	fmt.Fprintln(tw, "DRAFT\tPROJECT\tLAST OP\tPATH\tOPS\tAUTHOR\tFROM\tSYNC\tAGE")
 	for _, d := range ds {
 		last := ""
 		if n := len(d.Operations); n > 0 {
@@ -269,7 +271,14 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		if d.Merged {
 			status = "merged"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", vault.ShortID(d.ID, ds), d.Project, last, p, len(d.Operations), status, d.Updated.Format("2006-01-02 15:04"))
+		from := d.Host
+		switch {
+		case from == "":
+			from = "-"
+		case from == here:
+			from += " (here)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", vault.ShortID(d.ID, ds), d.Project, last, p, len(d.Operations), orDash(d.Author), from, status, age(time.Since(d.Updated)))
 	}
 	return tw.Flush()
 }
@@ -376,12 +385,26 @@ Examples:
 	if err != nil {
 		return err
 	}
+	// With a remote, the merge is published there at once: the org ref
+	// pushed (a fast-forward only) and the Drafts' branches deleted.
+	var rep drafts.SyncReport
+	var syncErr error
+	synced := len(res.Merged) > 0 && e.store.HasRemote(ctx)
+	if synced {
+		rep, syncErr = e.store.Sync(ctx)
+	}
 	if *asJSON {
 		return printJSON(e.stdout, res)
 	}
 	fmt.Fprintf(e.stdout, "merged %d Draft(s) into %s (now %s); work tree: %s\n", len(res.Merged), strings.TrimPrefix(res.OrgRef, "refs/heads/"), shortHash(res.Commit), res.WorkTree)
 	for _, id := range res.Skipped {
 		fmt.Fprintf(e.stdout, "%s was already merged\n", id)
+	}
+	switch {
+	case syncErr != nil:
+		fmt.Fprintf(e.stdout, "not published to the remote yet (lore sync tries again): %v\n", syncErr)
+	case synced:
+		printSyncReport(e, rep)
 	}
 	return nil
 }
@@ -431,11 +454,19 @@ func shortHash(h string) string {
 }
 
 func runSync(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "sync", "[--status] [--json]", `Push Draft branches to the vault's git remote (origin, or remote: in
-lore.yaml) and fetch its org ref, with your own git credentials. Drafts
-that cannot be pushed stay in the outbox, retrying with backoff; --status
-prints the outbox without syncing.`)
+	fs := newFlags(e, "sync", "[--merge] [--status] [--json]", `Share memory through the vault's git remote (origin, or remote: in
+lore.yaml), with your own git credentials. Fetches the published memory and
+every Draft branch: a teammate's Drafts appear in lore drafts list, the org
+ref moves forward when it is behind (your uncommitted edits are kept; a
+file they touch holds it back and is named), Drafts already merged (here,
+by a teammate, or on the host: a merge commit, a squash or a rebase) are
+retired, and the index is brought up to date. Then pushes Drafts, and the
+org ref when it is ahead. When both sides published, nothing moves: --merge
+joins them with a merge commit as you. Drafts that cannot be pushed stay in
+the outbox, retrying with backoff; --status prints the outbox without
+syncing.`)
 	status := fs.Bool("status", false, "print each Draft's sync status and last error; do not sync")
+	merge := fs.Bool("merge", false, "when both sides published, join them with a merge commit as you")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
@@ -452,8 +483,8 @@ prints the outbox without syncing.`)
 		// on this machine, and the line below says how to share them.
 		rep.Outbox, err = st.Outbox(ctx)
 		*status = true
-	} else {
-		rep, err = st.Sync(ctx)
+	} else if rep, err = st.SyncWith(ctx, drafts.SyncOptions{Merge: *merge}); err == nil {
+		_, err = ix.Refresh(ctx, nil) // what came in is searchable at once
 	}
 	if err != nil {
 		return err
@@ -462,10 +493,7 @@ prints the outbox without syncing.`)
 		return printJSON(e.stdout, rep)
 	}
 	if !*status {
-		fmt.Fprintf(e.stdout, "remote %s: pushed %d, deleted %d, failed %d; org ref: %s\n", rep.Remote, len(rep.Pushed), len(rep.Deleted), len(rep.Failed), rep.Org)
-		if rep.Error != "" {
-			fmt.Fprintf(e.stdout, "will retry: %s\n", rep.Error)
-		}
+		printSyncReport(e, rep)
 	}
 	if !st.HasRemote(ctx) {
 		fmt.Fprintf(e.stdout, "no remote %q: Drafts stay on this machine (that is fine for one person); add one with `git remote add %s URL` to share them\n", ix.Vault().Config.Remote, ix.Vault().Config.Remote)
@@ -484,4 +512,42 @@ prints the outbox without syncing.`)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", o.DraftID, o.Project, s, o.Attempts, o.LastError)
 	}
 	return tw.Flush()
+}
+
+// age says how long ago, as a person reads it in a list (5m, 3h, 2d).
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// printSyncReport says what a sync did, what came in first.
+func printSyncReport(e *env, rep drafts.SyncReport) {
+	if len(rep.CameIn) > 0 {
+		fmt.Fprintf(e.stdout, "published memory %s: %d notes changed\n", strings.TrimPrefix(rep.OrgNote, "came in "), len(rep.CameIn))
+		for _, c := range rep.CameIn {
+			fmt.Fprintf(e.stdout, "  %s (%s)\n", c.Path, strings.Join(c.Authors, ", "))
+		}
+	} else if rep.OrgNote != "" {
+		fmt.Fprintf(e.stdout, "published memory: %s\n", rep.OrgNote)
+	}
+	for _, l := range []struct {
+		what string
+		ids  []string
+	}{{"teammates' Drafts new here", rep.Fetched}, {"Drafts with new commits from the remote", rep.Updated},
+		{"Drafts joined from two machines", rep.Combined}, {"Drafts retired (published, or closed elsewhere)", rep.Retired}} {
+		if len(l.ids) > 0 {
+			fmt.Fprintf(e.stdout, "%s: %s\n", l.what, strings.Join(l.ids, ", "))
+		}
+	}
+	fmt.Fprintf(e.stdout, "remote %s: pushed %d, deleted %d, failed %d; org ref: %s\n", rep.Remote, len(rep.Pushed), len(rep.Deleted), len(rep.Failed), rep.Org)
+	if rep.Error != "" {
+		fmt.Fprintf(e.stdout, "will retry: %s\n", rep.Error)
+	}
 }

@@ -1,0 +1,392 @@
+package drafts
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/vault"
+)
+
+// team is one remote served by git daemon and the vaults of the people who
+// share it: each a clone with its own git identity (its repository's
+// user.name), its own index and store.
+type team struct {
+	t    *testing.T
+	d    *testvault.Daemon
+	bare string
+}
+
+func newTeam(t *testing.T) *team {
+	d, bare := testvault.Remote(t, "vault.git")
+	seed := newVault(t, "", baseFiles)
+	seed.git("remote", "add", "origin", d.URL("vault.git"))
+	seed.git("push", "-q", "origin", "main")
+	return &team{t: t, d: d, bare: bare}
+}
+
+// person clones the remote as name and opens its vault.
+func (tm *team) person(name string) *tvault {
+	t := tm.t
+	root := filepath.Join(t.TempDir(), name)
+	if r, err := filepath.EvalSymlinks(filepath.Dir(root)); err == nil {
+		root = filepath.Join(r, name)
+	}
+	testvault.Git(t, filepath.Dir(root), "clone", "-q", tm.d.URL("vault.git"), root)
+	testvault.Git(t, root, "config", "user.name", name)
+	testvault.Git(t, root, "config", "user.email", name+"@localhost")
+	tv := &tvault{t: t, root: root, dir: root}
+	tv.open()
+	return tv
+}
+
+// remote runs git in the bare remote.
+func (tm *team) remote(args ...string) string {
+	tm.t.Helper()
+	return strings.TrimSpace(testvault.Git(tm.t, tm.bare, args...))
+}
+
+func (tv *tvault) sync() SyncReport {
+	tv.t.Helper()
+	rep, err := tv.s.Sync(context.Background())
+	if err != nil || rep.Error != "" {
+		tv.t.Fatalf("sync: %v %+v", err, rep)
+	}
+	return rep
+}
+
+func has(list []string, id string) bool {
+	for _, x := range list {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// The whole loop on two machines: alice's agent stores, alice syncs; bob
+// syncs, sees her Draft with its author, diffs and merges it, and syncs
+// (the org ref is pushed, the Draft's branch deleted there); alice syncs,
+// and the published note comes in, by bob, her Draft retired and her work
+// tree and index holding the merged text.
+func TestTeam_ADraftGoesRoundTwoMachines(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice, bob := tm.person("alice"), tm.person("bob")
+	r := alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/deploy.md", Body: "# Deploy\n\nUse the blue-green switch.\n"}})
+	if rep := alice.sync(); !has(rep.Pushed, r.DraftID) {
+		t.Fatalf("alice's sync: %+v", rep)
+	}
+	rep := bob.sync()
+	if !has(rep.Fetched, r.DraftID) {
+		t.Fatalf("bob's sync did not bring alice's Draft: %+v", rep)
+	}
+	ds, err := bob.s.List(ctx, "api", false)
+	if err != nil || len(ds) != 1 || ds[0].ID != r.DraftID || ds[0].Author != "alice" || ds[0].Host != HostName() {
+		t.Fatalf("bob's list: %+v %v", ds, err)
+	}
+	if other, _ := bob.s.List(ctx, "web", false); len(other) != 0 {
+		t.Fatalf("alice's api Draft is laid over project web: %+v", other)
+	}
+	if l := bob.load("api", r.ResourceID); !strings.Contains(l.Content, "blue-green") {
+		t.Fatalf("bob's project api does not read the Draft: %+v", l)
+	}
+	diff, seen, err := bob.s.Diff(ctx, r.DraftID)
+	if err != nil || !strings.Contains(diff, "+Use the blue-green switch.") {
+		t.Fatalf("bob's diff: %v\n%s", err, diff)
+	}
+	if _, err := bob.s.Merge(ctx, []string{r.DraftID + "@" + seen.Head}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := bob.sync(); rep.Org != "pushed" || !has(rep.Deleted, r.DraftID) {
+		t.Fatalf("bob's sync after the merge: %+v", rep)
+	}
+	if out := tm.remote("branch", "--list", "drafts/*"); out != "" {
+		t.Fatalf("the Draft's branch is left on the remote: %s", out)
+	}
+	rep = alice.sync()
+	if !has(rep.Retired, r.DraftID) || len(rep.CameIn) != 1 || rep.CameIn[0].Path != "notes/deploy.md" || strings.Join(rep.CameIn[0].Authors, ",") != "alice" {
+		// The note's commit is alice's (her agent's store); bob merged it.
+		t.Fatalf("alice's sync after bob's merge: %+v", rep)
+	}
+	if alice.orgHead() != tm.remote("rev-parse", "main") || !strings.Contains(alice.read("notes/deploy.md"), "blue-green") {
+		t.Fatal("alice's org ref or work tree did not come forward")
+	}
+	if ds, _ := alice.s.List(ctx, "api", true); len(ds) != 0 {
+		t.Fatalf("alice still lists %+v", ds)
+	}
+	if _, err := alice.ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := alice.ix.Search(ctx, "blue-green switch", searchOpt("web")); err != nil || len(hits) == 0 || hits[0].Path != "notes/deploy.md" {
+		t.Fatalf("alice's index: %+v %v", hits, err)
+	}
+	alice.git("fsck", "--strict")
+}
+
+// A Draft both machines added commits to is joined by a merge commit: no
+// commit of either is lost, and the remote gets the join as a
+// fast-forward. When the two change the same lines, both are kept and the
+// outbox says what to do.
+func TestTeam_ADraftWithCommitsFromTwoMachinesLosesNone(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice, bob := tm.person("alice"), tm.person("bob")
+	r := alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/runbook.md", Body: "# Runbook\n\none\n\ntwo\n\nthree\n"}})
+	alice.sync()
+	bob.sync()
+	cur := alice.load("api", r.ResourceID)
+	a := alice.apply("api", update(r.ResourceID, cur.ContentHash, "one", "one (alice)"))
+	b := bob.apply("api", update(r.ResourceID, bob.load("api", r.ResourceID).ContentHash, "three", "three (bob)"))
+	branch := "drafts/api/" + r.DraftID
+	aliceCommit, bobCommit := strings.TrimSpace(alice.git("rev-parse", branch)), strings.TrimSpace(bob.git("rev-parse", branch))
+	if a.DraftID != r.DraftID || b.DraftID != r.DraftID {
+		t.Fatalf("the updates made new Drafts: %s %s", a.DraftID, b.DraftID)
+	}
+	bob.sync()
+	rep := alice.sync()
+	if !has(rep.Combined, r.DraftID) || !has(rep.Pushed, r.DraftID) {
+		t.Fatalf("alice's sync: %+v", rep)
+	}
+	head := tm.remote("rev-parse", "drafts/api/"+r.DraftID)
+	for _, c := range []string{aliceCommit, bobCommit} {
+		if _, err := gitTry(tm.bare, "merge-base", "--is-ancestor", c, head); err != nil {
+			t.Errorf("commit %s is not in the remote's Draft", c)
+		}
+	}
+	if l := alice.load("api", r.ResourceID); !strings.Contains(l.Content, "one (alice)") || !strings.Contains(l.Content, "three (bob)") {
+		t.Fatalf("the joined Draft reads:\n%s", l.Content)
+	}
+	// The same line on both machines: kept apart, and said.
+	bob.sync()
+	x := alice.apply("api", update(r.ResourceID, alice.load("api", r.ResourceID).ContentHash, "two", "two (alice)"))
+	bob.apply("api", update(r.ResourceID, bob.load("api", r.ResourceID).ContentHash, "two", "two (bob)"))
+	bobsTwo := strings.TrimSpace(bob.git("rev-parse", branch))
+	bob.sync()
+	rep, err := alice.s.Sync(ctx)
+	if err != nil || !has(rep.Failed, r.DraftID) {
+		t.Fatalf("a clash: %+v %v", rep, err)
+	}
+	if e := outboxOf(t, alice.s, r.DraftID); !strings.Contains(e.LastError, "change the same lines") {
+		t.Fatalf("outbox: %+v", e)
+	}
+	if got := tm.remote("rev-parse", branch); got != bobsTwo {
+		t.Fatalf("the remote's Draft is %s, want bob's %s", got, bobsTwo)
+	}
+	if !strings.Contains(alice.load("api", r.ResourceID).Content, "two (alice)") || x.DraftID != r.DraftID {
+		t.Fatal("alice's commit left her Draft")
+	}
+}
+
+// Merges made on the host, outside lore: a merge commit, a squash and a
+// rebase (cherry-picked commits) by a third clone, pushed with the Draft
+// branches left in place. Each Draft is recognized as merged and retired
+// here and on the remote, and a merge of it is refused as done.
+func TestTeam_MergesMadeOnTheHostAreRecognized(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice := tm.person("alice")
+	var ids []string
+	for _, n := range []string{"merged", "squashed", "rebased"} {
+		ids = append(ids, alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/" + n + ".md", Body: "# " + n + "\n\ntext\n"}}).DraftID)
+	}
+	alice.sync()
+	host := filepath.Join(t.TempDir(), "host")
+	testvault.Git(t, filepath.Dir(host), "clone", "-q", tm.d.URL("vault.git"), host)
+	br := func(id string) string { return "origin/drafts/api/" + id }
+	testvault.Git(t, host, "merge", "-q", "--no-ff", "-m", "Merge pull request #1", br(ids[0]))
+	testvault.Git(t, host, "merge", "-q", "--squash", br(ids[1]))
+	testvault.Git(t, host, "commit", "-qm", "Squashed pull request #2")
+	testvault.Git(t, host, "cherry-pick", br(ids[2]))
+	testvault.Git(t, host, "push", "-q", "origin", "main")
+
+	rep := alice.sync()
+	for _, id := range ids {
+		if !has(rep.Retired, id) {
+			t.Errorf("%s not retired: %+v", id, rep)
+		}
+	}
+	if out := tm.remote("branch", "--list", "drafts/*"); out != "" {
+		t.Errorf("branches left on the remote: %s", out)
+	}
+	if ds, _ := alice.s.List(ctx, "", true); len(ds) != 0 {
+		t.Errorf("still listed: %+v", ds)
+	}
+	for _, n := range []string{"merged", "squashed", "rebased"} {
+		if !alice.published("notes/"+n+".md", "text") {
+			t.Errorf("notes/%s.md did not come in", n)
+		}
+	}
+	// A Draft squashed on the host while this machine still has it is
+	// not merged again (never twice).
+	b := alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/twice.md", Body: "# twice\n\ntext\n"}})
+	alice.sync()
+	testvault.Git(t, host, "fetch", "-q")
+	testvault.Git(t, host, "merge", "-q", "--squash", br(b.DraftID))
+	testvault.Git(t, host, "commit", "-qm", "Squashed pull request #4")
+	testvault.Git(t, host, "push", "-q", "origin", "main")
+	testvault.Git(t, alice.root, "fetch", "-q", "origin", "main:refs/remotes/origin/main")
+	alice.git("merge", "-q", "--ff-only", "origin/main")
+	before := alice.orgHead()
+	res, err := alice.s.Merge(ctx, []string{b.DraftID})
+	if err != nil || !has(res.Skipped, b.DraftID) || alice.orgHead() != before {
+		t.Fatalf("a Draft squashed on the host was merged again: %+v %v", res, err)
+	}
+}
+
+// Both sides published since the last sync: nothing moves and nothing is
+// lost, and the report says what to do; --merge makes the merge commit as
+// the person and publishes it.
+func TestTeam_BothSidesPublished(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice, bob := tm.person("alice"), tm.person("bob")
+	rb := bob.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/bob.md", Body: "# Bob\n\nbob's\n"}})
+	bob.s.Merge(ctx, []string{rb.DraftID})
+	bob.sync()
+	ra := alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/alice.md", Body: "# Alice\n\nalice's\n"}})
+	alice.s.Merge(ctx, []string{ra.DraftID})
+	mine, theirs := alice.orgHead(), tm.remote("rev-parse", "main")
+	rep := alice.sync()
+	if !strings.Contains(rep.Org, "diverged") || !strings.Contains(rep.Org, "lore sync --merge") {
+		t.Fatalf("report: %+v", rep)
+	}
+	if alice.orgHead() != mine || tm.remote("rev-parse", "main") != theirs {
+		t.Fatal("a side moved")
+	}
+	rep, err := alice.s.SyncWith(ctx, SyncOptions{Merge: true})
+	if err != nil || rep.Org != "pushed" || !strings.Contains(rep.OrgNote, "merge commit") {
+		t.Fatalf("--merge: %+v %v", rep, err)
+	}
+	head := tm.remote("rev-parse", "main")
+	for _, c := range []string{mine, theirs} {
+		if _, err := gitTry(tm.bare, "merge-base", "--is-ancestor", c, head); err != nil {
+			t.Errorf("%s is not in the published history", c)
+		}
+	}
+	if author := tm.remote("log", "-1", "--format=%an", "main"); author != "alice" {
+		t.Errorf("the merge commit is %s's", author)
+	}
+	if !strings.Contains(alice.read("notes/bob.md"), "bob's") {
+		t.Error("bob's note is not in alice's work tree")
+	}
+}
+
+// Uncommitted edits to a file that came in keep the org ref where it is,
+// and are named; edits to other files ride along.
+func TestTeam_UncommittedEditsAreKept(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice, bob := tm.person("alice"), tm.person("bob")
+	cur := bob.load("api", "mem_release")
+	r := bob.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	bob.s.Merge(ctx, []string{r.DraftID})
+	bob.sync()
+	alice.write("howto/release.md", alice.read("howto/release.md")+"\nmy own line\n")
+	alice.write("decisions/0001.md", alice.read("decisions/0001.md")+"\nanother edit\n")
+	before := alice.orgHead()
+	rep := alice.sync()
+	if alice.orgHead() != before || !strings.Contains(rep.OrgNote, "howto/release.md") || strings.Contains(rep.OrgNote, "0001") {
+		t.Fatalf("report: %+v", rep)
+	}
+	if !strings.Contains(alice.read("howto/release.md"), "my own line") || !strings.Contains(alice.read("decisions/0001.md"), "another edit") {
+		t.Fatal("an edit was lost")
+	}
+	// The edit to the changed file put aside, the next sync comes forward
+	// and the other edit stays.
+	alice.git("checkout", "--", "howto/release.md")
+	alice.sync()
+	if alice.orgHead() == before || !strings.Contains(alice.read("howto/release.md"), "then tag") || !strings.Contains(alice.read("decisions/0001.md"), "another edit") {
+		t.Fatal("the second sync did not come forward, or lost the other edit")
+	}
+}
+
+// A remote that refuses the org ref (a protected branch): the merged
+// Draft's branch stays on the remote, where teammates still see it, and
+// the reason is shown.
+func TestTeam_AProtectedOrgBranchKeepsTheDraftThere(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice := tm.person("alice")
+	r := alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/p.md", Body: "# P\n\nx\n"}})
+	alice.sync()
+	hook := "#!/bin/sh\nwhile read old new ref; do [ \"$ref\" = refs/heads/main ] && { echo 'main is protected: open a pull request' >&2; exit 1; }; done\nexit 0\n"
+	os.WriteFile(filepath.Join(tm.bare, "hooks", "pre-receive"), []byte(hook), 0o755)
+	if _, err := alice.s.Merge(ctx, []string{r.DraftID}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := alice.s.Sync(ctx)
+	if err != nil || !strings.Contains(rep.Org, "refused") || has(rep.Deleted, r.DraftID) {
+		t.Fatalf("report: %+v %v", rep, err)
+	}
+	if got := tm.remote("branch", "--list", "drafts/api/"+r.DraftID); got == "" {
+		t.Fatal("the Draft's branch was deleted on the remote")
+	}
+	if e := outboxOf(t, alice.s, r.DraftID); !strings.Contains(e.LastError, "stays on the remote") || !strings.Contains(e.LastError, "protected") {
+		t.Fatalf("outbox: %+v", e)
+	}
+}
+
+// syncCrashWorker syncs LORE_DIR and dies (exit 137, as a SIGKILL) at the
+// step LORE_SYNC_CRASH names.
+func syncCrashWorker() int {
+	_, _, s, err := openAll(os.Getenv("LORE_DIR"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	crashHook = func(point string) {
+		if point == os.Getenv("LORE_SYNC_CRASH") {
+			os.Exit(137)
+		}
+	}
+	_, err = s.SyncWith(context.Background(), SyncOptions{Merge: true})
+	fmt.Fprintln(os.Stderr, "sync returned without crashing:", err)
+	return 1
+}
+
+// A SIGKILL at each step of a sync, then the next sync: no half state and
+// no lost Draft. The sync brings a teammate's Draft, a published note, and
+// pushes a new Draft of this machine.
+func TestAttack_SyncKilledAtEachStepLosesNothing(t *testing.T) {
+	for _, point := range []string{"sync-after-fetch", "sync-mid-adopt", "after-worktree", "after-org", "sync-after-team", "sync-after-push"} {
+		t.Run(point, func(t *testing.T) {
+			tm := newTeam(t)
+			ctx := context.Background()
+			alice, bob := tm.person("alice"), tm.person("bob")
+			shared := bob.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/bobs-draft.md", Body: "# Bob's Draft\n\nx\n"}})
+			pub := bob.apply("web", vault.Op{Create: &vault.CreateOp{Path: "notes/published.md", Body: "# Published\n\ny\n"}})
+			bob.s.Merge(ctx, []string{pub.DraftID})
+			bob.sync()
+			mine := alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/alices.md", Body: "# Alice's\n\nz\n"}})
+			cmd := exec.Command(os.Args[0], "-test.run", "^$")
+			cmd.Env = append(append(os.Environ(), gitEnv...), "LORE_SYNC_CRASH="+point, "LORE_DIR="+alice.dir)
+			out, err := cmd.CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 137 {
+				t.Fatalf("the worker did not die at %s: %v\n%s", point, err, out)
+			}
+			alice.open() // the next lore process
+			alice.sync()
+			ids := map[string]bool{}
+			ds, _ := alice.s.List(ctx, "", false)
+			for _, d := range ds {
+				ids[d.ID] = true
+			}
+			if !ids[shared.DraftID] || !ids[mine.DraftID] || len(ds) != 2 {
+				t.Fatalf("Drafts after the crash and a sync: %+v", ds)
+			}
+			if tm.remote("rev-parse", "drafts/api/"+mine.DraftID) == "" || !alice.published("notes/published.md", "y") {
+				t.Fatal("alice's Draft is not on the remote, or the published note did not come in")
+			}
+			if st := alice.git("status", "--porcelain"); strings.TrimSpace(st) != "" {
+				t.Fatalf("the work tree differs from the org ref:\n%s", st)
+			}
+			alice.git("fsck", "--strict")
+		})
+	}
+}
