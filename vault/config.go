@@ -44,6 +44,10 @@ type Config struct {
 	AutoPublish []string `yaml:"auto_publish"`
 	// Remote is the git remote `lore sync` pushes Drafts to. Default "origin".
 	Remote string `yaml:"remote"`
+	// FetchEverySeconds is how often a running lore mcp fetches the remote
+	// for teammates' Drafts and published memory, with nothing of its own
+	// to push (default 300; a negative value: never, only when it pushes).
+	FetchEverySeconds int `yaml:"fetch_every_seconds"`
 	// Journal configures the journal tools' notes (journal/<user>/<project>/).
 	Journal JournalConfig `yaml:"journal"`
 	// Folders maps flush_session categories to vault folders (defaults:
@@ -84,6 +88,17 @@ func (c Config) HookLimits() (budget int, deadline time.Duration) {
 		deadline = DefaultHookDeadline
 	}
 	return budget, deadline
+}
+
+// FetchEvery is how often lore mcp fetches the remote (0: never by itself).
+func (c Config) FetchEvery() time.Duration {
+	switch {
+	case c.FetchEverySeconds < 0:
+		return 0
+	case c.FetchEverySeconds == 0:
+		return 5 * time.Minute
+	}
+	return time.Duration(c.FetchEverySeconds) * time.Second
 }
 
 // CommitsEdits reports whether lore commits a person's pending edits.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/journal"
@@ -90,17 +91,25 @@ Register it with your agent: lore mcp config --client claude`)
 }
 
 // background keeps a served vault's memory warm (retrieve's Maintain):
-// embedding unless LORE_MCP_NO_EMBED, and Drafts sent to the vault's remote
-// unless LORE_MCP_NO_SYNC — by themselves when it has one and something is
-// waiting in the outbox (sync on demand: no fetches while nothing was
-// stored); the outbox keeps the backoff.
+// embedding unless LORE_MCP_NO_EMBED, and, unless LORE_MCP_NO_SYNC, the
+// vault's remote synced when something waits in the outbox and every
+// fetch_every_seconds (300) otherwise, so teammates' Drafts and merges come
+// in; the outbox keeps the backoff. What a sync brings into the work tree
+// the watcher indexes.
 func background(ctx context.Context, e *env, ix *retrieve.Memory, st *drafts.Store) {
 	o := retrieve.MaintainOptions{Embed: e.getenv("LORE_MCP_NO_EMBED") == "", Log: e.stderr, Prefix: "lore mcp: ", Building: &memBuilding}
 	if st != nil && e.getenv("LORE_MCP_NO_SYNC") == "" {
+		every := ix.Vault().Config.FetchEvery()
+		var last time.Time
 		o.Sync = func(ctx context.Context) error {
-			if !st.Pending(ctx) {
+			// Something to push, or time to fetch what the team did (their
+			// Drafts, merges): a merge on any machine reaches this server's
+			// agents after its next fetch.
+			due := every > 0 && time.Since(last) >= every && st.HasRemote(ctx)
+			if !st.Pending(ctx) && !due {
 				return nil
 			}
+			last = time.Now()
 			rep, err := st.Sync(ctx)
 			if err == nil && rep.Error != "" {
 				fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/internal/testvault"
+)
+
+// teammate is one person of a team: their own HOME and config folder,
+// their git identity, their clone of the vault and a code folder bound to
+// it.
+type teammate struct {
+	t                 *testing.T
+	name              string
+	home, vault, code string
+}
+
+func newTeammate(t *testing.T, name, url string) *teammate {
+	base := t.TempDir()
+	if r, err := filepath.EvalSymlinks(base); err == nil {
+		base = r
+	}
+	p := &teammate{t: t, name: name, home: filepath.Join(base, "home"), vault: filepath.Join(base, "vault"), code: filepath.Join(base, "code")}
+	os.MkdirAll(p.home, 0o755)
+	os.WriteFile(filepath.Join(p.home, ".gitconfig"), []byte("[user]\n\tname = "+name+"\n\temail = "+name+"@localhost\n"), 0o644)
+	p.git(base, "clone", "-q", url, p.vault)
+	testvault.Repo(t, p.code, map[string]string{"main.go": "package main\n"})
+	if out, ok := p.lore(p.code, "bind", "--vault", p.vault, "--project", "api"); !ok {
+		t.Fatal(out)
+	}
+	return p
+}
+
+func (p *teammate) env() []string {
+	return append(os.Environ(), "HOME="+p.home, "XDG_CONFIG_HOME="+filepath.Join(p.home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=", "GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_NAME=", "GIT_COMMITTER_EMAIL=", "LORE_VAULT=", "LORE_PROJECT=", "LORE_NO_SERVER=1")
+}
+
+func (p *teammate) git(dir string, args ...string) string {
+	p.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = dir, p.env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("%s: git %v: %v\n%s", p.name, args, err, out)
+	}
+	return string(out)
+}
+
+func (p *teammate) lore(dir string, args ...string) (string, bool) {
+	p.t.Helper()
+	cmd := exec.Command(binary(p.t), args...)
+	cmd.Dir, cmd.Env = dir, p.env()
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+func (p *teammate) must(args ...string) string {
+	p.t.Helper()
+	out, ok := p.lore(p.code, args...)
+	if !ok {
+		p.t.Fatalf("%s: lore %v:\n%s", p.name, args, out)
+	}
+	return out
+}
+
+// Two people on two clones run the loop with lore commands alone, over a
+// remote served by git daemon: alice's agent stores, alice syncs; bob
+// syncs and lists her Draft (project, author, where it came from, age,
+// sync state), diffs it and merges it (which publishes it); alice syncs,
+// the note comes in by name and author, her Draft is retired, and her
+// agent's activate gets the merged text.
+func TestTeam_TheLoopWithLoreCommandsAlone(t *testing.T) {
+	d, bare := testvault.Remote(t, "vault.git")
+	seed := testvault.Committed(t, map[string]string{
+		"lore.yaml":        "embedding: {provider: none}\nprojects: {api: {}}\n",
+		"LORE.md":          "# Guidelines\n\nKeep notes short.\n",
+		"howto/release.md": "---\nid: mem_release\n---\n# Release\n\nRun the tests first.\n",
+	})
+	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
+	testvault.Git(t, seed, "push", "-q", "origin", "main")
+	alice, bob := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "bob", d.URL("vault.git"))
+
+	var stored struct {
+		DraftID string `json:"draft_id"`
+	}
+	out := alice.must("store", "create", "--json", "--path", "howto/deploy.md", "--body", "# Deploy\n\nFlip the blue-green switch after the smoke tests.\n")
+	if err := json.Unmarshal([]byte(out), &stored); err != nil || stored.DraftID == "" {
+		t.Fatalf("store: %v\n%s", err, out)
+	}
+	if out := alice.must("sync"); !strings.Contains(out, "pushed 1") {
+		t.Fatalf("alice's sync:\n%s", out)
+	}
+	if out := bob.must("sync"); !strings.Contains(out, "teammates' Drafts new here: "+stored.DraftID) {
+		t.Fatalf("bob's sync:\n%s", out)
+	}
+	list := bob.must("drafts", "list")
+	for _, want := range []string{"AUTHOR", "FROM", "SYNC", "AGE", "api", "howto/deploy.md", "alice", "synced"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("bob's drafts list lacks %q:\n%s", want, list)
+		}
+	}
+	diff := bob.must("drafts", "diff", stored.DraftID)
+	if !strings.Contains(diff, "+Flip the blue-green switch") {
+		t.Fatalf("bob's diff:\n%s", diff)
+	}
+	var shown struct {
+		Head string `json:"head"`
+	}
+	json.Unmarshal([]byte(bob.must("drafts", "show", stored.DraftID, "--json")), &shown)
+	merged := bob.must("drafts", "merge", stored.DraftID, "--head", shown.Head[:12])
+	if !strings.Contains(merged, "merged 1 Draft") || !strings.Contains(merged, "org ref: pushed") {
+		t.Fatalf("bob's merge:\n%s", merged)
+	}
+	if out := testvault.Git(t, bare, "branch", "--list", "drafts/*"); out != "" {
+		t.Fatalf("the Draft's branch is left on the remote:\n%s", out)
+	}
+	out = alice.must("sync")
+	if !strings.Contains(out, "howto/deploy.md (alice)") || !strings.Contains(out, "retired") {
+		t.Fatalf("alice's sync after bob's merge:\n%s", out)
+	}
+	if l := alice.must("drafts", "list"); !strings.Contains(l, "no open Drafts") {
+		t.Fatalf("alice's list:\n%s", l)
+	}
+	if act := alice.must("activate", "blue-green switch smoke tests"); !strings.Contains(act, "Flip the blue-green switch") || strings.Contains(act, "Draft drf_") {
+		t.Fatalf("alice's activate:\n%s", act)
+	}
+	if got, want := strings.TrimSpace(alice.git(alice.vault, "rev-parse", "main")), strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "main")); got != want {
+		t.Fatalf("alice's main %s, the remote's %s", got, want)
+	}
+}
