@@ -17,12 +17,12 @@ import (
 // share it: each a clone with its own git identity (its repository's
 // user.name), its own index and store.
 type team struct {
-	t    *testing.T
+	t    testing.TB
 	d    *testvault.Daemon
 	bare string
 }
 
-func newTeam(t *testing.T) *team {
+func newTeam(t testing.TB) *team {
 	d, bare := testvault.Remote(t, "vault.git")
 	seed := newVault(t, "", baseFiles)
 	seed.git("remote", "add", "origin", d.URL("vault.git"))
