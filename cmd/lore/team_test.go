@@ -36,9 +36,17 @@ func newTeammate(t *testing.T, name, url string) *teammate {
 	return p
 }
 
+// env is the person's environment: their HOME (and so their git identity,
+// from its .gitconfig), nothing of the test process's git identity.
 func (p *teammate) env() []string {
-	return append(os.Environ(), "HOME="+p.home, "XDG_CONFIG_HOME="+filepath.Join(p.home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=", "GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_NAME=", "GIT_COMMITTER_EMAIL=", "LORE_VAULT=", "LORE_PROJECT=", "LORE_NO_SERVER=1")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_AUTHOR_") && !strings.HasPrefix(kv, "GIT_COMMITTER_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+p.home, "XDG_CONFIG_HOME="+filepath.Join(p.home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
+		"LORE_VAULT=", "LORE_PROJECT=", "LORE_NO_SERVER=1")
 }
 
 func (p *teammate) git(dir string, args ...string) string {
@@ -74,7 +82,8 @@ func (p *teammate) must(args ...string) string {
 // syncs and lists her Draft (project, author, where it came from, age,
 // sync state), diffs it and merges it (which publishes it); alice syncs,
 // the note comes in by name and author, her Draft is retired, and her
-// agent's activate gets the merged text.
+// agent's activate gets the merged text. A note bob edits by hand reaches
+// alice's running agent session: its next prompt's hook gets it replaced.
 func TestTeam_TheLoopWithLoreCommandsAlone(t *testing.T) {
 	d, bare := testvault.Remote(t, "vault.git")
 	seed := testvault.Committed(t, map[string]string{
@@ -86,6 +95,19 @@ func TestTeam_TheLoopWithLoreCommandsAlone(t *testing.T) {
 	testvault.Git(t, seed, "push", "-q", "origin", "main")
 	alice, bob := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "bob", d.URL("vault.git"))
 
+	// alice's agent session is running, its prompt hook has given it the
+	// release note.
+	hookPrompt := func() string {
+		t.Helper()
+		cmd := exec.Command(binary(t), "hook", "prompt", "--client", "claude")
+		cmd.Dir, cmd.Env = alice.code, alice.env()
+		cmd.Stdin = strings.NewReader(`{"session_id":"running","hook_event_name":"UserPromptSubmit","prompt":"what do I run before the release?"}`)
+		out, _ := cmd.Output()
+		return string(out)
+	}
+	if out := hookPrompt(); !strings.Contains(out, "[add] howto/release.md") {
+		t.Fatalf("alice's first prompt:\n%s", out)
+	}
 	var stored struct {
 		DraftID string `json:"draft_id"`
 	}
@@ -129,6 +151,21 @@ func TestTeam_TheLoopWithLoreCommandsAlone(t *testing.T) {
 	}
 	if act := alice.must("activate", "blue-green switch smoke tests"); !strings.Contains(act, "Flip the blue-green switch") || strings.Contains(act, "Draft drf_") {
 		t.Fatalf("alice's activate:\n%s", act)
+	}
+	// bob edits the release note by hand, commits and syncs; after alice's
+	// sync her running session's next prompt gets it as replaced.
+	rel := filepath.Join(bob.vault, "howto", "release.md")
+	data, _ := os.ReadFile(rel)
+	os.WriteFile(rel, []byte(strings.Replace(string(data), "Run the tests first.", "Run the tests and the linter first.", 1)), 0o644)
+	bob.must("commit")
+	if out := bob.must("sync"); !strings.Contains(out, "org ref: pushed") {
+		t.Fatalf("bob's sync of his edit:\n%s", out)
+	}
+	if out := alice.must("sync"); !strings.Contains(out, "howto/release.md (bob)") {
+		t.Fatalf("alice's sync of bob's edit:\n%s", out)
+	}
+	if out := hookPrompt(); !strings.Contains(out, "[replace] howto/release.md") || !strings.Contains(out, "and the linter") {
+		t.Fatalf("the running session's next prompt:\n%s", out)
 	}
 	if got, want := strings.TrimSpace(alice.git(alice.vault, "rev-parse", "main")), strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "main")); got != want {
 		t.Fatalf("alice's main %s, the remote's %s", got, want)
