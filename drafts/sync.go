@@ -323,3 +323,19 @@ func remoteSaid(gitErr string) string {
 	}
 	return strings.Join(said, " ")
 }
+
+// Publish syncs after a merge, when the vault has a remote, and says in one
+// line how the org ref went ("" without a remote).
+func (s *Store) Publish(ctx context.Context) string {
+	if !s.HasRemote(ctx) {
+		return ""
+	}
+	rep, err := s.Sync(ctx)
+	switch {
+	case err != nil:
+		return "not published yet (lore sync tries again): " + err.Error()
+	case rep.Error != "":
+		return "not published yet (lore sync tries again): " + rep.Error
+	}
+	return "org ref: " + rep.Org
+}

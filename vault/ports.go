@@ -78,4 +78,8 @@ type Reviewer interface {
 	SyncStatus(ctx context.Context, id string) string
 	HasRemote(ctx context.Context) bool
 	OrgRef() string
+	// Publish sends what a merge changed to the vault's remote (the org
+	// ref, the merged Drafts' branches deleted) and says how it went; ""
+	// without a remote.
+	Publish(ctx context.Context) string
 }

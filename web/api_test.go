@@ -188,3 +188,32 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// With a remote, a merge from the page is published there at once, as the
+// CLI's: the org ref pushed, the Draft's branch deleted.
+func TestAPI_AMergeIsPublishedToTheRemote(t *testing.T) {
+	a := newAPIServer(t)
+	ctx := context.Background()
+	d, bare := testvault.Remote(t, "vault.git")
+	testvault.Git(t, a.root, "remote", "add", "origin", d.URL("vault.git"))
+	testvault.Git(t, a.root, "push", "-q", "origin", "main")
+	res, err := a.store.Apply(ctx, "api", vault.Op{Create: &vault.CreateOp{Path: "howto/rollback.md", Body: "# Rollback\n\nRun make rollback.\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.store.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, out := a.call("GET", "/api/drafts/diff?id="+res.DraftID, "")
+	head, _ := out["head"].(string)
+	code, out := a.call("POST", "/api/drafts/merge", `{"ids":["`+res.DraftID+`"],"heads":{"`+res.DraftID+`":"`+head+`"}}`)
+	if code != 200 || out["published"] != "org ref: pushed" {
+		t.Fatalf("merge: %d %v", code, out)
+	}
+	if !strings.Contains(testvault.Git(t, bare, "ls-tree", "-r", "--name-only", "main"), "howto/rollback.md") {
+		t.Fatal("the remote's main lacks the merge")
+	}
+	if b := testvault.Git(t, bare, "branch", "--list", "drafts/*"); b != "" {
+		t.Fatalf("the Draft's branch is left on the remote: %s", b)
+	}
+}

@@ -388,7 +388,15 @@ func (s *Server) draftMerge(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, res)
+	// With a remote, the merge is published there at once, as the CLI's.
+	published := ""
+	if len(res.Merged) > 0 {
+		published = s.store.Publish(r.Context())
+	}
+	writeJSON(w, struct {
+		vault.MergeResult
+		Published string `json:"published,omitempty"`
+	}{res, published})
 }
 
 func (s *Server) draftDiscard(w http.ResponseWriter, r *http.Request) {

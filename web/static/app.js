@@ -291,7 +291,7 @@ async function showDrafts(openID) {
           try {
             if (!reviewed) { await showDiff(); status.textContent = "Review the diff below, then Merge."; status.classList.remove("error"); return; }
             const r = await api("/api/drafts/merge", { ids: [dr.draft_id], heads: { [dr.draft_id]: reviewed } });
-            status.classList.remove("error"); status.textContent = `Merged into ${data.org_ref.replace("refs/heads/", "")} (${r.commit.slice(0, 12)}); work tree ${r.work_tree}.`;
+            status.classList.remove("error"); status.textContent = `Merged into ${data.org_ref.replace("refs/heads/", "")} (${r.commit.slice(0, 12)}); work tree ${r.work_tree}.` + (r.published ? ` Remote: ${r.published}.` : "");
           } catch (err) {
             status.textContent = err.message; status.classList.add("error");
             if (/moved after it was reviewed/.test(err.message)) { reviewed = ""; await showDiff().catch(() => {}); }
