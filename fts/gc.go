@@ -4,24 +4,28 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
 // A refresh of many batches (a cold index, a rebuild, a large pull) makes
-// ~75 KB of garbage a note: goldmark's and yaml.v3's trees, units, terms. At
-// Go's default GOGC of 100 the collector ran about twenty times in a cold
-// index of 10,000 notes and took ~12 % of its CPU (`lore bench`, alternating
-// runs). While such a refresh runs, the target is raised to bulkGCPercent, so
-// the collector runs a quarter as often: that vault's peak memory goes from
-// ~180 to ~350 MB. A soft limit (bulkMemoryLimit) makes it collect sooner on
-// larger vaults: `lore index --rebuild --no-embed` of 100,000 generated
-// notes peaked at 560 MB resident with 512 MiB, at 368 MB with 300 MiB (2 m
-// 11 s → 2 m 48 s); the cold index of 10,000 notes is no slower with it
-// (alternating `lore bench` runs: 4.31 and 4.47 s against 5.03 and 4.35 s).
-// A GOGC or GOMEMLIMIT set by the user is left as it is.
+// garbage as it goes — ~75 KB a note: goldmark's and yaml.v3's trees,
+// units, terms. At Go's default GOGC of 100 the collector ran about twenty
+// times in a cold index of 10,000 notes and took ~12 % of its CPU (`lore
+// bench`, alternating runs). While such a refresh runs, the target is raised
+// to bulkGCPercent, so the collector runs a quarter as often, under a soft
+// memory limit that follows the live heap: bulkRoom above what the last
+// collection kept (at least bulkMemoryLimit), set again after each batch
+// (bulkGCFollow). A fixed 300 MiB limit let the 10,000-note cold index
+// peak at 343 MB resident; following the live heap (~35 MB there), it peaks
+// at ~150 MB for ~5 % more CPU (alternating runs, docs/BENCHMARKS.md), and
+// a larger vault, whose batches keep more alive, gets more room instead of
+// a collector running back to back. A GOGC or GOMEMLIMIT set by the user
+// is left as it is.
 const (
 	bulkGCPercent   = 400
-	bulkMemoryLimit = 300 << 20
+	bulkMemoryLimit = 128 << 20
+	bulkRoom        = 96 << 20
 )
 
 var bulkGC struct {
@@ -29,6 +33,7 @@ var bulkGC struct {
 	users      int
 	oldPercent int
 	oldLimit   int64
+	owned      bool // the limit is the bulk refresh's (bulkGCFollow moves it)
 }
 
 // enterBulkGC raises the collector's target for a bulk refresh; the function
@@ -42,7 +47,7 @@ func enterBulkGC() (exit func()) {
 	if bulkGC.users == 0 {
 		bulkGC.oldPercent = debug.SetGCPercent(bulkGCPercent)
 		bulkGC.oldLimit = debug.SetMemoryLimit(-1) // reads it
-		if bulkGC.oldLimit == math.MaxInt64 {
+		if bulkGC.owned = bulkGC.oldLimit == math.MaxInt64; bulkGC.owned {
 			debug.SetMemoryLimit(bulkMemoryLimit)
 		}
 	}
@@ -53,6 +58,27 @@ func enterBulkGC() (exit func()) {
 		if bulkGC.users--; bulkGC.users == 0 {
 			debug.SetGCPercent(bulkGC.oldPercent)
 			debug.SetMemoryLimit(bulkGC.oldLimit)
+			bulkGC.owned = false
 		}
 	}
 }
+
+// liveSample reads the bytes the last collection kept.
+var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// bulkGCFollow sets the bulk refresh's memory limit bulkRoom above the
+// live heap (at least bulkMemoryLimit), when the limit is the refresh's.
+func bulkGCFollow() {
+	bulkGC.Lock()
+	defer bulkGC.Unlock()
+	if !bulkGC.owned {
+		return
+	}
+	metrics.Read(liveSample)
+	if liveSample[0].Value.Kind() == metrics.KindUint64 {
+		debug.SetMemoryLimit(bulkLimitFor(liveSample[0].Value.Uint64()))
+	}
+}
+
+// bulkLimitFor is the bulk refresh's memory limit for a live heap.
+func bulkLimitFor(live uint64) int64 { return max(int64(live)+bulkRoom, bulkMemoryLimit) }

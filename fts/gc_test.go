@@ -48,3 +48,31 @@ func TestEnterBulkGC_RestoresTheCollector(t *testing.T) {
 	}
 	exit()
 }
+
+// The bulk limit follows the live heap, bulkRoom above it, never below
+// bulkMemoryLimit; it moves only a limit the bulk refresh set.
+func TestBulkGCFollow_TheLiveHeap(t *testing.T) {
+	if got := bulkLimitFor(10 << 20); got != bulkMemoryLimit {
+		t.Errorf("10 MiB live: limit %d, want the floor %d", got, bulkMemoryLimit)
+	}
+	if got := bulkLimitFor(400 << 20); got != 400<<20+bulkRoom {
+		t.Errorf("400 MiB live: limit %d", got)
+	}
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	exit := enterBulkGC()
+	bulkGCFollow()
+	if got := debug.SetMemoryLimit(-1); got < bulkMemoryLimit || got == math.MaxInt64 {
+		t.Errorf("limit after following: %d", got)
+	}
+	exit()
+	debug.SetMemoryLimit(64 << 20) // the program's own
+	exit = enterBulkGC()
+	bulkGCFollow()
+	if got := debug.SetMemoryLimit(-1); got != 64<<20 {
+		t.Errorf("a limit the program set was moved: %d", got)
+	}
+	exit()
+}

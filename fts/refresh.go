@@ -414,6 +414,9 @@ func (ix *Index) write(ctx context.Context, todo []*change, removed []string, st
 		for _, c := range batch { // written: let the parsed text go
 			c.res, c.prepared, c.meta = nil, nil, ""
 		}
+		if bulk {
+			bulkGCFollow()
+		}
 		if progress != nil {
 			progress(done, len(todo))
 		}

@@ -65,6 +65,7 @@ func makeUnits(id string, data []byte, sections []section) []Unit {
 		}
 		first := len(units)
 		for _, r := range chunk(data, start, trimEnd(data, start, s.end), MaxUnitTokens) {
+			content := string(data[r.start:r.end])
 			units = append(units, Unit{
 				Key:         unitKey(id, slug, n, len(units)-first),
 				HeadingPath: s.headingPath,
@@ -74,10 +75,10 @@ func makeUnits(id string, data []byte, sections []section) []Unit {
 				Start:       r.start,
 				End:         r.end,
 				Line:        lineOf(r.start),
-				Content:     string(data[r.start:r.end]),
+				Content:     content,
 				ContentHash: HashBytes(data[r.start:r.end]),
 				Tokens:      r.tokens,
-				Bare:        SaysNothing(string(data[r.start:r.end])),
+				Bare:        SaysNothing(content),
 			})
 		}
 	}

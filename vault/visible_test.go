@@ -1,6 +1,9 @@
 package vault
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSaysNothing(t *testing.T) {
 	for md, want := range map[string]bool{
@@ -32,6 +35,29 @@ func TestReadableText(t *testing.T) {
 	} {
 		if got := ReadableText(in); got != want {
 			t.Errorf("ReadableText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The fast path of SaysNothing (text without %, < or !) answers as the
+// regexps do, on headings of every level and shape, CRLF lines, indented
+// and setext-looking lines, code, Chinese and blank text.
+func TestSaysNothing_LinesAsTheRegexps(t *testing.T) {
+	parts := []string{"# Title", "## 标题", "   ### three spaces", "    # four spaces is code", "#no space", "####### seven",
+		"#", "# ", "text", "中文", "42", "- [ ] task", "```", "---", "***", "", "\t", "Title\n=====", "#\ttab heading", "x # y"}
+	for _, nl := range []string{"\n", "\r\n"} {
+		for _, a := range parts {
+			for _, b := range parts {
+				for _, c := range []string{"", "# H"} {
+					md := c + nl + a + nl + b + nl
+					if strings.ContainsAny(md, "%<!") {
+						continue
+					}
+					if got, want := saysNothingLines(md), saysNothingRegexps(md); got != want {
+						t.Errorf("%q: lines say %v, the regexps %v", md, got, want)
+					}
+				}
+			}
 		}
 	}
 }

@@ -50,7 +50,7 @@ func main() {
 		cancel()
 	}()
 	collectLateInMain = true
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := profiled(func() int { return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) })
 	cancel()
 	if n := got.Load(); n != 0 {
 		code = exitSignal + int(n)
