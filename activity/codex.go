@@ -148,6 +148,21 @@ func codexUserText(line []byte) (string, bool) {
 	if json.Unmarshal(line, &l) != nil || l.Type != "response_item" {
 		return "", false
 	}
+	text, ok := codexMessage(l.Payload, "user")
+	if !ok {
+		return "", false
+	}
+	text = strings.TrimSpace(text)
+	for _, tag := range []string{"<environment_context>", "<user_instructions>", "<user_shell_command>", "<turn_aborted>", "# AGENTS.md instructions"} {
+		if strings.HasPrefix(text, tag) {
+			return "", false
+		}
+	}
+	return text, text != ""
+}
+
+// codexMessage reads the text of a response_item message of role.
+func codexMessage(payload json.RawMessage, role string) (string, bool) {
 	var p struct {
 		Type    string `json:"type"`
 		Role    string `json:"role"`
@@ -156,7 +171,7 @@ func codexUserText(line []byte) (string, bool) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	if json.Unmarshal(l.Payload, &p) != nil || p.Type != "message" || p.Role != "user" {
+	if json.Unmarshal(payload, &p) != nil || p.Type != "message" || p.Role != role {
 		return "", false
 	}
 	var parts []string
@@ -165,13 +180,7 @@ func codexUserText(line []byte) (string, bool) {
 			parts = append(parts, c.Text)
 		}
 	}
-	text := strings.TrimSpace(strings.Join(parts, "\n"))
-	for _, tag := range []string{"<environment_context>", "<user_instructions>", "<user_shell_command>", "<turn_aborted>", "# AGENTS.md instructions"} {
-		if strings.HasPrefix(text, tag) {
-			return "", false
-		}
-	}
-	return text, text != ""
+	return strings.Join(parts, "\n"), len(parts) > 0
 }
 
 func (b *builder) codex(n int, raw []byte) {
@@ -188,7 +197,7 @@ func (b *builder) codex(n int, raw []byte) {
 		return
 	}
 	if l.Type == "response_item" {
-		if text, ok := codexDeveloperText(l.Payload); ok {
+		if text, ok := codexMessage(l.Payload, "developer"); ok {
 			b.hookText("", text, at)
 			return
 		}

@@ -108,25 +108,3 @@ func (b *builder) claudeHook(raw json.RawMessage, at time.Time) {
 		}
 	}
 }
-
-// codexDeveloperText reads a Codex developer message's text.
-func codexDeveloperText(payload json.RawMessage) (string, bool) {
-	var p struct {
-		Type    string `json:"type"`
-		Role    string `json:"role"`
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(payload, &p) != nil || p.Type != "message" || p.Role != "developer" {
-		return "", false
-	}
-	var parts []string
-	for _, c := range p.Content {
-		if c.Type == "input_text" || c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n"), len(parts) > 0
-}
