@@ -100,6 +100,9 @@ func background(ctx context.Context, e *env, ix *retrieve.Memory, st *drafts.Sto
 	o := retrieve.MaintainOptions{Embed: e.getenv("LORE_MCP_NO_EMBED") == "", Log: e.stderr, Prefix: "lore mcp: ", Building: &memBuilding}
 	if st != nil && e.getenv("LORE_MCP_NO_SYNC") == "" {
 		every := ix.Vault().Config.FetchEvery()
+		if every > 0 && every < 30*time.Second {
+			o.SyncEvery = every // the sync step comes at least as often as a fetch is due
+		}
 		var last time.Time
 		o.Sync = func(ctx context.Context) error {
 			// Something to push, or time to fetch what the team did (their

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lore-memory/lore/internal/testvault"
 )
@@ -169,5 +170,44 @@ func TestTeam_TheLoopWithLoreCommandsAlone(t *testing.T) {
 	}
 	if got, want := strings.TrimSpace(alice.git(alice.vault, "rev-parse", "main")), strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "main")); got != want {
 		t.Fatalf("alice's main %s, the remote's %s", got, want)
+	}
+}
+
+// A running lore mcp fetches by itself (fetch_every_seconds): a Draft bob
+// syncs reaches alice's vault while her agent's server runs, with no
+// command of hers.
+func TestTeam_ARunningServerFetchesTeammatesDrafts(t *testing.T) {
+	d, _ := testvault.Remote(t, "vault.git")
+	seed := testvault.Committed(t, map[string]string{
+		"lore.yaml":        "embedding: {provider: none}\nprojects: {api: {}}\nfetch_every_seconds: 1\n",
+		"howto/release.md": "---\nid: mem_release\n---\n# Release\n\nRun the tests first.\n",
+	})
+	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
+	testvault.Git(t, seed, "push", "-q", "origin", "main")
+	alice, bob := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "bob", d.URL("vault.git"))
+	server := exec.Command(binary(t), "mcp")
+	server.Dir, server.Env = alice.code, alice.env()
+	stdin, err := server.StdinPipe() // held open: the server serves until it closes
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); server.Process.Kill(); server.Wait() })
+
+	var stored struct {
+		DraftID string `json:"draft_id"`
+	}
+	json.Unmarshal([]byte(bob.must("store", "create", "--json", "--path", "howto/rollback.md", "--body", "# Rollback\n\nRun make rollback.\n")), &stored)
+	bob.must("sync")
+	for i := 0; ; i++ {
+		if out := alice.must("drafts", "list"); strings.Contains(out, "howto/rollback.md") && strings.Contains(out, "bob") {
+			break
+		}
+		if i == 150 {
+			t.Fatalf("bob's Draft %s did not reach alice's running server in 15 s:\n%s", stored.DraftID, alice.must("drafts", "list"))
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
