@@ -60,10 +60,10 @@ func (c *connector) Connect(context.Context) (driver.Conn, error) {
 
 func (c *connector) Driver() driver.Driver { return sqliteDriver }
 
-// MapForQueries makes the index's connections map the index file from now
+// mapForQueries makes the index's connections map the index file from now
 // on, for a one-shot command that only queries (see above). The connection
 // Open used, idle now, is mapped too: closing it for a new one cost 0.7 ms.
-func (ix *Index) MapForQueries(ctx context.Context) {
+func (ix *Index) mapForQueries(ctx context.Context) {
 	ix.mmap.Store(true)
 	if c, err := ix.db.Conn(ctx); err == nil {
 		c.ExecContext(ctx, mmapPragma) // failing, it reads through the page cache

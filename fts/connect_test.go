@@ -32,11 +32,11 @@ func TestConnections_MappedOnlyForQueries(t *testing.T) {
 	if n := mmapSize(); n != 0 {
 		t.Fatalf("a connection maps %d bytes before any command asked, want 0", n)
 	}
-	tv.Ix.MapForQueries(ctx)
+	tv.Ix.Resident().Map(ctx)
 	if n := mmapSize(); n != mmapBytes {
 		t.Fatalf("a query command's connection maps %d bytes, want %d", n, mmapBytes)
 	}
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := mmapSize(); n != 0 {

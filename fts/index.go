@@ -72,8 +72,8 @@ func (ix *Index) NotifyChanged() {
 // Changes is signalled after NotifyChanged (at most one signal waits).
 func (ix *Index) Changes() <-chan struct{} { return ix.changed }
 
-// VectorsBehind reports whether some units may still lack a vector.
-func (ix *Index) VectorsBehind() bool { return ix.emb != nil && ix.vectorsBehind.Load() }
+// vectorsAreBehind reports whether some units may still lack a vector.
+func (ix *Index) vectorsAreBehind() bool { return ix.emb != nil && ix.vectorsBehind.Load() }
 
 // fileRow is what the freshness check remembers of an indexed file.
 type fileRow struct {

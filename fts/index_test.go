@@ -475,7 +475,7 @@ func TestIndex_LinkDestinationsAndCommentsAreNotWords(t *testing.T) {
 	if hits := tv.search("edit github", vault.SearchOptions{}); !testvault.HasPath(hits, "footer.md") {
 		t.Errorf("a link's text is still the note's words: %+v", hits)
 	}
-	if err := tv.Ix.KeepInMemory(context.Background()); err != nil {
+	if err := tv.Ix.Resident().Keep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"dropbox", "description"} {

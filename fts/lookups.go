@@ -452,11 +452,11 @@ func (ix *Index) resolveKeys(ctx context.Context, keys []string, project string)
 	return out, nil
 }
 
-// ResolveLink returns the id and path of the resource a link target (an id,
+// resolveLink returns the id and path of the resource a link target (an id,
 // a path, a title, an alias, a base name, with or without [[ ]]) names in
 // project's Effective Memory, as Obsidian would resolve it; a target that
 // names nothing is a CodeNotFound error.
-func (ix *Index) ResolveLink(ctx context.Context, target, project string) (id, path string, err error) {
+func (ix *Index) resolveLink(ctx context.Context, target, project string) (id, path string, err error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return "", "", err
 	}
@@ -745,3 +745,27 @@ func (l Lookups) Tier(ctx context.Context, rid int64) (string, error) {
 // Revision returns the index's revision: it changes with every committed
 // change to the index.
 func (l Lookups) Revision(ctx context.Context) (string, error) { return l.ix.generation(ctx) }
+
+// RuleSources returns the notes that hold guard rules, as the project sees
+// them (vault.RuleReader).
+func (l Lookups) RuleSources(ctx context.Context, project string) ([]vault.RuleSource, error) {
+	return l.ix.ruleSources(ctx, project)
+}
+
+// Under returns the notes under a folder prefix, as the project sees them
+// (vault.Lister).
+func (l Lookups) Under(ctx context.Context, prefix, project string) ([]vault.Loaded, error) {
+	return l.ix.under(ctx, prefix, project)
+}
+
+// RecentNotes returns the project's n newest notes in folders
+// (vault.RuleReader).
+func (l Lookups) RecentNotes(ctx context.Context, project string, folders []string, n int) ([]vault.RecentNote, error) {
+	return l.ix.recentNotes(ctx, project, folders, n)
+}
+
+// ResolveLink resolves a wikilink target as Obsidian does, in the project's
+// Effective Memory.
+func (l Lookups) ResolveLink(ctx context.Context, target, project string) (id, path string, err error) {
+	return l.ix.resolveLink(ctx, target, project)
+}

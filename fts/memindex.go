@@ -138,13 +138,13 @@ func newMemIndex(n int) *memIndex {
 	return m
 }
 
-// KeepInMemory builds the in-memory postings (memindex.go) and the vectors'
+// keepInMemory builds the in-memory postings (memindex.go) and the vectors'
 // sign bits (memvec.go), and keeps them up to date from then on: Search and
 // Activate use them instead of FTS5's bm25() and sqlite-vec's k-NN. It
 // refreshes the index first and returns when both are built (a few seconds
 // for 10,000 notes; until then queries use SQL). Call UseEmbedder first. A
 // vault with more than maxMemUnits units is left to SQL.
-func (ix *Index) KeepInMemory(ctx context.Context) error {
+func (ix *Index) keepInMemory(ctx context.Context) error {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return err
 	}
@@ -724,17 +724,17 @@ type MemStats struct {
 	Units, Tokens, Postings int64 // live units, distinct tokens, postings
 }
 
-// InMemory reports whether BM25 is scored from the in-memory copy of the
+// inMemory reports whether BM25 is scored from the in-memory copy of the
 // postings (KeepInMemory built it, and the vault is within its bound). It
 // costs a lock, unlike PostingsStats, which counts the vocabulary.
-func (ix *Index) InMemory() bool {
+func (ix *Index) inMemory() bool {
 	ix.memMu.Lock()
 	defer ix.memMu.Unlock()
 	return ix.mem != nil
 }
 
-// PostingsStats reports on the in-memory postings; ok is false when there are none.
-func (ix *Index) PostingsStats() (MemStats, bool) {
+// postingsStats reports on the in-memory postings; ok is false when there are none.
+func (ix *Index) postingsStats() (MemStats, bool) {
 	ix.memMu.Lock()
 	m := ix.mem
 	ix.memMu.Unlock()
@@ -793,3 +793,24 @@ func (m *memIndex) vectorUnits(ns []neighbour, project string, limit int) []Neig
 	}
 	return out
 }
+
+// Resident is the index's in-memory side: the copies a long-running
+// process scores from, and the mapped file a one-shot query reads.
+type Resident struct{ ix *Index }
+
+// Resident returns the index's in-memory side.
+func (ix *Index) Resident() Resident { return Resident{ix} }
+
+// Keep builds the in-memory copies and keeps them current (see
+// keepInMemory).
+func (r Resident) Keep(ctx context.Context) error { return r.ix.keepInMemory(ctx) }
+
+// On reports whether queries score from the in-memory copies.
+func (r Resident) On() bool { return r.ix.inMemory() }
+
+// Stats says what the in-memory copy holds (false: none is kept).
+func (r Resident) Stats() (MemStats, bool) { return r.ix.postingsStats() }
+
+// Map maps the index file for a one-shot command's queries (see
+// mapForQueries).
+func (r Resident) Map(ctx context.Context) { r.ix.mapForQueries(ctx) }

@@ -104,7 +104,7 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 		tv.Write(fmt.Sprintf("projects/beta/note-%d.md", i), fmt.Sprintf("# Beta %d\n\nrelease rollback 并发 timeout cache %d\n", i, i))
 	}
 	ctx := context.Background()
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	projects := []string{"", "alpha", "beta"}
@@ -173,7 +173,7 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 func TestMemIndexRebuildsWhenBehindTheLog(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha release\n", "b.md": "# B\n\nbravo release\n"})
 	ctx := context.Background()
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	tv.Write("c.md", "# C\n\ncharlie release\n")
@@ -225,7 +225,7 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"b.md": "---\nid: mem_dup\n---\n# B\n\nbee\n"})
 	ctx := context.Background()
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	tv.Write("a.md", "---\nid: mem_dup\n---\n# A\n\nant\n")
@@ -265,7 +265,7 @@ func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 func TestMemIndexFromEmpty(t *testing.T) {
 	tv := newTestVault(t, map[string]string{})
 	ctx := context.Background()
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if hits := tv.search("anything", vault.SearchOptions{}); len(hits) != 0 {

@@ -21,7 +21,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	ctx := context.Background()
 	e := &embed.HashEmbedder{Dims: 64}
-	if err := tv.Ix.UseEmbedder(ctx, e); err != nil {
+	if err := tv.Ix.Vectors().Use(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := synth.GenerateVault(tv.Root, 60, 5); err != nil {
@@ -34,7 +34,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tv.Ix.EmbedPending(ctx, nil); err != nil {
+	if _, err := tv.Ix.Vectors().Embed(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	// sqlite-vec's bits, read back from vec0, for the brute force.
@@ -59,7 +59,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 		t.Fatalf("only %d vectors", len(all))
 	}
 
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	mv, err := tv.Ix.memVectorsFor(ctx)
@@ -143,7 +143,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := other.UseEmbedder(ctx, e); err != nil {
+	if err := other.Vectors().Use(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	tv.Write("fresh.md", "# Fresh\n\nzebra quagga okapi\n")
@@ -153,7 +153,7 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 	if _, err := other.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.EmbedPending(ctx, nil); err != nil {
+	if _, err := other.Vectors().Embed(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	var n int

@@ -23,7 +23,7 @@ func rulesJSON(r *vault.Resource) string {
 	return string(b)
 }
 
-// RuleSources refreshes the index and returns the published resources that
+// ruleSources refreshes the index and returns the published resources that
 // project sees and that write guard rules or have a tier, by path.
 // Superseded and deprecated ones are included (with their status); the guard
 // skips them.
@@ -32,7 +32,7 @@ func rulesJSON(r *vault.Resource) string {
 // uncommitted edits), never a Draft: an agent's unreviewed proposal must not
 // switch a rule on or off, nor change the status that decides whether a rule
 // applies. (Search, Load and Activate still show a project its Drafts.)
-func (ix *Index) RuleSources(ctx context.Context, project string) ([]vault.RuleSource, error) {
+func (ix *Index) ruleSources(ctx context.Context, project string) ([]vault.RuleSource, error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
@@ -61,11 +61,11 @@ func (ix *Index) RuleSources(ctx context.Context, project string) ([]vault.RuleS
 	return out, translate(rows.Err())
 }
 
-// Under refreshes the index and returns every resource of project's
+// under refreshes the index and returns every resource of project's
 // Effective Memory whose path starts with prefix (a folder, ending in "/"),
 // with its bytes, by path. Journal notes are listed only under a journal
 // folder (the journal's own reading).
-func (ix *Index) Under(ctx context.Context, prefix, project string) ([]vault.Loaded, error) {
+func (ix *Index) under(ctx context.Context, prefix, project string) ([]vault.Loaded, error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return nil, err
 	}
@@ -130,9 +130,9 @@ func (ix *Index) PublishedPath(ctx context.Context, id string) (string, error) {
 
 var datePrefix = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
 
-// RecentNotes returns the newest n published notes project sees that are
+// recentNotes returns the newest n published notes project sees that are
 // under one of folders (e.g. "logs/") or have tier L2, newest first.
-func (ix *Index) RecentNotes(ctx context.Context, project string, folders []string, n int) ([]vault.RecentNote, error) {
+func (ix *Index) recentNotes(ctx context.Context, project string, folders []string, n int) ([]vault.RecentNote, error) {
 	cond := []string{"upper(r.tier) = 'L2'"}
 	var args []any
 	for _, f := range folders {

@@ -31,7 +31,7 @@ func keptCopy(t *testing.T, n int, seed int64) (*testVault, *memIndex) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	m, err := tv.Ix.memFor(ctx)
@@ -149,7 +149,7 @@ func checkKeys(t *testing.T, tv *testVault, m *memIndex) {
 func TestKeepInMemory_OneIdleConnection(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nwalrus\n"})
 	ctx := context.Background()
-	if err := tv.Ix.KeepInMemory(ctx); err != nil {
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var conns []*sql.Conn

@@ -15,11 +15,11 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// UseEmbedder attaches the model that embeds units and queries. The index
+// useEmbedder attaches the model that embeds units and queries. The index
 // records the model's name and dimension; when they differ from what it holds,
 // every stored vector is dropped (they are re-made by EmbedPending). A nil
 // embedder means lexical search only.
-func (ix *Index) UseEmbedder(ctx context.Context, e embed.Embedder) error {
+func (ix *Index) useEmbedder(ctx context.Context, e embed.Embedder) error {
 	ix.emb = e
 	if e == nil {
 		return nil
@@ -53,8 +53,8 @@ func (ix *Index) UseEmbedder(ctx context.Context, e embed.Embedder) error {
 	return translate(tx.Commit())
 }
 
-// Embedder returns the attached model, or nil.
-func (ix *Index) Embedder() embed.Embedder { return ix.emb }
+// embedder returns the attached model, or nil.
+func (ix *Index) embedder() embed.Embedder { return ix.emb }
 
 // embedInput is the text the model embeds for a unit: the note's title and
 // the unit's heading path on the first line, then the unit's text as a
@@ -86,8 +86,8 @@ func embedHash(title string, headingPath []string, contentHash string) string {
 	return vault.HashBytes([]byte(head + contentHash))
 }
 
-// PendingEmbeddings counts distinct embedding inputs without a vector.
-func (ix *Index) PendingEmbeddings(ctx context.Context) (int, error) {
+// pendingEmbeddings counts distinct embedding inputs without a vector.
+func (ix *Index) pendingEmbeddings(ctx context.Context) (int, error) {
 	var n int
 	err := ix.db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT embed_hash) FROM units
 		WHERE embed_hash NOT IN (SELECT embed_hash FROM embeddings)`).Scan(&n)
@@ -97,12 +97,12 @@ func (ix *Index) PendingEmbeddings(ctx context.Context) (int, error) {
 // embedBatch is how many unit texts go to the model at once.
 const embedBatch = 64
 
-// EmbedPending embeds every unit text that has no vector yet, in batches, and
+// embedPending embeds every unit text that has no vector yet, in batches, and
 // drops vectors no unit uses any more. It is the slow path: `lore index` and
 // long-running servers call it, never a query. A model failure stops it with
 // the error (naming the model or endpoint); what was stored so far stays
 // consistent. progress, if not nil, is called after each batch.
-func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int)) (int, error) {
+func (ix *Index) embedPending(ctx context.Context, progress func(done, total int)) (int, error) {
 	if ix.emb == nil || ix.readOnly != "" {
 		return 0, nil // nothing to embed, or nowhere to keep it
 	}
@@ -120,7 +120,7 @@ func (ix *Index) EmbedPending(ctx context.Context, progress func(done, total int
 	// Cleared before looking: a change made while this run works sets it
 	// again, and the next run picks that up.
 	ix.vectorsBehind.Store(false)
-	total, err := ix.PendingEmbeddings(ctx)
+	total, err := ix.pendingEmbeddings(ctx)
 	if err != nil || total == 0 {
 		if err != nil {
 			ix.vectorsBehind.Store(true)
@@ -366,3 +366,27 @@ func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memV
 	}
 	return m.vectorUnits(ns, project, limit), nil
 }
+
+// Vectors is the index's embedding side: the model it embeds with and the
+// units still without a vector.
+type Vectors struct{ ix *Index }
+
+// Vectors returns the index's embedding side.
+func (ix *Index) Vectors() Vectors { return Vectors{ix} }
+
+// Use makes e the index's embedder (see useEmbedder).
+func (v Vectors) Use(ctx context.Context, e embed.Embedder) error { return v.ix.useEmbedder(ctx, e) }
+
+// Embedder is the index's embedder (nil: none).
+func (v Vectors) Embedder() embed.Embedder { return v.ix.embedder() }
+
+// Pending counts the units without a vector.
+func (v Vectors) Pending(ctx context.Context) (int, error) { return v.ix.pendingEmbeddings(ctx) }
+
+// Embed makes the missing vectors and returns how many it made.
+func (v Vectors) Embed(ctx context.Context, progress func(done, total int)) (int, error) {
+	return v.ix.embedPending(ctx, progress)
+}
+
+// Behind reports whether units wait for a vector since the last refresh.
+func (v Vectors) Behind() bool { return v.ix.vectorsAreBehind() }

@@ -391,7 +391,7 @@ func (p *Pipeline) applyStatus(ctx context.Context, cs []*candidate, project str
 // DefaultMode is the retrieval mode when a caller names none: hybrid, or
 // lexical when the vault has no embedding model.
 func (p *Pipeline) DefaultMode() string {
-	if p.ix.Embedder() == nil {
+	if p.ix.Vectors().Embedder() == nil {
 		return "lexical"
 	}
 	return "hybrid"
@@ -407,7 +407,7 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		return nil, err
 	}
 	lap("refresh", t)
-	if mode != "lexical" && p.ix.Embedder() == nil {
+	if mode != "lexical" && p.ix.Vectors().Embedder() == nil {
 		return nil, vault.Errorf(vault.CodeInvalid, "mode %s needs an embedding model; lore.yaml has none", mode)
 	}
 	found, err := p.find(ctx, q, mode, project, depth, lap)
@@ -500,7 +500,7 @@ func (p *Pipeline) find(ctx context.Context, q, mode, project string, depth int,
 			defer wg.Done()
 			if err := safe.Do(func() {
 				t := time.Now()
-				vs, err := p.ix.Embedder().Embed(ctx, []string{q})
+				vs, err := p.ix.Vectors().Embedder().Embed(ctx, []string{q})
 				if err != nil {
 					vecErr = fts.NotReady(err) // a model that is not ready is an answer of its own
 					return

@@ -39,13 +39,13 @@ func activateVault(t *testing.T, files map[string]string) (*testVault, *testEmbe
 	t.Helper()
 	tv := newTestVault(t, files)
 	e := &testEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}}
-	if err := tv.Ix.UseEmbedder(context.Background(), e); err != nil {
+	if err := tv.Ix.Vectors().Use(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tv.Ix.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tv.Ix.EmbedPending(context.Background(), nil); err != nil {
+	if _, err := tv.Ix.Vectors().Embed(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	return tv, e
@@ -261,18 +261,18 @@ func TestActivate_UnembeddedUnitsStillCompeteLexically(t *testing.T) {
 	if e.calls.Load() != before+1 {
 		t.Errorf("activate embedded %d texts; it must embed only the query", e.calls.Load()-before)
 	}
-	n, err := tv.Ix.EmbedPending(context.Background(), nil)
+	n, err := tv.Ix.Vectors().Embed(context.Background(), nil)
 	if err != nil || n != 1 {
 		t.Errorf("EmbedPending embedded %d, %v; want the one new unit", n, err)
 	}
-	if n, _ := tv.Ix.EmbedPending(context.Background(), nil); n != 0 {
+	if n, _ := tv.Ix.Vectors().Embed(context.Background(), nil); n != 0 {
 		t.Errorf("unchanged units embedded again: %d", n)
 	}
 }
 
 func TestActivate_ChangingModelReembeds(t *testing.T) {
 	tv, _ := activateVault(t, deltaNotes)
-	if err := tv.Ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 32}); err != nil {
+	if err := tv.Ix.Vectors().Use(context.Background(), &embed.HashEmbedder{Dims: 32}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := tv.Ix.PendingEmbeddings(context.Background())

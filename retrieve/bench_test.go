@@ -36,7 +36,7 @@ func BenchmarkSearchQueryOnly(b *testing.B) {
 func BenchmarkSearchInMemory(b *testing.B) {
 	ix, _ := benchIndex(b)
 	ctx := context.Background()
-	if err := ix.KeepInMemory(ctx); err != nil {
+	if err := ix.Resident().Keep(ctx); err != nil {
 		b.Fatal(err)
 	}
 	qs := synth.Queries(200, 1)
@@ -55,7 +55,7 @@ func BenchmarkSearchInMemory(b *testing.B) {
 func BenchmarkActivateInMemory(b *testing.B) {
 	ix, _ := benchIndex(b)
 	ctx := context.Background()
-	if err := ix.KeepInMemory(ctx); err != nil {
+	if err := ix.Resident().Keep(ctx); err != nil {
 		b.Fatal(err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
@@ -99,13 +99,13 @@ func BenchmarkInMemoryCopyOf(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	before := ms.HeapInuse
 	t0 := time.Now()
-	if err := ix.KeepInMemory(ctx); err != nil {
+	if err := ix.Resident().Keep(ctx); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(time.Since(t0).Seconds(), "s-build")
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
-	st, kept := ix.PostingsStats()
+	st, kept := ix.Resident().Stats()
 	if !kept {
 		b.Fatal("the vault is larger than the in-memory copy allows")
 	}

@@ -34,10 +34,10 @@ type MaintainOptions struct {
 type maintained interface {
 	Refresh(ctx context.Context, progress func(done, total int)) (fts.RefreshStats, error)
 	Watch(ctx context.Context) error
-	KeepInMemory(ctx context.Context) error
-	PostingsStats() (fts.MemStats, bool)
-	Embedder() embed.Embedder
-	EmbedPending(ctx context.Context, progress func(done, total int)) (int, error)
+	keepInMemory(ctx context.Context) error
+	postingsStats() (fts.MemStats, bool)
+	embedder() embed.Embedder
+	embedPending(ctx context.Context, progress func(done, total int)) (int, error)
 	Changes() <-chan struct{}
 }
 
@@ -76,10 +76,10 @@ func maintain(ctx context.Context, ix maintained, o MaintainOptions) {
 			o.Building.Add(1)
 			defer o.Building.Add(-1)
 		}
-		if err := ix.KeepInMemory(ctx); err != nil {
+		if err := ix.keepInMemory(ctx); err != nil {
 			return err
 		}
-		if st, kept := ix.PostingsStats(); kept {
+		if st, kept := ix.postingsStats(); kept {
 			fmt.Fprintf(o.Log, "%sin memory: %d units, %d postings (%.1f s)\n", o.Prefix, st.Units, st.Postings, time.Since(began).Seconds())
 		} else if ctx.Err() == nil {
 			fmt.Fprintf(o.Log, "%sthe vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)\n", o.Prefix)
@@ -103,8 +103,8 @@ func maintain(ctx context.Context, ix maintained, o MaintainOptions) {
 			}
 			step("refresh", refresh)
 		}
-		if o.Embed && ix.Embedder() != nil {
-			step("embedding", func() error { _, err := ix.EmbedPending(ctx, nil); return err })
+		if o.Embed && ix.embedder() != nil {
+			step("embedding", func() error { _, err := ix.embedPending(ctx, nil); return err })
 		}
 		if !timed {
 			continue

@@ -36,7 +36,7 @@ func backgroundVault(t *testing.T) (dir string, ix *Memory) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	if err := ix.UseEmbedder(context.Background(), &embed.HashEmbedder{Dims: 64}); err != nil {
+	if err := ix.Vectors().Use(context.Background(), &embed.HashEmbedder{Dims: 64}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, ix
@@ -50,7 +50,7 @@ func TestMaintain_EmbedsChangesAsTheyHappen(t *testing.T) {
 	waitFor := func(what string) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if n, err := ix.PendingEmbeddings(context.Background()); err == nil && n == 0 && !ix.VectorsBehind() {
+			if n, err := ix.Vectors().Pending(context.Background()); err == nil && n == 0 && !ix.VectorsBehind() {
 				return
 			}
 		}
@@ -62,7 +62,7 @@ func TestMaintain_EmbedsChangesAsTheyHappen(t *testing.T) {
 	// The edit reaches the index and its vectors without any query.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		p, _ := ix.PublishedPath(context.Background(), vault.DerivedID("b.md")) // reads, never refreshes
-		n, _ := ix.PendingEmbeddings(context.Background())
+		n, _ := ix.Vectors().Pending(context.Background())
 		if p == "b.md" && n == 0 {
 			break
 		}
@@ -86,7 +86,7 @@ func (p *panickyIndex) Refresh(context.Context, func(done, total int)) (fts.Refr
 	return fts.RefreshStats{}, nil
 }
 
-func (p *panickyIndex) EmbedPending(context.Context, func(done, total int)) (int, error) {
+func (p *panickyIndex) embedPending(context.Context, func(done, total int)) (int, error) {
 	panic("embedding bug")
 }
 

@@ -21,7 +21,7 @@ import (
 // other process wrote); otherwise the query runs again, after the check,
 // so the answer is always one the sequential order would give.
 func (p *Pipeline) Search(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
-	if p.ix.InMemory() {
+	if p.ix.Resident().On() {
 		if _, err := p.ix.Refresh(ctx, nil); err != nil {
 			return nil, err
 		}

@@ -183,14 +183,14 @@ func (b *bencher) searchMemory() error {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	if err := b.ix.KeepInMemory(b.ctx); err != nil {
+	if err := b.ix.Resident().Keep(b.ctx); err != nil {
 		return err
 	}
 	built := time.Since(start)
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if ps, ok := b.ix.PostingsStats(); ok {
+	if ps, ok := b.ix.Resident().Stats(); ok {
 		fmt.Fprintf(b.out, "search, postings in memory (lore mcp): built in %s; %d units, %d postings, heap +%.0f MB\n",
 			built.Round(time.Millisecond), ps.Units, ps.Postings, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6)
 		memOnly, err := timeN(len(b.queries), func(i int) error {
@@ -223,16 +223,16 @@ func (b *bencher) searchMemory() error {
 func benchActivate(ctx context.Context, e *env, ix *retrieve.Memory, queries []string) error {
 	out := e.stdout
 	be := &benchEmbedder{hash: &embed.HashEmbedder{Dims: 512}}
-	if err := ix.UseEmbedder(ctx, be); err != nil {
+	if err := ix.Vectors().Use(ctx, be); err != nil {
 		return err
 	}
 	start := time.Now()
-	n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "vectors"))
+	n, err := ix.Vectors().Embed(ctx, progressPrinter(e.stderr, "vectors"))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "vectors (hash model)   %d unit texts stored in %s\n", n, time.Since(start).Round(time.Millisecond))
-	if err := ix.KeepInMemory(ctx); err != nil { // the sign bits too, as lore mcp holds them
+	if err := ix.Resident().Keep(ctx); err != nil { // the sign bits too, as lore mcp holds them
 		return err
 	}
 	activate := func(i int) error {

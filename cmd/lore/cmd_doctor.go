@@ -88,7 +88,7 @@ Example: lore doctor`)
 // printVectors prints the embedding model's state and how many sections wait
 // for a vector.
 func printVectors(ctx context.Context, e *env, ix *retrieve.Memory) error {
-	em := ix.Embedder()
+	em := ix.Vectors().Embedder()
 	if em == nil {
 		fmt.Fprintln(e.stdout, "vectors:    none (embedding provider none: lexical search only)")
 		return nil

@@ -155,13 +155,13 @@ func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, ne
 		}
 		em, err := newEmbedder(v.Config.Embedding, modelDir)
 		if err == nil {
-			err = ix.UseEmbedder(ctx, em)
+			err = ix.Vectors().Use(ctx, em)
 		}
 		if err != nil {
 			return fail(err)
 		}
 		t := time.Now()
-		n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "embedding"))
+		n, err := ix.Vectors().Embed(ctx, progressPrinter(e.stderr, "embedding"))
 		if err != nil {
 			return fail(notReadyAsSetup(err))
 		}
@@ -169,7 +169,7 @@ func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, ne
 			fmt.Fprintf(e.stderr, "embedded %d unit texts in %s (%.1f/s)\n", n, time.Since(t).Round(time.Second), float64(n)/time.Since(t).Seconds())
 		}
 	}
-	if err := ix.KeepInMemory(ctx); err != nil {
+	if err := ix.Resident().Keep(ctx); err != nil {
 		return fail(err)
 	}
 	return ix, indexTime, nil

@@ -49,15 +49,15 @@ Example: lore index --rebuild`)
 			fmt.Fprintf(e.stdout, "  %s: %s\n", p.Path, p.Message)
 		}
 	}
-	if ix.Embedder() != nil && !*noEmbed {
-		n, err := ix.EmbedPending(ctx, progressPrinter(e.stderr, "embedding"))
+	if ix.Vectors().Embedder() != nil && !*noEmbed {
+		n, err := ix.Vectors().Embed(ctx, progressPrinter(e.stderr, "embedding"))
 		switch {
 		case errors.Is(err, embed.ErrNotReady):
 			fmt.Fprintf(e.stdout, "vectors: %v; search is lexical until then\n", err)
 		case err != nil:
 			return fmt.Errorf("embedding (the lexical index is complete): %w", err)
 		default:
-			fmt.Fprintf(e.stdout, "vectors: %d sections embedded with %s\n", n, ix.Embedder().Name())
+			fmt.Fprintf(e.stdout, "vectors: %d sections embedded with %s\n", n, ix.Vectors().Embedder().Name())
 		}
 	}
 	fmt.Fprintf(e.stderr, "took %s\n", time.Since(start).Round(time.Millisecond))

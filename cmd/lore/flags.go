@@ -184,7 +184,7 @@ func (e *env) openForQuery(ctx context.Context, models bool) (*retrieve.Memory, 
 	if err != nil {
 		return nil, b, err
 	}
-	ix.MapForQueries(ctx)
+	ix.Resident().Map(ctx)
 	return ix, b, nil
 }
 
@@ -212,7 +212,7 @@ func useModels(ctx context.Context, ix *retrieve.Memory) error {
 	}
 	em, err := embed.FromConfig(cfg.Embedding, dir)
 	if err == nil {
-		err = ix.UseEmbedder(ctx, em)
+		err = ix.Vectors().Use(ctx, em)
 	}
 	if err != nil {
 		return vault.Errorf(vault.CodeConfig, "lore.yaml embedding: %v", err)
