@@ -509,7 +509,7 @@ func TestContract_DiscardOfANeverSyncedDraftIsQueued(t *testing.T) {
 	if d.SyncStatus != "queued" || !d.Queued {
 		t.Fatalf("discard of a never-synced Draft: %+v; want queued", d)
 	}
-	if _, err := tv.s.Sync(context.Background()); err != nil {
+	if _, err := tv.s.syncWith(context.Background(), SyncOptions{}); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
 	if e := outboxOf(t, tv.s, r.DraftID); e.DraftID != "" {

@@ -64,9 +64,9 @@ func (s *Store) writeIntent(in mergeIntent) error {
 
 func (s *Store) clearIntent() { os.Remove(s.intentPath()) }
 
-// Recover finishes or rolls back a merge a crashed process left half done.
+// finishInterrupted finishes or rolls back a merge a crashed process left half done.
 // It takes the store lock; Open calls it when an intent is there.
-func (s *Store) Recover(ctx context.Context) (string, error) {
+func (s *Store) finishInterrupted(ctx context.Context) (string, error) {
 	if _, err := os.Stat(s.intentPath()); err != nil {
 		return "", nil
 	}

@@ -29,20 +29,20 @@ func (s *Store) recordOp(ctx context.Context, lop, draft, project, op, rid, path
 	s.out.RecordOp(ctx, lop, draft, project, op, rid, path, commit, s.clock())
 }
 
-// Outbox returns every Draft's sync state.
-func (s *Store) Outbox(ctx context.Context) ([]OutboxEntry, error) { return s.out.Entries(ctx) }
+// outboxEntries returns every Draft's sync state.
+func (s *Store) outboxEntries(ctx context.Context) ([]OutboxEntry, error) { return s.out.Entries(ctx) }
 
-// SyncStatus returns one Draft's sync status ("queued" when unknown).
-func (s *Store) SyncStatus(ctx context.Context, id string) string { return s.out.Status(ctx, id) }
+// syncStatus returns one Draft's sync status ("queued" when unknown).
+func (s *Store) syncStatus(ctx context.Context, id string) string { return s.out.Status(ctx, id) }
 
-// OperationLogged reports whether a local operation id was acknowledged here.
-func (s *Store) OperationLogged(ctx context.Context, lop string) bool {
+// operationLogged reports whether a local operation id was acknowledged here.
+func (s *Store) operationLogged(ctx context.Context, lop string) bool {
 	return s.out.OperationLogged(ctx, lop)
 }
 
-// Pending reports whether the outbox holds a Draft waiting to be synced.
-func (s *Store) Pending(ctx context.Context) bool { return s.out.Pending(ctx) }
+// pending reports whether the outbox holds a Draft waiting to be synced.
+func (s *Store) pending(ctx context.Context) bool { return s.out.Pending(ctx) }
 
-// OutboxError is the last error writing the outbox met in this process (nil:
+// outboxError is the last error writing the outbox met in this process (nil:
 // none); the next sync repairs the outbox from the Draft branches.
-func (s *Store) OutboxError() error { return s.out.Err() }
+func (s *Store) outboxError() error { return s.out.Err() }

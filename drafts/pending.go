@@ -32,9 +32,9 @@ import (
 // forked, the merge combines them with git's own three-way file merge (git
 // merge-file) and stops only where the two touched the same lines.
 
-// PendingEdits lists the vault's memory files whose work-tree bytes differ
+// pendingEdits lists the vault's memory files whose work-tree bytes differ
 // from the org ref (vault-relative), when the work tree is on the org branch.
-func (s *Store) PendingEdits(ctx context.Context) ([]string, error) {
+func (s *Store) pendingEdits(ctx context.Context) ([]string, error) {
 	if headBranch(s.gitDir) != s.org {
 		return nil, nil
 	}
@@ -100,7 +100,7 @@ func (s *Store) commitEditsLocked(ctx context.Context, subject string) (string, 
 	if !s.v.Config.CommitsEdits() {
 		return "", nil, nil
 	}
-	paths, err := s.PendingEdits(ctx)
+	paths, err := s.pendingEdits(ctx)
 	if err != nil || len(paths) == 0 {
 		return "", nil, err
 	}

@@ -170,7 +170,7 @@ func TestListAfterGitPacksObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(ds) != 1 {
-		broken, _ := tv.s.BrokenDrafts(context.Background())
+		broken, _ := tv.s.brokenDrafts(context.Background())
 		t.Fatalf("listed %d Drafts, want the 1 stored (broken: %v)", len(ds), broken)
 	}
 }

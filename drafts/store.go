@@ -28,7 +28,7 @@ const BranchPrefix = "refs/heads/drafts/"
 const MaxBody = 1 << 20
 
 var (
-	_ vault.OverlaySource = (*Store)(nil)
+	_ vault.OverlaySource = overlays{}
 	_ vault.Proposer      = (*Store)(nil)
 	_ vault.Rememberer    = (*Store)(nil)
 	_ vault.Reviewer      = (*Store)(nil)
@@ -95,14 +95,40 @@ func Open(ctx context.Context, ix vault.DraftIndex, out vault.Outbox) (*Store, e
 	s.org = "refs/heads/" + v.Config.OrgRef
 	s.remote = v.Config.Remote
 	s.lock = filepath.Join(v.DataDir(), "drafts.lock")
-	ix.UseOverlay(s)
+	ix.UseOverlay(overlays{s})
 	if s.out.ReadOnly() == "" { // a read-only vault is read as it is
-		if _, err := s.Recover(ctx); err != nil {
+		if _, err := s.finishInterrupted(ctx); err != nil {
 			return nil, fmt.Errorf("an interrupted merge could not be finished: %w", err)
 		}
 	}
 	return s, nil
 }
+
+// overlays lays the store's open Drafts over the index (vault.OverlaySource).
+type overlays struct{ s *Store }
+
+// Health is what lore doctor checks of the store: the org ref, Draft
+// branches that cannot be read, locks left behind, a person's edits not
+// committed.
+type Health struct{ s *Store }
+
+// Health returns what lore doctor checks of the store.
+func (s *Store) Health() Health { return Health{s} }
+
+// OrgHead is the org ref's commit (zero when it does not exist).
+func (h Health) OrgHead() (plumbing.Hash, error) { return h.s.orgHead() }
+
+// BrokenDrafts names the Draft branches the store cannot read, and why.
+func (h Health) BrokenDrafts(ctx context.Context) (map[string]string, error) {
+	return h.s.brokenDrafts(ctx)
+}
+
+// StaleLocks lists the lock files a killed process left in the store's git
+// directory.
+func (h Health) StaleLocks() []string { return StaleLocks(h.s.commonDir()) }
+
+// PendingEdits lists the notes a person changed and has not committed.
+func (h Health) PendingEdits(ctx context.Context) ([]string, error) { return h.s.pendingEdits(ctx) }
 
 // ReadOnly says why the store cannot write ("" when it can): the vault's
 // git directory cannot be written (a read-only file system, a full disk).
@@ -121,14 +147,14 @@ func (s *Store) writable(what string) error {
 // Close closes the outbox.
 func (s *Store) Close() error { return s.out.Close() }
 
-// SetClock replaces the clock (tests).
-func (s *Store) SetClock(now func() time.Time) { s.clock = now }
+// setClock replaces the clock (tests).
+func (s *Store) setClock(now func() time.Time) { s.clock = now }
 
-// OrgHead is the org ref's commit (zero when the branch has none yet).
-func (s *Store) OrgHead() (plumbing.Hash, error) { return s.refs.read(s.org) }
+// orgHead is the org ref's commit (zero when the branch has none yet).
+func (s *Store) orgHead() (plumbing.Hash, error) { return s.refs.read(s.org) }
 
-// CommonDir is the git directory that holds the refs and objects.
-func (s *Store) CommonDir() string { return s.refs.dir }
+// commonDir is the git directory that holds the refs and objects.
+func (s *Store) commonDir() string { return s.refs.dir }
 
 // OrgRef is the full name of the org ref.
 func (s *Store) OrgRef() string { return s.org }
@@ -448,7 +474,8 @@ func walkSinceKnown(repo *git.Repository, start plumbing.Hash, cutoff time.Time,
 // The reading is kept for the Overlay call that follows a changed signature,
 // so the overlay is built from exactly the refs it was signed from, and they
 // are read once.
-func (s *Store) OverlaySignature(ctx context.Context) (string, error) {
+func (o overlays) OverlaySignature(ctx context.Context) (string, error) {
+	s := o.s
 	heads, org, err := s.readHeads()
 	if err != nil {
 		return "", err
@@ -490,7 +517,8 @@ func (s *Store) workStamp(d *Draft) string {
 
 // Overlay returns every open (unmerged) Draft with its versions of the
 // memory files it changes — without them for Drafts whose head is in have.
-func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]vault.OverlayDraft, error) {
+func (o overlays) Overlay(ctx context.Context, have map[string]string) ([]vault.OverlayDraft, error) {
+	s := o.s
 	repo, err := s.repo()
 	if err != nil {
 		return nil, err
@@ -542,9 +570,9 @@ func (s *Store) Overlay(ctx context.Context, have map[string]string) ([]vault.Ov
 	return out, nil
 }
 
-// BrokenDrafts returns the Draft branches that cannot be read, and why
+// brokenDrafts returns the Draft branches that cannot be read, and why
 // (for lore doctor and lore drafts list). They are left out everywhere else.
-func (s *Store) BrokenDrafts(ctx context.Context) (map[string]string, error) {
+func (s *Store) brokenDrafts(ctx context.Context) (map[string]string, error) {
 	repo, err := s.repo()
 	if err != nil {
 		return nil, err

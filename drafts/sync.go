@@ -53,15 +53,12 @@ type SyncReport struct {
 	OrgNote  string       `json:"org_note,omitempty"`
 }
 
-// Sync is SyncWith without options.
-func (s *Store) Sync(ctx context.Context) (SyncReport, error) { return s.SyncWith(ctx, SyncOptions{}) }
-
-// SyncWith fetches the remote's org ref and Draft branches, brings them
+// syncWith fetches the remote's org ref and Draft branches, brings them
 // here (team.go), and pushes due Drafts (and the org ref, when it is ahead
 // as a fast-forward). A remote that cannot be reached leaves the Drafts
 // retrying with the reason (and returns no error: the outbox has it); a
 // refused push marks the Draft failed.
-func (s *Store) SyncWith(ctx context.Context, opt SyncOptions) (SyncReport, error) {
+func (s *Store) syncWith(ctx context.Context, opt SyncOptions) (SyncReport, error) {
 	rep := SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{},
 		Fetched: []string{}, Updated: []string{}, Combined: []string{}, Retired: []string{}, CameIn: []NoteChange{}}
 	if err := s.writable("sync"); err != nil {
@@ -72,7 +69,7 @@ func (s *Store) SyncWith(ctx context.Context, opt SyncOptions) (SyncReport, erro
 		return rep, err
 	}
 	defer unlock()
-	if !s.HasRemote(ctx) {
+	if !s.hasRemote(ctx) {
 		return rep, vault.Errorf(vault.CodeConfig, "the vault has no git remote %q: add one with `git remote add %s URL`, or name another with remote: in lore.yaml", s.remote, s.remote)
 	}
 	if err := s.reconcile(ctx); err != nil {
@@ -235,7 +232,7 @@ func (s *Store) recordPush(ctx context.Context, out string, byRef map[string]vau
 
 func (s *Store) finishReport(ctx context.Context, rep SyncReport) (SyncReport, error) {
 	var err error
-	rep.Outbox, err = s.Outbox(ctx)
+	rep.Outbox, err = s.outboxEntries(ctx)
 	return rep, err
 }
 
@@ -304,9 +301,9 @@ func (s *Store) reconcile(ctx context.Context) error {
 	return nil
 }
 
-// HasRemote reports whether the vault's git remote (remote: in lore.yaml,
+// hasRemote reports whether the vault's git remote (remote: in lore.yaml,
 // origin by default) exists.
-func (s *Store) HasRemote(ctx context.Context) bool {
+func (s *Store) hasRemote(ctx context.Context) bool {
 	_, err := runGit(ctx, s.top, "remote", "get-url", s.remote)
 	return err == nil
 }
@@ -324,13 +321,13 @@ func remoteSaid(gitErr string) string {
 	return strings.Join(said, " ")
 }
 
-// Publish syncs after a merge, when the vault has a remote, and says in one
+// publish syncs after a merge, when the vault has a remote, and says in one
 // line how the org ref went ("" without a remote).
-func (s *Store) Publish(ctx context.Context) string {
-	if !s.HasRemote(ctx) {
+func (s *Store) publish(ctx context.Context) string {
+	if !s.hasRemote(ctx) {
 		return ""
 	}
-	rep, err := s.Sync(ctx)
+	rep, err := s.syncWith(ctx, SyncOptions{})
 	switch {
 	case err != nil:
 		return "not published yet (lore sync tries again): " + err.Error()
@@ -339,3 +336,40 @@ func (s *Store) Publish(ctx context.Context) string {
 	}
 	return "org ref: " + rep.Org
 }
+
+// Remote is the store's side that faces the vault's git remote: sync, the
+// outbox it keeps, and publishing a merge (vault.Publisher).
+type Remote struct{ s *Store }
+
+var _ vault.Publisher = Remote{}
+
+// Remote returns the store's remote side.
+func (s *Store) Remote() Remote { return Remote{s} }
+
+// Sync is SyncWith without options.
+func (r Remote) Sync(ctx context.Context) (SyncReport, error) {
+	return r.s.syncWith(ctx, SyncOptions{})
+}
+
+// SyncWith shares the vault through its remote (see syncWith).
+func (r Remote) SyncWith(ctx context.Context, opt SyncOptions) (SyncReport, error) {
+	return r.s.syncWith(ctx, opt)
+}
+
+// Publish sends what a merge changed to the remote (see publish).
+func (r Remote) Publish(ctx context.Context) string { return r.s.publish(ctx) }
+
+// Exists reports whether the vault's git remote exists.
+func (r Remote) Exists(ctx context.Context) bool { return r.s.hasRemote(ctx) }
+
+// Status is one Draft's sync status ("queued" when unknown).
+func (r Remote) Status(ctx context.Context, id string) string { return r.s.syncStatus(ctx, id) }
+
+// Outbox returns every Draft's sync state.
+func (r Remote) Outbox(ctx context.Context) ([]OutboxEntry, error) { return r.s.outboxEntries(ctx) }
+
+// Pending reports whether a Draft waits to be synced.
+func (r Remote) Pending(ctx context.Context) bool { return r.s.pending(ctx) }
+
+// OutboxError is the last error writing the outbox met in this process.
+func (r Remote) OutboxError() error { return r.s.outboxError() }

@@ -34,7 +34,7 @@ func withRemote(t *testing.T, tv *tvault) (*daemon, string) {
 
 func outboxOf(t *testing.T, s *Store, id string) OutboxEntry {
 	t.Helper()
-	es, err := s.Outbox(context.Background())
+	es, err := s.outboxEntries(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +51,10 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	ctx := context.Background()
 	d, bare := withRemote(t, tv)
 	now := time.Now()
-	tv.s.SetClock(func() time.Time { return now })
+	tv.s.setClock(func() time.Time { return now })
 
 	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/sync.md", Body: "# Sync\n\nfirst\n"}})
-	rep, err := tv.s.Sync(ctx)
+	rep, err := tv.s.syncWith(ctx, SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	if e := outboxOf(t, tv.s, r.DraftID); e.Status != "synced" {
 		t.Fatalf("outbox %+v", e)
 	}
-	if st := tv.s.SyncStatus(ctx, r.DraftID); st != "synced" {
+	if st := tv.s.syncStatus(ctx, r.DraftID); st != "synced" {
 		t.Fatalf("status %s", st)
 	}
 
@@ -76,7 +76,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	d.Stop()
 	cur := tv.load("api", r.ResourceID)
 	u := tv.apply("api", update(r.ResourceID, cur.ContentHash, "first", "second"))
-	rep, err = tv.s.Sync(ctx)
+	rep, err = tv.s.syncWith(ctx, SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +89,11 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	}
 	// Not due before its backoff; due after it, and the remote is back.
 	d = startDaemon(t, d.Base, d.Port)
-	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 0 {
+	if rep, _ = tv.s.syncWith(ctx, SyncOptions{}); len(rep.Pushed) != 0 {
 		t.Fatalf("pushed before the backoff: %+v", rep)
 	}
 	now = now.Add(time.Minute)
-	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 1 {
+	if rep, _ = tv.s.syncWith(ctx, SyncOptions{}); len(rep.Pushed) != 1 {
 		t.Fatalf("after backoff: %+v", rep)
 	}
 	if got := strings.TrimSpace(testvault.Git(t, bare, "log", "-1", "--format=%B", branch)); !strings.Contains(got, u.LocalOperationID) {
@@ -104,7 +104,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	if _, err := tv.s.Merge(ctx, []string{r.DraftID}); err != nil {
 		t.Fatal(err)
 	}
-	rep, _ = tv.s.Sync(ctx)
+	rep, _ = tv.s.syncWith(ctx, SyncOptions{})
 	if rep.Org != "pushed" || len(rep.Deleted) != 1 {
 		t.Fatalf("after merge: %+v", rep)
 	}
@@ -126,7 +126,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 		t.Fatal(err)
 	}
 	localMain := strings.TrimSpace(tv.git("rev-parse", "main"))
-	rep, _ = tv.s.Sync(ctx)
+	rep, _ = tv.s.syncWith(ctx, SyncOptions{})
 	if !strings.Contains(rep.Org, "diverged") || !strings.Contains(rep.Org, "rewritten") {
 		t.Fatalf("rewritten org: %+v", rep)
 	}
@@ -140,7 +140,7 @@ func TestSyncPushesRetriesAndNeverForcesOrg(t *testing.T) {
 	// A remote that refuses the push: the Draft fails, with the reason.
 	os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte("#!/bin/sh\necho 'drafts are closed' >&2\nexit 1\n"), 0o755)
 	c3 := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/refused.md", Body: "# Refused\n\nx\n"}})
-	rep, _ = tv.s.Sync(ctx)
+	rep, _ = tv.s.syncWith(ctx, SyncOptions{})
 	if e := outboxOf(t, tv.s, c3.DraftID); e.Status != "failed" || !strings.Contains(e.LastError, "refused") {
 		t.Fatalf("refused push: %+v %+v", e, rep)
 	}
@@ -156,7 +156,7 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 	hook := fmt.Sprintf("#!/bin/sh\nkill -9 $(cat %s/daemon.pid)\nkill -9 $PPID\nsleep 1\n", d.Base)
 	os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755)
 	r := tv.apply("web", vault.Op{Create: &vault.CreateOp{Path: "notes/mid.md", Body: "# Mid\n\nx\n"}})
-	rep, err := tv.s.Sync(ctx)
+	rep, err := tv.s.syncWith(ctx, SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +168,8 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 	}
 	os.Remove(filepath.Join(bare, "hooks", "pre-receive"))
 	startDaemon(t, d.Base, d.Port)
-	tv.s.SetClock(func() time.Time { return time.Now().Add(time.Hour) })
-	if rep, _ = tv.s.Sync(ctx); len(rep.Pushed) != 1 {
+	tv.s.setClock(func() time.Time { return time.Now().Add(time.Hour) })
+	if rep, _ = tv.s.syncWith(ctx, SyncOptions{}); len(rep.Pushed) != 1 {
 		t.Fatalf("retry: %+v", rep)
 	}
 	testvault.Git(t, bare, "fsck", "--strict")
@@ -177,7 +177,7 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 
 func TestSyncWithoutRemoteSaysHowToAddOne(t *testing.T) {
 	tv := newVault(t, "", baseFiles)
-	_, err := tv.s.Sync(context.Background())
+	_, err := tv.s.syncWith(context.Background(), SyncOptions{})
 	if err == nil || !strings.Contains(err.Error(), "git remote add origin") {
 		t.Fatalf("%v", err)
 	}
@@ -195,7 +195,7 @@ func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
 	d, bare := withRemote(t, tv)
 	a := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/a.md", Body: "# A\n\na\n"}})
 	b := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/b.md", Body: "# B\n\nb\n"}})
-	if rep, err := tv.s.Sync(ctx); err != nil || len(rep.Pushed) != 2 {
+	if rep, err := tv.s.syncWith(ctx, SyncOptions{}); err != nil || len(rep.Pushed) != 2 {
 		t.Fatalf("first sync: %+v %v", rep, err)
 	}
 	// A teammate's clone pushes a commit onto each Draft branch.
@@ -219,7 +219,7 @@ func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
 	if _, err := tv.s.Merge(ctx, []string{b.DraftID + "@" + seen.Head}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := tv.s.Sync(ctx)
+	rep, err := tv.s.syncWith(ctx, SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

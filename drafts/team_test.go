@@ -53,7 +53,7 @@ func (tm *team) remote(args ...string) string {
 
 func (tv *tvault) sync() SyncReport {
 	tv.t.Helper()
-	rep, err := tv.s.Sync(context.Background())
+	rep, err := tv.s.syncWith(context.Background(), SyncOptions{})
 	if err != nil || rep.Error != "" {
 		tv.t.Fatalf("sync: %v %+v", err, rep)
 	}
@@ -168,7 +168,7 @@ func TestTeam_ADraftWithCommitsFromTwoMachinesLosesNone(t *testing.T) {
 	bob.apply("api", update(r.ResourceID, bob.load("api", r.ResourceID).ContentHash, "two", "two (bob)"))
 	bobsTwo := strings.TrimSpace(bob.git("rev-parse", branch))
 	bob.sync()
-	rep, err := alice.s.Sync(ctx)
+	rep, err := alice.s.syncWith(ctx, SyncOptions{})
 	if err != nil || !has(rep.Failed, r.DraftID) {
 		t.Fatalf("a clash: %+v %v", rep, err)
 	}
@@ -259,7 +259,7 @@ func TestTeam_BothSidesPublished(t *testing.T) {
 	if alice.orgHead() != mine || tm.remote("rev-parse", "main") != theirs {
 		t.Fatal("a side moved")
 	}
-	rep, err := alice.s.SyncWith(ctx, SyncOptions{Merge: true})
+	rep, err := alice.s.syncWith(ctx, SyncOptions{Merge: true})
 	if err != nil || rep.Org != "pushed" || !strings.Contains(rep.OrgNote, "merge commit") {
 		t.Fatalf("--merge: %+v %v", rep, err)
 	}
@@ -320,7 +320,7 @@ func TestTeam_AProtectedOrgBranchKeepsTheDraftThere(t *testing.T) {
 	if _, err := alice.s.Merge(ctx, []string{r.DraftID}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := alice.s.Sync(ctx)
+	rep, err := alice.s.syncWith(ctx, SyncOptions{})
 	if err != nil || !strings.Contains(rep.Org, "refused") || has(rep.Deleted, r.DraftID) {
 		t.Fatalf("report: %+v %v", rep, err)
 	}
@@ -345,7 +345,7 @@ func syncCrashWorker() int {
 			os.Exit(137)
 		}
 	}
-	_, err = s.SyncWith(context.Background(), SyncOptions{Merge: true})
+	_, err = s.syncWith(context.Background(), SyncOptions{Merge: true})
 	fmt.Fprintln(os.Stderr, "sync returned without crashing:", err)
 	return 1
 }

@@ -68,16 +68,21 @@ type Rememberer interface {
 }
 
 // Reviewer is how people review Drafts: list them, see one's diff (with
-// the head it shows), merge the heads they reviewed, discard, and each
-// Draft's sync state.
+// the head it shows), merge the heads they reviewed, discard.
 type Reviewer interface {
 	List(ctx context.Context, project string, all bool) ([]Draft, error)
 	Diff(ctx context.Context, id string) (patch string, d Draft, err error)
 	Merge(ctx context.Context, reviewed []string) (MergeResult, error)
 	Discard(ctx context.Context, ids []string) ([]string, error)
-	SyncStatus(ctx context.Context, id string) string
-	HasRemote(ctx context.Context) bool
 	OrgRef() string
+}
+
+// Publisher is the vault's side that faces its git remote, as a reviewer
+// sees it: each Draft's sync state, whether there is a remote, and
+// publishing what a merge changed.
+type Publisher interface {
+	Status(ctx context.Context, id string) string
+	Exists(ctx context.Context) bool
 	// Publish sends what a merge changed to the vault's remote (the org
 	// ref, the merged Drafts' branches deleted) and says how it went; ""
 	// without a remote.

@@ -46,7 +46,7 @@ func newAPIServer(t *testing.T) *apiServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(activity.New(activity.Homes{}, nil), activity.NewIndexRuns(nil), ix, st, "api")
+	s := New(activity.New(activity.Homes{}, nil), activity.NewIndexRuns(nil), ix, st, st.Remote(), "api")
 	s.token = "secret"
 	return &apiServer{t: t, h: s.Handler(), store: st, root: root}
 }
@@ -201,7 +201,7 @@ func TestAPI_AMergeIsPublishedToTheRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.store.Sync(ctx); err != nil {
+	if _, err := a.store.Remote().Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	_, out := a.call("GET", "/api/drafts/diff?id="+res.DraftID, "")

@@ -35,13 +35,13 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]any{"vault": v.Root, "vault_name": path.Base(v.Root), "project": s.project,
-		"open_drafts": len(ds), "org_ref": strings.TrimPrefix(s.store.OrgRef(), "refs/heads/"), "remote": s.store.HasRemote(r.Context())})
+		"open_drafts": len(ds), "org_ref": strings.TrimPrefix(s.store.OrgRef(), "refs/heads/"), "remote": s.remote.Exists(r.Context())})
 }
 
 // syncStatus is a Draft's sync state as the CLI says it: "local (no
 // remote)" where the vault has no remote to send it to.
 func (s *Server) syncStatus(r *http.Request, d vault.Draft, hasRemote bool) string {
-	st := s.store.SyncStatus(r.Context(), d.ID)
+	st := s.remote.Status(r.Context(), d.ID)
 	if st == "queued" && !hasRemote {
 		return "local (no remote)"
 	}

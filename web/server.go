@@ -43,6 +43,7 @@ type Server struct {
 	runs    *activity.IndexRuns
 	ix      Memory
 	store   vault.Reviewer
+	remote  vault.Publisher
 	project string
 	token   string
 	port    string
@@ -52,10 +53,10 @@ type Server struct {
 }
 
 // New makes a server. The token is random unless given (tests).
-func New(act *activity.Activity, runs *activity.IndexRuns, ix Memory, st vault.Reviewer, project string) *Server {
+func New(act *activity.Activity, runs *activity.IndexRuns, ix Memory, st vault.Reviewer, remote vault.Publisher, project string) *Server {
 	var b [16]byte
 	rand.Read(b[:])
-	return &Server{act: act, runs: runs, ix: ix, store: st, project: project, token: hex.EncodeToString(b[:])}
+	return &Server{act: act, runs: runs, ix: ix, store: st, remote: remote, project: project, token: hex.EncodeToString(b[:])}
 }
 
 // Listen binds 127.0.0.1:port (0: any free port) and returns the listener
@@ -331,7 +332,7 @@ func (s *Server) drafts(w http.ResponseWriter, r *http.Request) {
 		SyncStatus string   `json:"sync_status"`
 		Session    *session `json:"session,omitempty"` // the agent session that made it, when its log is here
 	}
-	hasRemote := s.store.HasRemote(r.Context())
+	hasRemote := s.remote.Exists(r.Context())
 	out := []row{}
 	for _, d := range ds {
 		rw := row{Draft: d, ShortID: vault.ShortID(d.ID, ds), SyncStatus: s.syncStatus(r, d, hasRemote)}
@@ -391,7 +392,7 @@ func (s *Server) draftMerge(w http.ResponseWriter, r *http.Request) {
 	// With a remote, the merge is published there at once, as the CLI's.
 	published := ""
 	if len(res.Merged) > 0 {
-		published = s.store.Publish(r.Context())
+		published = s.remote.Publish(r.Context())
 	}
 	writeJSON(w, struct {
 		vault.MergeResult

@@ -111,25 +111,25 @@ func printVectors(ctx context.Context, e *env, ix *retrieve.Memory) error {
 // Draft branches lore cannot read, a failed outbox write, stale locks.
 func storeProblems(ctx context.Context, e *env, v *vault.Vault) []vault.Problem {
 	var out []vault.Problem
-	if head, err := e.store.OrgHead(); err != nil || head.IsZero() {
+	if head, err := e.store.Health().OrgHead(); err != nil || head.IsZero() {
 		why := "has no commit yet"
 		if err != nil {
 			why = "cannot be read: " + err.Error()
 		}
 		out = append(out, vault.Problem{Path: "org ref " + v.Config.OrgRef, Message: why + "; agents cannot store until it has one: run `lore commit` to record the vault's notes as its first commit (or set org_ref in lore.yaml to the branch that holds your notes)"})
 	}
-	if broken, err := e.store.BrokenDrafts(ctx); err == nil {
+	if broken, err := e.store.Health().BrokenDrafts(ctx); err == nil {
 		for branch, why := range broken {
 			out = append(out, vault.Problem{Path: branch, Message: "a Draft branch lore cannot read (left out of every project's memory; fix it with git or delete the branch): " + why})
 		}
 	}
-	if err := e.store.OutboxError(); err != nil {
+	if err := e.store.Remote().OutboxError(); err != nil {
 		out = append(out, vault.Problem{Path: "sync outbox", Message: "a write to the outbox failed (" + err.Error() + "); the next lore sync rebuilds it from the Draft branches"})
 	}
 	if p, ok := hookFailures(v.DataDir(), time.Now()); ok {
 		out = append(out, p)
 	}
-	for _, l := range drafts.StaleLocks(e.store.CommonDir()) {
+	for _, l := range e.store.Health().StaleLocks() {
 		out = append(out, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
 	}
 	return out
@@ -137,7 +137,7 @@ func storeProblems(ctx context.Context, e *env, v *vault.Vault) []vault.Problem 
 
 // printPendingEdits lists the person's uncommitted edits to notes.
 func printPendingEdits(ctx context.Context, e *env, v *vault.Vault) {
-	pending, err := e.store.PendingEdits(ctx)
+	pending, err := e.store.Health().PendingEdits(ctx)
 	if err != nil || len(pending) == 0 {
 		return
 	}

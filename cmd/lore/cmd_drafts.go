@@ -66,7 +66,7 @@ Examples:
 		fmt.Fprintf(e.stdout, "proposed %s as Draft %s (project %s); review it with: lore drafts diff %s\n", what, res.DraftID, b.Project, res.DraftID)
 	}
 	sync := res.SyncStatus
-	if sync == "queued" && !e.store.HasRemote(ctx) {
+	if sync == "queued" && !e.store.Remote().Exists(ctx) {
 		sync = "local (no remote)" // as lore drafts list says it; --json keeps the contract's "queued"
 	}
 	fmt.Fprintf(e.stdout, "resource %s · operation %s · sync %s\n", orDash(res.ResourceID), res.LocalOperationID, sync)
@@ -251,7 +251,7 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "no open Drafts")
 		return nil
 	}
-	hasRemote := st.HasRemote(ctx)
+	hasRemote := st.Remote().Exists(ctx)
 	here := drafts.HostName()
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DRAFT\tPROJECT\tLAST OP\tPATH\tOPS\tAUTHOR\tFROM\tSYNC\tAGE")
@@ -264,7 +264,7 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		if p == "" && len(d.Paths) > 0 {
 			p = d.Paths[0]
 		}
-		status := st.SyncStatus(ctx, d.ID)
+		status := st.Remote().Status(ctx, d.ID)
 		if status == "queued" && !hasRemote {
 			status = "local (no remote)"
 		}
@@ -304,7 +304,7 @@ func draftsShow(ctx context.Context, e *env, args []string) error {
 			continue
 		}
 		fmt.Fprintf(e.stdout, "draft_id: %s\nproject: %s\nbranch: %s\nresource_id: %s\npath: %s\nchanged: %s\nsync_status: %s\n",
-			d.ID, d.Project, strings.TrimPrefix(d.Branch, "refs/heads/"), d.ResourceID, d.Path, strings.Join(d.Paths, ", "), st.SyncStatus(ctx, d.ID))
+			d.ID, d.Project, strings.TrimPrefix(d.Branch, "refs/heads/"), d.ResourceID, d.Path, strings.Join(d.Paths, ", "), st.Remote().Status(ctx, d.ID))
 		for _, o := range d.Operations {
 			fmt.Fprintf(e.stdout, "  %s  %-7s %s  %s\n", o.At.Format("2006-01-02 15:04:05"), o.Op, o.Path, o.LocalOperationID)
 		}
@@ -389,9 +389,9 @@ Examples:
 	// pushed (a fast-forward only) and the Drafts' branches deleted.
 	var rep drafts.SyncReport
 	var syncErr error
-	synced := len(res.Merged) > 0 && e.store.HasRemote(ctx)
+	synced := len(res.Merged) > 0 && e.store.Remote().Exists(ctx)
 	if synced {
-		rep, syncErr = e.store.Sync(ctx)
+		rep, syncErr = e.store.Remote().Sync(ctx)
 	}
 	if *asJSON {
 		return printJSON(e.stdout, res)
@@ -478,12 +478,12 @@ syncing.`)
 	defer e.closeIndex(ix)
 	st := e.store
 	var rep drafts.SyncReport
-	if *status || !st.HasRemote(ctx) {
+	if *status || !st.Remote().Exists(ctx) {
 		// No remote is nothing to do, not a binding error: the Drafts stay
 		// on this machine, and the line below says how to share them.
-		rep.Outbox, err = st.Outbox(ctx)
+		rep.Outbox, err = st.Remote().Outbox(ctx)
 		*status = true
-	} else if rep, err = st.SyncWith(ctx, drafts.SyncOptions{Merge: *merge}); err == nil {
+	} else if rep, err = st.Remote().SyncWith(ctx, drafts.SyncOptions{Merge: *merge}); err == nil {
 		_, err = ix.Refresh(ctx, nil) // what came in is searchable at once
 	}
 	if err != nil {
@@ -495,7 +495,7 @@ syncing.`)
 	if !*status {
 		printSyncReport(e, rep)
 	}
-	if !st.HasRemote(ctx) {
+	if !st.Remote().Exists(ctx) {
 		fmt.Fprintf(e.stdout, "no remote %q: Drafts stay on this machine (that is fine for one person); add one with `git remote add %s URL` to share them\n", ix.Vault().Config.Remote, ix.Vault().Config.Remote)
 	}
 	if len(rep.Outbox) == 0 {

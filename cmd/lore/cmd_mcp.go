@@ -108,12 +108,12 @@ func background(ctx context.Context, e *env, ix *retrieve.Memory, st *drafts.Sto
 			// Something to push, or time to fetch what the team did (their
 			// Drafts, merges): a merge on any machine reaches this server's
 			// agents after its next fetch.
-			due := every > 0 && time.Since(last) >= every && st.HasRemote(ctx)
-			if !st.Pending(ctx) && !due {
+			due := every > 0 && time.Since(last) >= every && st.Remote().Exists(ctx)
+			if !st.Remote().Pending(ctx) && !due {
 				return nil
 			}
 			last = time.Now()
-			rep, err := st.Sync(ctx)
+			rep, err := st.Remote().Sync(ctx)
 			if err == nil && rep.Error != "" {
 				fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)
 			}

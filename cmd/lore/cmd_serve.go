@@ -26,7 +26,7 @@ bound vault. Open the printed URL: it carries the token every request needs.`)
 	runs := activity.NewIndexRuns(openRuns)
 	runs.Add(ix)
 	defer runs.Close()
-	srv := web.New(activity.New(homes, e.workspaces()), runs, ix, e.store, b.Project)
+	srv := web.New(activity.New(homes, e.workspaces()), runs, ix, e.store, e.store.Remote(), b.Project)
 	l, url, err := srv.Listen(*port)
 	if err != nil {
 		return err
