@@ -16,11 +16,18 @@
 // package retrieve; the BM25 scores are the index's, because FTS5 computes
 // them in SQL and the in-memory copy must give exactly the same ones.
 //
-// Where the pieces are: tokenize.go and stem.go (tokens), index.go (open,
-// refresh), write.go (a batch's rows), digest.go (freshness without reading
-// every row), overlay.go (the Drafts' rows), vectors.go, memindex.go,
-// memvec.go, postings.go, vocab.go, spill.go and doctable.go (the in-memory
-// copies), writegate.go (writers take turns), records.go, rules.go.
+// Where the pieces are: tokenize.go and stem.go (tokens), index.go (open),
+// refresh.go (incremental indexing), write.go (a batch's rows), digest.go
+// (freshness without reading every row), overlay.go (the Drafts' rows),
+// outbox.go (the sync outbox's file), writegate.go (writers take turns),
+// lookups.go and records.go (what retrieve reads and writes), rules.go.
+// The index's own methods are few: its embedding side is Vectors()
+// (vectors.go), its in-memory side Resident(), and what ranking and the
+// edges read goes through Lookups() and Records(). The lexical stage has
+// two engines behind one interface (engine.go): FTS5 in SQL, and the
+// in-memory copy of its scorer (memindex.go, postings.go, vocab.go,
+// spill.go, doctable.go; memvec.go for the vectors' sign bits), held to the
+// same scores by a test.
 //
 // Each decision, with the figures it was made on, is in docs/decisions:
 // tokenizer.md, stop-words-once.md, query-or-and-column-weights.md,

@@ -194,15 +194,11 @@ func idList(uids []int64) string {
 // FTS5's bm25 negated (higher is better), from the in-memory postings when
 // this process keeps them (the same scores; see memindex.go).
 func (l Lookups) BM25(ctx context.Context, ts []string, project string, limit int) ([]Unit, error) {
-	ix := l.ix
-	m, err := ix.memFor(ctx)
+	e, err := l.ix.lexicalEngine(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if m != nil {
-		return ix.memHits(ctx, m.search(ts, project, limit))
-	}
-	return ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights(), limit)
+	return e.bm25(ctx, ts, project, limit)
 }
 
 // memHits reads the rows of the in-memory scorer's winners, in its order.

@@ -48,7 +48,8 @@ func memQueries() []string {
 	return qs
 }
 
-// compareScorers checks that the in-memory postings rank exactly as FTS5 does:
+// compareScorers checks that the two lexical engines (engine.go) answer
+// alike — the in-memory postings rank exactly as FTS5 does:
 // the same units, in the same order, with the same scores, for every query and
 // project view.
 func compareScorers(t *testing.T, tv *testVault, projects []string) {
@@ -65,11 +66,11 @@ func compareScorers(t *testing.T, tv *testVault, projects []string) {
 			if len(ts) == 0 {
 				continue
 			}
-			want, err := tv.Ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights(), 25)
+			want, err := lexical(sqlLexical{tv.Ix}).bm25(ctx, ts, project, 25)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tv.Ix.memHits(ctx, m.search(ts, project, 25))
+			got, err := lexical(memLexical{tv.Ix, m}).bm25(ctx, ts, project, 25)
 			if err != nil {
 				t.Fatal(err)
 			}

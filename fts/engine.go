@@ -1,0 +1,49 @@
+package fts
+
+import "context"
+
+// The lexical stage has two engines that give the same scores:
+//
+//   - FTS5's bm25() over the SQL index (lookups.go), which one-shot
+//     commands use, and a server until its copy is built;
+//   - the in-memory copy of FTS5's scorer that a long-running process
+//     keeps (memindex.go: the copy and its upkeep from the change logs;
+//     postings.go, vocab.go, doctable.go, spill.go: its parts; memvec.go:
+//     the vectors' sign bits beside it).
+//
+// Both answer one call, lexical.bm25; Lookups.BM25 takes whichever this
+// process has (lexicalEngine), and TestMemIndexMatchesFTS5 holds the two to
+// the same units, order and scores for every query and project view.
+type lexical interface {
+	bm25(ctx context.Context, ts []string, project string, limit int) ([]Unit, error)
+}
+
+// sqlLexical is FTS5's engine.
+type sqlLexical struct{ ix *Index }
+
+func (e sqlLexical) bm25(ctx context.Context, ts []string, project string, limit int) ([]Unit, error) {
+	return e.ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights(), limit)
+}
+
+// memLexical is the in-memory engine.
+type memLexical struct {
+	ix *Index
+	m  *memIndex
+}
+
+func (e memLexical) bm25(ctx context.Context, ts []string, project string, limit int) ([]Unit, error) {
+	return e.ix.memHits(ctx, e.m.search(ts, project, limit))
+}
+
+// lexicalEngine returns the engine this process answers the lexical stage
+// with: the in-memory copy when it keeps one, else FTS5.
+func (ix *Index) lexicalEngine(ctx context.Context) (lexical, error) {
+	m, err := ix.memFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		return memLexical{ix, m}, nil
+	}
+	return sqlLexical{ix}, nil
+}
