@@ -23,8 +23,10 @@
 //
 // Where the pieces are: ops.go (store's operations), resolve.go (reading
 // under the lock), merge.go, intent.go (the merge's crash record),
-// pending.go (a person's edits), refs.go, store.go (listing, the overlay),
-// outbox.go and sync.go, init.go.
+// pending.go (a person's edits), refs.go, store.go (listing, the overlay,
+// Health for lore doctor), outbox.go and sync.go (Remote: push, the outbox,
+// publishing a merge), team.go (what a sync brings from the team's remote:
+// the org ref, teammates' Drafts, host-side merges), init.go.
 //
 // Each decision is in docs/decisions, in the drafts-*.md files: nothing an
 // agent stores is published, ids are stable, reading under the lock, the
