@@ -35,11 +35,6 @@ func (s *Store) outboxEntries(ctx context.Context) ([]OutboxEntry, error) { retu
 // syncStatus returns one Draft's sync status ("queued" when unknown).
 func (s *Store) syncStatus(ctx context.Context, id string) string { return s.out.Status(ctx, id) }
 
-// operationLogged reports whether a local operation id was acknowledged here.
-func (s *Store) operationLogged(ctx context.Context, lop string) bool {
-	return s.out.OperationLogged(ctx, lop)
-}
-
 // pending reports whether the outbox holds a Draft waiting to be synced.
 func (s *Store) pending(ctx context.Context) bool { return s.out.Pending(ctx) }
 
