@@ -101,7 +101,7 @@ func BenchmarkSyncIn1000Notes(b *testing.B) {
 		if len(rep.CameIn) != 1000 {
 			b.Fatalf("came in: %d", len(rep.CameIn))
 		}
-		if _, err := alice.ix.Refresh(ctx, nil); err != nil {
+		if _, err := alice.ix.Index.Refresh(ctx, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

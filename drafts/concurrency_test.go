@@ -164,9 +164,9 @@ func TestManyProcessesStoreAtOnce(t *testing.T) {
 				errs <- fmt.Errorf("person's commit: %v\n%s", err, out)
 				return
 			}
-			refresh := tv.ix.Refresh
+			refresh := tv.ix.Index.Refresh
 			if i%3 == 2 {
-				refresh = tv.ix.Rebuild
+				refresh = tv.ix.Index.Rebuild
 			}
 			if _, err := refresh(context.Background(), nil); err != nil {
 				errs <- err

@@ -120,7 +120,7 @@ func TestTeam_ADraftGoesRoundTwoMachines(t *testing.T) {
 	if ds, _ := alice.s.List(ctx, "api", true); len(ds) != 0 {
 		t.Fatalf("alice still lists %+v", ds)
 	}
-	if _, err := alice.ix.Refresh(ctx, nil); err != nil {
+	if _, err := alice.ix.Index.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if hits, err := alice.ix.Search(ctx, "blue-green switch", searchOpt("web")); err != nil || len(hits) == 0 || hits[0].Path != "notes/deploy.md" {

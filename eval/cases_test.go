@@ -27,7 +27,7 @@ func openIndex(t *testing.T, files map[string]string) *retrieve.Memory {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	if _, err := ix.Refresh(context.Background(), nil); err != nil {
+	if _, err := ix.Index.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	return ix
@@ -40,7 +40,7 @@ func TestScoreCases_ScoresAndSkipsEmptyCases(t *testing.T) {
 		"a.md": "---\nid: mem_a\n---\n# Alpha\n\nsync retries back off\n",
 		"b.md": "---\nid: mem_b\n---\n# Beta\n\ncache invalidation\n",
 	})
-	m, err := ScoreCases(context.Background(), ix, []Case{
+	m, err := ScoreCases(context.Background(), ix.Pipeline, []Case{
 		{Query: "sync retries", Expected: []string{"mem_a"}},
 		{Query: "cache", Expected: nil},
 	}, "lexical")
@@ -102,11 +102,11 @@ func TestCases_ASectionLevelMissIsAMiss(t *testing.T) {
 	if _, err := cs.Add(ctx, ix, Case{Query: "x", Expected: []string{"hotkeys.md#No such heading"}}); vault.ErrorCode(err) != vault.CodeNotFound {
 		t.Errorf("a missing heading: %v", err)
 	}
-	byNote, err := ScoreCases(ctx, ix, []Case{{Query: c.Query, Expected: c.Expected}}, "lexical")
+	byNote, err := ScoreCases(ctx, ix.Pipeline, []Case{{Query: c.Query, Expected: c.Expected}}, "lexical")
 	if err != nil {
 		t.Fatal(err)
 	}
-	bySection, err := ScoreCases(ctx, ix, []Case{c}, "lexical")
+	bySection, err := ScoreCases(ctx, ix.Pipeline, []Case{c}, "lexical")
 	if err != nil {
 		t.Fatal(err)
 	}

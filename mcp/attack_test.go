@@ -339,7 +339,7 @@ func TestAttack_ADraftOfAListAfterAHeadingStaysReadable(t *testing.T) {
 	if _, err := ts.mem(t, `{"op":{"activate":{"query":"promote the android build"}}}`); err != nil {
 		t.Fatalf("activate: %v", err)
 	}
-	if _, err := ts.ix.(*retrieve.Memory).Rebuild(ctx, nil); err != nil {
+	if _, err := ts.ix.(*retrieve.Memory).Index.Rebuild(ctx, nil); err != nil {
 		t.Fatalf("rebuild: %v", err)
 	}
 }

@@ -220,7 +220,7 @@ func TestContract_FlushFollowsTheVaultsStyle(t *testing.T) {
 func TestContract_RecallSaysWhenVectorsAreMissing(t *testing.T) {
 	ts := newTestServer(t, "vault", releaseFiles)
 	ctx := context.Background()
-	if err := ts.ix.(*retrieve.Memory).Vectors().Use(ctx, &embed.HashEmbedder{Dims: 64}); err != nil {
+	if err := ts.ix.(*retrieve.Memory).Index.Vectors().Use(ctx, &embed.HashEmbedder{Dims: 64}); err != nil {
 		t.Fatal(err)
 	}
 	out, err := ts.recallMemory(ctx, []byte(`{"query":"the TTL is 30 seconds and the budget is 3","mode":"vector"}`))
@@ -231,7 +231,7 @@ func TestContract_RecallSaysWhenVectorsAreMissing(t *testing.T) {
 	if !strings.Contains(r.Text, "howto/release.md") || !strings.Contains(r.Text, "no vector yet") || r.Data.(map[string]any)["vectors_pending"].(int) == 0 {
 		t.Fatalf("vector mode before embedding:\n%s", r.Text)
 	}
-	if _, err := ts.ix.(*retrieve.Memory).Vectors().Embed(ctx, nil); err != nil {
+	if _, err := ts.ix.(*retrieve.Memory).Index.Vectors().Embed(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	out, err = ts.recallMemory(ctx, []byte(`{"query":"the TTL is 30 seconds and the budget is 3","mode":"vector"}`))

@@ -39,13 +39,13 @@ func activateVault(t *testing.T, files map[string]string) (*testVault, *testEmbe
 	t.Helper()
 	tv := newTestVault(t, files)
 	e := &testEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}}
-	if err := tv.Ix.Vectors().Use(context.Background(), e); err != nil {
+	if err := tv.Ix.Index.Vectors().Use(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tv.Ix.Refresh(context.Background(), nil); err != nil {
+	if _, err := tv.Ix.Index.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tv.Ix.Vectors().Embed(context.Background(), nil); err != nil {
+	if _, err := tv.Ix.Index.Vectors().Embed(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	return tv, e
@@ -175,14 +175,14 @@ func TestActivate_StateStaysBounded(t *testing.T) {
 			t.Fatalf("state grew to %d bytes", len(state))
 		}
 	}
-	entries, err := tv.Ix.loadState(context.Background(), mustKey(t, tv.Ix), state)
+	entries, err := tv.Ix.Pipeline.loadState(context.Background(), mustKey(t, tv.Ix), state)
 	if err != nil || len(entries) > MaxStateUnits {
 		t.Errorf("state holds %d entries, %v", len(entries), err)
 	}
 }
 
 func mustKey(t *testing.T, ix *Memory) []byte {
-	k, err := ix.stateKey()
+	k, err := ix.Pipeline.stateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,18 +261,18 @@ func TestActivate_UnembeddedUnitsStillCompeteLexically(t *testing.T) {
 	if e.calls.Load() != before+1 {
 		t.Errorf("activate embedded %d texts; it must embed only the query", e.calls.Load()-before)
 	}
-	n, err := tv.Ix.Vectors().Embed(context.Background(), nil)
+	n, err := tv.Ix.Index.Vectors().Embed(context.Background(), nil)
 	if err != nil || n != 1 {
 		t.Errorf("EmbedPending embedded %d, %v; want the one new unit", n, err)
 	}
-	if n, _ := tv.Ix.Vectors().Embed(context.Background(), nil); n != 0 {
+	if n, _ := tv.Ix.Index.Vectors().Embed(context.Background(), nil); n != 0 {
 		t.Errorf("unchanged units embedded again: %d", n)
 	}
 }
 
 func TestActivate_ChangingModelReembeds(t *testing.T) {
 	tv, _ := activateVault(t, deltaNotes)
-	if err := tv.Ix.Vectors().Use(context.Background(), &embed.HashEmbedder{Dims: 32}); err != nil {
+	if err := tv.Ix.Index.Vectors().Use(context.Background(), &embed.HashEmbedder{Dims: 32}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := tv.Ix.PendingEmbeddings(context.Background())
@@ -303,7 +303,7 @@ func TestActivate_RunRecordsEverything(t *testing.T) {
 	if again := tv.run(act.RunID); again.Delivered[0].Content != d.Content {
 		t.Errorf("run changed after the note did")
 	}
-	runs, err := tv.Ix.Runs(context.Background(), 10)
+	runs, err := tv.Ix.Pipeline.Runs(context.Background(), 10)
 	if err != nil || len(runs) != 1 || runs[0].RunID != act.RunID {
 		t.Errorf("Runs = %+v, %v", runs, err)
 	}
@@ -351,7 +351,7 @@ func keys(act *vault.Activation) []string {
 func TestActivate_FusionChoices(t *testing.T) {
 	tv, _ := activateVault(t, deltaNotes)
 	for _, f := range []string{"score", "rrf"} {
-		if err := tv.Ix.UseFusion(vault.RetrievalConfig{Fusion: f}); err != nil {
+		if err := tv.Ix.Pipeline.UseFusion(vault.RetrievalConfig{Fusion: f}); err != nil {
 			t.Fatal(err)
 		}
 		act := tv.activate("sync retries", "")
@@ -359,11 +359,11 @@ func TestActivate_FusionChoices(t *testing.T) {
 			t.Errorf("%s fusion: %v, want mem_a's sync section first", f, keys(act))
 		}
 	}
-	if err := tv.Ix.UseFusion(vault.RetrievalConfig{Fusion: "magic"}); vault.ErrorCode(err) != vault.CodeConfig {
+	if err := tv.Ix.Pipeline.UseFusion(vault.RetrievalConfig{Fusion: "magic"}); vault.ErrorCode(err) != vault.CodeConfig {
 		t.Errorf("unknown fusion: %v", err)
 	}
 	for _, w := range []float64{-1, 11} {
-		if err := tv.Ix.UseFusion(vault.RetrievalConfig{VectorWeight: w}); vault.ErrorCode(err) != vault.CodeConfig {
+		if err := tv.Ix.Pipeline.UseFusion(vault.RetrievalConfig{VectorWeight: w}); vault.ErrorCode(err) != vault.CodeConfig {
 			t.Errorf("vector weight %v: %v; want invalid_config", w, err)
 		}
 	}
@@ -393,7 +393,7 @@ func TestActivate_RerankOrdersTheTop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tv.Ix.UseReranker(rr)
+	tv.Ix.Pipeline.UseReranker(rr)
 	act := tv.activate("sync", "")
 	if len(act.Fragments) == 0 || act.Fragments[0].UnitKey != "mem_b/sync/0/0" {
 		t.Errorf("fragments %v: want the reranker's favourite first", keys(act))
@@ -419,7 +419,7 @@ func TestStateKey_ConcurrentFirstUseAgrees(t *testing.T) {
 				return
 			}
 			defer ix.Close()
-			k, _ := ix.stateKey()
+			k, _ := ix.Pipeline.stateKey()
 			keys <- k
 		}()
 	}
@@ -448,7 +448,7 @@ func TestLinkPairs_EveryFormOfLink(t *testing.T) {
 		"india.md": "# India Walrus\n\nwalrus india.\n",
 		"unrel.md": "# Juliet walrus\n\nwalrus juliet, no links.\n",
 	})
-	cs, err := tv.Ix.rank(context.Background(), "walrus", "lexical", "", 40, map[string]int64{})
+	cs, err := tv.Ix.Pipeline.rank(context.Background(), "walrus", "lexical", "", 40, map[string]int64{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +460,7 @@ func TestLinkPairs_EveryFormOfLink(t *testing.T) {
 			rids = append(rids, c.RID)
 		}
 	}
-	pairs, err := tv.Ix.Lookups().LinkPairs(context.Background(), rids, "")
+	pairs, err := tv.Ix.Index.Lookups().LinkPairs(context.Background(), rids, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +498,7 @@ func TestBoostLinks_OnlyLinksFromTheTopCount(t *testing.T) {
 		files[fmt.Sprintf("tail%d.md", i)] = fmt.Sprintf("# Tail %d\n\n%s kiwi [[Leaf]]\n", i, strings.Repeat("filler words about other things ", 30))
 	}
 	tv := newTestVault(t, files)
-	cs, err := tv.Ix.rank(context.Background(), "kiwi", "lexical", "", 40, map[string]int64{})
+	cs, err := tv.Ix.Pipeline.rank(context.Background(), "kiwi", "lexical", "", 40, map[string]int64{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,8 @@ import (
 
 // benchIndex indexes a generated vault of testvault.BenchNotes() notes.
 func benchIndex(b *testing.B) (*Memory, []string) {
-	return testvault.Indexed[fts.RefreshStats](b, Open)
+	ix, paths := testvault.Indexed[fts.RefreshStats](b, fts.Open)
+	return &Memory{Index: ix, Pipeline: New(ix)}, paths
 }
 
 func BenchmarkSearchQueryOnly(b *testing.B) {
@@ -25,7 +26,7 @@ func BenchmarkSearchQueryOnly(b *testing.B) {
 	qs := synth.Queries(200, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10}); err != nil {
+		if _, err := ix.Pipeline.SearchFresh(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -36,13 +37,13 @@ func BenchmarkSearchQueryOnly(b *testing.B) {
 func BenchmarkSearchInMemory(b *testing.B) {
 	ix, _ := benchIndex(b)
 	ctx := context.Background()
-	if err := ix.Resident().Keep(ctx); err != nil {
+	if err := ix.Index.Resident().Keep(ctx); err != nil {
 		b.Fatal(err)
 	}
 	qs := synth.Queries(200, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ix.SearchFresh(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10}); err != nil {
+		if _, err := ix.Pipeline.SearchFresh(ctx, qs[i%len(qs)], vault.SearchOptions{Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -55,15 +56,15 @@ func BenchmarkSearchInMemory(b *testing.B) {
 func BenchmarkActivateInMemory(b *testing.B) {
 	ix, _ := benchIndex(b)
 	ctx := context.Background()
-	if err := ix.Resident().Keep(ctx); err != nil {
+	if err := ix.Index.Resident().Keep(ctx); err != nil {
 		b.Fatal(err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := ix.Watch(wctx); err != nil { // as lore mcp: the watcher keeps the index fresh
+	if err := ix.Index.Watch(wctx); err != nil { // as lore mcp: the watcher keeps the index fresh
 		b.Fatal(err)
 	}
-	if _, err := ix.Refresh(ctx, nil); err != nil { // the first refresh after Watch walks the vault
+	if _, err := ix.Index.Refresh(ctx, nil); err != nil { // the first refresh after Watch walks the vault
 		b.Fatal(err)
 	}
 	qs := synth.Queries(200, 1)
@@ -91,7 +92,7 @@ func BenchmarkInMemoryCopyOf(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ix.Close()
-	if _, err := ix.Refresh(ctx, nil); err != nil {
+	if _, err := ix.Index.Refresh(ctx, nil); err != nil {
 		b.Fatal(err)
 	}
 	var ms runtime.MemStats
@@ -99,13 +100,13 @@ func BenchmarkInMemoryCopyOf(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	before := ms.HeapInuse
 	t0 := time.Now()
-	if err := ix.Resident().Keep(ctx); err != nil {
+	if err := ix.Index.Resident().Keep(ctx); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(time.Since(t0).Seconds(), "s-build")
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
-	st, kept := ix.Resident().Stats()
+	st, kept := ix.Index.Resident().Stats()
 	if !kept {
 		b.Fatal("the vault is larger than the in-memory copy allows")
 	}
@@ -114,10 +115,10 @@ func BenchmarkInMemoryCopyOf(b *testing.B) {
 	b.ReportMetric(float64(st.Postings), "postings")
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := ix.Watch(wctx); err != nil {
+	if err := ix.Index.Watch(wctx); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := ix.Refresh(ctx, nil); err != nil { // the first refresh after Watch walks the vault
+	if _, err := ix.Index.Refresh(ctx, nil); err != nil { // the first refresh after Watch walks the vault
 		b.Fatal(err)
 	}
 	qs := []string{"retry budget sync", "deploy the service to staging", "cache invalidation after writes", "并发 控制",

@@ -65,7 +65,7 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 
 	// Every case, whatever the ranking delivers.
 	ctx := t.Context()
-	look := tv.Ix.Lookups()
+	look := tv.Ix.Index.Lookups()
 	for _, c := range []struct {
 		content, path, heading string
 		want, not              []string

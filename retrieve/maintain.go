@@ -32,13 +32,13 @@ type MaintainOptions struct {
 
 // maintained is what Maintain keeps warm (*Memory is one).
 type maintained interface {
-	Refresh(ctx context.Context, progress func(done, total int)) (fts.RefreshStats, error)
-	Watch(ctx context.Context) error
+	refresh(ctx context.Context, progress func(done, total int)) (fts.RefreshStats, error)
+	watch(ctx context.Context) error
 	keepInMemory(ctx context.Context) error
 	postingsStats() (fts.MemStats, bool)
 	embedder() embed.Embedder
 	embedPending(ctx context.Context, progress func(done, total int)) (int, error)
-	Changes() <-chan struct{}
+	changes() <-chan struct{}
 }
 
 // Maintain keeps the memory warm off the query path until ctx ends: a first
@@ -66,9 +66,9 @@ func maintain(ctx context.Context, ix maintained, o MaintainOptions) {
 			fmt.Fprintf(o.Log, "%s%s: %v\n", o.Prefix, what, err)
 		}
 	}
-	refresh := func() error { _, err := ix.Refresh(ctx, nil); return err }
+	refresh := func() error { _, err := ix.refresh(ctx, nil); return err }
 	step("refresh", refresh)
-	step("watching the vault (every call still checks freshness)", func() error { return ix.Watch(ctx) })
+	step("watching the vault (every call still checks freshness)", func() error { return ix.watch(ctx) })
 	// BM25 in Go from here on (FTS5 answers until the postings are built).
 	step("in-memory postings (FTS5 scores every query)", func() error {
 		began := time.Now()
@@ -95,7 +95,7 @@ func maintain(ctx context.Context, ix maintained, o MaintainOptions) {
 			return
 		case <-t.C:
 			timed = true
-		case <-ix.Changes():
+		case <-ix.changes():
 			select {
 			case <-ctx.Done():
 				return

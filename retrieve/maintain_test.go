@@ -36,7 +36,7 @@ func backgroundVault(t *testing.T) (dir string, ix *Memory) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	if err := ix.Vectors().Use(context.Background(), &embed.HashEmbedder{Dims: 64}); err != nil {
+	if err := ix.Index.Vectors().Use(context.Background(), &embed.HashEmbedder{Dims: 64}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, ix
@@ -50,7 +50,7 @@ func TestMaintain_EmbedsChangesAsTheyHappen(t *testing.T) {
 	waitFor := func(what string) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if n, err := ix.Vectors().Pending(context.Background()); err == nil && n == 0 && !ix.VectorsBehind() {
+			if n, err := ix.Index.Vectors().Pending(context.Background()); err == nil && n == 0 && !ix.VectorsBehind() {
 				return
 			}
 		}
@@ -61,8 +61,8 @@ func TestMaintain_EmbedsChangesAsTheyHappen(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B\n\na second note, written after start-up\n"), 0o644)
 	// The edit reaches the index and its vectors without any query.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		p, _ := ix.PublishedPath(context.Background(), vault.DerivedID("b.md")) // reads, never refreshes
-		n, _ := ix.Vectors().Pending(context.Background())
+		p, _ := ix.Index.PublishedPath(context.Background(), vault.DerivedID("b.md")) // reads, never refreshes
+		n, _ := ix.Index.Vectors().Pending(context.Background())
 		if p == "b.md" && n == 0 {
 			break
 		}
@@ -79,7 +79,7 @@ type panickyIndex struct {
 	refreshes atomic.Int32
 }
 
-func (p *panickyIndex) Refresh(context.Context, func(done, total int)) (fts.RefreshStats, error) {
+func (p *panickyIndex) refresh(context.Context, func(done, total int)) (fts.RefreshStats, error) {
 	p.refreshes.Add(1)
 	var s []byte
 	_ = s[p.refreshes.Load():] // slice bounds out of range
@@ -107,7 +107,7 @@ func TestMaintain_APanicInAStepIsLoggedAndTheLoopGoesOn(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no refresh after the first one panicked (%d); log:\n%s", p.refreshes.Load(), log.String())
 		}
-		ix.NotifyChanged()
+		ix.Index.NotifyChanged()
 	}
 	cancel()
 	<-done

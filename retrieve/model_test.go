@@ -28,14 +28,14 @@ func TestActivate_BuiltinModelOrdersByMeaning(t *testing.T) {
 	}
 	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	ctx := context.Background()
-	if err := tv.Ix.Vectors().Use(ctx, b); err != nil {
+	if err := tv.Ix.Index.Vectors().Use(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	tv.Ix.Refresh(ctx, nil)
-	if _, err := tv.Ix.Vectors().Embed(ctx, nil); err != nil {
+	tv.Ix.Index.Refresh(ctx, nil)
+	if _, err := tv.Ix.Index.Vectors().Embed(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	units, err := tv.Ix.Rank(ctx, "shipping a new version to users", "vector", "", 10)
+	units, err := tv.Ix.Pipeline.Rank(ctx, "shipping a new version to users", "vector", "", 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,10 +80,12 @@ func (p *Pipeline) RunsByQuery(ctx context.Context, project, q string) ([]string
 
 // Memory is one vault's memory as the edges (mcp, web, journal, guard,
 // activity, cmd) see it: the index, for storage and whole-resource reads, and
-// the pipeline over it. It implements every port of package vault.
+// the pipeline over it. It implements every read port of package vault,
+// each method named in retrieve/ports.go; what only cmd needs (refreshing,
+// the in-memory copies, the models) it reaches through Index and Pipeline.
 type Memory struct {
-	*fts.Index
-	*Pipeline
+	Index    *fts.Index
+	Pipeline *Pipeline
 }
 
 // The read ports Memory implements, which the edges hold.
@@ -102,5 +104,5 @@ func Open(ctx context.Context, v *vault.Vault) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Memory{ix, New(ix)}, nil
+	return &Memory{Index: ix, Pipeline: New(ix)}, nil
 }

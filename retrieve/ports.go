@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/fts"
@@ -33,7 +34,51 @@ func (m *Memory) ResolveLink(ctx context.Context, target, project string) (id, p
 	return m.Index.Lookups().ResolveLink(ctx, target, project)
 }
 
+// Search finds units for a query (vault.Searcher).
+func (m *Memory) Search(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
+	return m.Pipeline.Search(ctx, query, opt)
+}
+
+// Activate answers activate (vault.Activator).
+func (m *Memory) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
+	return m.Pipeline.Activate(ctx, req)
+}
+
+// Recall answers recall_memory (vault.Activator).
+func (m *Memory) Recall(ctx context.Context, q, mode, project string, limit int) ([]vault.RecallHit, error) {
+	return m.Pipeline.Recall(ctx, q, mode, project, limit)
+}
+
+// Run returns a retrieval run's record (vault.RunReader).
+func (m *Memory) Run(ctx context.Context, id string) (json.RawMessage, error) {
+	return m.Pipeline.Run(ctx, id)
+}
+
+// RunsByQuery returns the ids of a project's runs of exactly q (vault.RunReader).
+func (m *Memory) RunsByQuery(ctx context.Context, project, q string) ([]string, error) {
+	return m.Pipeline.RunsByQuery(ctx, project, q)
+}
+
+// DefaultMode is the pipeline's mode: hybrid, or lexical without a model.
+func (m *Memory) DefaultMode() string { return m.Pipeline.DefaultMode() }
+
+// Load reads whole notes (vault.Loader).
+func (m *Memory) Load(ctx context.Context, targets []string, project string) ([]vault.Loaded, error) {
+	return m.Index.Load(ctx, targets, project)
+}
+
+// Vault is the vault the memory is of.
+func (m *Memory) Vault() *vault.Vault { return m.Index.Vault() }
+
+// Close closes the index.
+func (m *Memory) Close() error { return m.Index.Close() }
+
 // What Maintain keeps warm, by the index's handles.
+func (m *Memory) refresh(ctx context.Context, progress func(done, total int)) (fts.RefreshStats, error) {
+	return m.Index.Refresh(ctx, progress)
+}
+func (m *Memory) watch(ctx context.Context) error        { return m.Index.Watch(ctx) }
+func (m *Memory) changes() <-chan struct{}               { return m.Index.Changes() }
 func (m *Memory) keepInMemory(ctx context.Context) error { return m.Index.Resident().Keep(ctx) }
 func (m *Memory) postingsStats() (fts.MemStats, bool)    { return m.Index.Resident().Stats() }
 func (m *Memory) embedder() embed.Embedder               { return m.Index.Vectors().Embedder() }

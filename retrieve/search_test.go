@@ -68,20 +68,20 @@ func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
 func TestSearch_QueryBesideTheFreshnessCheck(t *testing.T) {
 	tv := newTestVault(t, map[string]string{"a.md": "# Alpha\n\nthe release checklist\n", "b.md": "# Beta\n\nthe deploy steps\n"})
 	ctx := context.Background()
-	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+	if _, err := tv.Ix.Index.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if hits := tv.search("release checklist", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "a.md" {
 		t.Fatalf("unchanged vault: %+v", hits)
 	}
-	if n := tv.Ix.early.Load(); n != 1 {
+	if n := tv.Ix.Pipeline.early.Load(); n != 1 {
 		t.Errorf("an unchanged vault: %d answers from beside the check, want 1", n)
 	}
 	tv.Write("b.md", "# Beta\n\nthe deploy steps and the rollback drill\n")
 	if hits := tv.search("rollback drill", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "b.md" {
 		t.Errorf("after an edit: %+v, want b.md with the new words", hits)
 	}
-	if n := tv.Ix.early.Load(); n != 1 {
+	if n := tv.Ix.Pipeline.early.Load(); n != 1 {
 		t.Errorf("after an edit the early answer was kept (%d), want it asked again", n)
 	}
 	tv.Write("c.md", "# Gamma\n\nwritten by another process\n")
@@ -90,7 +90,7 @@ func TestSearch_QueryBesideTheFreshnessCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if _, err := other.Refresh(ctx, nil); err != nil { // another process indexes it first
+	if _, err := other.Index.Refresh(ctx, nil); err != nil { // another process indexes it first
 		t.Fatal(err)
 	}
 	if hits := tv.search("another process", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "c.md" {

@@ -38,20 +38,20 @@ func TestState_StoredStateIsShortAndReadsBack(t *testing.T) {
 		for i := 0; i < n; i++ {
 			entries = append(entries, stateEntry{key: fmt.Sprintf("mem_01JDEMO%019d/section-%d/0/0", i, i), hash: [8]byte{byte(i), 1, 2, 3, 4, 5, 6, 7}})
 		}
-		token, err := tv.Ix.saveState(ctx, key, entries)
+		token, err := tv.Ix.Pipeline.saveState(ctx, key, entries)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(token) != 43 || !strings.HasPrefix(token, "las2.") {
 			t.Errorf("%d units: token %q (%d bytes); want las2. and 43 bytes", n, token, len(token))
 		}
-		got, err := tv.Ix.loadState(ctx, key, token)
+		got, err := tv.Ix.Pipeline.loadState(ctx, key, token)
 		if err != nil || len(got) != n || (n > 0 && got[n-1] != entries[n-1]) {
 			t.Errorf("%d units read back as %d, %v", n, len(got), err)
 		}
 	}
 	old := encodeState(key, []stateEntry{{key: "mem_a/sync/0/0"}})
-	if got, err := tv.Ix.loadState(ctx, key, old); err != nil || len(got) != 1 || got[0].key != "mem_a/sync/0/0" {
+	if got, err := tv.Ix.Pipeline.loadState(ctx, key, old); err != nil || len(got) != 1 || got[0].key != "mem_a/sync/0/0" {
 		t.Errorf("a first-format state: %v, %v", got, err)
 	}
 }
@@ -65,8 +65,8 @@ func TestState_BadReferencesAreRefused(t *testing.T) {
 	ctx := context.Background()
 	key := mustKey(t, tv.Ix)
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	tv.Ix.clock = func() time.Time { return now }
-	token, err := tv.Ix.saveState(ctx, key, []stateEntry{{key: "mem_a/sync/0/0"}})
+	tv.Ix.Pipeline.clock = func() time.Time { return now }
+	token, err := tv.Ix.Pipeline.saveState(ctx, key, []stateEntry{{key: "mem_a/sync/0/0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,20 +79,20 @@ func TestState_BadReferencesAreRefused(t *testing.T) {
 		"huge":      "las2." + strings.Repeat("A", MaxStateBytes),
 		"unknown":   "las9.abc",
 	} {
-		if _, err := tv.Ix.loadState(ctx, key, bad); vault.ErrorCode(err) != vault.CodeInvalidState {
+		if _, err := tv.Ix.Pipeline.loadState(ctx, key, bad); vault.ErrorCode(err) != vault.CodeInvalidState {
 			t.Errorf("%s token: %v; want invalid_activation_state", name, err)
 		}
 	}
-	if _, err := other.Ix.loadState(ctx, mustKey(t, other.Ix), token); vault.ErrorCode(err) != vault.CodeInvalidState {
+	if _, err := other.Ix.Pipeline.loadState(ctx, mustKey(t, other.Ix), token); vault.ErrorCode(err) != vault.CodeInvalidState {
 		t.Errorf("another vault's token: %v; want invalid_activation_state", err)
 	}
 	// Kept StateRetention after its last use: a save after that long
 	// deletes it, and the token then says so.
 	now = now.Add(StateRetention + 2*time.Minute)
-	if _, err := tv.Ix.saveState(ctx, key, nil); err != nil {
+	if _, err := tv.Ix.Pipeline.saveState(ctx, key, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = tv.Ix.loadState(ctx, key, token)
+	_, err = tv.Ix.Pipeline.loadState(ctx, key, token)
 	if vault.ErrorCode(err) != vault.CodeInvalidState || !strings.Contains(err.Error(), "no longer kept") {
 		t.Errorf("an expired state: %v; want invalid_activation_state saying it is no longer kept", err)
 	}
@@ -107,18 +107,18 @@ func TestState_LineBreaksAreNotASecondSpelling(t *testing.T) {
 	ctx := context.Background()
 	key := mustKey(t, tv.Ix)
 	entries := []stateEntry{{key: "mem_a/sync/0/0"}, {key: "path_x/_/0/0"}}
-	stored, err := tv.Ix.saveState(ctx, key, entries)
+	stored, err := tv.Ix.Pipeline.saveState(ctx, key, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, token := range []string{encodeState(key, entries), stored} {
-		if _, err := tv.Ix.loadState(ctx, key, token); err != nil {
+		if _, err := tv.Ix.Pipeline.loadState(ctx, key, token); err != nil {
 			t.Fatalf("the token as signed: %v", err)
 		}
 		for _, at := range []int{8, len(token) / 2, len(token) - 2} {
 			for _, br := range []string{"\n", "\r", "\r\n"} {
 				bent := token[:at] + br + token[at:]
-				_, err := tv.Ix.loadState(ctx, key, bent)
+				_, err := tv.Ix.Pipeline.loadState(ctx, key, bent)
 				if vault.ErrorCode(err) != vault.CodeInvalidState {
 					t.Errorf("%q accepted or refused wrongly: %v", bent, err)
 				}

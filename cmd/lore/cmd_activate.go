@@ -125,7 +125,7 @@ Example: lore runs show run_0193a…`)
 		}
 		return printRun(e, rec)
 	}
-	runs, err := ix.Runs(ctx, *n)
+	runs, err := ix.Pipeline.Runs(ctx, *n)
 	if err != nil {
 		return err
 	}

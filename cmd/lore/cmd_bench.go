@@ -91,14 +91,14 @@ type bencher struct {
 // changed and with one file edited.
 func (b *bencher) freshness() error {
 	start := time.Now()
-	if _, err := b.ix.Refresh(b.ctx, progressPrinter(b.stderr, "indexing")); err != nil {
+	if _, err := b.ix.Index.Refresh(b.ctx, progressPrinter(b.stderr, "indexing")); err != nil {
 		return err
 	}
 	cold := time.Since(start)
 	fmt.Fprintf(b.out, "cold index            %8s  (%.0f notes/s, %.1f MB/s)\n", cold.Round(time.Millisecond),
 		float64(len(b.paths))/cold.Seconds(), float64(b.bytes)/1e6/cold.Seconds())
 
-	unchanged, err := timeN(21, func(int) error { _, err := b.ix.Refresh(b.ctx, nil); return err })
+	unchanged, err := timeN(21, func(int) error { _, err := b.ix.Index.Refresh(b.ctx, nil); return err })
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func (b *bencher) freshness() error {
 		}
 		fmt.Fprintf(f, "\nEdited line %d.\n", i)
 		f.Close()
-		_, err = b.ix.Refresh(b.ctx, nil)
+		_, err = b.ix.Index.Refresh(b.ctx, nil)
 		return err
 	})
 	if err != nil {
@@ -140,7 +140,7 @@ func (b *bencher) freshness() error {
 // searchSQL times search in FTS5, as one-shot commands run it.
 func (b *bencher) searchSQL() error {
 	queryOnly, err := timeN(len(b.queries), func(i int) error {
-		_, err := b.ix.SearchFresh(b.ctx, b.queries[i], vault.SearchOptions{Limit: 10})
+		_, err := b.ix.Pipeline.SearchFresh(b.ctx, b.queries[i], vault.SearchOptions{Limit: 10})
 		return err
 	})
 	if err != nil {
@@ -163,11 +163,11 @@ func (b *bencher) searchSQL() error {
 // the watcher runs until b.ctx ends (runBench's end).
 func (b *bencher) watched() error {
 	// A long-running process (lore mcp) watches the vault instead of walking it.
-	if err := b.ix.Watch(b.ctx); err != nil {
+	if err := b.ix.Index.Watch(b.ctx); err != nil {
 		return err
 	}
-	b.ix.Refresh(b.ctx, nil) // the watcher's first refresh walks once
-	watched, err := timeN(21, func(int) error { _, err := b.ix.Refresh(b.ctx, nil); return err })
+	b.ix.Index.Refresh(b.ctx, nil) // the watcher's first refresh walks once
+	watched, err := timeN(21, func(int) error { _, err := b.ix.Index.Refresh(b.ctx, nil); return err })
 	if err != nil {
 		return err
 	}
@@ -183,18 +183,18 @@ func (b *bencher) searchMemory() error {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	if err := b.ix.Resident().Keep(b.ctx); err != nil {
+	if err := b.ix.Index.Resident().Keep(b.ctx); err != nil {
 		return err
 	}
 	built := time.Since(start)
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if ps, ok := b.ix.Resident().Stats(); ok {
+	if ps, ok := b.ix.Index.Resident().Stats(); ok {
 		fmt.Fprintf(b.out, "search, postings in memory (lore mcp): built in %s; %d units, %d postings, heap +%.0f MB\n",
 			built.Round(time.Millisecond), ps.Units, ps.Postings, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6)
 		memOnly, err := timeN(len(b.queries), func(i int) error {
-			_, err := b.ix.SearchFresh(b.ctx, b.queries[i], vault.SearchOptions{Limit: 10})
+			_, err := b.ix.Pipeline.SearchFresh(b.ctx, b.queries[i], vault.SearchOptions{Limit: 10})
 			return err
 		})
 		if err != nil {
@@ -223,16 +223,16 @@ func (b *bencher) searchMemory() error {
 func benchActivate(ctx context.Context, e *env, ix *retrieve.Memory, queries []string) error {
 	out := e.stdout
 	be := &benchEmbedder{hash: &embed.HashEmbedder{Dims: 512}}
-	if err := ix.Vectors().Use(ctx, be); err != nil {
+	if err := ix.Index.Vectors().Use(ctx, be); err != nil {
 		return err
 	}
 	start := time.Now()
-	n, err := ix.Vectors().Embed(ctx, progressPrinter(e.stderr, "vectors"))
+	n, err := ix.Index.Vectors().Embed(ctx, progressPrinter(e.stderr, "vectors"))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "vectors (hash model)   %d unit texts stored in %s\n", n, time.Since(start).Round(time.Millisecond))
-	if err := ix.Resident().Keep(ctx); err != nil { // the sign bits too, as lore mcp holds them
+	if err := ix.Index.Resident().Keep(ctx); err != nil { // the sign bits too, as lore mcp holds them
 		return err
 	}
 	activate := func(i int) error {

@@ -46,13 +46,13 @@ Example: lore doctor`)
 	if len(v.Config.AutoPublish) > 0 {
 		fmt.Fprintln(e.stdout, "            auto_publish in lore.yaml is ignored: nothing an agent stores is published (remove the key)")
 	}
-	st, err := ix.Stats(ctx)
+	st, err := ix.Index.Stats(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "index:      %s (%.1f MB)\n", v.IndexPath(), float64(st.DBBytes)/1e6)
 	fmt.Fprintf(e.stdout, "            %d resources, %d units, %d links, %d files skipped\n", st.Resources, st.Units, st.Links, st.Skipped)
-	if why := ix.ReadOnly(); why != "" {
+	if why := ix.Index.ReadOnly(); why != "" {
 		fmt.Fprintf(e.stdout, "            read-only: %s\n", why)
 	}
 	if _, err := os.Stat(v.IndexPath() + ".damaged"); err == nil {
@@ -88,7 +88,7 @@ Example: lore doctor`)
 // printVectors prints the embedding model's state and how many sections wait
 // for a vector.
 func printVectors(ctx context.Context, e *env, ix *retrieve.Memory) error {
-	em := ix.Vectors().Embedder()
+	em := ix.Index.Vectors().Embedder()
 	if em == nil {
 		fmt.Fprintln(e.stdout, "vectors:    none (embedding provider none: lexical search only)")
 		return nil

@@ -484,7 +484,7 @@ syncing.`)
 		rep.Outbox, err = st.Remote().Outbox(ctx)
 		*status = true
 	} else if rep, err = st.Remote().SyncWith(ctx, drafts.SyncOptions{Merge: *merge}); err == nil {
-		_, err = ix.Refresh(ctx, nil) // what came in is searchable at once
+		_, err = ix.Index.Refresh(ctx, nil) // what came in is searchable at once
 	}
 	if err != nil {
 		return err

@@ -91,7 +91,7 @@ func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string, weight fl
 		byPath[eval.DocPath(d.ID)] = d.ID
 	}
 	m, err := ds.Evaluate(ctx, func(ctx context.Context, q string) ([]string, error) {
-		units, err := ix.Rank(ctx, q, mode, "", 300)
+		units, err := ix.Pipeline.Rank(ctx, q, mode, "", 300)
 		if err != nil {
 			return nil, err
 		}
@@ -140,11 +140,11 @@ func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, ne
 	if weight != 0 {
 		cfg.VectorWeight = weight
 	}
-	if err := ix.UseFusion(cfg); err != nil {
+	if err := ix.Pipeline.UseFusion(cfg); err != nil {
 		return fail(err)
 	}
 	start := time.Now()
-	if _, err := ix.Refresh(ctx, progressPrinter(e.stderr, "indexing")); err != nil {
+	if _, err := ix.Index.Refresh(ctx, progressPrinter(e.stderr, "indexing")); err != nil {
 		return fail(err)
 	}
 	indexTime := time.Since(start)
@@ -155,13 +155,13 @@ func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, ne
 		}
 		em, err := newEmbedder(v.Config.Embedding, modelDir)
 		if err == nil {
-			err = ix.Vectors().Use(ctx, em)
+			err = ix.Index.Vectors().Use(ctx, em)
 		}
 		if err != nil {
 			return fail(err)
 		}
 		t := time.Now()
-		n, err := ix.Vectors().Embed(ctx, progressPrinter(e.stderr, "embedding"))
+		n, err := ix.Index.Vectors().Embed(ctx, progressPrinter(e.stderr, "embedding"))
 		if err != nil {
 			return fail(notReadyAsSetup(err))
 		}
@@ -169,7 +169,7 @@ func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, ne
 			fmt.Fprintf(e.stderr, "embedded %d unit texts in %s (%.1f/s)\n", n, time.Since(t).Round(time.Second), float64(n)/time.Since(t).Seconds())
 		}
 	}
-	if err := ix.Resident().Keep(ctx); err != nil {
+	if err := ix.Index.Resident().Keep(ctx); err != nil {
 		return fail(err)
 	}
 	return ix, indexTime, nil
@@ -289,7 +289,7 @@ func evalCases(ctx context.Context, e *env, mode string) error {
 		fmt.Fprintln(e.stdout, "no evaluation cases yet: make some with \"Report inaccurate\" in lore serve")
 		return nil
 	}
-	m, err := eval.ScoreCases(ctx, ix, cs, mode)
+	m, err := eval.ScoreCases(ctx, ix.Pipeline, cs, mode)
 	if err != nil {
 		return err
 	}

@@ -32,9 +32,9 @@ Example: lore index --rebuild`)
 	progress := progressPrinter(e.stderr, "indexing")
 	var st fts.RefreshStats
 	if *rebuild {
-		st, err = ix.Rebuild(ctx, progress)
+		st, err = ix.Index.Rebuild(ctx, progress)
 	} else {
-		st, err = ix.Refresh(ctx, progress)
+		st, err = ix.Index.Refresh(ctx, progress)
 	}
 	if err != nil {
 		return err
@@ -43,21 +43,21 @@ Example: lore index --rebuild`)
 		st.Files, st.Added, st.Updated, st.Removed, st.Skipped)
 	// Say, where the person is looking, which files lore could not read
 	// (whole, or their frontmatter): one line each.
-	if all, err := ix.Stats(ctx); err == nil && len(all.Problems) > 0 {
+	if all, err := ix.Index.Stats(ctx); err == nil && len(all.Problems) > 0 {
 		fmt.Fprintf(e.stdout, "%d file(s) could not be read as lore reads notes:\n", len(all.Problems))
 		for _, p := range all.Problems {
 			fmt.Fprintf(e.stdout, "  %s: %s\n", p.Path, p.Message)
 		}
 	}
-	if ix.Vectors().Embedder() != nil && !*noEmbed {
-		n, err := ix.Vectors().Embed(ctx, progressPrinter(e.stderr, "embedding"))
+	if ix.Index.Vectors().Embedder() != nil && !*noEmbed {
+		n, err := ix.Index.Vectors().Embed(ctx, progressPrinter(e.stderr, "embedding"))
 		switch {
 		case errors.Is(err, embed.ErrNotReady):
 			fmt.Fprintf(e.stdout, "vectors: %v; search is lexical until then\n", err)
 		case err != nil:
 			return fmt.Errorf("embedding (the lexical index is complete): %w", err)
 		default:
-			fmt.Fprintf(e.stdout, "vectors: %d sections embedded with %s\n", n, ix.Vectors().Embedder().Name())
+			fmt.Fprintf(e.stdout, "vectors: %d sections embedded with %s\n", n, ix.Index.Vectors().Embedder().Name())
 		}
 	}
 	fmt.Fprintf(e.stderr, "took %s\n", time.Since(start).Round(time.Millisecond))

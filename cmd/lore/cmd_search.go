@@ -137,7 +137,7 @@ func unreadableFooter(ctx context.Context, e *env, ix *retrieve.Memory) {
 	if !isTerminal(e.stdout) {
 		return
 	}
-	if st, err := ix.Stats(ctx); err == nil && len(st.Problems) > 0 {
+	if st, err := ix.Index.Stats(ctx); err == nil && len(st.Problems) > 0 {
 		fmt.Fprintf(e.stdout, "(%d file(s) could not be read as notes; `lore doctor` lists them and why)\n", len(st.Problems))
 	}
 }

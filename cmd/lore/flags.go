@@ -126,7 +126,7 @@ func (e *env) openIndexFor(ctx context.Context, b vault.Binding) (*retrieve.Memo
 	if err != nil {
 		return nil, b, err
 	}
-	if why := ix.ReadOnly(); why != "" {
+	if why := ix.Index.ReadOnly(); why != "" {
 		fmt.Fprintln(e.stderr, "lore: note:", why)
 	}
 	e.store = st
@@ -184,7 +184,7 @@ func (e *env) openForQuery(ctx context.Context, models bool) (*retrieve.Memory, 
 	if err != nil {
 		return nil, b, err
 	}
-	ix.Resident().Map(ctx)
+	ix.Index.Resident().Map(ctx)
 	return ix, b, nil
 }
 
@@ -212,7 +212,7 @@ func useModels(ctx context.Context, ix *retrieve.Memory) error {
 	}
 	em, err := embed.FromConfig(cfg.Embedding, dir)
 	if err == nil {
-		err = ix.Vectors().Use(ctx, em)
+		err = ix.Index.Vectors().Use(ctx, em)
 	}
 	if err != nil {
 		return vault.Errorf(vault.CodeConfig, "lore.yaml embedding: %v", err)
@@ -221,8 +221,8 @@ func useModels(ctx context.Context, ix *retrieve.Memory) error {
 	if err != nil {
 		return vault.Errorf(vault.CodeConfig, "lore.yaml rerank: %v", err)
 	}
-	ix.UseReranker(rr)
-	return ix.UseFusion(cfg.Retrieval)
+	ix.Pipeline.UseReranker(rr)
+	return ix.Pipeline.UseFusion(cfg.Retrieval)
 }
 
 // closeIndex closes the index openIndex opened, with its Draft store.

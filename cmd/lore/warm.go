@@ -87,7 +87,7 @@ func warmHandler(ix *retrieve.Memory) http.Handler {
 			}{vault.ErrorCode(err), vault.Message(err)}
 		}
 		if in.Unreadable {
-			if st, err := ix.Stats(r.Context()); err == nil {
+			if st, err := ix.Index.Stats(r.Context()); err == nil {
 				out.Unreadable = len(st.Problems)
 			}
 		}
