@@ -180,10 +180,13 @@ func (s *Store) adopt(ctx context.Context, repo *git.Repository, rep *SyncReport
 			changed = true
 		}
 	}
-	// Drafts pushed before whose remote branch is gone: closed elsewhere
-	// when nothing is new here, else pushed again.
+	// Drafts pushed before whose remote branch is gone. A teammate's with
+	// nothing new here was closed elsewhere (merged or discarded by them;
+	// they hold it): retired. One made on this machine, or with new commits
+	// here, is pushed again: a branch deleted on the host, or a remote that
+	// lost it, never takes away the only copy of a Draft.
 	for branch, l := range local {
-		_, id, ok := splitBranch(branch)
+		project, id, ok := splitBranch(branch)
 		if !ok {
 			continue
 		}
@@ -194,7 +197,7 @@ func (s *Store) adopt(ctx context.Context, repo *git.Repository, rep *SyncReport
 		if !known || row.Pushed == "" || row.DeleteOnly {
 			continue
 		}
-		if row.Pushed == l.String() {
+		if row.Pushed == l.String() && !s.madeHere(ctx, repo, branch, project, id, l) {
 			if err := s.refs.cas(branch, l, plumbing.ZeroHash); err != nil {
 				return err
 			}
@@ -203,7 +206,6 @@ func (s *Store) adopt(ctx context.Context, repo *git.Repository, rep *SyncReport
 			changed = true
 			continue
 		}
-		project, _, _ := splitBranch(branch)
 		s.out.Forget(ctx, id) // the remote has nothing: push without a lease on a commit
 		s.enqueue(ctx, id, project, branch, l.String())
 	}
@@ -211,6 +213,22 @@ func (s *Store) adopt(ctx context.Context, repo *git.Repository, rep *SyncReport
 		s.ix.NotifyChanged()
 	}
 	return nil
+}
+
+// madeHere reports whether a store on this machine made any of the Draft's
+// commits (the outbox logs every operation it acknowledged); a Draft that
+// cannot be read counts as made here, so it is kept.
+func (s *Store) madeHere(ctx context.Context, repo *git.Repository, branch, project, id string, head plumbing.Hash) bool {
+	d, err := s.draftAt(repo, branch, project, id, head)
+	if err != nil {
+		return true
+	}
+	for _, op := range d.Operations {
+		if op.LocalOperationID != "" && s.out.OperationLogged(ctx, op.LocalOperationID) {
+			return true
+		}
+	}
+	return false
 }
 
 // combine joins the two sides of a Draft that moved on two machines with a

@@ -390,3 +390,33 @@ func TestAttack_SyncKilledAtEachStepLosesNothing(t *testing.T) {
 		})
 	}
 }
+
+// A Draft branch deleted on the remote: a teammate's that bob discarded
+// (nothing new at alice's) is retired at alice's; alice's own, deleted on
+// the host by someone, is pushed again — the remote losing a branch never
+// takes away the only copy of a Draft.
+func TestTeam_ABranchGoneFromTheRemote(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice, bob := tm.person("alice"), tm.person("bob")
+	theirs := bob.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/bobs.md", Body: "# Bob's\n\nx\n"}})
+	mine := alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/alices.md", Body: "# Alice's\n\ny\n"}})
+	bob.sync()
+	alice.sync()
+	if _, err := bob.s.Discard(ctx, []string{theirs.DraftID}); err != nil {
+		t.Fatal(err)
+	}
+	bob.sync()
+	testvault.Git(t, tm.bare, "branch", "-D", "drafts/api/"+mine.DraftID) // someone, on the host
+	rep := alice.sync()
+	if !has(rep.Retired, theirs.DraftID) || has(rep.Retired, mine.DraftID) || !has(rep.Pushed, mine.DraftID) {
+		t.Fatalf("alice's sync: %+v", rep)
+	}
+	ds, _ := alice.s.List(ctx, "api", false)
+	if len(ds) != 1 || ds[0].ID != mine.DraftID {
+		t.Fatalf("alice's Drafts: %+v", ds)
+	}
+	if tm.remote("rev-parse", "drafts/api/"+mine.DraftID) != strings.TrimSpace(alice.git("rev-parse", "drafts/api/"+mine.DraftID)) {
+		t.Fatal("alice's Draft is not back on the remote")
+	}
+}
