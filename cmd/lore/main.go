@@ -40,15 +40,23 @@ func main() {
 	// would before main.
 	ctx, cancel := context.WithCancel(context.Background())
 	var got atomic.Int32 // the signal that stopped the command
+	ready := make(chan struct{})
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		close(ready)
 		s := <-sig
 		if n, ok := s.(syscall.Signal); ok {
 			got.Store(int32(n))
 		}
 		cancel()
 	}()
+	// A command that runs until it is stopped waits for the handler, so a
+	// signal after its first output always exits 130 or 143 (a ^C right
+	// after `lore mcp` said something once ended it as a signal's death).
+	if len(os.Args) > 1 && longRunning[os.Args[1]] {
+		<-ready
+	}
 	collectLateInMain = true
 	code := profiled(func() int { return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) })
 	cancel()
@@ -57,6 +65,9 @@ func main() {
 	}
 	os.Exit(code)
 }
+
+// longRunning are the commands that run until they are stopped.
+var longRunning = map[string]bool{"mcp": true, "serve": true, "index": true, "sync": true, "bench": true, "eval": true}
 
 // env is what every command gets: its streams and the global options.
 type env struct {
