@@ -49,12 +49,12 @@ func DefaultWeights() Weights {
 	return Weights{Path: weightPath, Title: weightTitle, Meta: weightMeta, Heading: weightHeading, Body: weightBody}
 }
 
-const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, u.content, u.tokens, u.uid, u.start_byte, u.end_byte, u.start_line, r.rid, r.draft`
+const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, r.fspath, u.tokens, u.uid, u.start_byte, u.end_byte, u.start_line, r.rid, r.draft`
 
 func scanHit(rows *sql.Rows, extra ...any) (Unit, error) {
 	var h Unit
 	var hp, project string
-	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.Content, &h.Tokens, &h.UID, &h.Start, &h.End, &h.Line, &h.RID, &h.DraftID}, extra...)
+	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.fspath, &h.Tokens, &h.UID, &h.Start, &h.End, &h.Line, &h.RID, &h.DraftID}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return h, err
 	}
@@ -160,11 +160,12 @@ func (l Lookups) Exact(ctx context.Context, q, project string) ([]Unit, error) {
 		u.Stage, u.Score = "exact", 1e9
 		sorted = append(sorted, u)
 	}
-	return sorted, nil
+	return ix.withTexts(ctx, sorted), nil
 }
 
-// readUnits reads the rows of a query answering hitColumns.
-func readUnits(rows *sql.Rows, err error) ([]Unit, error) {
+// readUnits reads the rows of a query answering hitColumns, with their
+// texts (texts.go).
+func (ix *Index) readUnits(ctx context.Context, rows *sql.Rows, err error) ([]Unit, error) {
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -177,7 +178,10 @@ func readUnits(rows *sql.Rows, err error) ([]Unit, error) {
 		}
 		out = append(out, h)
 	}
-	return out, translate(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
+	return ix.withTexts(ctx, out), nil
 }
 
 // idList is uids as a list for SQL's IN (integers only, so nothing to quote).
@@ -271,7 +275,10 @@ func (ix *Index) bm25FTS(ctx context.Context, match, project string, w Weights, 
 		h.Stage, h.Score = "bm25", -s
 		out = append(out, h)
 	}
-	return out, translate(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
+	return ix.withTexts(ctx, out), nil
 }
 
 // SnippetTerms are the query words a snippet looks for, longest first.
@@ -386,6 +393,7 @@ type Unit struct {
 	UID        int64
 	Start, End int
 	RID        int64
+	fspath     string // where its note is in the working tree (texts.go)
 }
 
 // resolved is the resource a link name resolves to.
@@ -547,10 +555,16 @@ func (l Lookups) UnitHashes(ctx context.Context, keys []string, project string) 
 func (l Lookups) UnitsByKey(ctx context.Context, keys []string, project string) (map[string]Unit, error) {
 	ix := l.ix
 	out := map[string]Unit{}
+	b := noteBytes{ix: ix, kept: map[int64]noteRead{}}
 	err := ix.eachUnit(ctx, keys, project, hitColumns, func(rows *sql.Rows) error {
 		h, err := scanHit(rows)
-		out[h.UnitKey] = h
-		return err
+		if err != nil {
+			return err
+		}
+		if b.fill(ctx, &h) == nil {
+			out[h.UnitKey] = h
+		}
+		return nil
 	})
 	return out, err
 }
@@ -625,7 +639,7 @@ func (l Lookups) LeadUnit(ctx context.Context, id, project string) (Unit, bool) 
 		return Unit{}, false
 	}
 	h, err := scanHit(rows)
-	return h, err == nil
+	return h, err == nil && ix.textOf(ctx, &h) == nil
 }
 
 // Successors returns the ids of resources that supersede this one: those
@@ -645,8 +659,9 @@ func (l Lookups) Units(ctx context.Context, uids []int64) ([]Unit, error) {
 	if len(uids) == 0 {
 		return nil, nil
 	}
-	return readUnits(l.ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM units u JOIN resources r ON r.rid = u.rid
-		WHERE u.uid IN (`+idList(uids)+`)`))
+	rows, err := l.ix.db.QueryContext(ctx, `SELECT `+hitColumns+` FROM units u JOIN resources r ON r.rid = u.rid
+		WHERE u.uid IN (`+idList(uids)+`)`)
+	return l.ix.readUnits(ctx, rows, err)
 }
 
 // Similarities returns the cosine similarity to qv of each of the units

@@ -296,7 +296,7 @@ type memUnit struct {
 // memChunk at a time (tokenizing on every core, adding in uid order), so a
 // build holds one chunk's text, not the vault's.
 func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.unit_key, u.embed_hash, u.heading_path, u.content, r.rid, r.path, r.title, r.meta, r.project, r.draft, r.dproject
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.unit_key, u.embed_hash, u.heading_path, u.start_byte, u.end_byte, u.content_hash, r.rid, r.fspath, r.path, r.title, r.meta, r.project, r.draft, r.dproject
 		FROM units u JOIN resources r ON r.rid = u.rid `+where+` ORDER BY u.uid`)
 	if err != nil {
 		return translate(err)
@@ -306,14 +306,20 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 	// load: a server keeps the copy for hours.
 	defer func() { m.memos = nil }()
 	resByRID := map[int64]*memResToks{}
+	notes := noteBytes{ix: ix}
 	var chunk []memRaw
 	for rows.Next() {
 		var r memRaw
 		var rid int64
-		var path, title, meta, project, draft, dproject string
-		if err := rows.Scan(&r.uid, &r.key, &r.emb, &r.hp, &r.content, &rid, &path, &title, &meta, &project, &draft, &dproject); err != nil {
+		var start, end int
+		var hash, fspath, path, title, meta, project, draft, dproject string
+		if err := rows.Scan(&r.uid, &r.key, &r.emb, &r.hp, &start, &end, &hash, &rid, &fspath, &path, &title, &meta, &project, &draft, &dproject); err != nil {
 			return translate(err)
 		}
+		// A unit whose note changed since it was indexed (texts.go) is
+		// kept by its path, title and headings until the note is indexed
+		// again, which replaces it.
+		r.content, _ = notes.text(ctx, rid, fspath, draft, start, end, hash)
 		rt := resByRID[rid]
 		if rt == nil {
 			rt = &memResToks{res: &memRes{path: path, project: project, draft: draft, dproject: dproject},

@@ -139,13 +139,16 @@ func (ix *Index) embedPending(ctx context.Context, progress func(done, total int
 			}
 			return done, err
 		}
+		before := done
+		var stale []int64
 		for lo := 0; lo < len(uids); lo += embedBatch {
-			hashes, texts, err := ix.unitInputs(ctx, uids[lo:min(lo+embedBatch, len(uids))])
+			hashes, texts, gone, err := ix.unitInputs(ctx, uids[lo:min(lo+embedBatch, len(uids))])
 			if err != nil {
 				return done, err
 			}
+			stale = append(stale, gone...)
 			if len(hashes) == 0 {
-				continue // deleted meanwhile
+				continue // deleted or edited meanwhile
 			}
 			vecs, err := ix.emb.Embed(ctx, texts)
 			if err == nil {
@@ -160,6 +163,17 @@ func (ix *Index) embedPending(ctx context.Context, progress func(done, total int
 				progress(min(done, total), total)
 			}
 		}
+		if len(stale) > 0 {
+			// Their notes are indexed again by the next freshness check,
+			// and their new units embedded by the next run.
+			ix.vectorsBehind.Store(true)
+			if err := ix.requeue(ctx, stale); err != nil {
+				return done, err
+			}
+			if done == before {
+				return done, nil
+			}
+		}
 	}
 }
 
@@ -172,31 +186,41 @@ func (ix *Index) pendingUnits(ctx context.Context) ([]int64, error) {
 
 // unitInputs returns the embed hashes and model inputs of the units uids
 // that still exist and still lack a vector.
-func (ix *Index) unitInputs(ctx context.Context, uids []int64) ([]string, []string, error) {
+// Units whose notes changed since they were indexed are left out, their
+// resources listed in stale.
+func (ix *Index) unitInputs(ctx context.Context, uids []int64) (hashes, texts []string, stale []int64, err error) {
 	marks := make([]string, len(uids))
 	qargs := make([]any, len(uids))
 	for i, u := range uids {
 		marks[i], qargs[i] = "?", u
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.embed_hash, r.title, u.heading_path, u.content
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.embed_hash, r.title, u.heading_path, u.start_byte, u.end_byte, u.content_hash, r.rid, r.fspath, r.draft
 		FROM units u JOIN resources r ON r.rid = u.rid
 		WHERE u.uid IN (`+strings.Join(marks, ",")+`) AND u.embed_hash NOT IN (SELECT embed_hash FROM embeddings)
 		ORDER BY u.uid`, qargs...)
 	if err != nil {
-		return nil, nil, translate(err)
+		return nil, nil, nil, translate(err)
 	}
 	defer rows.Close()
-	var hashes, texts []string // a hash twice (a uid reused meanwhile) is stored once by storeVectors
+	// A hash twice (a uid reused meanwhile) is stored once by storeVectors.
+	notes := noteBytes{ix: ix}
 	for rows.Next() {
-		var h, title, hp, content string
-		if err := rows.Scan(&h, &title, &hp, &content); err != nil {
-			return nil, nil, err
+		var h, title, hp, hash, fspath, draft string
+		var start, end int
+		var rid int64
+		if err := rows.Scan(&h, &title, &hp, &start, &end, &hash, &rid, &fspath, &draft); err != nil {
+			return nil, nil, nil, err
+		}
+		content, ok := notes.text(ctx, rid, fspath, draft, start, end, hash)
+		if !ok {
+			stale = append(stale, rid) // edited since: embedded once indexed again
+			continue
 		}
 		var path []string
 		json.Unmarshal([]byte(hp), &path)
 		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, vault.ReadableText(content)))
 	}
-	return hashes, texts, translate(rows.Err())
+	return hashes, texts, stale, translate(rows.Err())
 }
 
 func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]float32) error {

@@ -64,7 +64,7 @@ func TestEmbedInput_IsTheReadableText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hashes, texts, err := tv.Ix.unitInputs(ctx, uids)
+	hashes, texts, _, err := tv.Ix.unitInputs(ctx, uids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
 			resource_id, claimed_id, id_derived, project, title, title_key, description, meta, status, tier, tags, problem, guard, stat_key)
 			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, start_line, content_hash, embed_hash, embed_key, tokens, content, bare)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, start_line, content_hash, embed_hash, embed_key, tokens, bare)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
 		{&w.idHolder, "SELECT rid, path FROM resources WHERE resource_id = ? AND draft = ''"},
 	} {
@@ -172,7 +172,7 @@ func (w *writer) insertParts(c *change, rid int64) error {
 	r := c.res
 	for i, u := range r.Units {
 		p := c.prepared[i]
-		res, err := w.run(w.insUnit, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.Line, u.ContentHash, p.embedHash, int64(embedKey(p.embedHash)), u.Tokens, u.Content, u.Bare)
+		res, err := w.run(w.insUnit, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.Line, u.ContentHash, p.embedHash, int64(embedKey(p.embedHash)), u.Tokens, u.Bare)
 		if err != nil {
 			return fmt.Errorf("index %s unit %s: %w", r.Path, u.Key, err)
 		}
