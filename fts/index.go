@@ -37,10 +37,11 @@ type Index struct {
 	memos   []tokenMemo    // the preparing workers'; guarded by mu (Refresh holds it)
 	overlay OverlaySource  // the open Drafts; nil: none. Guarded by mu
 
-	memMu   sync.Mutex  // guards mem, vecs and keepMem
-	mem     *memIndex   // in-memory postings (memindex.go); nil: FTS5 scores
-	vecs    *memVectors // in-memory sign bits (memvec.go); nil: sqlite-vec's k-NN
-	keepMem bool        // KeepInMemory was called
+	memMu       sync.Mutex  // guards mem, vecs and keepMem
+	mem         *memIndex   // in-memory postings (memindex.go); nil: FTS5 scores
+	vecs        *memVectors // in-memory sign bits (memvec.go); nil: sqlite-vec's k-NN
+	keepMem     bool        // KeepInMemory was called
+	memFromCopy bool        // mem was mapped from a saved copy (copyfile.go)
 
 	stateGC atomic.Int64 // when this process last deleted expired activation states (Unix seconds)
 

@@ -148,13 +148,16 @@ func (ix *Index) keepInMemory(ctx context.Context) error {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return err
 	}
-	m, err := ix.buildMem(ctx)
+	m, built, err := ix.openMem(ctx)
 	if err != nil || m == nil {
 		return err
 	}
 	ix.memMu.Lock()
-	ix.mem, ix.keepMem = m, true
+	ix.mem, ix.keepMem, ix.memFromCopy = m, true, !built
 	ix.memMu.Unlock()
+	if built {
+		ix.saveMem(ctx, m)
+	}
 	// Scored in memory, the process asks SQLite for rows by key: one idle
 	// connection's page cache (16 MiB) is enough, where three held 22 MB
 	// more on 100,000 notes; and no mapped file (connect.go).
@@ -196,6 +199,62 @@ func (ix *Index) memFor(ctx context.Context) (*memIndex, error) {
 		}
 	}
 	return ix.mem, nil
+}
+
+// openMem returns the copy saved in the index's folder brought up to date
+// (copyfile.go), or else one built from the index (built true).
+func (ix *Index) openMem(ctx context.Context) (m *memIndex, built bool, err error) {
+	if m, ok := ix.savedMem(ctx); ok {
+		return m, false, nil
+	}
+	m, err = ix.buildMem(ctx)
+	return m, m != nil, err
+}
+
+// savedMem is the saved copy, mapped and brought up to date, when it is
+// this index's and the unit_log still reaches back to it.
+func (ix *Index) savedMem(ctx context.Context) (*memIndex, bool) {
+	m, err := loadCopy(ctx, ix)
+	if err != nil {
+		return nil, false
+	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, false
+	}
+	from := m.lastSeq
+	if ok, err := ix.syncMem(ctx, m, gen); err != nil || !ok {
+		return nil, false
+	}
+	var n int64
+	if err := ix.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM units").Scan(&n); err != nil || n != m.nLive {
+		return nil, false
+	}
+	if m.lastSeq-from > copyResaveEntries {
+		ix.saveMem(ctx, m)
+	}
+	return m, true
+}
+
+// copyResaveEntries is how many unit_log entries a saved copy may be behind
+// before it is saved again once brought up to date.
+const copyResaveEntries = 20_000
+
+// saveMem saves m for the next process (copyfile.go); failing costs that
+// process a build, nothing else.
+func (ix *Index) saveMem(ctx context.Context, m *memIndex) {
+	if ix.readOnly != "" {
+		return
+	}
+	m.mu.Lock()
+	if len(m.terms.tails) > 0 || len(m.terms.added) > 0 || len(m.keys.tail) > 0 {
+		m.terms.freeze(nil, m.spillDir)
+		m.keys.freeze(m.spillDir)
+	}
+	m.mu.Unlock()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	saveCopy(ctx, ix, m)
 }
 
 func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {

@@ -1,0 +1,364 @@
+package fts
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// The in-memory copy of the postings is kept in a file beside index.db
+// (postings.copy) so that a new long-running process maps it instead of
+// reading and tokenizing every unit again: at 100,000 generated notes the
+// build took 50 s on the development machine, and a person opening an agent
+// window waited that long for full speed. The file holds the copy as a
+// freeze leaves it (frozen tokens, their postings, unit keys, the docs and
+// their resources), the index it was made from (index.db's stat_salt, its
+// format) and the last unit_log entry it reflects. A process that finds it
+// maps it, checks it whole (a CRC-32C over every byte),
+// applies the unit_log entries written since, and checks that it then holds
+// as many units as the index; anything else — no file, another index's,
+// another format's, a torn or damaged one, a log trimmed past it, a count
+// that does not match — and the copy is built from the index as before.
+// The file is written whole under a temporary name, synced and renamed over
+// the old one, so a crash leaves the old file or the new one, never a part;
+// a temporary file left by a killed process is removed by a later save.
+// See docs/decisions/in-memory-copies.md.
+
+const (
+	copyName    = "postings.copy"
+	copyMagic   = "lore postings copy\n"
+	copyVersion = 1
+)
+
+// copyHeader is the file's first bytes after the magic: what the copy was
+// made from and the sizes of the arrays that follow, in order.
+type copyHeader struct {
+	Version                      uint32
+	LittleEndian                 uint32
+	Format, Salt                 [32]byte
+	LastSeq                      int64
+	NLive, NTokens, NDead, NPost int64
+	Docs, Ends, Lists, Res       int64
+	Text, Arena, Keys, ResBytes  int64
+	CRC                          uint32
+	_                            uint32
+}
+
+func copyPath(dir string) string { return filepath.Join(dir, copyName) }
+
+func fixed32(s string) (b [32]byte) {
+	copy(b[:], s)
+	return b
+}
+
+func nativeLittle() uint32 {
+	x := uint16(1)
+	return uint32(*(*byte)(unsafe.Pointer(&x)))
+}
+
+// asBytes views a slice of fixed-size values as its bytes.
+func asBytes[E any](s []E) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var e E
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(e)))
+}
+
+// fromBytes views b, which must be aligned for E, as n values of E.
+func fromBytes[E any](b []byte, n int) []E {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// pad8 rounds n up to a multiple of 8, so every array starts aligned.
+func pad8(n int) int { return (n + 7) &^ 7 }
+
+// saveCopy writes m, frozen, to dir's postings.copy. The caller holds m
+// read-locked or owns it; the copy's tails must be empty (a freeze leaves
+// them so).
+func saveCopy(ctx context.Context, ix *Index, m *memIndex) error {
+	if len(m.terms.tails) > 0 || len(m.terms.added) > 0 || len(m.keys.tail) > 0 {
+		return errors.New("the copy has unfrozen parts")
+	}
+	dir := ix.v.DataDir()
+	salt, err := ix.saltValue(ctx)
+	if err != nil {
+		return err
+	}
+	// The docs' resources, numbered.
+	resIdx := map[*memRes]int32{}
+	var resBuf bytes.Buffer
+	putStr := func(s string) {
+		var n [4]byte
+		binary.LittleEndian.PutUint32(n[:], uint32(len(s)))
+		resBuf.Write(n[:])
+		resBuf.WriteString(s)
+	}
+	type docRec struct {
+		uid     int64
+		emb     uint64
+		res     int32
+		nextEmb int32
+		keyOff  uint32
+		_       uint32
+	}
+	docs := make([]docRec, len(m.docs))
+	for i, d := range m.docs {
+		r, ok := resIdx[d.res]
+		if !ok {
+			r = int32(len(resIdx))
+			resIdx[d.res] = r
+			putStr(d.res.path)
+			putStr(d.res.project)
+			putStr(d.res.draft)
+			putStr(d.res.dproject)
+		}
+		docs[i] = docRec{uid: d.uid, emb: d.emb, res: r, nextEmb: d.nextEmb, keyOff: d.keyOff}
+	}
+	parts := [][]byte{asBytes(docs), asBytes(m.terms.ends), asBytes(m.terms.lists), asBytes(m.lens),
+		unsafe.Slice(unsafe.StringData(m.terms.text), len(m.terms.text)), m.terms.arena, m.keys.frozen, resBuf.Bytes()}
+	h := copyHeader{Version: copyVersion, LittleEndian: nativeLittle(), Format: fixed32(IndexFormat), Salt: fixed32(salt),
+		LastSeq: m.lastSeq, NLive: m.nLive, NTokens: m.nTokens, NDead: m.nDead, NPost: m.nPost,
+		Docs: int64(len(docs)), Ends: int64(len(m.terms.ends)), Lists: int64(len(m.terms.lists)), Res: int64(len(resIdx)),
+		Text: int64(len(m.terms.text)), Arena: int64(len(m.terms.arena)), Keys: int64(len(m.keys.frozen)), ResBytes: int64(resBuf.Len())}
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	crc.Write(asBytes([]copyHeader{h})) // CRC 0 while it is summed
+	for _, p := range parts {
+		crc.Write(p)
+		crc.Write(make([]byte, pad8(len(p))-len(p)))
+	}
+	h.CRC = crc.Sum32()
+
+	removeStaleCopies(dir)
+	f, err := os.CreateTemp(dir, copyName+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if f != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	hb := make([]byte, pad8(len(copyMagic))+int(unsafe.Sizeof(h)))
+	copy(hb, copyMagic)
+	copy(hb[pad8(len(copyMagic)):], asBytes([]copyHeader{h}))
+	if _, err := f.Write(hb); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := f.Write(p); err != nil {
+			return err
+		}
+		if _, err := f.Write(make([]byte, pad8(len(p))-len(p))); err != nil {
+			return err
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	f = nil
+	if err := os.Rename(tmp, copyPath(dir)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// removeStaleCopies removes temporary copies an hour old: a process killed
+// while saving left them (a younger one may be another process's save).
+func removeStaleCopies(dir string) {
+	tmps, _ := filepath.Glob(filepath.Join(dir, copyName+".*.tmp"))
+	for _, t := range tmps {
+		if st, err := os.Stat(t); err == nil && time.Since(st.ModTime()) > time.Hour {
+			os.Remove(t)
+		}
+	}
+}
+
+// loadCopy maps dir's postings.copy and returns the copy it holds, or an
+// error saying why it cannot be used. The copy's unit_log position is its
+// lastSeq; the caller brings it up to date.
+func loadCopy(ctx context.Context, ix *Index) (*memIndex, error) {
+	dir := ix.v.DataDir()
+	f, err := os.Open(copyPath(dir))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var h copyHeader
+	head := pad8(len(copyMagic)) + int(unsafe.Sizeof(h))
+	if st.Size() < int64(head) || st.Size() > 1<<40 {
+		return nil, errors.New("too short")
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	mapped := &spilled{b: b}
+	runtime.AddCleanup(mapped, func(b []byte) { syscall.Munmap(b) }, b)
+	if string(b[:len(copyMagic)]) != copyMagic {
+		return nil, errors.New("not a postings copy")
+	}
+	h = fromBytes[copyHeader](b[pad8(len(copyMagic)):], 1)[0]
+	salt, err := ix.saltValue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case h.Version != copyVersion || h.LittleEndian != nativeLittle():
+		return nil, fmt.Errorf("version %d", h.Version)
+	case h.Format != fixed32(IndexFormat):
+		return nil, errors.New("another index format's")
+	case h.Salt != fixed32(salt):
+		return nil, errors.New("another index's")
+	}
+	type docRec struct {
+		uid     int64
+		emb     uint64
+		res     int32
+		nextEmb int32
+		keyOff  uint32
+		_       uint32
+	}
+	sizes := []int64{h.Docs * int64(unsafe.Sizeof(docRec{})), h.Ends * 4, h.Lists * int64(unsafe.Sizeof(plist{})), h.Docs * 4,
+		h.Text, h.Arena, h.Keys, h.ResBytes}
+	parts := make([][]byte, len(sizes))
+	off := int64(head)
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	unsummed := h
+	unsummed.CRC = 0
+	crc.Write(asBytes([]copyHeader{unsummed}))
+	for i, n := range sizes {
+		if n < 0 || off+int64(pad8(int(n))) > int64(len(b)) {
+			return nil, errors.New("shorter than its header says")
+		}
+		parts[i] = b[off : off+n : off+n]
+		crc.Write(b[off : off+int64(pad8(int(n)))])
+		off += int64(pad8(int(n)))
+	}
+	if off != int64(len(b)) {
+		return nil, errors.New("longer than its header says")
+	}
+	if crc.Sum32() != h.CRC {
+		return nil, errors.New("damaged (its checksum does not match)")
+	}
+	// The resources.
+	rb := parts[7]
+	getStr := func() (string, bool) {
+		if len(rb) < 4 {
+			return "", false
+		}
+		n := binary.LittleEndian.Uint32(rb)
+		if uint64(len(rb)-4) < uint64(n) {
+			return "", false
+		}
+		s := string(rb[4 : 4+n])
+		rb = rb[4+n:]
+		return s, true
+	}
+	res := make([]*memRes, h.Res)
+	for i := range res {
+		r := &memRes{}
+		var ok [4]bool
+		r.path, ok[0] = getStr()
+		r.project, ok[1] = getStr()
+		r.draft, ok[2] = getStr()
+		r.dproject, ok[3] = getStr()
+		if ok != [4]bool{true, true, true, true} {
+			return nil, errors.New("damaged resources")
+		}
+		res[i] = r
+	}
+	m := newMemIndex(int(h.Docs))
+	m.docs = make([]memDoc, h.Docs)
+	for i, d := range fromBytes[docRec](parts[0], int(h.Docs)) {
+		if d.res < 0 || int64(d.res) >= h.Res || d.nextEmb < -1 || int64(d.nextEmb) >= h.Docs || int64(d.keyOff) > h.Keys {
+			return nil, errors.New("damaged docs")
+		}
+		m.docs[i] = memDoc{uid: d.uid, emb: d.emb, res: res[d.res], nextEmb: d.nextEmb, keyOff: d.keyOff}
+	}
+	m.terms.ends = fromBytes[uint32](parts[1], int(h.Ends))
+	m.terms.lists = append([]plist(nil), fromBytes[plist](parts[2], int(h.Lists))...)
+	m.lens = append([]int32(nil), fromBytes[int32](parts[3], int(h.Docs))...)
+	if len(parts[4]) > 0 {
+		m.terms.text = unsafe.String(&parts[4][0], len(parts[4]))
+	}
+	if err := checkVocab(m.terms.ends, m.terms.lists, len(m.terms.text), len(parts[5])); err != nil {
+		return nil, err
+	}
+	m.terms.arena, m.terms.mapped = parts[5], mapped
+	m.keys.frozen, m.keys.mapped = parts[6], mapped
+	for i := range m.docs {
+		if m.lens[i] >= 0 {
+			m.byUID.set(int32(i))
+		}
+	}
+	// byEmb's chains are the saved ones: each head is the last doc of its emb.
+	for i := len(m.docs) - 1; i >= 0; i-- {
+		if _, ok := m.byEmb.find(m.docs[i].emb); !ok {
+			m.byEmb.set(int32(i))
+		}
+	}
+	m.nLive, m.nTokens, m.nDead, m.nPost = h.NLive, h.NTokens, h.NDead, h.NPost
+	m.lastSeq = h.LastSeq
+	m.spillDir = dir
+	return m, nil
+}
+
+// checkVocab checks that the saved tokens' ends and postings stay inside
+// their arrays and in order, so that a damaged file that passed its
+// checksum cannot send a read out of bounds.
+func checkVocab(ends []uint32, lists []plist, text, arena int) error {
+	if len(ends) != len(lists) {
+		return errors.New("damaged vocabulary")
+	}
+	prev := uint32(0)
+	for i, e := range ends {
+		p := lists[i]
+		if e < prev || int(e) > text || p.off > p.end || int(p.end) > arena || p.tail != 0 {
+			return errors.New("damaged vocabulary")
+		}
+		prev = e
+	}
+	return nil
+}
+
+// saltValue is index.db's stat_salt: random when the file was made, so it
+// tells this index from another (or from a rebuilt one).
+func (ix *Index) saltValue(ctx context.Context) (string, error) {
+	var s string
+	err := ix.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'stat_salt'").Scan(&s)
+	if err != nil || strings.TrimSpace(s) == "" {
+		return "", fmt.Errorf("the index has no salt: %v", err)
+	}
+	return s, nil
+}

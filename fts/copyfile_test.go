@@ -1,0 +1,268 @@
+package fts
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/vault"
+)
+
+// TestMain doubles as the process the crash test kills while it saves its
+// copy (LORE_COPY_SAVER names the vault).
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("LORE_COPY_SAVER"); dir != "" {
+		os.Exit(copySaver(dir))
+	}
+	os.Exit(m.Run())
+}
+
+// copySaver builds the vault's copy and saves it again and again, saying
+// "saving" before each save, until it is killed.
+func copySaver(dir string) int {
+	ctx := context.Background()
+	v, err := vault.Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ix, err := Open(ctx, v)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	m, err := ix.buildMem(ctx)
+	if err != nil || m == nil {
+		fmt.Fprintln(os.Stderr, "build:", err)
+		return 1
+	}
+	for {
+		fmt.Println("saving")
+		ix.saveMem(ctx, m)
+	}
+}
+
+// copyVault is a vault of the demo notes, 300 generated ones and two
+// projects' notes, its copy kept in memory (and so saved).
+func copyVault(t *testing.T) *testVault {
+	t.Helper()
+	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
+	if _, err := synth.GenerateVault(tv.Root, 300, 3); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		tv.Write(fmt.Sprintf("projects/alpha/note-%d.md", i), fmt.Sprintf("# Alpha %d\n\nrelease deploy 检索 retry queue %d\n", i, i))
+		tv.Write(fmt.Sprintf("projects/beta/note-%d.md", i), fmt.Sprintf("# Beta %d\n\nrelease rollback 并发 timeout cache %d\n", i, i))
+	}
+	return tv
+}
+
+// another opens the same vault's index as another process would, and keeps
+// its copy in memory.
+func another(t *testing.T, tv *testVault) *testVault {
+	t.Helper()
+	ctx := context.Background()
+	ix, err := Open(ctx, tv.V)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if err := ix.Resident().Keep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return &testVault{&testvault.Vault[*Index]{T: t, Root: tv.Root, V: tv.V, Ix: ix}}
+}
+
+// A new process maps the copy an earlier one saved instead of building it,
+// applies what unit_log holds since (edits, a deletion, a rename, a
+// Draft), and then ranks exactly as FTS5 does.
+func TestSavedCopy_IsMappedAndFollowsTheLog(t *testing.T) {
+	tv := copyVault(t)
+	ctx := context.Background()
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tv.Ix.memFromCopy {
+		t.Fatal("the first process found a copy in a new vault")
+	}
+	if _, err := os.Stat(copyPath(tv.V.DataDir())); err != nil {
+		t.Fatalf("the first process saved no copy: %v", err)
+	}
+	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
+	os.Remove(filepath.Join(tv.Root, "bench/000/note-000002.md"))
+	tv.Write("new/one.md", "---\ntitle: New one\ntags: [release, 发布]\n---\n# New\n\nretry timeout queue worker\n")
+	os.Rename(filepath.Join(tv.Root, "bench/000/note-000003.md"), filepath.Join(tv.Root, "moved/note-3.md"))
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	tv.Ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
+		{Path: "projects/alpha/draft-new.md", Data: []byte("# Draft new\n\nrollback retry timeout cache\n")},
+	}}}})
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	next := another(t, tv)
+	if !next.Ix.memFromCopy {
+		t.Fatal("the next process built its copy instead of mapping the saved one")
+	}
+	compareScorers(t, next, []string{"", "alpha", "beta"})
+}
+
+// A copy that is not this index's as it is now is never used: damaged
+// (one byte changed), cut short, another vault's, or older than what
+// unit_log still holds. The process builds its copy instead, ranks as
+// FTS5 does, and saves a good copy for the next one.
+func TestSavedCopy_NotUsedUnlessItIsThisIndexs(t *testing.T) {
+	cases := []struct {
+		name  string
+		spoil func(t *testing.T, tv *testVault, path string)
+	}{
+		{"a byte changed", func(t *testing.T, tv *testVault, path string) {
+			data, _ := os.ReadFile(path)
+			data[len(data)/2] ^= 0x40
+			os.WriteFile(path, data, 0o644)
+		}},
+		{"cut short", func(t *testing.T, tv *testVault, path string) {
+			st, _ := os.Stat(path)
+			os.Truncate(path, st.Size()*2/3)
+		}},
+		{"a count in its header changed", func(t *testing.T, tv *testVault, path string) {
+			data, _ := os.ReadFile(path)
+			data[pad8(len(copyMagic))+8+64+8*2] ^= 1 // NTokens: what BM25's average length is made of
+			os.WriteFile(path, data, 0o644)
+		}},
+		{"another vault's", func(t *testing.T, tv *testVault, path string) {
+			other := newTestVault(t, map[string]string{"x.md": "# X\n\nrelease other vault\n"})
+			if err := other.Ix.Resident().Keep(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(copyPath(other.V.DataDir()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(path, data, 0o644)
+		}},
+		{"behind the trimmed log", func(t *testing.T, tv *testVault, path string) {
+			tv.Write("c.md", "# C\n\ncharlie release\n")
+			ctx := context.Background()
+			if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tv.Ix.db.ExecContext(ctx, "DELETE FROM unit_log"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tv.Ix.db.ExecContext(ctx, "INSERT INTO unit_log(uid, added) VALUES (-1, 0)"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tv := copyVault(t)
+			ctx := context.Background()
+			if err := tv.Ix.Resident().Keep(ctx); err != nil {
+				t.Fatal(err)
+			}
+			path := copyPath(tv.V.DataDir())
+			c.spoil(t, tv, path)
+			next := another(t, tv)
+			if next.Ix.memFromCopy {
+				t.Fatal("the spoiled copy was used")
+			}
+			compareScorers(t, next, []string{"", "alpha"})
+			third := another(t, tv)
+			if !third.Ix.memFromCopy {
+				t.Error("the process that built its copy saved none the next one could use")
+			}
+		})
+	}
+}
+
+// A process killed while it saves its copy leaves the old copy or the new
+// one, whole, never a part: after each kill the next process either maps a
+// copy that ranks as FTS5 does or builds one.
+func TestSavedCopy_AKilledSaveLeavesAWholeCopy(t *testing.T) {
+	tv := copyVault(t)
+	ctx := context.Background()
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	mapped := 0
+	for run := 0; run < 8; run++ {
+		cmd := exec.Command(os.Args[0], "-test.run", "^$")
+		cmd.Env = append(os.Environ(), "LORE_COPY_SAVER="+tv.Root)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(out)
+		for saves := 1 + rng.Intn(3); saves > 0 && lines.Scan(); saves-- {
+		}
+		time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		tmps, _ := filepath.Glob(filepath.Join(tv.V.DataDir(), copyName+".*.tmp"))
+		if run == 0 {
+			t.Logf("after the first kill: %d temporary files", len(tmps))
+		}
+		if _, err := os.Stat(copyPath(tv.V.DataDir())); err == nil {
+			if _, err := loadCopy(ctx, tv.Ix); err != nil {
+				t.Fatalf("run %d: the copy a killed save left is not whole: %v", run, err)
+			}
+		}
+		next := another(t, tv)
+		if next.Ix.memFromCopy {
+			mapped++
+		}
+		compareScorersSmallAny(t, next)
+		tv.Write(fmt.Sprintf("runs/r%d.md", run), fmt.Sprintf("# Run %d\n\nrelease run %d\n", run, run))
+		if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if mapped == 0 {
+		t.Error("no process after a kill mapped a saved copy: the test never reached a finished save")
+	}
+}
+
+// compareScorersSmallAny compares the two engines on a few queries.
+func compareScorersSmallAny(t *testing.T, tv *testVault) {
+	t.Helper()
+	ctx := context.Background()
+	m, err := tv.Ix.memFor(ctx)
+	if err != nil || m == nil {
+		t.Fatalf("in-memory postings: %v, %v", m, err)
+	}
+	for _, q := range []string{"release", "deploy rollback", "检索", "retry timeout queue"} {
+		ts := QueryTerms(CutQuery(q))
+		want, err := lexical(sqlLexical{tv.Ix}).bm25(ctx, ts, "", 25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := lexical(memLexical{tv.Ix, m}).bm25(ctx, ts, "", 25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(want) == 0 {
+			t.Fatalf("%q: in memory %d hits, FTS5 %d", q, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].UID != want[i].UID || got[i].Score != want[i].Score {
+				t.Fatalf("%q, hit %d: in memory uid %d score %v; FTS5 uid %d score %v", q, i, got[i].UID, got[i].Score, want[i].UID, want[i].Score)
+			}
+		}
+	}
+}
