@@ -271,6 +271,9 @@ func loadCopy(ctx context.Context, ix *Index) (*memIndex, error) {
 	if crc.Sum32() != h.CRC {
 		return nil, errors.New("damaged (its checksum does not match)")
 	}
+	// The check read every page; the process needs only those its queries
+	// read, so the rest leave its resident set (they stay in the page cache).
+	syscall.Madvise(b, syscall.MADV_DONTNEED)
 	// The resources.
 	rb := parts[7]
 	getStr := func() (string, bool) {
