@@ -355,7 +355,7 @@ type memUnit struct {
 // memChunk at a time (tokenizing on every core, adding in uid order), so a
 // build holds one chunk's text, not the vault's.
 func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.unit_key, u.embed_hash, u.heading_path, u.start_byte, u.end_byte, u.content_hash, r.rid, r.fspath, r.path, r.title, r.meta, r.project, r.draft, r.dproject
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.unit_key, u.embed_hash, u.heading_path, u.start_byte, u.end_byte, u.content_hash, u.embedded, r.rid, r.fspath, r.path, r.title, r.meta, r.project, r.draft, r.dproject
 		FROM units u JOIN resources r ON r.rid = u.rid `+where+` ORDER BY u.uid`)
 	if err != nil {
 		return translate(err)
@@ -372,7 +372,7 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 		var rid int64
 		var start, end int
 		var hash, fspath, path, title, meta, project, draft, dproject string
-		if err := rows.Scan(&r.uid, &r.key, &r.emb, &r.hp, &start, &end, &hash, &rid, &fspath, &path, &title, &meta, &project, &draft, &dproject); err != nil {
+		if err := rows.Scan(&r.uid, &r.key, &r.emb, &r.hp, &start, &end, &hash, &r.embedded, &rid, &fspath, &path, &title, &meta, &project, &draft, &dproject); err != nil {
 			return translate(err)
 		}
 		// A unit whose note changed since it was indexed (texts.go) is
@@ -409,6 +409,7 @@ type memRaw struct {
 	uid         int64
 	key, emb    string
 	hp, content string
+	embedded    string
 	res         *memResToks
 }
 
@@ -451,7 +452,7 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 				add(r.res.title, weightTitle)
 				add(r.res.meta, weightMeta)
 				add(memo.tokens(strings.Join(hp, " ")), weightHeading)
-				add(memo.tokens(vault.ReadableText(r.content)), weightBody)
+				add(memo.tokens(bodyText(vault.ReadableText(r.content), r.embedded)), weightBody)
 				u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
 				for t, f := range freq {
 					u.toks, u.freq = append(u.toks, t), append(u.freq, f)

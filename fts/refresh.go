@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -175,6 +176,8 @@ type change struct {
 	meta     string // the FTS meta column's text (metaText)
 	gone     bool   // the file disappeared while being read
 	force    bool   // parse and write it even if its bytes did not change (rebuild)
+	parsed   bool   // prepareData parsed it: its rows are written anew
+	embeds   bool   // a unit of it shows an embedded note (embedtext.go)
 }
 
 type preparedUnit struct {
@@ -259,7 +262,28 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 		}
 		return false, nil
 	}
+	paths := append([]string(nil), removed...)
+	for _, c := range todo {
+		paths = append(paths, c.stat.Path)
+	}
+	before, err := ix.namesAt(ctx, paths)
+	if err != nil {
+		return false, err
+	}
 	if err := ix.write(ctx, todo, removed, st, progress); err != nil {
+		return false, err
+	}
+	var written []string
+	embeds := map[string]bool{}
+	for _, c := range todo {
+		if c.parsed {
+			written = append(written, c.stat.Path)
+			if c.embeds {
+				embeds[c.stat.Path] = true
+			}
+		}
+	}
+	if err := ix.refreshEmbedded(ctx, written, embeds, before); err != nil {
 		return false, err
 	}
 	if st.Removed+st.Updated == 0 {
@@ -493,7 +517,15 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 		c.skip = vault.Message(err)
 		return
 	}
-	c.res = r
+	c.res, c.parsed = r, true
+	if bytes.Contains(data, []byte("![[")) {
+		for _, u := range r.Units {
+			if len(vault.Embeds(u.Content)) > 0 { // not in code or comments, not of attachments
+				c.embeds = true
+				break
+			}
+		}
+	}
 	c.meta = metaText(r)
 	pathTerms, titleTerms, metaTerms := memo.indexText(r.Path), memo.indexText(r.Title), memo.indexText(c.meta)
 	c.prepared = make([]preparedUnit, len(r.Units))

@@ -41,8 +41,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.delRes, "DELETE FROM resources WHERE path = ? AND draft = ''"},
 		{&w.insSkipped, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed, problem, stat_key) VALUES (?, ?, ?, ?, ?, 0, ?, ?)`},
 		{&w.insRes, `INSERT INTO resources(path, fspath, size, mod_ns, content_hash, indexed,
-			resource_id, claimed_id, id_derived, project, title, title_key, description, meta, status, tier, tags, problem, guard, stat_key)
-			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			resource_id, claimed_id, id_derived, project, title, title_key, description, meta, status, tier, tags, problem, guard, stat_key, embeds)
+			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insUnit, `INSERT INTO units(rid, unit_key, ord, heading_path, start_byte, end_byte, start_line, content_hash, embed_hash, embed_key, tokens, bare)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insFTS, "INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)"},
@@ -101,7 +101,7 @@ func (w *writer) upsert(c *change) error {
 	}
 	tags, _ := json.Marshal(r.Front.Tags)
 	res, err := w.run(w.insRes, r.Path, c.stat.FSPath, c.stat.Size, c.stat.ModNs, r.ContentHash,
-		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, c.meta, r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r), w.statKey(c))
+		r.ID, claimed, r.IDDerived, r.Project, r.Title, titleKey(r.Title), r.Description, c.meta, r.Status(), r.Front.Tier, string(tags), r.Problem, rulesJSON(r), w.statKey(c), c.embeds)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", r.Path, err)
 	}

@@ -48,13 +48,13 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 		if err != nil {
 			return "", err
 		}
-		if !ok || strings.TrimSpace(text) == "" || selfEmbed(from, e.Target, path, heading) || (published && draft != "") {
+		if !ok || strings.TrimSpace(text) == "" || vault.SelfEmbed(from, e.Target, path, heading) || (published && draft != "") {
 			continue
 		}
 		done++
 		b.WriteString(content[last:e.End])
 		b.WriteString("\n")
-		b.WriteString(quote(clipTokens(text, embedTokens)))
+		b.WriteString(quote(vault.ClipTokens(text, embedTokens)))
 		if rest := content[e.End:]; strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\n\n") && strings.TrimSpace(rest) != "" {
 			b.WriteString("\n") // the quote ends before what follows
 		}
@@ -65,22 +65,6 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 	}
 	b.WriteString(content[last:])
 	return b.String(), nil
-}
-
-// selfEmbed reports whether an embed names the fragment's own note as a
-// whole or its own section (a cycle).
-func selfEmbed(from, target, path string, heading []string) bool {
-	if from != path {
-		return false
-	}
-	_, anchor, _ := strings.Cut(target, "#")
-	if anchor == "" {
-		return true
-	}
-	if i := strings.LastIndexByte(anchor, '#'); i >= 0 {
-		anchor = anchor[i+1:]
-	}
-	return len(heading) > 0 && strings.EqualFold(strings.TrimSpace(heading[len(heading)-1]), strings.TrimSpace(anchor))
 }
 
 // quote prefixes each line of s with "> ".
@@ -94,27 +78,4 @@ func quote(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// clipTokens cuts s to about max estimated tokens, at a line or word break,
-// marking the cut with "…".
-func clipTokens(s string, max int) string {
-	if vault.EstimateTokens(s) <= max {
-		return s
-	}
-	rs := []rune(s)
-	lo, hi := 0, len(rs)
-	for lo < hi { // the longest prefix within max
-		mid := (lo + hi + 1) / 2
-		if vault.EstimateTokens(string(rs[:mid])) <= max {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	cut := string(rs[:lo])
-	if i := strings.LastIndexAny(cut, "\n "); i > len(cut)/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " \n") + " …"
 }

@@ -3,6 +3,8 @@ package retrieve
 import (
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // A section that holds only embeds is delivered with the text they show:
@@ -91,7 +93,7 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("word ", 2000)
-	if got := clipTokens(long, embedTokens); !strings.HasSuffix(got, " …") || len(got) >= len(long) {
+	if got := vault.ClipTokens(long, embedTokens); !strings.HasSuffix(got, " …") || len(got) >= len(long) {
 		t.Errorf("a long embed is not bounded: %d of %d bytes", len(got), len(long))
 	}
 }

@@ -161,3 +161,42 @@ func inRanges(rs [][2]int, at int) bool {
 	}
 	return false
 }
+
+// SelfEmbed reports whether an embed's target, resolved to the note at
+// from, names the note at path as a whole or its section heading (a cycle).
+func SelfEmbed(from, target, path string, heading []string) bool {
+	if from != path {
+		return false
+	}
+	_, anchor, _ := strings.Cut(target, "#")
+	if anchor == "" {
+		return true
+	}
+	if i := strings.LastIndexByte(anchor, '#'); i >= 0 {
+		anchor = anchor[i+1:]
+	}
+	return len(heading) > 0 && strings.EqualFold(strings.TrimSpace(heading[len(heading)-1]), strings.TrimSpace(anchor))
+}
+
+// ClipTokens cuts s to about max estimated tokens, at a line or word break,
+// marking the cut with "…".
+func ClipTokens(s string, max int) string {
+	if EstimateTokens(s) <= max {
+		return s
+	}
+	rs := []rune(s)
+	lo, hi := 0, len(rs)
+	for lo < hi { // the longest prefix within max
+		mid := (lo + hi + 1) / 2
+		if EstimateTokens(string(rs[:mid])) <= max {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	cut := string(rs[:lo])
+	if i := strings.LastIndexAny(cut, "\n "); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " \n") + " …"
+}

@@ -1,0 +1,316 @@
+package fts
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// What a unit's embeds show counts for what it is found by. In Obsidian a
+// section of `![[Refund policy#^discount-then-refund]]` reads as the
+// paragraph it names; indexed as written, such a section was found only by
+// the words of the reference. The text each embed of a note shows — the
+// same text delivery quotes after it (retrieve/embeds.go): the note's body,
+// a section, or a block, bounded to embedTokens, at most maxEmbeds a unit,
+// one level deep, never the unit's own note or section — is kept in the
+// unit's row (units.embedded) and indexed in its body column after its own
+// text, by FTS5 and by the in-memory copy alike (bodyText).
+//
+// An embed is resolved as a link is, in the view of the note that holds it:
+// a project's note in that project's published memory, a shared note among
+// shared notes only (so no project's text is found through a shared note),
+// never in a Draft. A unit's embedded text depends on other notes, so after
+// each refresh that wrote or removed notes, the units of the notes written
+// and of every note that links to a name of a note written or removed are
+// looked at again (refreshEmbedded); a unit whose embedded text changed gets
+// its FTS row written again and is logged in unit_log as deleted and added,
+// so the in-memory copies read it again.
+//
+// Drafts' rows keep their own text only.
+const (
+	embedTokens = 300
+	maxEmbeds   = 4
+)
+
+// sharedOnly is a project name no project has: visibleTo(sharedOnly) is
+// the shared, published notes alone.
+const sharedOnly = "\x00shared"
+
+// bodyText is the text of a unit's FTS body column: its readable text, and
+// after it what its embeds show.
+func bodyText(readable, embedded string) string {
+	if embedded == "" {
+		return readable
+	}
+	return readable + "\n\n" + embedded
+}
+
+// namesAt returns the name keys of the working-tree rows at paths.
+func (ix *Index) namesAt(ctx context.Context, paths []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for lo := 0; lo < len(paths); lo += 500 {
+		batch := paths[lo:min(lo+500, len(paths))]
+		marks, qargs := inList(batch)
+		rows, err := ix.db.QueryContext(ctx, `SELECT n.name FROM names n JOIN resources r ON r.rid = n.rid
+			WHERE r.draft = '' AND r.path IN (`+marks+`)`, qargs...)
+		if err != nil {
+			return nil, translate(err)
+		}
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, translate(err)
+			}
+			out[k] = true
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, translate(err)
+		}
+	}
+	return out, nil
+}
+
+// inList is n question marks for SQL's IN, and the values as arguments.
+func inList(vals []string) (string, []any) {
+	marks := make([]string, len(vals))
+	qargs := make([]any, len(vals))
+	for i, v := range vals {
+		marks[i], qargs[i] = "?", v
+	}
+	return strings.Join(marks, ","), qargs
+}
+
+// embedUpdate is a unit whose embedded text changed.
+type embedUpdate struct {
+	uid                             int64
+	path, title, meta, hp, embedded string
+	content                         string
+}
+
+// refreshEmbedded brings units.embedded up to date after a refresh wrote
+// the notes at written (embeds: those of them that show an embedded note)
+// and removed others; before holds the name keys the rows at all those
+// paths had before the refresh. A written note without an embed has no
+// embedded text (its rows are new), so only the notes with embeds among
+// those written, and the notes that link to a name that came or went, are
+// read again.
+func (ix *Index) refreshEmbedded(ctx context.Context, written []string, embeds map[string]bool, before map[string]bool) error {
+	after, err := ix.namesAt(ctx, written)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(before)+len(after))
+	for k := range before {
+		keys = append(keys, k)
+	}
+	for k := range after {
+		if !before[k] {
+			keys = append(keys, k)
+		}
+	}
+	// The notes with embeds among those written, and those that link to a
+	// name that came or went (their links read whole: far fewer than the
+	// names a large refresh touches).
+	rids := map[int64]bool{}
+	var withEmbeds []string
+	for p := range embeds {
+		withEmbeds = append(withEmbeds, p)
+	}
+	for lo := 0; lo < len(withEmbeds); lo += 500 {
+		marks, qargs := inList(withEmbeds[lo:min(lo+500, len(withEmbeds))])
+		got, err := queryColumn[int64](ctx, ix.db, `SELECT rid FROM resources WHERE draft = '' AND indexed = 1 AND path IN (`+marks+`)`, qargs...)
+		if err != nil {
+			return err
+		}
+		for _, r := range got {
+			rids[r] = true
+		}
+	}
+	touched := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		touched[k] = true
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT l.rid, l.target_key FROM resources r CROSS JOIN links l ON l.rid = r.rid
+		WHERE r.embeds = 1 AND r.draft = '' AND r.indexed = 1`)
+	if err != nil {
+		return translate(err)
+	}
+	for rows.Next() {
+		var rid int64
+		var k string
+		if err := rows.Scan(&rid, &k); err != nil {
+			rows.Close()
+			return translate(err)
+		}
+		if touched[k] {
+			rids[rid] = true
+		}
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return translate(err)
+	}
+	if len(rids) == 0 {
+		return nil
+	}
+	list := make([]int64, 0, len(rids))
+	for r := range rids {
+		list = append(list, r)
+	}
+	var updates []embedUpdate
+	for lo := 0; lo < len(list); lo += 500 {
+		ups, err := ix.embedUpdates(ctx, list[lo:min(lo+500, len(list))])
+		if err != nil {
+			return err
+		}
+		updates = append(updates, ups...)
+	}
+	if len(updates) == 0 {
+		return nil
+	}
+	return ix.writeEmbedded(ctx, updates)
+}
+
+// embedUpdates reads the units of rids and returns those whose embedded
+// text is not what their embeds show now.
+func (ix *Index) embedUpdates(ctx context.Context, rids []int64) ([]embedUpdate, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.heading_path, u.start_byte, u.end_byte, u.content_hash, u.embedded,
+		r.rid, r.fspath, r.path, r.project, r.title, r.meta
+		FROM units u JOIN resources r ON r.rid = u.rid WHERE r.rid IN (`+idList(rids)+`) ORDER BY u.uid`)
+	if err != nil {
+		return nil, translate(err)
+	}
+	type unitRow struct {
+		embedUpdate
+		heading []string
+		project string
+	}
+	var cands []unitRow
+	notes := noteBytes{ix: ix}
+	for rows.Next() {
+		var u unitRow
+		var start, end int
+		var rid int64
+		var hash, fspath string
+		if err := rows.Scan(&u.uid, &u.hp, &start, &end, &hash, &u.embedded, &rid, &fspath, &u.path, &u.project, &u.title, &u.meta); err != nil {
+			rows.Close()
+			return nil, translate(err)
+		}
+		text, ok := notes.text(ctx, rid, fspath, "", start, end, hash)
+		if !ok || (u.embedded == "" && len(vault.Embeds(text)) == 0) {
+			continue
+		}
+		u.content = text
+		_ = json.Unmarshal([]byte(u.hp), &u.heading)
+		cands = append(cands, u)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, translate(err)
+	}
+	var out []embedUpdate
+	shown := map[[2]string]shownText{}
+	for _, u := range cands {
+		got, err := ix.embeddedText(ctx, shown, u.content, u.path, u.heading, u.project)
+		if err != nil {
+			return nil, err
+		}
+		if got != u.embedded {
+			u.embedded = got
+			out = append(out, u.embedUpdate)
+		}
+	}
+	return out, nil
+}
+
+// shownText is what one embed target shows in one view.
+type shownText struct {
+	text, from string
+	ok         bool
+}
+
+// embeddedText is what the embeds of a unit's content show, as the index
+// keeps it: the readable text of each, bounded, one after the other. shown
+// remembers each target's text in each view for one refresh (many notes
+// embed the same few).
+func (ix *Index) embeddedText(ctx context.Context, shown map[[2]string]shownText, content, path string, heading []string, project string) (string, error) {
+	view := project
+	if view == "" {
+		view = sharedOnly
+	}
+	var parts []string
+	for _, e := range vault.Embeds(content) {
+		if len(parts) == maxEmbeds {
+			break
+		}
+		key := [2]string{view, e.Target}
+		st, seen := shown[key]
+		if !seen {
+			text, from, draft, ok, err := ix.Lookups().Embedded(ctx, e.Target, view)
+			if err != nil {
+				return "", err
+			}
+			st = shownText{from: from, ok: ok && draft == ""}
+			if st.ok {
+				st.text = strings.TrimSpace(vault.ReadableText(vault.ClipTokens(text, embedTokens)))
+			}
+			shown[key] = st
+		}
+		if !st.ok || st.text == "" || vault.SelfEmbed(st.from, e.Target, path, heading) {
+			continue
+		}
+		parts = append(parts, st.text)
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+// writeEmbedded stores the units' new embedded texts and writes their FTS
+// rows again, in one transaction.
+func (ix *Index) writeEmbedded(ctx context.Context, updates []embedUpdate) error {
+	tx, err := ix.beginWrite(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	defer tx.Rollback()
+	exec := func(q string, a ...any) error {
+		_, err := tx.ExecContext(ctx, q, a...)
+		return translate(err)
+	}
+	for _, u := range updates {
+		// The unit may have gone since it was read (another process).
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM units WHERE uid = ?", u.uid).Scan(&n); err != nil {
+			return translate(err)
+		}
+		if n == 0 {
+			continue
+		}
+		var hp []string
+		_ = json.Unmarshal([]byte(u.hp), &hp)
+		if err := exec("UPDATE units SET embedded = ? WHERE uid = ?", u.embedded, u.uid); err != nil {
+			return err
+		}
+		if err := exec("DELETE FROM units_fts WHERE rowid = ?", u.uid); err != nil {
+			return err
+		}
+		if err := exec("INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)",
+			u.uid, indexText(u.path), indexText(u.title), indexText(u.meta), indexText(strings.Join(hp, " ")),
+			indexText(bodyText(vault.ReadableText(u.content), u.embedded))); err != nil {
+			return err
+		}
+		if err := exec("INSERT INTO unit_log(uid, added) VALUES (?, 0), (?, 1)", u.uid, u.uid); err != nil {
+			return err
+		}
+	}
+	if _, err := bumpGeneration(ctx, tx.Tx); err != nil {
+		return err
+	}
+	return translate(tx.Commit())
+}

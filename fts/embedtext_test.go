@@ -1,0 +1,112 @@
+package fts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// unitsFound returns the unit keys BM25 finds for q in project's view,
+// after a refresh, checking that the in-memory copy finds the same.
+func unitsFound(t *testing.T, tv *testVault, q, project string) map[string]bool {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	ts := QueryTerms(CutQuery(q))
+	want, err := lexical(sqlLexical{tv.Ix}).bm25(ctx, ts, project, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := tv.Ix.memFor(ctx)
+	if err != nil || m == nil {
+		t.Fatalf("in-memory postings: %v, %v", m, err)
+	}
+	got, err := lexical(memLexical{tv.Ix, m}).bm25(ctx, ts, project, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%q: in memory %d hits, FTS5 %d", q, len(got), len(want))
+	}
+	out := map[string]bool{}
+	for i := range want {
+		if got[i].UID != want[i].UID || got[i].Score != want[i].Score {
+			t.Fatalf("%q, hit %d: in memory %s %v, FTS5 %s %v", q, i, got[i].UnitKey, got[i].Score, want[i].UnitKey, want[i].Score)
+		}
+		out[want[i].Path+"#"+last(want[i].HeadingPath)] = true
+	}
+	return out
+}
+
+func last(hp []string) string {
+	if len(hp) == 0 {
+		return ""
+	}
+	return hp[len(hp)-1]
+}
+
+// A section that only embeds a block, a heading or a note is found by the
+// words they show, as a reader of the note sees them; it follows the
+// embedded note's edits, its deletion and a new note taking the name; a
+// shared note's embed of a project's note finds nothing of that project;
+// and the in-memory copy scores all of it as FTS5 does.
+func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"Refund policy.md":        "# Refund policy\n\nIntro.\n\nAsk within thirty days for a prorated reimbursement. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n",
+		"FAQ.md":                  "# FAQ\n\n## Refunds\n\n![[Refund policy#^discount]]\n\n## Disputes\n\n![[Refund policy#Chargebacks]]\n\n## Everything\n\n![[Glossary]]\n\n## Secret\n\n![[plans]]\n\n## Self\n\n![[FAQ#Refunds]]\n",
+		"projects/alpha/plans.md": "---\nproject: alpha\n---\n# Plans\n\nthe zeppelin launch is in march\n",
+		"projects/alpha/board.md": "---\nproject: alpha\n---\n# Board\n\n![[plans]]\n",
+	})
+	ctx := context.Background()
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"prorated reimbursement": "FAQ.md#Refunds",
+		"wombat desk":            "FAQ.md#Disputes",
+	} {
+		if got := unitsFound(t, tv, q, ""); !got[want] {
+			t.Errorf("%q found %v, want %s among them", q, got, want)
+		}
+	}
+	if got := unitsFound(t, tv, "zeppelin launch", ""); got["FAQ.md#Secret"] {
+		t.Errorf("a shared note's embed of a project's note made it findable by that project's words: %v", got)
+	}
+	if got := unitsFound(t, tv, "zeppelin launch", "alpha"); !got["projects/alpha/board.md#Board"] {
+		t.Errorf("alpha's note embedding alpha's plans: found %v, want board.md#Board", got)
+	}
+
+	// The embedded block changes: the section follows.
+	tv.Write("Refund policy.md", "# Refund policy\n\nIntro.\n\nAsk within ninety days for store credit. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n")
+	if got := unitsFound(t, tv, "prorated reimbursement", ""); got["FAQ.md#Refunds"] {
+		t.Errorf("after the edit, the old words still find the section: %v", got)
+	}
+	if got := unitsFound(t, tv, "store credit ninety", ""); !got["FAQ.md#Refunds"] {
+		t.Errorf("after the edit, the new words find %v, want FAQ.md#Refunds", got)
+	}
+
+	// A note comes to have the embedded name, then the embedded note goes.
+	tv.Write("Glossary.md", "# Glossary\n\nA capybara is a kind of ledger.\n")
+	if got := unitsFound(t, tv, "capybara ledger", ""); !got["FAQ.md#Everything"] {
+		t.Errorf("a new note an embed names: found %v, want FAQ.md#Everything", got)
+	}
+	if err := os.Remove(filepath.Join(tv.Root, "Refund policy.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := unitsFound(t, tv, "wombat desk", ""); len(got) != 0 {
+		t.Errorf("after the embedded note was deleted, its words find %v", got)
+	}
+	// The unit's own text is what search delivers, whatever it embeds.
+	hits := tv.search("capybara ledger", vault.SearchOptions{Limit: 5})
+	for _, h := range hits {
+		units, _ := tv.Ix.Lookups().UnitsByKey(ctx, []string{h.UnitKey}, "")
+		if h.Path == "FAQ.md" && units[h.UnitKey].Content != "## Everything\n\n![[Glossary]]" {
+			t.Errorf("FAQ's unit text %q, want its own bytes", units[h.UnitKey].Content)
+		}
+	}
+}
