@@ -180,7 +180,7 @@ func (ix *Index) refreshEmbedded(ctx context.Context, written []string, embeds m
 // embedUpdates reads the units of rids and returns those whose embedded
 // text is not what their embeds show now.
 func (ix *Index) embedUpdates(ctx context.Context, rids []int64) ([]embedUpdate, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.heading_path, u.start_byte, u.end_byte, u.content_hash, u.embedded,
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.heading_path, u.start_byte, u.end_byte, `+hashSQL("u.content_hash")+`, u.embedded,
 		r.rid, r.fspath, r.path, r.project, r.title, r.meta
 		FROM units u JOIN resources r ON r.rid = u.rid WHERE r.rid IN (`+idList(rids)+`) ORDER BY u.uid`)
 	if err != nil {

@@ -49,7 +49,7 @@ func DefaultWeights() Weights {
 	return Weights{Path: weightPath, Title: weightTitle, Meta: weightMeta, Heading: weightHeading, Body: weightBody}
 }
 
-const hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, u.content_hash, r.fspath, u.tokens, u.uid, u.start_byte, u.end_byte, u.start_line, r.rid, r.draft`
+var hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, ` + hashSQL("u.content_hash") + `, r.fspath, u.tokens, u.uid, u.start_byte, u.end_byte, u.start_line, r.rid, r.draft`
 
 func scanHit(rows *sql.Rows, extra ...any) (Unit, error) {
 	var h Unit
@@ -541,7 +541,7 @@ func (ix *Index) linkKeys(ctx context.Context, q string, args ...any) ([]link, [
 func (l Lookups) UnitHashes(ctx context.Context, keys []string, project string) (map[string]string, error) {
 	ix := l.ix
 	out := map[string]string{}
-	err := ix.eachUnit(ctx, keys, project, "u.unit_key, u.content_hash", func(rows *sql.Rows) error {
+	err := ix.eachUnit(ctx, keys, project, "u.unit_key, "+hashSQL("u.content_hash"), func(rows *sql.Rows) error {
 		var k, h string
 		err := rows.Scan(&k, &h)
 		out[k] = h

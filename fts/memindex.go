@@ -355,7 +355,7 @@ type memUnit struct {
 // memChunk at a time (tokenizing on every core, adding in uid order), so a
 // build holds one chunk's text, not the vault's.
 func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.unit_key, u.embed_hash, u.heading_path, u.start_byte, u.end_byte, u.content_hash, u.embedded, r.rid, r.fspath, r.path, r.title, r.meta, r.project, r.draft, r.dproject
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, u.unit_key, `+hashSQL("u.embed_hash")+`, u.heading_path, u.start_byte, u.end_byte, `+hashSQL("u.content_hash")+`, u.embedded, r.rid, r.fspath, r.path, r.title, r.meta, r.project, r.draft, r.dproject
 		FROM units u JOIN resources r ON r.rid = u.rid `+where+` ORDER BY u.uid`)
 	if err != nil {
 		return translate(err)

@@ -58,7 +58,7 @@ func (ix *Index) loadMemVectors(ctx context.Context) (*memVectors, error) {
 
 // loadVectorRows reads float vectors (all, or where) and keeps their signs.
 func (ix *Index) loadVectorRows(ctx context.Context, mv *memVectors, where string) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT f.rowid, f.embedding, e.embed_hash FROM unit_vectors f
+	rows, err := ix.db.QueryContext(ctx, `SELECT f.rowid, f.embedding, `+hashSQL("e.embed_hash")+` FROM unit_vectors f
 		JOIN embeddings e ON e.vec_rowid = f.rowid `+where+` ORDER BY f.rowid`)
 	if err != nil {
 		return translate(err)

@@ -11,7 +11,7 @@ import (
 // IndexFormat names the term-making rules below, the schema, and what the
 // index derives from a note. An index file of another format is deleted and
 // rebuilt from the vault (see OpenFile), so old and new terms never mix.
-const IndexFormat = "lore-17"
+const IndexFormat = "lore-18"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the

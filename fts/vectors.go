@@ -194,7 +194,7 @@ func (ix *Index) unitInputs(ctx context.Context, uids []int64) (hashes, texts []
 	for i, u := range uids {
 		marks[i], qargs[i] = "?", u
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.embed_hash, r.title, u.heading_path, u.start_byte, u.end_byte, u.content_hash, r.rid, r.fspath, r.draft
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+hashSQL("u.embed_hash")+`, r.title, u.heading_path, u.start_byte, u.end_byte, `+hashSQL("u.content_hash")+`, r.rid, r.fspath, r.draft
 		FROM units u JOIN resources r ON r.rid = u.rid
 		WHERE u.uid IN (`+strings.Join(marks, ",")+`) AND u.embed_hash NOT IN (SELECT embed_hash FROM embeddings)
 		ORDER BY u.uid`, qargs...)
@@ -241,7 +241,7 @@ func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]flo
 			return fmt.Errorf("embedding model %s returned dimension %d, want %d", ix.emb.Name(), len(vecs[i]), ix.emb.Dim())
 		}
 		var one int
-		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM embeddings WHERE embed_hash = ?", h).Scan(&one); err == nil {
+		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM embeddings WHERE embed_hash = ?", hashBlob(h)).Scan(&one); err == nil {
 			continue // another process stored it meanwhile
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return translate(err)
@@ -260,7 +260,7 @@ func (ix *Index) storeVectors(ctx context.Context, hashes []string, vecs [][]flo
 		if _, err := tx.ExecContext(ctx, "INSERT INTO unit_vectors(rowid, embedding) VALUES (?, ?)", next, blob); err != nil {
 			return translate(fmt.Errorf("store vector: %w", err))
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO embeddings(embed_hash, vec_rowid, embed_key) VALUES (?, ?, ?)", h, next, int64(embedKey(h))); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO embeddings(embed_hash, vec_rowid, embed_key) VALUES (?, ?, ?)", hashBlob(h), next, int64(embedKey(h))); err != nil {
 			return translate(err)
 		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO vec_log(vec_rowid, added) VALUES (?, 1)", next); err != nil {
