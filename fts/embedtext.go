@@ -99,8 +99,17 @@ type embedUpdate struct {
 // embedded text (its rows are new), so only the notes with embeds among
 // those written, and the notes that link to a name that came or went, are
 // read again.
+// before is nil when no note showed an embed before the refresh: then only
+// the notes written with embeds can have embedded text.
 func (ix *Index) refreshEmbedded(ctx context.Context, written []string, embeds map[string]bool, before map[string]bool) error {
-	after, err := ix.namesAt(ctx, written)
+	if before == nil && len(embeds) == 0 {
+		return nil
+	}
+	var after map[string]bool
+	var err error
+	if before != nil {
+		after, err = ix.namesAt(ctx, written)
+	}
 	if err != nil {
 		return err
 	}
@@ -135,26 +144,10 @@ func (ix *Index) refreshEmbedded(ctx context.Context, written []string, embeds m
 	for _, k := range keys {
 		touched[k] = true
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT l.rid, l.target_key FROM resources r CROSS JOIN links l ON l.rid = r.rid
-		WHERE r.embeds = 1 AND r.draft = '' AND r.indexed = 1`)
-	if err != nil {
-		return translate(err)
-	}
-	for rows.Next() {
-		var rid int64
-		var k string
-		if err := rows.Scan(&rid, &k); err != nil {
-			rows.Close()
-			return translate(err)
+	if len(touched) > 0 {
+		if err := ix.linkersOf(ctx, touched, rids); err != nil {
+			return err
 		}
-		if touched[k] {
-			rids[rid] = true
-		}
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return translate(err)
 	}
 	if len(rids) == 0 {
 		return nil
@@ -313,4 +306,41 @@ func (ix *Index) writeEmbedded(ctx context.Context, updates []embedUpdate) error
 		return err
 	}
 	return translate(tx.Commit())
+}
+
+// anyEmbeds reports whether some note shows an embed (the partial index
+// resources_embeds answers it); true when it cannot tell.
+func (ix *Index) anyEmbeds(ctx context.Context) bool {
+	var n int
+	if err := ix.db.QueryRowContext(ctx, "SELECT EXISTS(SELECT 1 FROM resources WHERE embeds = 1)").Scan(&n); err != nil {
+		return true
+	}
+	return n == 1
+}
+
+// linkersOf adds to rids the notes that show an embed and link to one of
+// the name keys touched.
+func (ix *Index) linkersOf(ctx context.Context, touched map[string]bool, rids map[int64]bool) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT l.rid, l.target_key FROM resources r CROSS JOIN links l ON l.rid = r.rid
+		WHERE r.embeds = 1 AND r.draft = '' AND r.indexed = 1`)
+	if err != nil {
+		return translate(err)
+	}
+	for rows.Next() {
+		var rid int64
+		var k string
+		if err := rows.Scan(&rid, &k); err != nil {
+			rows.Close()
+			return translate(err)
+		}
+		if touched[k] {
+			rids[rid] = true
+		}
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return translate(err)
+	}
+	return nil
 }

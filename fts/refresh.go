@@ -266,9 +266,13 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 	for _, c := range todo {
 		paths = append(paths, c.stat.Path)
 	}
-	before, err := ix.namesAt(ctx, paths)
-	if err != nil {
-		return false, err
+	// The names the rows at these paths had, for the notes that embed them
+	// (embedtext.go); none to look for when no note shows an embed.
+	var before map[string]bool
+	if ix.anyEmbeds(ctx) {
+		if before, err = ix.namesAt(ctx, paths); err != nil {
+			return false, err
+		}
 	}
 	if err := ix.write(ctx, todo, removed, st, progress); err != nil {
 		return false, err
