@@ -28,6 +28,10 @@ import (
 // its FTS row written again and is logged in unit_log as deleted and added,
 // so the in-memory copies read it again.
 //
+// The model embeds the same text (embedInput over bodyText), so a section
+// of embeds has the vector of what it shows; its embed_hash changes with
+// the embedded text, and the next embedding pass embeds it.
+//
 // Drafts' rows keep their own text only.
 const (
 	embedTokens = 300
@@ -287,7 +291,11 @@ func (ix *Index) writeEmbedded(ctx context.Context, updates []embedUpdate) error
 		}
 		var hp []string
 		_ = json.Unmarshal([]byte(u.hp), &hp)
-		if err := exec("UPDATE units SET embedded = ? WHERE uid = ?", u.embedded, u.uid); err != nil {
+		// The model embeds what the index finds the unit by: its readable
+		// text and what its embeds show (vectors.go).
+		eh := embedHash(u.title, hp, vault.HashBytes([]byte(bodyText(vault.ReadableText(u.content), u.embedded))))
+		if err := exec("UPDATE units SET embedded = ?, embed_hash = ?, embed_key = ? WHERE uid = ?",
+			u.embedded, hashBlob(eh), int64(embedKey(eh)), u.uid); err != nil {
 			return err
 		}
 		if err := exec("DELETE FROM units_fts WHERE rowid = ?", u.uid); err != nil {
@@ -305,7 +313,11 @@ func (ix *Index) writeEmbedded(ctx context.Context, updates []embedUpdate) error
 	if _, err := bumpGeneration(ctx, tx.Tx); err != nil {
 		return err
 	}
-	return translate(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return translate(err)
+	}
+	ix.vectorsBehind.Store(true)
+	return nil
 }
 
 // anyEmbeds reports whether some note shows an embed (the partial index

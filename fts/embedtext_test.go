@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -108,5 +110,58 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 		if h.Path == "FAQ.md" && units[h.UnitKey].Content != "## Everything\n\n![[Glossary]]" {
 			t.Errorf("FAQ's unit text %q, want its own bytes", units[h.UnitKey].Content)
 		}
+	}
+}
+
+// The model embeds what a section of embeds shows, under the embed hash
+// that names that input, and embeds it again when the embedded text
+// changes.
+func TestIndex_EmbedsAreInTheModelsInput(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"Refund policy.md": "# Refund policy\n\nAsk within thirty days for a prorated reimbursement. ^discount\n",
+		"FAQ.md":           "# FAQ\n\n## Refunds\n\n![[Refund policy#^discount]]\n",
+	})
+	ctx := context.Background()
+	if err := tv.Ix.Vectors().Use(ctx, &embed.HashEmbedder{Dims: 16}); err != nil {
+		t.Fatal(err)
+	}
+	input := func() (string, string) {
+		t.Helper()
+		if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		var uid int64
+		var eh string
+		if err := tv.Ix.db.QueryRowContext(ctx, `SELECT u.uid, `+hashSQL("u.embed_hash")+` FROM units u JOIN resources r ON r.rid = u.rid
+			WHERE r.path = 'FAQ.md' AND u.heading_path LIKE '%Refunds%'`).Scan(&uid, &eh); err != nil {
+			t.Fatal(err)
+		}
+		hashes, texts, _, err := tv.Ix.unitInputs(ctx, []int64{uid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(texts) != 1 || hashes[0] != eh {
+			t.Fatalf("the unit's model input: %d texts, hashes %v, want one under %s", len(texts), hashes, eh)
+		}
+		head, body, _ := strings.Cut(texts[0], "\n")
+		if want := vault.HashBytes([]byte(head + "\n" + vault.HashBytes([]byte(body)))); eh != want {
+			t.Errorf("embed_hash %s does not name the input %q (want %s)", eh, texts[0], want)
+		}
+		return eh, texts[0]
+	}
+	h1, text := input()
+	if !strings.Contains(text, "prorated reimbursement") {
+		t.Errorf("the model's input %q lacks the embedded block", text)
+	}
+	if _, err := tv.Ix.Vectors().Embed(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	tv.Write("Refund policy.md", "# Refund policy\n\nAsk within ninety days for store credit. ^discount\n")
+	h2, text := input()
+	if h1 == h2 || !strings.Contains(text, "store credit") {
+		t.Errorf("after the embedded block changed: hash %s → %s, input %q", h1, h2, text)
+	}
+	if n, err := tv.Ix.pendingEmbeddings(ctx); err != nil || n == 0 {
+		t.Errorf("the changed input waits for no vector (%d, %v)", n, err)
 	}
 }

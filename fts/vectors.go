@@ -194,7 +194,7 @@ func (ix *Index) unitInputs(ctx context.Context, uids []int64) (hashes, texts []
 	for i, u := range uids {
 		marks[i], qargs[i] = "?", u
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT `+hashSQL("u.embed_hash")+`, r.title, u.heading_path, u.start_byte, u.end_byte, `+hashSQL("u.content_hash")+`, r.rid, r.fspath, r.draft
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+hashSQL("u.embed_hash")+`, r.title, u.heading_path, u.start_byte, u.end_byte, `+hashSQL("u.content_hash")+`, u.embedded, r.rid, r.fspath, r.draft
 		FROM units u JOIN resources r ON r.rid = u.rid
 		WHERE u.uid IN (`+strings.Join(marks, ",")+`) AND u.embed_hash NOT IN (SELECT embed_hash FROM embeddings)
 		ORDER BY u.uid`, qargs...)
@@ -205,10 +205,10 @@ func (ix *Index) unitInputs(ctx context.Context, uids []int64) (hashes, texts []
 	// A hash twice (a uid reused meanwhile) is stored once by storeVectors.
 	notes := noteBytes{ix: ix}
 	for rows.Next() {
-		var h, title, hp, hash, fspath, draft string
+		var h, title, hp, hash, embedded, fspath, draft string
 		var start, end int
 		var rid int64
-		if err := rows.Scan(&h, &title, &hp, &start, &end, &hash, &rid, &fspath, &draft); err != nil {
+		if err := rows.Scan(&h, &title, &hp, &start, &end, &hash, &embedded, &rid, &fspath, &draft); err != nil {
 			return nil, nil, nil, err
 		}
 		content, ok := notes.text(ctx, rid, fspath, draft, start, end, hash)
@@ -218,7 +218,7 @@ func (ix *Index) unitInputs(ctx context.Context, uids []int64) (hashes, texts []
 		}
 		var path []string
 		json.Unmarshal([]byte(hp), &path)
-		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, vault.ReadableText(content)))
+		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, bodyText(vault.ReadableText(content), embedded)))
 	}
 	return hashes, texts, stale, translate(rows.Err())
 }
