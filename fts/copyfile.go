@@ -54,6 +54,16 @@ type copyHeader struct {
 	_                            uint32
 }
 
+// copyDoc is a memDoc as the file keeps it: its resource by number.
+type copyDoc struct {
+	uid     int64
+	emb     uint64
+	res     int32
+	nextEmb int32
+	keyOff  uint32
+	_       uint32
+}
+
 func copyPath(dir string) string { return filepath.Join(dir, copyName) }
 
 func fixed32(s string) (b [32]byte) {
@@ -107,15 +117,7 @@ func saveCopy(ctx context.Context, ix *Index, m *memIndex) error {
 		resBuf.Write(n[:])
 		resBuf.WriteString(s)
 	}
-	type docRec struct {
-		uid     int64
-		emb     uint64
-		res     int32
-		nextEmb int32
-		keyOff  uint32
-		_       uint32
-	}
-	docs := make([]docRec, len(m.docs))
+	docs := make([]copyDoc, len(m.docs))
 	for i, d := range m.docs {
 		r, ok := resIdx[d.res]
 		if !ok {
@@ -126,7 +128,7 @@ func saveCopy(ctx context.Context, ix *Index, m *memIndex) error {
 			putStr(d.res.draft)
 			putStr(d.res.dproject)
 		}
-		docs[i] = docRec{uid: d.uid, emb: d.emb, res: r, nextEmb: d.nextEmb, keyOff: d.keyOff}
+		docs[i] = copyDoc{uid: d.uid, emb: d.emb, res: r, nextEmb: d.nextEmb, keyOff: d.keyOff}
 	}
 	parts := [][]byte{asBytes(docs), asBytes(m.terms.ends), asBytes(m.terms.lists), asBytes(m.lens),
 		unsafe.Slice(unsafe.StringData(m.terms.text), len(m.terms.text)), m.terms.arena, m.keys.frozen, resBuf.Bytes()}
@@ -241,15 +243,7 @@ func loadCopy(ctx context.Context, ix *Index) (*memIndex, error) {
 	case h.Salt != fixed32(salt):
 		return nil, errors.New("another index's")
 	}
-	type docRec struct {
-		uid     int64
-		emb     uint64
-		res     int32
-		nextEmb int32
-		keyOff  uint32
-		_       uint32
-	}
-	sizes := []int64{h.Docs * int64(unsafe.Sizeof(docRec{})), h.Ends * 4, h.Lists * int64(unsafe.Sizeof(plist{})), h.Docs * 4,
+	sizes := []int64{h.Docs * int64(unsafe.Sizeof(copyDoc{})), h.Ends * 4, h.Lists * int64(unsafe.Sizeof(plist{})), h.Docs * 4,
 		h.Text, h.Arena, h.Keys, h.ResBytes}
 	parts := make([][]byte, len(sizes))
 	off := int64(head)
@@ -303,7 +297,7 @@ func loadCopy(ctx context.Context, ix *Index) (*memIndex, error) {
 	}
 	m := newMemIndex(int(h.Docs))
 	m.docs = make([]memDoc, h.Docs)
-	for i, d := range fromBytes[docRec](parts[0], int(h.Docs)) {
+	for i, d := range fromBytes[copyDoc](parts[0], int(h.Docs)) {
 		if d.res < 0 || int64(d.res) >= h.Res || d.nextEmb < -1 || int64(d.nextEmb) >= h.Docs || int64(d.keyOff) > h.Keys {
 			return nil, errors.New("damaged docs")
 		}
