@@ -21,7 +21,7 @@ import (
 // An embed is resolved as a link is, in the view of the note that holds it:
 // a project's note in that project's published memory, a shared note among
 // shared notes only (so no project's text is found through a shared note),
-// never in a Draft. A unit's embedded text depends on other notes, so after
+// never in a Draft, and never as a Draft shadows it (publishedView). A unit's embedded text depends on other notes, so after
 // each refresh that wrote or removed notes, the units of the notes written
 // and of every note that links to a name of a note written or removed are
 // looked at again (refreshEmbedded); a unit whose embedded text changed gets
@@ -38,9 +38,12 @@ const (
 	maxEmbeds   = 4
 )
 
-// sharedOnly is a project name no project has: visibleTo(sharedOnly) is
-// the shared, published notes alone.
-const sharedOnly = "\x00shared"
+// publishedView is the view an embed is resolved in for the index: the
+// published notes a project sees (shared and its own), without its Drafts
+// and without what they shadow — so nothing an agent has in a Draft changes
+// what a published note is found by. For a shared note, project is "" and
+// the view is the shared notes alone.
+func publishedView(project string) string { return publishedPrefix + project }
 
 // bodyText is the text of a unit's FTS body column: its readable text, and
 // after it what its embeds show.
@@ -238,10 +241,7 @@ type shownText struct {
 // remembers each target's text in each view for one refresh (many notes
 // embed the same few).
 func (ix *Index) embeddedText(ctx context.Context, shown map[[2]string]shownText, content, path string, heading []string, project string) (string, error) {
-	view := project
-	if view == "" {
-		view = sharedOnly
-	}
+	view := publishedView(project)
 	var parts []string
 	for _, e := range vault.Embeds(content) {
 		if len(parts) == maxEmbeds {

@@ -55,8 +55,9 @@ func last(hp []string) string {
 // A section that only embeds a block, a heading or a note is found by the
 // words they show, as a reader of the note sees them; it follows the
 // embedded note's edits, its deletion and a new note taking the name; a
-// shared note's embed of a project's note finds nothing of that project;
-// and the in-memory copy scores all of it as FTS5 does.
+// shared note's embed of a project's note finds nothing of that project,
+// and an agent's Draft of an embedded note changes nothing a published note
+// is found by; the in-memory copy scores all of it as FTS5 does.
 func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"Refund policy.md":        "# Refund policy\n\nIntro.\n\nAsk within thirty days for a prorated reimbursement. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n",
@@ -82,6 +83,23 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	if got := unitsFound(t, tv, "zeppelin launch", "alpha"); !got["projects/alpha/board.md#Board"] {
 		t.Errorf("alpha's note embedding alpha's plans: found %v, want board.md#Board", got)
 	}
+
+	// An agent's Draft of alpha's plans changes nothing a published note is
+	// found by, even when the embedding note is indexed again meanwhile.
+	tv.Ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
+		{Path: "projects/alpha/plans.md", Data: []byte("---\nproject: alpha\n---\n# Plans\n\nthe platypus parade is cancelled\n")},
+	}}}})
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	tv.Write("projects/alpha/board.md", "---\nproject: alpha\n---\n# Board\n\n![[plans]]\n\nupdated\n")
+	if got := unitsFound(t, tv, "platypus parade", "alpha"); got["projects/alpha/board.md#Board"] {
+		t.Errorf("a Draft's text made the published board findable: %v", got)
+	}
+	if got := unitsFound(t, tv, "zeppelin launch", "alpha"); !got["projects/alpha/board.md#Board"] {
+		t.Errorf("with a Draft of the plans open, the board is no longer found by the published plans: %v", got)
+	}
+	tv.Ix.UseOverlay(&listOverlay{})
 
 	// The embedded block changes: the section follows.
 	tv.Write("Refund policy.md", "# Refund policy\n\nIntro.\n\nAsk within ninety days for store credit. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n")

@@ -77,6 +77,9 @@ func visibleTo(project string) (string, []any) {
 	return "(" + vis + " AND " + notJournal + ")", args
 }
 
+// publishedPrefix starts a view name that no project has (publishedView).
+const publishedPrefix = "\x00published:"
+
 // notJournal is true of a resource outside the journal's folder
 // (vault.JournalFolder); substr, not LIKE, which ignores case.
 const notJournal = "substr(r.path, 1, 8) != 'journal/'"
@@ -86,6 +89,9 @@ const notJournal = "substr(r.path, 1, 8) != 'journal/'"
 func journalVisibleTo(project string) (string, []any) {
 	if project == "" {
 		return "(r.draft = '')", nil
+	}
+	if p, ok := strings.CutPrefix(project, publishedPrefix); ok { // publishedView (embedtext.go)
+		return "(r.draft = '' AND (r.project = '' OR r.project = ?))", []any{p}
 	}
 	return `((r.draft = '' AND (r.project = '' OR r.project = ?)
 		AND NOT EXISTS (SELECT 1 FROM shadows s WHERE s.project = ? AND s.path = r.path))
