@@ -193,7 +193,7 @@ func (ix *Index) memFor(ctx context.Context) (*memIndex, error) {
 		if m, err = ix.buildMem(ctx); err != nil {
 			return nil, err
 		}
-		ix.mem = m
+		ix.mem, ix.memFromCopy = m, false
 		if m == nil { // too large now: the vectors' copy goes too
 			ix.keepMem, ix.vecs = false, nil
 		}
@@ -788,6 +788,7 @@ func (h *memHeap) Pop() any {
 // memory as heap growth).
 type MemStats struct {
 	Units, Tokens, Postings int64 // live units, distinct tokens, postings
+	Mapped                  bool  // mapped from the copy a process saved (copyfile.go), not built
 }
 
 // inMemory reports whether BM25 is scored from the in-memory copy of the
@@ -802,14 +803,14 @@ func (ix *Index) inMemory() bool {
 // postingsStats reports on the in-memory postings; ok is false when there are none.
 func (ix *Index) postingsStats() (MemStats, bool) {
 	ix.memMu.Lock()
-	m := ix.mem
+	m, mapped := ix.mem, ix.memFromCopy
 	ix.memMu.Unlock()
 	if m == nil {
 		return MemStats{}, false
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return MemStats{Units: m.nLive, Tokens: int64(m.terms.count()), Postings: m.nPost}, true
+	return MemStats{Units: m.nLive, Tokens: int64(m.terms.count()), Postings: m.nPost, Mapped: mapped}, true
 }
 
 // embedKey is the first 64 bits of an embed_hash ("sha256:<hex>"): enough to

@@ -80,7 +80,11 @@ func maintain(ctx context.Context, ix maintained, o MaintainOptions) {
 			return err
 		}
 		if st, kept := ix.postingsStats(); kept {
-			fmt.Fprintf(o.Log, "%sin memory: %d units, %d postings (%.1f s)\n", o.Prefix, st.Units, st.Postings, time.Since(began).Seconds())
+			how := "built from the index"
+			if st.Mapped {
+				how = "mapped from the copy saved beside the index"
+			}
+			fmt.Fprintf(o.Log, "%sin memory: %d units, %d postings (%.1f s; %s)\n", o.Prefix, st.Units, st.Postings, time.Since(began).Seconds(), how)
 		} else if ctx.Err() == nil {
 			fmt.Fprintf(o.Log, "%sthe vault is larger than the in-memory copy allows; BM25 and the vector search run in SQL (slower)\n", o.Prefix)
 		}
