@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -221,12 +220,11 @@ func loadCopy(ctx context.Context, ix *Index) (*memIndex, error) {
 	if st.Size() < int64(head) || st.Size() > 1<<40 {
 		return nil, errors.New("too short")
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	mapped, err := mapFile(f, int(st.Size()))
 	if err != nil {
 		return nil, err
 	}
-	mapped := &spilled{b: b}
-	runtime.AddCleanup(mapped, func(b []byte) { syscall.Munmap(b) }, b)
+	b := mapped.b
 	if string(b[:len(copyMagic)]) != copyMagic {
 		return nil, errors.New("not a postings copy")
 	}
@@ -242,6 +240,11 @@ func loadCopy(ctx context.Context, ix *Index) (*memIndex, error) {
 		return nil, errors.New("another index format's")
 	case h.Salt != fixed32(salt):
 		return nil, errors.New("another index's")
+	}
+	for _, n := range []int64{h.Docs, h.Ends, h.Lists, h.Res, h.Text, h.Arena, h.Keys, h.ResBytes} {
+		if n < 0 || n > st.Size() { // before any of them is multiplied or allocated
+			return nil, errors.New("its header's counts do not fit the file")
+		}
 	}
 	sizes := []int64{h.Docs * int64(unsafe.Sizeof(copyDoc{})), h.Ends * 4, h.Lists * int64(unsafe.Sizeof(plist{})), h.Docs * 4,
 		h.Text, h.Arena, h.Keys, h.ResBytes}

@@ -27,6 +27,19 @@ import (
 // spilled is one mapping; its cleanup unmaps it.
 type spilled struct{ b []byte }
 
+// mapFile maps size bytes of f read-only; the mapping lasts until the
+// returned value is unreachable (its cleanup unmaps it), whether or not f
+// stays open.
+func mapFile(f *os.File, size int) (*spilled, error) {
+	b, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	m := &spilled{b: b}
+	runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, b)
+	return m, nil
+}
+
 // spill writes parts to an unnamed file in dir and returns them read from
 // its mapping, in order. On any error it returns ok false and the caller
 // keeps its heap copies (a read-only or full disk costs memory, not
@@ -54,12 +67,11 @@ func spill(dir string, parts ...[]byte) (m *spilled, mapped [][]byte, ok bool) {
 			return nil, nil, false
 		}
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+	m, err = mapFile(f, size)
 	if err != nil {
 		return nil, nil, false
 	}
-	m = &spilled{b: b}
-	runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, b)
+	b := m.b
 	off := 0
 	for _, p := range parts {
 		mapped = append(mapped, b[off:off+len(p):off+len(p)])
