@@ -3,6 +3,7 @@ package fts
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"os"
@@ -139,6 +140,11 @@ func TestSavedCopy_NotUsedUnlessItIsThisIndexs(t *testing.T) {
 			data[pad8(len(copyMagic))+8+64+8*2] ^= 1 // NTokens: what BM25's average length is made of
 			os.WriteFile(path, data, 0o644)
 		}},
+		{"a count in its header larger than the file", func(t *testing.T, tv *testVault, path string) {
+			data, _ := os.ReadFile(path)
+			binary.LittleEndian.PutUint64(data[pad8(len(copyMagic))+8+64+8*5:], 1<<40) // Docs
+			os.WriteFile(path, data, 0o644)
+		}},
 		{"another vault's", func(t *testing.T, tv *testVault, path string) {
 			other := newTestVault(t, map[string]string{"x.md": "# X\n\nrelease other vault\n"})
 			if err := other.Ix.Resident().Keep(context.Background()); err != nil {
@@ -264,5 +270,42 @@ func compareScorersSmallAny(t *testing.T, tv *testVault) {
 				t.Fatalf("%q, hit %d: in memory uid %d score %v; FTS5 uid %d score %v", q, i, got[i].UID, got[i].Score, want[i].UID, want[i].Score)
 			}
 		}
+	}
+}
+
+// A server that builds its copy while a note no longer holds its indexed
+// units' text (edited to the same size, its old time put back, so no
+// freshness check sees it) saves no copy lacking that text: it marks the
+// note for re-indexing, and after the next refresh the copy ranks the new
+// text as FTS5 does.
+func TestSavedCopy_NoneSavedWhileANoteChangedBehindTheIndex(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"a.md": "# Alpha\n\nthe walrus sleeps here\n",
+		"b.md": "# Beta\n\nthe otter swims there\n",
+	})
+	ctx := context.Background()
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	full := filepath.Join(tv.Root, "a.md")
+	st, err := os.Stat(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte("# Alpha\n\nthe badger digs!! here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(full, time.Now(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(copyPath(tv.V.DataDir())); err == nil {
+		t.Error("a copy was saved that lacks a.md's text")
+	}
+	got := unitsFound(t, tv, "badger digs", "")
+	if !got["a.md#Alpha"] {
+		t.Errorf("after the re-index: found %v, want a.md#Alpha", got)
 	}
 }

@@ -128,6 +128,7 @@ type memIndex struct {
 	spillDir string                     // where freezes map their frozen parts from (spill.go): the index's folder
 	gen      string
 	lastSeq  int64
+	stale    []int64 // resources whose notes no longer held a unit's text when it was read (texts.go)
 }
 
 // newMemIndex returns an empty copy with room for about n docs.
@@ -155,7 +156,15 @@ func (ix *Index) keepInMemory(ctx context.Context) error {
 	ix.memMu.Lock()
 	ix.mem, ix.keepMem, ix.memFromCopy = m, true, !built
 	ix.memMu.Unlock()
-	if built {
+	switch {
+	case len(m.stale) > 0 && ix.readOnly == "":
+		// Notes changed behind the index: index them again (the copy
+		// follows through unit_log), and save no copy that lacks their text.
+		if err := ix.requeue(ctx, m.stale); err != nil {
+			return err
+		}
+		m.stale = nil
+	case built:
 		ix.saveMem(ctx, m)
 	}
 	// Scored in memory, the process asks SQLite for rows by key: one idle
@@ -276,11 +285,13 @@ func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
 	if err := ix.loadMemUnits(ctx, m, ""); err != nil {
 		return nil, err
 	}
+	stale := m.stale
 	// Changes made while the units were read: applying them again is harmless.
 	ok, err := ix.syncMem(ctx, m, gen)
 	if err != nil || !ok {
 		return nil, err
 	}
+	m.stale = stale // what the build found; those the log brought are indexed again anyway
 	m.shrink()
 	return m, nil
 }
@@ -313,7 +324,7 @@ func (ix *Index) syncMem(ctx context.Context, m *memIndex, gen string) (bool, er
 		m.terms.freeze(nil, m.spillDir)
 		m.keys.freeze(m.spillDir)
 	}
-	m.lastSeq, m.gen = last, gen
+	m.lastSeq, m.gen, m.stale = last, gen, nil
 	return true, nil
 }
 
@@ -378,7 +389,10 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 		// A unit whose note changed since it was indexed (texts.go) is
 		// kept by its path, title and headings until the note is indexed
 		// again, which replaces it.
-		r.content, _ = notes.text(ctx, rid, fspath, draft, start, end, hash)
+		var ok bool
+		if r.content, ok = notes.text(ctx, rid, fspath, draft, start, end, hash); !ok && draft == "" {
+			m.stale = append(m.stale, rid)
+		}
 		rt := resByRID[rid]
 		if rt == nil {
 			rt = &memResToks{res: &memRes{path: path, project: project, draft: draft, dproject: dproject},
