@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -135,14 +136,17 @@ func saveCopy(ctx context.Context, ix *Index, m *memIndex) error {
 		LastSeq: m.lastSeq, NLive: m.nLive, NTokens: m.nTokens, NDead: m.nDead, NPost: m.nPost,
 		Docs: int64(len(docs)), Ends: int64(len(m.terms.ends)), Lists: int64(len(m.terms.lists)), Res: int64(len(resIdx)),
 		Text: int64(len(m.terms.text)), Arena: int64(len(m.terms.arena)), Keys: int64(len(m.keys.frozen)), ResBytes: int64(resBuf.Len())}
-	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	crc.Write(asBytes([]copyHeader{h})) // CRC 0 while it is summed
-	for _, p := range parts {
-		crc.Write(p)
-		crc.Write(make([]byte, pad8(len(p))-len(p)))
+	// Mapped parts (the frozen vocab and keys, spill.go) are read once, a
+	// piece at a time, each piece summed, written and its pages given back:
+	// reading 200 MB of a mapping otherwise counts all of it in the
+	// process's resident memory. The header, with the sum, goes in last.
+	mapped := [][]byte{nil, nil, nil, nil, nil, nil, nil, nil}
+	if m.terms.mapped != nil {
+		mapped[1], mapped[4], mapped[5] = parts[1], parts[4], parts[5]
 	}
-	h.CRC = crc.Sum32()
-
+	if m.keys.mapped != nil {
+		mapped[6] = parts[6]
+	}
 	removeStaleCopies(dir)
 	f, err := os.CreateTemp(dir, copyName+".*.tmp")
 	if err != nil {
@@ -156,21 +160,41 @@ func saveCopy(ctx context.Context, ix *Index, m *memIndex) error {
 		}
 	}()
 	hb := make([]byte, pad8(len(copyMagic))+int(unsafe.Sizeof(h)))
-	copy(hb, copyMagic)
-	copy(hb[pad8(len(copyMagic)):], asBytes([]copyHeader{h}))
 	if _, err := f.Write(hb); err != nil {
 		return err
 	}
-	for _, p := range parts {
-		if err := ctx.Err(); err != nil {
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	crc.Write(asBytes([]copyHeader{h})) // CRC 0 while it is summed
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i, p := range parts {
+		for len(p) > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			piece := p[:min(len(p), 8<<20)]
+			crc.Write(piece)
+			if _, err := w.Write(piece); err != nil {
+				return err
+			}
+			if mapped[i] != nil {
+				dropPages(piece)
+			}
+			p = p[len(piece):]
+		}
+		zeros := make([]byte, pad8(len(parts[i]))-len(parts[i]))
+		crc.Write(zeros)
+		if _, err := w.Write(zeros); err != nil {
 			return err
 		}
-		if _, err := f.Write(p); err != nil {
-			return err
-		}
-		if _, err := f.Write(make([]byte, pad8(len(p))-len(p))); err != nil {
-			return err
-		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	h.CRC = crc.Sum32()
+	copy(hb, copyMagic)
+	copy(hb[pad8(len(copyMagic)):], asBytes([]copyHeader{h}))
+	if _, err := f.WriteAt(hb, 0); err != nil {
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		return err
@@ -191,9 +215,15 @@ func saveCopy(ctx context.Context, ix *Index, m *memIndex) error {
 }
 
 // removeStaleCopies removes temporary copies an hour old: a process killed
-// while saving left them (a younger one may be another process's save).
+// while saving left them (a younger one may be another process's save),
+// or killed in the instant between making a spill or run file (spill.go,
+// runbuild.go) and taking its name away.
 func removeStaleCopies(dir string) {
-	tmps, _ := filepath.Glob(filepath.Join(dir, copyName+".*.tmp"))
+	var tmps []string
+	for _, pat := range []string{copyName + ".*.tmp", "copy-*.tmp", "runs-*.tmp"} {
+		more, _ := filepath.Glob(filepath.Join(dir, pat))
+		tmps = append(tmps, more...)
+	}
 	for _, t := range tmps {
 		if st, err := os.Stat(t); err == nil && time.Since(st.ModTime()) > time.Hour {
 			os.Remove(t)

@@ -36,6 +36,10 @@ type Index struct {
 	watch   *watcher       // set by Watch; guarded by mu
 	memos   []tokenMemo    // the preparing workers'; guarded by mu (Refresh holds it)
 	overlay OverlaySource  // the open Drafts; nil: none. Guarded by mu
+	// cold is the copy a cold index fills as its batches commit, and
+	// coldDone the one filled, saved when the refresh ends (coldcopy.go).
+	// Guarded by mu.
+	cold, coldDone *coldCopy
 
 	memMu       sync.Mutex  // guards mem, vecs and keepMem
 	mem         *memIndex   // in-memory postings (memindex.go); nil: FTS5 scores

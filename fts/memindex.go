@@ -126,6 +126,7 @@ type memIndex struct {
 	shadows  map[string]map[string]bool // project → working-tree paths its Drafts shadow
 	memos    []tokenMemo                // the loading workers', during one load; used under mu (or before m is shared)
 	spillDir string                     // where freezes map their frozen parts from (spill.go): the index's folder
+	runs     *runBuilder                // while a build gathers the postings in runs (runbuild.go); nil: into terms
 	gen      string
 	lastSeq  int64
 	stale    []int64 // resources whose notes no longer held a unit's text when it was read (texts.go)
@@ -279,12 +280,11 @@ func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
 	if n > maxMemUnits {
 		return nil, nil
 	}
-	m := newMemIndex(n)
-	m.gen, m.lastSeq = gen, seq.Int64
-	m.spillDir = ix.v.DataDir()
-	if err := ix.loadMemUnits(ctx, m, ""); err != nil {
+	m, err := ix.loadAllUnits(ctx, n, true)
+	if err != nil {
 		return nil, err
 	}
+	m.gen, m.lastSeq = gen, seq.Int64
 	stale := m.stale
 	// Changes made while the units were read: applying them again is harmless.
 	ok, err := ix.syncMem(ctx, m, gen)
@@ -293,6 +293,29 @@ func (ix *Index) buildMem(ctx context.Context) (*memIndex, error) {
 	}
 	m.stale = stale // what the build found; those the log brought are indexed again anyway
 	m.shrink()
+	return m, nil
+}
+
+// loadAllUnits reads every unit into a new copy, its postings gathered in
+// runs (runbuild.go) when inRuns and the index's folder takes them, in the
+// heap otherwise or when a run could not be written.
+func (ix *Index) loadAllUnits(ctx context.Context, n int, inRuns bool) (*memIndex, error) {
+	m := newMemIndex(n)
+	m.spillDir = ix.v.DataDir()
+	if inRuns {
+		rb, err := newRunBuilder(m.spillDir)
+		if err != nil {
+			return ix.loadAllUnits(ctx, n, false)
+		}
+		m.runs = rb
+		defer rb.close()
+	}
+	if err := ix.loadMemUnits(ctx, m, ""); err != nil {
+		return nil, err
+	}
+	if err := m.endRuns(); err != nil {
+		return ix.loadAllUnits(ctx, n, false)
+	}
 	return m, nil
 }
 
@@ -455,22 +478,8 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 				var hp []string
 				_ = json.Unmarshal([]byte(r.hp), &hp)
 				u := memUnit{uid: r.uid, key: r.key, emb: embedKey(r.emb), res: r.res.res}
-				clear(freq)
-				add := func(ts []string, w uint16) {
-					for _, t := range ts {
-						freq[t] = satAdd(freq[t], w)
-					}
-					u.length += int32(len(ts))
-				}
-				add(r.res.path, weightPath)
-				add(r.res.title, weightTitle)
-				add(r.res.meta, weightMeta)
-				add(memo.tokens(strings.Join(hp, " ")), weightHeading)
-				add(memo.tokens(bodyText(vault.ReadableText(r.content), r.embedded)), weightBody)
-				u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
-				for t, f := range freq {
-					u.toks, u.freq = append(u.toks, t), append(u.freq, f)
-				}
+				u.count(freq, r.res.path, r.res.title, r.res.meta,
+					memo.tokens(strings.Join(hp, " ")), memo.tokens(bodyText(vault.ReadableText(r.content), r.embedded)))
 				out[i] = u
 			}
 		}(w)
@@ -519,10 +528,29 @@ func (m *memIndex) add(u *memUnit) {
 	m.nLive++
 	m.nTokens += int64(u.length)
 	for i, t := range u.toks {
-		f := u.freq[i]
-		m.terms.add(t, d, f)
+		if f := u.freq[i]; m.runs != nil {
+			m.runs.add(t, d, f)
+		} else {
+			m.terms.add(t, d, f)
+		}
 		m.nPost++
 	}
+}
+
+// endRuns merges the postings gathered in runs (runbuild.go) into m's
+// vocab, which held none.
+func (m *memIndex) endRuns() error {
+	rb := m.runs
+	if rb == nil {
+		return nil
+	}
+	m.runs = nil
+	v, err := rb.finish()
+	if err != nil {
+		return err
+	}
+	m.terms = v
+	return nil
 }
 
 // key returns doc d's unit_key.

@@ -184,6 +184,8 @@ type preparedUnit struct {
 	headingJSON, embedHash             string
 	ftsPath, ftsTitle, ftsMeta, ftsHdr string
 	ftsBody                            string
+	uid                                int64 // the uid it was given, and its key as written (an id clash may change it), for a cold index's copy (coldcopy.go)
+	key                                string
 }
 
 // batchSize bounds how many files one transaction writes (and memory holds).
@@ -217,10 +219,15 @@ func (ix *Index) Refresh(ctx context.Context, progress func(done, total int)) (R
 	// process would otherwise keep them, and the tokens in them, for hours.
 	defer func() { ix.memos = nil }()
 	var st RefreshStats
-	if err := ix.refreshPasses(ctx, progress, &st); err != nil {
-		return st, err
+	err := ix.refreshPasses(ctx, progress, &st)
+	if err == nil {
+		err = ix.refreshOverlay(ctx)
 	}
-	return st, ix.refreshOverlay(ctx)
+	if cc := ix.coldDone; cc != nil {
+		ix.coldDone = nil
+		ix.finishColdCopy(ctx, cc, err == nil)
+	}
+	return st, err
 }
 
 // refreshPasses runs refreshPass until nothing is left (at most twice: the
@@ -274,7 +281,14 @@ func (ix *Index) refreshPass(ctx context.Context, progress func(done, total int)
 			return false, err
 		}
 	}
-	if err := ix.write(ctx, todo, removed, st, progress); err != nil {
+	if !force {
+		ix.cold = ix.startColdCopy(ctx, todo)
+	}
+	err = ix.write(ctx, todo, removed, st, progress)
+	if ix.cold != nil {
+		ix.coldDone, ix.cold = ix.cold, nil
+	}
+	if err != nil {
 		return false, err
 	}
 	var written []string
@@ -439,8 +453,10 @@ func (ix *Index) write(ctx context.Context, todo []*change, removed []string, st
 		}
 		removed, first = nil, false
 		done += len(batch)
-		for _, c := range batch { // written: let the parsed text go
-			c.res, c.prepared, c.meta = nil, nil, ""
+		if ix.cold == nil || !ix.cold.take(batch) {
+			for _, c := range batch { // written: let the parsed text go
+				c.res, c.prepared, c.meta = nil, nil, ""
+			}
 		}
 		if bulk {
 			bulkGCFollow()
@@ -600,8 +616,19 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 	if err := writeBatch(ctx, w, batch, st); err != nil {
 		return err
 	}
+	var before, after int64
+	if ix.cold != nil {
+		if before, err = batchSeq(w); err != nil {
+			return err
+		}
+	}
 	if err := w.finishInserts(); err != nil {
 		return err
+	}
+	if ix.cold != nil {
+		if after, err = batchSeq(w); err != nil {
+			return err
+		}
 	}
 	if bulk { // the terms are written (finishInserts): merging is back on before the commit
 		if err := w.exec("INSERT INTO units_fts(units_fts, rank) VALUES('automerge', ?)", ftsAutomerge); err != nil {
@@ -617,6 +644,9 @@ func (ix *Index) apply(ctx context.Context, batch []*change, removed []string, s
 	}
 	if len(batch) > 0 {
 		ix.NotifyChanged()
+	}
+	if ix.cold != nil {
+		ix.cold.committed(batch, before, after)
 	}
 	ix.keepSnapshot(gen, batch, removed)
 	return nil

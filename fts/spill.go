@@ -96,3 +96,20 @@ func spillFrozen(dir string, ends []uint32, text string, arena []byte) (m *spill
 	}
 	return m, e, t, parts[2], true
 }
+
+// dropPages gives back the pages wholly inside b, which must be part of a
+// read-only file mapping (never the heap's memory, which this would zero):
+// the kernel reads them from the file again if they are touched.
+func dropPages(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	ps := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	s := (start + ps - 1) &^ (ps - 1)
+	e := (start + uintptr(len(b))) &^ (ps - 1)
+	if e <= s {
+		return
+	}
+	syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), s-start)), e-s), syscall.MADV_DONTNEED)
+}

@@ -163,6 +163,9 @@ func (v *vocab) postings() int64 {
 // The frozen part is mapped from a file in dir (spill.go); "" keeps it in
 // the heap.
 func (v *vocab) freeze(renum []int32, dir string) {
+	if renum == nil && len(v.tails) == 0 && len(v.added) == 0 && v.mapped != nil && dir != "" {
+		return // frozen and mapped already (a build in runs leaves it so)
+	}
 	type entry struct {
 		t string
 		i int32

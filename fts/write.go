@@ -171,12 +171,13 @@ func (w *writer) insertParts(c *change, rid int64) error {
 	}
 	r := c.res
 	for i, u := range r.Units {
-		p := c.prepared[i]
+		p := &c.prepared[i]
 		res, err := w.run(w.insUnit, rid, u.Key, i, p.headingJSON, u.Start, u.End, u.Line, hashBlob(u.ContentHash), hashBlob(p.embedHash), int64(embedKey(p.embedHash)), u.Tokens, u.Bare)
 		if err != nil {
 			return fmt.Errorf("index %s unit %s: %w", r.Path, u.Key, err)
 		}
 		uid, _ := res.LastInsertId()
+		p.uid, p.key = uid, u.Key
 		if _, err := w.run(w.insFTS, uid, p.ftsPath, p.ftsTitle, p.ftsMeta, p.ftsHdr, p.ftsBody); err != nil {
 			return err
 		}

@@ -1,0 +1,193 @@
+package fts
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+)
+
+// The in-memory copy made beside a cold index. A refresh that fills an empty
+// index (the first `lore index`, a rebuild) already tokenizes every unit for
+// FTS5; counting those same tokens into a copy of the postings as the
+// batches commit, and saving it (copyfile.go), spares the first server
+// started afterwards its build: reading and tokenizing every note again,
+// 71 s at 100,000 generated notes on the development machine, while its
+// agent waited.
+//
+// The copy made so is the one buildMem would make from the index, by
+// construction and by check. Each batch's units are counted from the tokens
+// written to FTS5 and handed over with the uids SQLite gave them once the
+// batch committed; the unit_log entries of every batch must be exactly its
+// own inserts, one after another from where the copy began: anything else
+// in between (another process's write, an id clash that renamed an earlier
+// note's units) abandons the copy, and the next server builds its own as
+// before. After the refresh, what the log holds beyond the last batch (the
+// embeds' second pass, Drafts, writes of other processes) is applied as a
+// server applies it, and the copy is saved only if it then holds as many
+// units as the index. TestColdCopyIsTheBuiltCopy compares the two copies.
+type coldCopy struct {
+	m       *memIndex
+	lastSeq int64 // the unit_log entry the copy reflects
+	batches chan []*change
+	done    chan struct{}
+	failed  bool
+	next    bool // the batch just committed is to be counted (committed)
+	toks    []string
+	freqs   []uint16 // the counting's buffers
+}
+
+// coldCopyMin is the fewest files a refresh writes for it to make a copy: a
+// smaller vault's copy is built in well under a second.
+var coldCopyMin = 200
+
+// startColdCopy returns a copy to fill during this refresh of todo, or nil
+// when the refresh is not a cold one of a vault a copy is kept for.
+func (ix *Index) startColdCopy(ctx context.Context, todo []*change) *coldCopy {
+	ix.memMu.Lock()
+	held := ix.mem != nil
+	ix.memMu.Unlock()
+	if ix.readOnly != "" || held || ix.coldDone != nil || len(todo) < coldCopyMin || len(todo)*2 > maxMemUnits {
+		return nil
+	}
+	var n int
+	var seq sql.NullInt64
+	if err := ix.db.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) FROM units), (SELECT MAX(seq) FROM unit_log)").Scan(&n, &seq); err != nil || n > 0 {
+		return nil
+	}
+	cc := &coldCopy{m: newMemIndex(len(todo) * 4), lastSeq: seq.Int64, batches: make(chan []*change, 1), done: make(chan struct{})}
+	cc.m.spillDir = ix.v.DataDir()
+	rb, err := newRunBuilder(cc.m.spillDir)
+	if err != nil {
+		return nil
+	}
+	cc.m.runs = rb
+	go func() {
+		defer close(cc.done)
+		freq := make(map[string]uint16, 256)
+		for batch := range cc.batches {
+			cc.count(batch, freq)
+		}
+	}()
+	return cc
+}
+
+// batchSeq reads the unit_log's last entry inside a batch's transaction.
+func batchSeq(w *writer) (int64, error) {
+	var seq sql.NullInt64
+	err := w.tx.QueryRowContext(w.ctx, "SELECT MAX(seq) FROM unit_log").Scan(&seq)
+	return seq.Int64, translate(err)
+}
+
+// committed checks, after a batch committed, that the log between before
+// and after holds exactly its units and that nothing came between it and
+// the batch before; otherwise the copy is abandoned.
+func (cc *coldCopy) committed(batch []*change, before, after int64) {
+	cc.next = false
+	if cc.failed {
+		return
+	}
+	n := 0
+	for _, c := range batch {
+		if c.res != nil && c.skip == "" {
+			n += len(c.prepared)
+		}
+	}
+	if before != cc.lastSeq || after-before != int64(n) {
+		cc.failed = true
+		return
+	}
+	cc.lastSeq, cc.next = after, true
+}
+
+// take hands the batch just committed to the counting goroutine, which
+// lets its parsed text go when counted, and reports whether it did.
+func (cc *coldCopy) take(batch []*change) bool {
+	if !cc.next {
+		return false
+	}
+	cc.next = false
+	cc.batches <- batch
+	return true
+}
+
+// count adds a committed batch's units to the copy, from the very tokens
+// written to FTS5 (joined by spaces, which no token holds).
+func (cc *coldCopy) count(batch []*change, freq map[string]uint16) {
+	for _, c := range batch {
+		if r := c.res; r != nil && c.skip == "" {
+			res := &memRes{path: r.Path, project: r.Project}
+			for i := range c.prepared {
+				p := &c.prepared[i]
+				u := memUnit{uid: p.uid, key: p.key, emb: embedKey(p.embedHash), res: res}
+				clear(freq)
+				for _, col := range [...]struct {
+					text string
+					w    uint16
+				}{{p.ftsPath, weightPath}, {p.ftsTitle, weightTitle}, {p.ftsMeta, weightMeta}, {p.ftsHdr, weightHeading}, {p.ftsBody, weightBody}} {
+					for rest := col.text; rest != ""; {
+						var t string
+						t, rest, _ = strings.Cut(rest, " ")
+						freq[t] = satAdd(freq[t], col.w)
+						u.length++
+					}
+				}
+				u.toks, u.freq = cc.toks[:0], cc.freqs[:0] // add keeps neither
+				for t, f := range freq {
+					u.toks, u.freq = append(u.toks, t), append(u.freq, f)
+				}
+				cc.m.add(&u)
+				cc.toks, cc.freqs = u.toks, u.freq
+			}
+		}
+		c.res, c.prepared, c.meta = nil, nil, ""
+	}
+}
+
+// finish ends the copy's filling; with save, it brings the copy up to the
+// index as a server would and saves it for the next process.
+func (ix *Index) finishColdCopy(ctx context.Context, cc *coldCopy, save bool) {
+	close(cc.batches)
+	<-cc.done
+	m := cc.m
+	defer m.runs.close()
+	if !save || cc.failed || m.endRuns() != nil {
+		return
+	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return
+	}
+	m.lastSeq = cc.lastSeq
+	if ok, err := ix.syncMem(ctx, m, gen); err != nil || !ok {
+		return
+	}
+	var n int64
+	if err := ix.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM units").Scan(&n); err != nil || n != m.nLive {
+		return
+	}
+	m.shrink()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	saveCopy(ctx, ix, m)
+}
+
+// countUnit fills u's distinct tokens, their weighted frequencies and its
+// length from its five columns' tokens, as FTS5 counts them.
+func (u *memUnit) count(freq map[string]uint16, path, title, meta, heading, body []string) {
+	clear(freq)
+	add := func(ts []string, w uint16) {
+		for _, t := range ts {
+			freq[t] = satAdd(freq[t], w)
+		}
+		u.length += int32(len(ts))
+	}
+	add(path, weightPath)
+	add(title, weightTitle)
+	add(meta, weightMeta)
+	add(heading, weightHeading)
+	add(body, weightBody)
+	u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
+	for t, f := range freq {
+		u.toks, u.freq = append(u.toks, t), append(u.freq, f)
+	}
+}
