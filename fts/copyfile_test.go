@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("LORE_COPY_SAVER"); dir != "" {
 		os.Exit(copySaver(dir))
 	}
+	if dir := os.Getenv("LORE_COLD_INDEXER"); dir != "" {
+		os.Exit(coldIndexer(dir))
+	}
 	os.Exit(m.Run())
 }
 
@@ -48,6 +51,96 @@ func copySaver(dir string) int {
 	for {
 		fmt.Println("saving")
 		ix.saveMem(ctx, m)
+	}
+}
+
+// coldIndexer indexes the vault (a cold index, when it has none), saying
+// "batch" after each batch it wrote and "done" at the end.
+func coldIndexer(dir string) int {
+	ctx := context.Background()
+	v, err := vault.Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ix, err := Open(ctx, v)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if _, err := ix.Refresh(ctx, func(done, total int) { fmt.Println("batch") }); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("done")
+	return 0
+}
+
+// A cold index killed anywhere — while it writes its batches, merges its
+// copy's runs or saves the copy — leaves no copy, or a whole one that is
+// this index's: the next server maps it or builds its own, and ranks as
+// FTS5 does. Each run starts from no index at all.
+func TestSavedCopy_AKilledColdIndexLeavesNoWrongCopy(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha release\n"})
+	if _, err := synth.GenerateVault(tv.Root, batchSize+500, 9); err != nil {
+		t.Fatal(err)
+	}
+	tv.Ix.Close()
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(2))
+	saved, killed := 0, 0
+	for run := 0; run < 8; run++ {
+		if err := os.RemoveAll(tv.V.DataDir()); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run", "^$")
+		cmd.Env = append(os.Environ(), "LORE_COLD_INDEXER="+tv.Root)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(out)
+		finished := false
+		for batches := rng.Intn(3); batches > 0 && lines.Scan(); batches-- {
+			finished = lines.Text() == "done"
+		}
+		if !finished {
+			time.Sleep(time.Duration(rng.Intn(400)) * time.Millisecond)
+		}
+		cmd.Process.Kill()
+		if cmd.Wait() != nil {
+			killed++ // it had not ended
+		}
+		ix, err := Open(ctx, tv.V)
+		if err != nil {
+			t.Fatalf("run %d: the index a killed cold index left does not open: %v", run, err)
+		}
+		next := &testVault{&testvault.Vault[*Index]{T: t, Root: tv.Root, V: tv.V, Ix: ix}}
+		if _, err := os.Stat(copyPath(tv.V.DataDir())); err == nil {
+			saved++
+			if _, err := loadCopy(ctx, ix); err != nil {
+				t.Fatalf("run %d: the copy a killed cold index left is not whole: %v", run, err)
+			}
+		}
+		if err := ix.Resident().Keep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		compareScorersSmallAny(t, next)
+		ix.Close()
+		if named, _ := filepath.Glob(filepath.Join(tv.V.DataDir(), "*.tmp")); len(named) > 0 {
+			t.Logf("run %d: temporary files left with a name: %v", run, named)
+		}
+	}
+	t.Logf("%d of 8 cold indexes killed before they ended; a copy was found after %d", killed, saved)
+	if killed == 0 {
+		t.Error("every cold index ended before its kill: the test killed none")
+	}
+	if saved == 0 {
+		t.Error("no killed cold index left a copy: the kills never came after a save")
 	}
 }
 
