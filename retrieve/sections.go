@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
 )
 
 // Which sections of a note to deliver is decided by the sections' own text.
@@ -123,7 +124,7 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 				}
 			})
 		}
-		count(c.Content, 1)
+		count(vault.ReadableText(c.Content), 1) // as the index reads it: no URLs, comments or tags
 		if n := len(c.HeadingPath); n > 0 {
 			count(c.HeadingPath[n-1], sectionHeadingWeight-1) // the content holds the heading line once
 		}

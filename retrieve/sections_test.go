@@ -61,3 +61,25 @@ func TestActivate_TheSectionThatAnswersComesFirst(t *testing.T) {
 		}
 	}
 }
+
+// A section's own words are read as the index reads them: the words of a
+// link's URL are not the section's. A footer whose links spell the note's
+// own file name (as every Obsidian Hub note's does) matched a query of
+// that name by its URLs, and took the note's first place from the section
+// that says it.
+func TestActivate_URLWordsDoNotOrderSections(t *testing.T) {
+	footer := "# This note in GitHub\n\n<span class=\"git-footer\">[Edit In GitHub](https://github.dev/hub/blob/main/Plugins/obsidian-dropbox-backups.md \"edit\") | " +
+		"[Copy this note](https://raw.example/hub/main/Plugins/obsidian-dropbox-backups.md \"copy\") | [Download this vault](https://github.com/hub/archive/main.zip)</span>\n"
+	tv := newTestVault(t, map[string]string{
+		"Plugins/obsidian-dropbox-backups.md": "---\naliases:\n- Aut-O-Backups\n---\n# Aut-O-Backups\n\nPlugin ID: `obsidian-dropbox-backups`\n\n" +
+			"Automated backups of your files for your enjoyment, every hour.\n\n" + footer,
+		"Plugins/calendar.md": "# Calendar\n\nA calendar view of daily notes.\n\n" + strings.ReplaceAll(footer, "obsidian-dropbox-backups", "calendar"),
+	})
+	act := tv.activate("a plugin that backs up my vault to dropbox", "")
+	if len(act.Fragments) == 0 {
+		t.Fatal("nothing delivered")
+	}
+	if f := act.Fragments[0]; f.Path != "Plugins/obsidian-dropbox-backups.md" || f.HeadingPath[len(f.HeadingPath)-1] != "Aut-O-Backups" {
+		t.Errorf("first: %s › %v; want the Aut-O-Backups section", f.Path, f.HeadingPath)
+	}
+}
