@@ -29,18 +29,45 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// copySaver builds the vault's copy and saves it again and again, saying
-// "saving" before each save, until it is killed.
-func copySaver(dir string) int {
-	ctx := context.Background()
+// openChild opens the index of the vault in dir for a child process of
+// the tests, saying on stderr why it could not.
+func openChild(ctx context.Context, dir string) (*Index, bool) {
 	v, err := vault.Open(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return nil, false
 	}
 	ix, err := Open(ctx, v)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		return nil, false
+	}
+	return ix, true
+}
+
+// startChild starts this test binary as the child process env names (see
+// TestMain) on the vault at root, and returns it with its output's lines.
+func startChild(t *testing.T, env, root string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), env+"="+root)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewScanner(out)
+}
+
+// copySaver builds the vault's copy and saves it again and again, saying
+// "saving" before each save, until it is killed.
+func copySaver(dir string) int {
+	ctx := context.Background()
+	ix, ok := openChild(ctx, dir)
+	if !ok {
 		return 1
 	}
 	m, err := ix.buildMem(ctx)
@@ -58,14 +85,8 @@ func copySaver(dir string) int {
 // "batch" after each batch it wrote and "done" at the end.
 func coldIndexer(dir string) int {
 	ctx := context.Background()
-	v, err := vault.Open(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ix, err := Open(ctx, v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	ix, ok := openChild(ctx, dir)
+	if !ok {
 		return 1
 	}
 	if _, err := ix.Refresh(ctx, func(done, total int) { fmt.Println("batch") }); err != nil {
@@ -93,17 +114,7 @@ func TestSavedCopy_AKilledColdIndexLeavesNoWrongCopy(t *testing.T) {
 		if err := os.RemoveAll(tv.V.DataDir()); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(os.Args[0], "-test.run", "^$")
-		cmd.Env = append(os.Environ(), "LORE_COLD_INDEXER="+tv.Root)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(out)
+		cmd, lines := startChild(t, "LORE_COLD_INDEXER", tv.Root)
 		finished := false
 		for batches := rng.Intn(3); batches > 0 && lines.Scan(); batches-- {
 			finished = lines.Text() == "done"
@@ -297,17 +308,7 @@ func TestSavedCopy_AKilledSaveLeavesAWholeCopy(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	mapped := 0
 	for run := 0; run < 8; run++ {
-		cmd := exec.Command(os.Args[0], "-test.run", "^$")
-		cmd.Env = append(os.Environ(), "LORE_COPY_SAVER="+tv.Root)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(out)
+		cmd, lines := startChild(t, "LORE_COPY_SAVER", tv.Root)
 		for saves := 1 + rng.Intn(3); saves > 0 && lines.Scan(); saves-- {
 		}
 		time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond)
