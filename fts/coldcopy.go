@@ -168,8 +168,13 @@ func (ix *Index) finishColdCopy(ctx context.Context, cc *coldCopy, save bool) {
 	m.shrink()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	beforeColdSave()
 	saveCopy(ctx, ix, m)
 }
+
+// beforeColdSave is called just before a cold index saves its copy; the
+// crash test's child process says so there.
+var beforeColdSave = func() {}
 
 // countUnit fills u's distinct tokens, their weighted frequencies and its
 // length from its five columns' tokens, as FTS5 counts them.

@@ -89,6 +89,7 @@ func coldIndexer(dir string) int {
 	if !ok {
 		return 1
 	}
+	beforeColdSave = func() { fmt.Println("saving") }
 	if _, err := ix.Refresh(ctx, func(done, total int) { fmt.Println("batch") }); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -115,12 +116,27 @@ func TestSavedCopy_AKilledColdIndexLeavesNoWrongCopy(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd, lines := startChild(t, "LORE_COLD_INDEXER", tv.Root)
-		finished := false
-		for batches := rng.Intn(3); batches > 0 && lines.Scan(); batches-- {
-			finished = lines.Text() == "done"
+		// Every fourth run ends on its own (its copy must be whole and
+		// used); the others are killed among the batches, as the save
+		// begins, or a little into it.
+		wait := map[int]string{0: "done", 1: "batch", 2: "saving", 3: "saving"}[run%4]
+		times := 1
+		if wait == "batch" {
+			times += rng.Intn(2) // after the first batch or the second
 		}
-		if !finished {
-			time.Sleep(time.Duration(rng.Intn(400)) * time.Millisecond)
+		for lines.Scan() {
+			if l := lines.Text(); l == "done" || l == wait && times == 1 {
+				break
+			} else if l == wait {
+				times--
+			}
+		}
+		switch run % 4 {
+		case 0:
+			for lines.Scan() { // to its end
+			}
+		case 3:
+			time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond)
 		}
 		cmd.Process.Kill()
 		if cmd.Wait() != nil {
@@ -140,6 +156,9 @@ func TestSavedCopy_AKilledColdIndexLeavesNoWrongCopy(t *testing.T) {
 		if err := ix.Resident().Keep(ctx); err != nil {
 			t.Fatal(err)
 		}
+		if run%4 == 0 && !ix.memFromCopy {
+			t.Errorf("run %d: the cold index ended, yet the server built its copy instead of mapping the saved one", run)
+		}
 		compareScorersSmallAny(t, next)
 		ix.Close()
 		if named, _ := filepath.Glob(filepath.Join(tv.V.DataDir(), "*.tmp")); len(named) > 0 {
@@ -147,11 +166,11 @@ func TestSavedCopy_AKilledColdIndexLeavesNoWrongCopy(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 8 cold indexes killed before they ended; a copy was found after %d", killed, saved)
-	if killed == 0 {
-		t.Error("every cold index ended before its kill: the test killed none")
+	if killed < 2 { // six are meant to be; one killed a little into its save may have ended
+		t.Errorf("only %d cold indexes were killed before they ended", killed)
 	}
-	if saved == 0 {
-		t.Error("no killed cold index left a copy: the kills never came after a save")
+	if saved < 2 {
+		t.Errorf("a copy was found after %d runs; the two that ended on their own each save one", saved)
 	}
 }
 
