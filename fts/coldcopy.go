@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// The in-memory copy made beside a cold index. A refresh that fills an empty
-// index (the first `lore index`, a rebuild) already tokenizes every unit for
+// The in-memory copy made beside a cold index. A refresh that fills an index
+// holding no units (the first `lore index`; a rebuild never empties the
+// index, so it makes none) already tokenizes every unit for
 // FTS5; counting those same tokens into a copy of the postings as the
 // batches commit, and saving it (copyfile.go), spares the first server
 // started afterwards its build: reading and tokenizing every note again,
@@ -24,7 +25,7 @@ import (
 // before. After the refresh, what the log holds beyond the last batch (the
 // embeds' second pass, Drafts, writes of other processes) is applied as a
 // server applies it, and the copy is saved only if it then holds as many
-// units as the index. TestColdCopyIsTheBuiltCopy compares the two copies.
+// units as the index. TestColdCopy_IsTheCopyABuildMakes compares the two copies.
 type coldCopy struct {
 	m       *memIndex
 	lastSeq int64 // the unit_log entry the copy reflects
@@ -176,7 +177,7 @@ func (ix *Index) finishColdCopy(ctx context.Context, cc *coldCopy, save bool) {
 // crash test's child process says so there.
 var beforeColdSave = func() {}
 
-// countUnit fills u's distinct tokens, their weighted frequencies and its
+// count fills u's distinct tokens, their weighted frequencies and its
 // length from its five columns' tokens, as FTS5 counts them.
 func (u *memUnit) count(freq map[string]uint16, path, title, meta, heading, body []string) {
 	clear(freq)
