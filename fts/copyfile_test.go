@@ -400,17 +400,7 @@ func TestSavedCopy_NoneSavedWhileANoteChangedBehindTheIndex(t *testing.T) {
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	full := filepath.Join(tv.Root, "a.md")
-	st, err := os.Stat(full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte("# Alpha\n\nthe badger digs!! here\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(full, time.Now(), st.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	editBehindTheIndex(t, tv, "a.md", "walrus sleeps", "badger digs!!")
 	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}

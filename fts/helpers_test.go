@@ -2,7 +2,11 @@ package fts
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
@@ -67,4 +71,30 @@ func searchUnits(ctx context.Context, ix *Index, q string, opt vault.SearchOptio
 func (tv *testVault) topPath(q string) string {
 	tv.T.Helper()
 	return testvault.FirstPath(tv.search(q, vault.SearchOptions{Limit: 5}))
+}
+
+// editBehindTheIndex replaces old by new (of the same length) in the
+// vault's file p and puts its modification time back: no freshness check
+// sees the edit, as when an editor writes within the same second.
+func editBehindTheIndex(t *testing.T, tv *testVault, p, old, new string) {
+	t.Helper()
+	full := filepath.Join(tv.Root, p)
+	st, err := os.Stat(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), old, new, 1)
+	if len(edited) != len(data) || edited == string(data) {
+		t.Fatalf("the edit of %s must change it and keep its size", p)
+	}
+	if err := os.WriteFile(full, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(full, time.Now(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
 }

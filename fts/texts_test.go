@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/vault"
@@ -70,22 +69,7 @@ func TestIndex_AUnitWhoseNoteChangedIsLeftOut(t *testing.T) {
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	full := filepath.Join(tv.Root, "a.md")
-	st, err := os.Stat(full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(full)
-	edited := strings.Replace(string(data), "walrus sleeps", "badger digs!!", 1)
-	if len(edited) != len(data) {
-		t.Fatal("the edit must keep the size")
-	}
-	if err := os.WriteFile(full, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(full, time.Now(), st.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	editBehindTheIndex(t, tv, "a.md", "walrus sleeps", "badger digs!!")
 	var uids []int64
 	rows, err := tv.Ix.db.QueryContext(ctx, "SELECT uid FROM units ORDER BY ord")
 	if err != nil {
