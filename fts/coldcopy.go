@@ -121,21 +121,15 @@ func (cc *coldCopy) count(batch []*change, freq map[string]uint16) {
 				p := &c.prepared[i]
 				u := memUnit{uid: p.uid, key: p.key, emb: embedKey(p.embedHash), res: res}
 				clear(freq)
-				for _, col := range [...]struct {
-					text string
-					w    uint16
-				}{{p.ftsPath, weightPath}, {p.ftsTitle, weightTitle}, {p.ftsMeta, weightMeta}, {p.ftsHdr, weightHeading}, {p.ftsBody, weightBody}} {
-					for rest := col.text; rest != ""; {
+				for col, text := range [5]string{p.ftsPath, p.ftsTitle, p.ftsMeta, p.ftsHdr, p.ftsBody} {
+					for rest := text; rest != ""; { // its tokens, joined by spaces (which no token holds)
 						var t string
 						t, rest, _ = strings.Cut(rest, " ")
-						freq[t] = satAdd(freq[t], col.w)
+						freq[t] = satAdd(freq[t], columnWeights[col])
 						u.length++
 					}
 				}
-				u.toks, u.freq = cc.toks[:0], cc.freqs[:0] // add keeps neither
-				for t, f := range freq {
-					u.toks, u.freq = append(u.toks, t), append(u.freq, f)
-				}
+				u.fill(freq, cc.toks[:0], cc.freqs[:0]) // add keeps neither buffer
 				cc.m.add(&u)
 				cc.toks, cc.freqs = u.toks, u.freq
 			}
@@ -177,23 +171,27 @@ func (ix *Index) finishColdCopy(ctx context.Context, cc *coldCopy, save bool) {
 // crash test's child process says so there.
 var beforeColdSave = func() {}
 
+// columnWeights are the five FTS columns' weights, in the table's order
+// (path, title, meta, heading, body).
+var columnWeights = [5]uint16{weightPath, weightTitle, weightMeta, weightHeading, weightBody}
+
 // count fills u's distinct tokens, their weighted frequencies and its
 // length from its five columns' tokens, as FTS5 counts them.
-func (u *memUnit) count(freq map[string]uint16, path, title, meta, heading, body []string) {
+func (u *memUnit) count(freq map[string]uint16, cols [5][]string) {
 	clear(freq)
-	add := func(ts []string, w uint16) {
+	for i, ts := range cols {
 		for _, t := range ts {
-			freq[t] = satAdd(freq[t], w)
+			freq[t] = satAdd(freq[t], columnWeights[i])
 		}
 		u.length += int32(len(ts))
 	}
-	add(path, weightPath)
-	add(title, weightTitle)
-	add(meta, weightMeta)
-	add(heading, weightHeading)
-	add(body, weightBody)
-	u.toks, u.freq = make([]string, 0, len(freq)), make([]uint16, 0, len(freq))
+	u.fill(freq, make([]string, 0, len(freq)), make([]uint16, 0, len(freq)))
+}
+
+// fill sets u's tokens and frequencies from freq, appending to toks and fr.
+func (u *memUnit) fill(freq map[string]uint16, toks []string, fr []uint16) {
 	for t, f := range freq {
-		u.toks, u.freq = append(u.toks, t), append(u.freq, f)
+		toks, fr = append(toks, t), append(fr, f)
 	}
+	u.toks, u.freq = toks, fr
 }

@@ -217,3 +217,22 @@ func TestRunBuilderMakesTheFrozenVocab(t *testing.T) {
 		t.Error("the merged vocab is not mapped from a file")
 	}
 }
+
+// A run that cannot be written (here its file is closed under it, as a
+// full disk would refuse it) fails the builder: finish answers an error,
+// never a vocab missing the postings.
+func TestRunBuilder_ARunNotWrittenIsAnError(t *testing.T) {
+	defer func(n int) { runPostings = n }(runPostings)
+	runPostings = 5
+	rb, err := newRunBuilder(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb.f.Close()
+	for d := int32(0); d < 100; d++ {
+		rb.add(fmt.Sprintf("t%d", d%7), d, 1)
+	}
+	if _, err := rb.finish(); err == nil {
+		t.Fatal("finish answered a vocab though no run was written")
+	}
+}

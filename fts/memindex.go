@@ -478,8 +478,8 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 				var hp []string
 				_ = json.Unmarshal([]byte(r.hp), &hp)
 				u := memUnit{uid: r.uid, key: r.key, emb: embedKey(r.emb), res: r.res.res}
-				u.count(freq, r.res.path, r.res.title, r.res.meta,
-					memo.tokens(strings.Join(hp, " ")), memo.tokens(bodyText(vault.ReadableText(r.content), r.embedded)))
+				u.count(freq, [5][]string{r.res.path, r.res.title, r.res.meta,
+					memo.tokens(strings.Join(hp, " ")), memo.tokens(bodyText(vault.ReadableText(r.content), r.embedded))})
 				out[i] = u
 			}
 		}(w)

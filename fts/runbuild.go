@@ -58,12 +58,8 @@ func newRunBuilder(dir string) (*runBuilder, error) {
 	if dir == "" {
 		return nil, errors.New("no folder for the runs")
 	}
-	f, err := os.CreateTemp(dir, "runs-*.tmp")
+	f, err := unnamedFile(dir, "runs-*.tmp")
 	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(f.Name()); err != nil { // unnamed: nothing is left behind
-		f.Close()
 		return nil, err
 	}
 	return &runBuilder{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20), cur: map[string]*runList{}}, nil
@@ -197,14 +193,11 @@ func (rb *runBuilder) finish() (vocab, error) {
 		}
 	}
 	heap.Init(&h)
-	out, err := os.CreateTemp(rb.dir, "copy-*.tmp")
+	out, err := unnamedFile(rb.dir, "copy-*.tmp")
 	if err != nil {
 		return vocab{}, err
 	}
 	defer out.Close()
-	if err := os.Remove(out.Name()); err != nil {
-		return vocab{}, err
-	}
 	w := bufio.NewWriterSize(out, 1<<20)
 	var text bytes.Buffer
 	var ends []uint32
@@ -260,7 +253,7 @@ func (rb *runBuilder) finish() (vocab, error) {
 		return vocab{}, err
 	}
 	endsAt := arena
-	if err := write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ends))), 4*len(ends))); err != nil {
+	if err := write(asBytes(ends)); err != nil {
 		return vocab{}, err
 	}
 	textAt := arena
@@ -281,7 +274,7 @@ func (rb *runBuilder) finish() (vocab, error) {
 	v.mapped = m
 	v.arena = m.b[: endsAt-int64(pad) : endsAt-int64(pad)]
 	if len(ends) > 0 {
-		v.ends = unsafe.Slice((*uint32)(unsafe.Pointer(&m.b[endsAt])), len(ends))
+		v.ends = fromBytes[uint32](m.b[endsAt:], len(ends))
 		v.text = unsafe.String(&m.b[textAt], text.Len())
 	}
 	return v, nil

@@ -40,6 +40,23 @@ func mapFile(f *os.File, size int) (*spilled, error) {
 	return m, nil
 }
 
+// unnamedFile creates a file in dir and removes its name before anything
+// is written to it: a process killed from then on leaves nothing behind,
+// and the file's space is freed when the last mapping or descriptor goes.
+// (A kill between the two leaves a named one, which removeStaleCopies
+// takes away an hour later.)
+func unnamedFile(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // spill writes parts to an unnamed file in dir and returns them read from
 // its mapping, in order. On any error it returns ok false and the caller
 // keeps its heap copies (a read-only or full disk costs memory, not
@@ -52,16 +69,11 @@ func spill(dir string, parts ...[]byte) (m *spilled, mapped [][]byte, ok bool) {
 	if dir == "" || size == 0 {
 		return nil, nil, false
 	}
-	f, err := os.CreateTemp(dir, "copy-*.tmp")
+	f, err := unnamedFile(dir, "copy-*.tmp")
 	if err != nil {
 		return nil, nil, false
 	}
 	defer f.Close()
-	// Unnamed before anything is written: a process killed from here on
-	// leaves no file behind.
-	if err := os.Remove(f.Name()); err != nil {
-		return nil, nil, false
-	}
 	for _, p := range parts {
 		if _, err := f.Write(p); err != nil {
 			return nil, nil, false
