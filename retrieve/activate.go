@@ -41,13 +41,14 @@ type stages struct {
 	// query among its note's candidates (sections.go).
 	SectionScore float64 `json:"section_score,omitempty"`
 	Final        float64 `json:"final"`
-	Outcome      string  `json:"outcome"` // delivered:add|replace|reuse, cut:weak|budget|per_resource|total|overlap
+	Outcome      string  `json:"outcome"` // delivered:add|replace|reuse, cut:weak|budget|per_resource|total|overlap|template|draft|irrelevant
 }
 
 // candidate is one unit as it moves through the stages.
 type candidate struct {
 	fts.Unit
 	stages
+	template bool // a short text another note's candidate shares (templates.go)
 }
 
 // Activate runs the whole retrieval pipeline for an agent's task description

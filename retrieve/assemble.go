@@ -27,6 +27,7 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
 		floor = weakFraction * ranked[0].Final
 	}
+	markTemplates(ranked)
 	for _, c := range ranked {
 		if err := a.take(c, floor); err != nil {
 			return nil, err
@@ -88,6 +89,9 @@ func (a *assembly) take(c *candidate, floor float64) error {
 		return nil
 	case a.relevant && !relevant(c, a.qterms):
 		c.Outcome = "cut:irrelevant"
+		return nil
+	case c.template:
+		c.Outcome = "cut:template"
 		return nil
 	case c.ExactRank == 0 && c.Final < floor && !plausible:
 		c.Outcome = "cut:weak"

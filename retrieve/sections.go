@@ -3,6 +3,7 @@ package retrieve
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
@@ -104,7 +105,7 @@ func sectionQueryTerms(q string) []sectionTerm {
 // scoreSections sets SectionScore of each candidate of one resource: BM25
 // over the sections of the group as a collection of their own (a term in
 // every section tells nothing about which to deliver), the heading counted
-// at sectionHeadingWeight.
+// at sectionHeadingWeight unless it is the note's title (isTitle).
 func scoreSections(qterms []sectionTerm, group []*candidate) {
 	want := make(map[string]int, len(qterms))
 	for i, t := range qterms {
@@ -124,10 +125,14 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 				}
 			})
 		}
-		count(vault.ReadableText(c.Content), 1) // as the index reads it: no URLs, comments or tags
+		body := c.Content
 		if n := len(c.HeadingPath); n > 0 {
-			count(c.HeadingPath[n-1], sectionHeadingWeight-1) // the content holds the heading line once
+			body = withoutHeadingLine(body)
+			if !isTitle(c.HeadingPath[n-1], c.Title) {
+				count(c.HeadingPath[n-1], sectionHeadingWeight)
+			}
 		}
+		count(vault.ReadableText(body), 1) // as the index reads it: no URLs, comments or tags
 		for i, f := range tf {
 			if f > 0 {
 				df[i]++
@@ -150,4 +155,24 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 		}
 		c.SectionScore = s
 	}
+}
+
+// isTitle reports whether a heading is the note's title, as the heading of
+// a note's lead section usually is. Every section of the note carries the
+// title in its row, so the title's words say which note, not which of its
+// sections: the lead section's heading is not counted as its own words.
+func isTitle(heading, title string) bool {
+	return strings.EqualFold(strings.TrimSpace(heading), strings.TrimSpace(title))
+}
+
+// withoutHeadingLine is a section's text after its first line when that
+// line is an ATX heading (the section's own, counted from HeadingPath); a
+// later part of a long section, or a line that starts with a tag, is kept.
+func withoutHeadingLine(s string) string {
+	line, rest, _ := strings.Cut(s, "\n")
+	marks := len(line) - len(strings.TrimLeft(line, "#"))
+	if marks < 1 || marks > 6 || (len(line) > marks && line[marks] != ' ' && line[marks] != '\t') {
+		return s
+	}
+	return rest
 }
