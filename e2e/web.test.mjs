@@ -195,8 +195,10 @@ test("memory: find a note, open it rendered, follow a wikilink, go back; a favic
   await shot(pics, "note-images");
   await pics.close();
   await page.click(".md.note a.wikilink");
-  await page.waitForFunction((b) => location.href !== b && document.querySelector(".md.note h1"), before);
-  assert.match(await page.textContent("#detail h2"), /ADR 0003/);
+  // The URL changes before the linked note is fetched and drawn: wait for the
+  // note itself, not for a heading, which the note left behind still has.
+  await page.waitForFunction((b) => location.href !== b && /ADR 0003/.test(document.querySelector("#detail h2")?.textContent || ""), before);
+  assert.match(pathOf(page), /^\/note\//, "the linked note has its own URL");
   await page.goBack();
   await page.waitForFunction((b) => location.href === b, before);
   await page.waitForFunction(() => /How to release/.test(document.querySelector(".md.note h1")?.textContent || ""));
