@@ -11,17 +11,24 @@ import (
 // IndexFormat names the term-making rules below, the schema, and what the
 // index derives from a note. An index file of another format is deleted and
 // rebuilt from the vault (see OpenFile), so old and new terms never mix.
-const IndexFormat = "lore-18"
+const IndexFormat = "lore-19"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the
-// joined whole, CJK runs cut into overlapping bigrams. Most text is ASCII
+// joined whole, an acronym's plural its acronym, no lone s or t after an
+// apostrophe, CJK runs cut into overlapping bigrams. Most text is ASCII
 // prose, which takes fast paths that allocate only to lower-case a capital;
 // tokenize_test.go checks them against an oracle of regular expressions.
 func terms(s string, emit func(term string)) {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if isASCIIWord(c) {
+				if (c|0x20 == 's' || c|0x20 == 't') && afterApostrophe(s, i) {
+					if j := compoundEnd(s, i); j == i+1 {
+						i = j // the s of "plugin's" and the t of "don't" are not words
+						continue
+					}
+				}
 				if j := plainWordEnd(s, i); j > 0 {
 					// Most words of prose: one scan, the word itself.
 					if 'A' <= c && c <= 'Z' {
@@ -61,6 +68,23 @@ func terms(s string, emit func(term string)) {
 			i += n
 		}
 	}
+}
+
+// afterApostrophe reports whether s[i] follows an apostrophe (' or ’) that
+// follows a letter or digit: a possessive's s or a contraction's t, which as
+// a term of its own matched every other "it's" and "plugin's" of a vault.
+func afterApostrophe(s string, i int) bool {
+	var k int
+	switch {
+	case i >= 2 && s[i-1] == '\'':
+		k = i - 1
+	case i >= 4 && strings.HasSuffix(s[:i], "’"):
+		k = i - 3
+	default:
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:k])
+	return isWordRune(r)
 }
 
 // plainWordEnd returns the end of the word starting at s[i] (an ASCII letter
@@ -180,7 +204,8 @@ func lowerASCII(w string) string {
 }
 
 // camelParts splits "parseHTTPServer2" into parse, HTTP, Server2. Letters and
-// digits stay together (sha256, utf8).
+// digits stay together (sha256, utf8); an acronym's plural is its acronym
+// (acronymPlural).
 func camelParts(w string) []string {
 	if isASCII(w) {
 		return camelPartsASCII(w)
@@ -191,14 +216,39 @@ func camelParts(w string) []string {
 	for k := 1; k < len(rs); k++ {
 		prev, cur := rs[k-1], rs[k]
 		lowerToUpper := unicode.IsLower(prev) && unicode.IsUpper(cur)
-		acronymEnd := unicode.IsUpper(prev) && unicode.IsUpper(cur) && k+1 < len(rs) && unicode.IsLower(rs[k+1])
+		plural := k+2 == len(rs) && rs[k+1] == 's' // "PDFs": acronymPlural's
+		acronymEnd := unicode.IsUpper(prev) && unicode.IsUpper(cur) && k+1 < len(rs) && unicode.IsLower(rs[k+1]) && !plural
 		digitToUpper := unicode.IsDigit(prev) && unicode.IsUpper(cur)
 		if lowerToUpper || acronymEnd || digitToUpper {
 			out = append(out, string(rs[start:k]))
 			start = k
 		}
 	}
-	return append(out, string(rs[start:]))
+	return acronymPlural(append(out, string(rs[start:])))
+}
+
+// acronymPlural makes a word's last part, when it is an acronym's plural
+// (two or more capitals and a lower-case s: "PDFs", "APIs", "IDs"), the
+// acronym. camelCase alone cut "PDFs" into "PD" and "Fs", so a query for
+// "PDFs" matched neither "PDF" nor "pdf" and found every "fs" instead.
+// camelParts leaves such a plural whole for it to see ("miRNAs" → mi, RNA).
+func acronymPlural(parts []string) []string {
+	p := parts[len(parts)-1]
+	if len(p) < 3 || p[len(p)-1] != 's' {
+		return parts
+	}
+	caps := 0
+	for _, r := range p[:len(p)-1] {
+		if !unicode.IsUpper(r) {
+			return parts
+		}
+		caps++
+	}
+	if caps < 2 {
+		return parts
+	}
+	parts[len(parts)-1] = p[:len(p)-1]
+	return parts
 }
 
 // camelPartsASCII is camelParts for an ASCII word, cutting it in place.
@@ -209,12 +259,13 @@ func camelPartsASCII(w string) []string {
 	start := 0
 	for k := 1; k < len(w); k++ {
 		prev, cur := w[k-1], w[k]
-		if upper(cur) && (lower(prev) || '0' <= prev && prev <= '9' || upper(prev) && k+1 < len(w) && lower(w[k+1])) {
+		plural := k+2 == len(w) && w[k+1] == 's'
+		if upper(cur) && (lower(prev) || '0' <= prev && prev <= '9' || upper(prev) && k+1 < len(w) && lower(w[k+1]) && !plural) {
 			out = append(out, w[start:k])
 			start = k
 		}
 	}
-	return append(out, w[start:])
+	return acronymPlural(append(out, w[start:]))
 }
 
 func isASCII(s string) bool {

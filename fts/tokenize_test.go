@@ -41,6 +41,8 @@ func TestTerms(t *testing.T) {
 		{"MCP并发控制", []string{"mcp", "并发", "发控", "控制"}},
 		{"café Straße", []string{"café", "straße"}},
 		{"end. Next", []string{"end", "next"}},
+		{"export PDFs", []string{"export", "pdf"}},
+		{"the plugin's repository", []string{"the", "plugin", "repository"}},
 	} {
 		if got := allTerms(tc.in); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("terms(%q) = %q, want %q", tc.in, got, tc.want)
@@ -158,7 +160,7 @@ func TestTokenizerChoice(t *testing.T) {
 }
 
 func FuzzTerms(f *testing.F) {
-	for _, s := range []string{"parseConfigFile", "检索设计", "a_b-c.d/e:f", "ÀÉÎ", "\xff\xfe", "HTTPServer2Go"} {
+	for _, s := range []string{"parseConfigFile", "检索设计", "a_b-c.d/e:f", "ÀÉÎ", "\xff\xfe", "HTTPServer2Go", "PDFs it's ÉTATs"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -179,10 +181,13 @@ func FuzzTerms(f *testing.F) {
 // agree by the rules and not by shared code: a run of Han or kana gives its
 // overlapping pairs (one character: itself); elsewhere a compound is word
 // characters (letters, digits, combining marks) joined by single
-// connectors; each of its segments between '/', '.' and ':' gives the parts
-// between '_' and '-' split at camelCase (lower→upper, digit→upper, and an
-// acronym's last capital before a lower-case letter), lower-cased, then,
-// when there were several, the parts joined.
+// connectors, and a lone s or t right after an apostrophe that follows a
+// word character is none; each of its segments between '/', '.' and ':'
+// gives the parts between '_' and '-' split at camelCase (lower→upper,
+// digit→upper, and an acronym's last capital before a lower-case letter
+// other than the s that ends the part), a last part of two or more capitals
+// and an s without its s, lower-cased, then, when there were several, the
+// parts joined.
 func oracleTerms(s string) []string {
 	var out []string
 	last := 0
@@ -208,13 +213,22 @@ var (
 	oracleCamel    = []*regexp.Regexp{
 		regexp.MustCompile(`(\p{Ll})(\p{Lu})`),
 		regexp.MustCompile(`(\p{Nd})(\p{Lu})`),
-		regexp.MustCompile(`(\p{Lu})(\p{Lu}\p{Ll})`),
+		// an acronym's last capital before a lower-case letter, but not
+		// before the s that ends the word: that is the acronym's plural
+		regexp.MustCompile(`(\p{Lu})(\p{Lu}(?:[^s\P{Ll}]|s\p{Ll}|s[^\p{Ll}]))`),
 	}
+	oraclePlural     = regexp.MustCompile(`^\p{Lu}{2,}s$`)
+	oracleLoneLetter = regexp.MustCompile(`^[sStT]$`)
+	oracleApostrophe = regexp.MustCompile(`[\p{L}\p{Nd}\p{Mn}]['’]$`)
 )
 
 func oracleCompounds(s string) []string {
 	var out []string
-	for _, c := range oracleCompound.FindAllString(s, -1) {
+	for _, m := range oracleCompound.FindAllStringIndex(s, -1) {
+		c := s[m[0]:m[1]]
+		if oracleLoneLetter.MatchString(c) && oracleApostrophe.MatchString(s[:m[0]]) {
+			continue
+		}
 		for _, seg := range oracleSegments.Split(c, -1) {
 			var parts []string
 			for _, w := range oracleParts.Split(seg, -1) {
@@ -225,7 +239,11 @@ func oracleCompounds(s string) []string {
 					}
 					changed = w != before
 				}
-				parts = append(parts, strings.Fields(w)...)
+				ws := strings.Fields(w)
+				if last := len(ws) - 1; last >= 0 && oraclePlural.MatchString(ws[last]) {
+					ws[last] = strings.TrimSuffix(ws[last], "s")
+				}
+				parts = append(parts, ws...)
 			}
 			for _, p := range parts {
 				out = append(out, strings.ToLower(p))
@@ -252,6 +270,11 @@ func TestTermsByHand(t *testing.T) {
 		"a- -b":                 "a b",
 		"Über-Straße":           "über straße überstraße",
 		"2X":                    "2 x 2x",
+		"PDFs and APIs":         "pdf and api",
+		"IDs miRNAs ABsC Xs":    "id mi rna mirna a bs c absc xs",
+		"the plugin's name":     "the plugin name",
+		"don’t IT'S it's_x":     "don it it s x sx",
+		"漢's 's":                "漢 s s",
 	} {
 		if got := strings.Join(allTerms(in), " "); got != want {
 			t.Errorf("terms(%q) = %q, want %q", in, got, want)
@@ -263,6 +286,7 @@ func TestTermsByHand(t *testing.T) {
 // hand-picked edge cases, the CJK and demo vaults and generated queries.
 func TestTermsMatchTheOracle(t *testing.T) {
 	inputs := []string{"parseConfigFile", "检索设计", "a_b-c.d/e:f", "ÀÉÎ", "\xff\xfe", "HTTPServer2Go",
+		"PDFs APIs ÉTATs ªABs ABss ABsC miRNAs x's y’T 漢's 's é's it's’ a'sé", "don't", "plugin's-x",
 		"internal/fts/index.go max_retry_count The Sentence. 2X a-", "x/ y_ _z 検索ｶﾀｶﾅ 漢 a漢b", "naïve café Über-Straße"}
 	for _, dir := range []string{"../testdata/cjk", "../testdata/demo-vault"} {
 		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

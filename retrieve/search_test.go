@@ -97,3 +97,32 @@ func TestSearch_QueryBesideTheFreshnessCheck(t *testing.T) {
 		t.Errorf("a note another process indexed: %+v, want c.md", hits)
 	}
 }
+
+// An acronym's plural finds the acronym, and a possessive's s is no word.
+// camelCase cut "PDFs" into "pd" and "fs", so "export PDFs" found the note
+// about fs before the one about PDF export; "plugin's" searched for every
+// "s" of "it's" too (the Obsidian Hub: "which plugins extract text from
+// images and PDFs with OCR", "what must my plugin's repository contain").
+func TestSearch_AcronymPluralsAndPossessives(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"pdf.md":   "# Export\n\nSave a note as a PDF with one command.\n",
+		"fs.md":    "# Export to FS paths\n\nThe fs module writes files. It's the PD controller's job.\n",
+		"plain.md": "# Plugins\n\nA plugin list.\n",
+	})
+	if hits := tv.search("export PDFs", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "pdf.md" {
+		t.Errorf("export PDFs: %v, want pdf.md first", paths(hits))
+	}
+	for _, h := range tv.search("plugin's", vault.SearchOptions{}) {
+		if h.Path == "fs.md" {
+			t.Errorf("plugin's: found fs.md by the s of its \"It's\" and \"controller's\"")
+		}
+	}
+}
+
+func paths(hits []vault.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
