@@ -59,9 +59,11 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 
 // TestHubQuestions_Figures asks the Hub questions through activate and
 // search on the Obsidian Hub itself (lexical, as lore eval --questions …
-// --mode lexical does), logs the figures, and holds them above floors well
-// under today's, so a change that loses the Hub's answers fails here and
-// not only in docs/BENCHMARKS.md, which has the figures.
+// --mode lexical does), logs the figures, and holds them at floors just
+// under today's (each a question or less below), so a change that loses the
+// Hub's answers fails here and not only in docs/BENCHMARKS.md, which has the
+// figures; a change that trades one figure for another moves its floor on
+// purpose.
 func TestHubQuestions_Figures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short: it indexes the 6,591 notes of the Obsidian Hub")
@@ -97,8 +99,9 @@ func TestHubQuestions_Figures(t *testing.T) {
 	t.Logf("Hub questions (%d), lexical: activate section@1 %.3f @3 %.3f note@1 %.3f @3 %.3f; search section@1 %.3f @3 %.3f note@1 %.3f @3 %.3f",
 		act.Questions, act.Success1, act.Success3, act.Note1, act.Note3, search.Success1, search.Success3, search.Note1, search.Note3)
 	for name, f := range map[string][2]float64{
-		"activate section@3": {act.Success3, 0.85}, "activate note@3": {act.Note3, 0.88},
-		"search section@3": {search.Success3, 0.70}, "search note@3": {search.Note3, 0.85},
+		"activate section@1": {act.Success1, 0.55}, "activate section@3": {act.Success3, 0.90},
+		"activate note@1": {act.Note1, 0.75}, "activate note@3": {act.Note3, 0.95},
+		"search section@3": {search.Success3, 0.75}, "search note@3": {search.Note3, 0.90},
 	} {
 		if f[0] < f[1] {
 			t.Errorf("%s %.3f is under its floor %.2f", name, f[0], f[1])
