@@ -23,7 +23,7 @@ func terms(s string, emit func(term string)) {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if isASCIIWord(c) {
-				if (c|0x20 == 's' || c|0x20 == 't') && afterApostrophe(s, i) {
+				if i > 0 && (s[i-1] == '\'' || s[i-1] == 0x99) && (c|0x20 == 's' || c|0x20 == 't') && afterApostrophe(s, i) {
 					if j := compoundEnd(s, i); j == i+1 {
 						i = j // the s of "plugin's" and the t of "don't" are not words
 						continue
@@ -73,6 +73,8 @@ func terms(s string, emit func(term string)) {
 // afterApostrophe reports whether s[i] follows an apostrophe (' or ’) that
 // follows a letter or digit: a possessive's s or a contraction's t, which as
 // a term of its own matched every other "it's" and "plugin's" of a vault.
+// terms asks only when the byte before is ' or ’'s last (0x99): most words
+// follow a space.
 func afterApostrophe(s string, i int) bool {
 	var k int
 	switch {
