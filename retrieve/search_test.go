@@ -112,7 +112,11 @@ func TestSearch_AcronymPluralsAndPossessives(t *testing.T) {
 	if hits := tv.search("export PDFs", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "pdf.md" {
 		t.Errorf("export PDFs: %v, want pdf.md first", paths(hits))
 	}
-	for _, h := range tv.search("plugin's", vault.SearchOptions{}) {
+	hits := tv.search("plugin's", vault.SearchOptions{})
+	if len(hits) == 0 || hits[0].Path != "plain.md" {
+		t.Errorf("plugin's: %v, want plain.md first", paths(hits))
+	}
+	for _, h := range hits {
 		if h.Path == "fs.md" {
 			t.Errorf("plugin's: found fs.md by the s of its \"It's\" and \"controller's\"")
 		}
