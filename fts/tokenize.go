@@ -23,11 +23,10 @@ func terms(s string, emit func(term string)) {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if isASCIIWord(c) {
-				if i > 0 && (s[i-1] == '\'' || s[i-1] == 0x99) && (c|0x20 == 's' || c|0x20 == 't') && afterApostrophe(s, i) {
-					if j := compoundEnd(s, i); j == i+1 {
-						i = j // the s of "plugin's" and the t of "don't" are not words
-						continue
-					}
+				if i > 0 && (s[i-1] == '\'' || s[i-1] == 0x99) && (c|0x20 == 's' || c|0x20 == 't') &&
+					afterApostrophe(s, i) && compoundEnd(s, i) == i+1 {
+					i++ // the s of "plugin's" and the t of "don't" are not words
+					continue
 				}
 				if j := plainWordEnd(s, i); j > 0 {
 					// Most words of prose: one scan, the word itself.
