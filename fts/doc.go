@@ -32,6 +32,6 @@
 // Each decision, with the figures it was made on, is in docs/decisions:
 // tokenizer.md, stop-words-once.md, query-or-and-column-weights.md,
 // in-memory-copies.md, index-writes.md, overlay-under-the-write-lock.md,
-// freshness-digest.md, writers-gate.md, effective-memory.md and
-// vectors-per-text.md.
+// freshness-digest.md, writers-gate.md, effective-memory.md,
+// vectors-per-text.md and vectors-across-formats.md (carryover.go).
 package fts

@@ -24,6 +24,7 @@ import (
 type Index struct {
 	v    *vault.Vault
 	db   *sql.DB
+	path string       // the database file ("" when opened read-only)
 	gate *gate        // the writers' gate (writegate.go)
 	mmap *atomic.Bool // new connections map the file (connect.go)
 
@@ -102,7 +103,9 @@ func Open(ctx context.Context, v *vault.Vault) (*Index, error) {
 // data, so an index lore cannot use is never a dead end:
 //
 //   - one written by another index format (or whose schema does not
-//     migrate) is deleted and created anew;
+//     migrate) is deleted and created anew, or, when its vectors are of the
+//     kind this lore makes (vectorsFormat), moved aside for the first
+//     embedding pass to take them from (carryover.go);
 //   - a damaged one (not a database, cut short, or failing as corrupt
 //     while it opens) is set aside as index.db.damaged and created anew;
 //
@@ -120,7 +123,7 @@ func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 	case err == nil:
 		return ix, nil
 	case errors.Is(err, errStaleFormat):
-		if err := removeIndexFile(dbPath); err != nil {
+		if err := replaceStale(dbPath, errors.Is(err, errStaleVectors)); err != nil {
 			return nil, fmt.Errorf("remove stale index %s: %w", dbPath, err)
 		}
 	case damaged(err):
@@ -237,6 +240,10 @@ func (ix *Index) ReadOnly() string { return ix.readOnly }
 
 var errStaleFormat = errors.New("index of another format")
 
+// errStaleVectors is errStaleFormat for an index whose vectors this lore
+// can use (carryover.go).
+var errStaleVectors = fmt.Errorf("%w, with vectors of this one's kind", errStaleFormat)
+
 // indexPageSize is the page size of a new index file. At SQLite's default
 // of 4 KiB, a cold index of 10,000 notes made 92,202 writes and 31,131 reads
 // (WAL frames, two writes each, and their checkpoints); at 16 KiB it makes
@@ -287,20 +294,28 @@ func openFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 	var tables int
 	db.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master").Scan(&tables)
 	if tables > 0 && have != IndexFormat {
+		keep := holdsVectors(ctx, db)
 		db.Close()
+		if keep {
+			return nil, errStaleVectors
+		}
 		return nil, errStaleFormat
 	}
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, translate(fmt.Errorf("index %s: %w", dbPath, err))
 	}
-	if have == "" {
-		if _, err := db.ExecContext(ctx, "INSERT OR IGNORE INTO meta(key, value) VALUES('format', ?)", IndexFormat); err != nil {
+	// A file of this format holds vectors of this lore's kind: an index
+	// made before the key was (lore-19) gets it once.
+	var vf string
+	db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key='vectors_format'").Scan(&vf)
+	if have == "" || vf == "" {
+		if _, err := db.ExecContext(ctx, "INSERT OR IGNORE INTO meta(key, value) VALUES('format', ?), ('vectors_format', ?)", IndexFormat, vectorsFormat); err != nil {
 			db.Close()
 			return nil, translate(err)
 		}
 	}
-	ix := &Index{v: v, db: db, gate: newGate(dbPath + "-writer"), mmap: mmap, changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
+	ix := &Index{v: v, db: db, path: dbPath, gate: newGate(dbPath + "-writer"), mmap: mmap, changed: make(chan struct{}, 1), statSalt: readSalt(ctx, db)}
 	ix.vectorsBehind.Store(true)
 	ix.fillStatKeys(ctx, false) // once, for an index made before migration 0007; failing only slows freshness
 	return ix, nil

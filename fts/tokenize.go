@@ -9,8 +9,9 @@ import (
 )
 
 // IndexFormat names the term-making rules below, the schema, and what the
-// index derives from a note. An index file of another format is deleted and
-// rebuilt from the vault (see OpenFile), so old and new terms never mix.
+// index derives from a note. An index file of another format is rebuilt from
+// the vault (see OpenFile), so old and new terms never mix; only its vectors
+// may be carried over, by the name of their input (carryover.go).
 const IndexFormat = "lore-19"
 
 // terms calls emit for each index term of s, in order. See the package doc for

@@ -120,6 +120,10 @@ func (ix *Index) embedPending(ctx context.Context, progress func(done, total int
 	// Cleared before looking: a change made while this run works sets it
 	// again, and the next run picks that up.
 	ix.vectorsBehind.Store(false)
+	if _, err := ix.carryOver(ctx); err != nil {
+		ix.vectorsBehind.Store(true)
+		return 0, err
+	}
 	total, err := ix.pendingEmbeddings(ctx)
 	if err != nil || total == 0 {
 		if err != nil {
