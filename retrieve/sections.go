@@ -24,6 +24,9 @@ const (
 	sectionHeadingWeight = 4    // a heading word counts as the heading column does
 	sectionStopWeight    = 0.25 // an English stop word still tells "before" from "after"
 	sectionK1, sectionB  = 1.2, 0.75
+	// sectionLabelWeight is what the query's words in a section's own
+	// heading add to its key, at most (the label scoreSections returns).
+	sectionLabelWeight = 1.0
 )
 
 // orderSections reorders, within each resource, the candidates of ranked
@@ -48,16 +51,23 @@ func orderSections(q string, ranked []*candidate) {
 		for k, i := range ps {
 			group[k], finals[k] = ranked[i], ranked[i].Final
 		}
-		scoreSections(qterms, group)
-		maxS, maxF := 0.0, 0.0
-		for _, c := range group {
+		labels := scoreSections(qterms, group)
+		maxS, maxF, maxL := 0.0, 0.0, 0.0
+		label := make(map[*candidate]float64, len(group))
+		for k, c := range group {
 			maxS, maxF = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final)
+			maxL = math.Max(maxL, labels[k])
+			label[c] = labels[k]
 		}
 		key := func(c *candidate) float64 {
 			if maxS == 0 || maxF == 0 {
 				return 0
 			}
-			return c.SectionScore / maxS * (1 + c.Final/maxF)
+			k := c.SectionScore / maxS * (1 + c.Final/maxF)
+			if maxL > 0 {
+				k += sectionLabelWeight * label[c] / maxL
+			}
+			return k
 		}
 		sort.SliceStable(group, func(a, b int) bool {
 			x, y := group[a], group[b]
@@ -105,13 +115,20 @@ func sectionQueryTerms(q string) []sectionTerm {
 // scoreSections sets SectionScore of each candidate of one resource: BM25
 // over the sections of the group as a collection of their own (a term in
 // every section tells nothing about which to deliver), the heading counted
-// at sectionHeadingWeight unless it is the note's title (isTitle).
-func scoreSections(qterms []sectionTerm, group []*candidate) {
+// at sectionHeadingWeight unless it is the note's title (isTitle). It
+// returns each candidate's label score: the idf, within the group, of the
+// query's words in the section's own heading, the note's title words left
+// out (they say which note, not which section). A heading names what its
+// section is about, but in the BM25 above it shares one saturating count
+// with the body: "The following CSS classes are supported:" gained little
+// from "classes" over a two-line introduction that says "customize" twice.
+func scoreSections(qterms []sectionTerm, group []*candidate) []float64 {
 	want := make(map[string]int, len(qterms))
 	for i, t := range qterms {
 		want[t.tok] = i
 	}
 	tfs := make([][]float64, len(group))
+	inHeading := make([][]bool, len(group))
 	lens := make([]float64, len(group))
 	df := make([]int, len(qterms))
 	avg := 0.0
@@ -130,6 +147,7 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 			body = withoutHeadingLine(body)
 			if !isTitle(c.HeadingPath[n-1], c.Title) {
 				count(c.HeadingPath[n-1], sectionHeadingWeight)
+				inHeading[k] = labelTerms(want, c.HeadingPath[n-1], c.Title)
 			}
 		}
 		count(vault.ReadableText(body), 1) // as the index reads it: no URLs, comments or tags
@@ -143,18 +161,42 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 	}
 	avg /= float64(len(group))
 	n := float64(len(group))
+	idf := make([]float64, len(qterms))
+	for i := range qterms {
+		idf[i] = math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
+	}
+	labels := make([]float64, len(group))
 	for k, c := range group {
 		s := 0.0
 		for i, f := range tfs[k] {
 			if f == 0 {
 				continue
 			}
-			idf := math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
 			norm := 1 - sectionB + sectionB*lens[k]/math.Max(avg, 1)
-			s += qterms[i].weight * idf * f * (sectionK1 + 1) / (f + sectionK1*norm)
+			s += qterms[i].weight * idf[i] * f * (sectionK1 + 1) / (f + sectionK1*norm)
 		}
 		c.SectionScore = s
+		for i, in := range inHeading[k] {
+			if in {
+				labels[k] += qterms[i].weight * idf[i]
+			}
+		}
 	}
+	return labels
+}
+
+// labelTerms marks which of the query's terms (want: term → index) are in
+// heading and not among the words of the note's title.
+func labelTerms(want map[string]int, heading, title string) []bool {
+	inTitle := map[string]bool{}
+	fts.EachToken(title, func(t string, _ bool) { inTitle[t] = true })
+	out := make([]bool, len(want))
+	fts.EachToken(heading, func(t string, _ bool) {
+		if i, ok := want[t]; ok && !inTitle[t] {
+			out[i] = true
+		}
+	})
+	return out
 }
 
 // isTitle reports whether a heading is the note's title, as the heading of

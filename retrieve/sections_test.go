@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,57 @@ func TestActivate_URLWordsDoNotOrderSections(t *testing.T) {
 	}
 	if f := act.Fragments[0]; f.Path != "Plugins/obsidian-dropbox-backups.md" || f.HeadingPath[len(f.HeadingPath)-1] != "Aut-O-Backups" {
 		t.Errorf("first: %s › %v; want the Aut-O-Backups section", f.Path, f.HeadingPath)
+	}
+}
+
+// A section's heading names what it is about, and the query's words there
+// count apart from its body's: in the body's BM25 a heading word shares one
+// saturating count with the text, and a two-line introduction that says
+// "customize" twice took the note's first place from the section whose
+// heading lists the classes asked for (the Obsidian Hub's graph view guide).
+// The note's title words in a heading say which note, not which section,
+// and do not count so.
+func TestActivate_TheQueryWordsInASectionsHeadingCount(t *testing.T) {
+	files := map[string]string{
+		"guides/map-view.md": "# Styling the map view\n\n" +
+			"The map is drawn on a canvas, so a stylesheet cannot reach its pins. To customize the map view, " +
+			"a bridge reads CSS colors for customizing the canvas.\n\n" +
+			"## The following CSS classes are supported:\n\n```\n" + strings.Repeat(".map-view.color-pin\n.map-view.color-pin-focused\n.map-view.color-route\n.map-view.color-label-highlight\n", 3) + "```\n\n" +
+			"## The following CSS rules are supported:\n\n```css\n.map-view.color-pin { color: #FFF; opacity: 0.5; }\n```\n\n" +
+			"## Defaults\n\nThese are the colors the map uses unless a snippet overrides them.\n",
+	}
+	// Themes make "CSS" and "classes" common in the vault, and "customize"
+	// rare: the introduction leads on the vault's own scores.
+	for i := range 12 {
+		files[fmt.Sprintf("themes/theme-%d.md", i)] = fmt.Sprintf("# Theme %d\n\nTheme %d sets CSS classes for headings, and these CSS classes change colors.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	act := tv.activate("which CSS classes can customize the map view", "")
+	var got []string
+	for _, f := range act.Fragments {
+		got = append(got, f.Path+" › "+f.HeadingPath[len(f.HeadingPath)-1])
+	}
+	if len(got) == 0 || got[0] != "guides/map-view.md › The following CSS classes are supported:" {
+		t.Errorf("delivered %s; want the section that lists the classes first", strings.Join(got, " | "))
+	}
+}
+
+// The note's title words in a section's heading say which note, not which
+// section: they are no part of its label.
+func TestLabelTerms_TheTitlesWordsAreNotALabel(t *testing.T) {
+	qterms := sectionQueryTerms("change the map view colors")
+	want := map[string]int{}
+	for i, q := range qterms {
+		want[q.tok] = i
+	}
+	got := labelTerms(want, "Map view colors", "Styling the map view")
+	var label []string
+	for i, in := range got {
+		if in {
+			label = append(label, qterms[i].tok)
+		}
+	}
+	if strings.Join(label, " ") != "color" {
+		t.Errorf("label terms %v; want only the stem of colors", label)
 	}
 }
