@@ -71,6 +71,13 @@ func replaceStale(dbPath string, keep bool) error {
 	return nil
 }
 
+// dropPrevious deletes the file moved aside for its vectors, if any.
+func (ix *Index) dropPrevious() {
+	if ix.path != "" {
+		removeIndexFile(previousPath(ix.path))
+	}
+}
+
 // carryBatch is how many vectors are looked up, and stored, at once.
 const carryBatch = 256
 

@@ -249,3 +249,24 @@ func TestVectors_ADamagedPreviousFileIsIgnored(t *testing.T) {
 		t.Errorf("the damaged file stayed behind: %v", err)
 	}
 }
+
+// An index without a model has no use for the old file's vectors: when it
+// is told it has none (lore.yaml's embedding provider none), the file goes,
+// rather than stay beside the index for ever.
+func TestVectors_APreviousFileGoesWithoutAModel(t *testing.T) {
+	e := &countingEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}, name: "test:counting"}
+	tv, _ := indexWithVectors(t, e)
+	path := tv.Ix.path
+	asOtherFormat(t, tv)
+	ix := reopen(t, tv)
+	prev := previousPath(path)
+	if _, err := os.Stat(prev); err != nil {
+		t.Fatalf("the old index was not moved aside: %v", err)
+	}
+	if err := ix.Vectors().Use(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(prev); !os.IsNotExist(err) {
+		t.Errorf("the old index stayed behind an index without a model: %v", err)
+	}
+}

@@ -22,6 +22,11 @@ import (
 func (ix *Index) useEmbedder(ctx context.Context, e embed.Embedder) error {
 	ix.emb = e
 	if e == nil {
+		// Nothing will carry vectors over from an index of another format:
+		// the file set aside for them goes, rather than stay for ever.
+		if ix.readOnly == "" {
+			ix.dropPrevious()
+		}
 		return nil
 	}
 	var name, dim string
