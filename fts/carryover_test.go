@@ -215,20 +215,28 @@ func TestVectors_NotCarriedOverWhenTheyMeanSomethingElse(t *testing.T) {
 	}
 }
 
+// movedAside is an index with vectors made again as of another format and
+// reopened, with no model yet: it returns the new index, the path its old
+// file was moved aside to, and the old file's vectors.
+func movedAside(t *testing.T) (*Index, string, map[string][]byte) {
+	t.Helper()
+	e := &countingEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}, name: "test:counting"}
+	tv, before := indexWithVectors(t, e)
+	prev := previousPath(tv.Ix.path)
+	asOtherFormat(t, tv)
+	ix := reopen(t, tv)
+	if _, err := os.Stat(prev); err != nil {
+		t.Fatalf("the old index was not moved aside: %v", err)
+	}
+	return ix, prev, before
+}
+
 // A previous file that is not a database (damaged, or written by something
 // else) is of no use: the pass embeds everything, fails nothing, and
 // deletes it.
 func TestVectors_ADamagedPreviousFileIsIgnored(t *testing.T) {
-	e := &countingEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}, name: "test:counting"}
-	tv, before := indexWithVectors(t, e)
-	path := tv.Ix.path
-	asOtherFormat(t, tv)
+	ix, prev, before := movedAside(t)
 	ctx := context.Background()
-	ix := reopen(t, tv)
-	prev := previousPath(path)
-	if _, err := os.Stat(prev); err != nil {
-		t.Fatalf("the old index was not moved aside: %v", err)
-	}
 	if err := os.WriteFile(prev, bytes.Repeat([]byte("not a database "), 512), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -254,15 +262,7 @@ func TestVectors_ADamagedPreviousFileIsIgnored(t *testing.T) {
 // is told it has none (lore.yaml's embedding provider none), the file goes,
 // rather than stay beside the index for ever.
 func TestVectors_APreviousFileGoesWithoutAModel(t *testing.T) {
-	e := &countingEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}, name: "test:counting"}
-	tv, _ := indexWithVectors(t, e)
-	path := tv.Ix.path
-	asOtherFormat(t, tv)
-	ix := reopen(t, tv)
-	prev := previousPath(path)
-	if _, err := os.Stat(prev); err != nil {
-		t.Fatalf("the old index was not moved aside: %v", err)
-	}
+	ix, prev, _ := movedAside(t)
 	if err := ix.Vectors().Use(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
