@@ -30,9 +30,12 @@ const (
 )
 
 // orderSections reorders, within each resource, the candidates of ranked
-// among the places they hold: best own score first (ties: vector similarity,
-// then the order of the note). Each place keeps its final score, so the
-// ranking stays sorted. SectionScore records each candidate's own score.
+// among the places they hold, by a key made within the note: the own score
+// over its largest, times one plus the final score over its largest, plus
+// sectionLabelWeight times the heading's label over its largest (ties:
+// vector similarity, then the order of the note). Each place keeps its
+// final score, so the ranking stays sorted. SectionScore records each
+// candidate's own score.
 func orderSections(q string, ranked []*candidate) {
 	places := map[int64][]int{}
 	for i, c := range ranked {
