@@ -48,7 +48,8 @@ type stages struct {
 type candidate struct {
 	fts.Unit
 	stages
-	template bool // a short text another note's candidate shares (templates.go)
+	template bool    // a short text another note's candidate shares (templates.go)
+	label    float64 // the query's words in its own heading, within its note (sections.go)
 }
 
 // Activate runs the whole retrieval pipeline for an agent's task description

@@ -25,7 +25,7 @@ const (
 	sectionStopWeight    = 0.25 // an English stop word still tells "before" from "after"
 	sectionK1, sectionB  = 1.2, 0.75
 	// sectionLabelWeight is what the query's words in a section's own
-	// heading add to its key, at most (the label scoreSections returns).
+	// heading add to its key, at most (a candidate's label, scoreSections).
 	sectionLabelWeight = 1.0
 )
 
@@ -54,13 +54,10 @@ func orderSections(q string, ranked []*candidate) {
 		for k, i := range ps {
 			group[k], finals[k] = ranked[i], ranked[i].Final
 		}
-		labels := scoreSections(qterms, group)
+		scoreSections(qterms, group)
 		maxS, maxF, maxL := 0.0, 0.0, 0.0
-		label := make(map[*candidate]float64, len(group))
-		for k, c := range group {
-			maxS, maxF = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final)
-			maxL = math.Max(maxL, labels[k])
-			label[c] = labels[k]
+		for _, c := range group {
+			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final), math.Max(maxL, c.label)
 		}
 		key := func(c *candidate) float64 {
 			if maxS == 0 || maxF == 0 {
@@ -68,7 +65,7 @@ func orderSections(q string, ranked []*candidate) {
 			}
 			k := c.SectionScore / maxS * (1 + c.Final/maxF)
 			if maxL > 0 {
-				k += sectionLabelWeight * label[c] / maxL
+				k += sectionLabelWeight * c.label / maxL
 			}
 			return k
 		}
@@ -118,18 +115,20 @@ func sectionQueryTerms(q string) []sectionTerm {
 // scoreSections sets SectionScore of each candidate of one resource: BM25
 // over the sections of the group as a collection of their own (a term in
 // every section tells nothing about which to deliver), the heading counted
-// at sectionHeadingWeight unless it is the note's title (isTitle). It
-// returns each candidate's label score: the idf, within the group, of the
-// query's words in the section's own heading, the note's title words left
+// at sectionHeadingWeight unless it is the note's title (isTitle), and
+// each one's label: the idf, within the group, of the query's words in the section's own heading, the note's title words left
 // out (they say which note, not which section). A heading names what its
 // section is about, but in the BM25 above it shares one saturating count
 // with the body: "The following CSS classes are supported:" gained little
 // from "classes" over a two-line introduction that says "customize" twice.
-func scoreSections(qterms []sectionTerm, group []*candidate) []float64 {
+func scoreSections(qterms []sectionTerm, group []*candidate) {
 	want := make(map[string]int, len(qterms))
 	for i, t := range qterms {
 		want[t.tok] = i
 	}
+	// Every candidate of the group is of one note, with one title.
+	inTitle := map[string]bool{}
+	fts.EachToken(group[0].Title, func(t string, _ bool) { inTitle[t] = true })
 	tfs := make([][]float64, len(group))
 	inHeading := make([][]bool, len(group))
 	lens := make([]float64, len(group))
@@ -150,7 +149,7 @@ func scoreSections(qterms []sectionTerm, group []*candidate) []float64 {
 			body = withoutHeadingLine(body)
 			if !isTitle(c.HeadingPath[n-1], c.Title) {
 				count(c.HeadingPath[n-1], sectionHeadingWeight)
-				inHeading[k] = labelTerms(want, c.HeadingPath[n-1], c.Title)
+				inHeading[k] = labelTerms(want, c.HeadingPath[n-1], inTitle)
 			}
 		}
 		count(vault.ReadableText(body), 1) // as the index reads it: no URLs, comments or tags
@@ -168,7 +167,6 @@ func scoreSections(qterms []sectionTerm, group []*candidate) []float64 {
 	for i := range qterms {
 		idf[i] = math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
 	}
-	labels := make([]float64, len(group))
 	for k, c := range group {
 		s := 0.0
 		for i, f := range tfs[k] {
@@ -178,21 +176,18 @@ func scoreSections(qterms []sectionTerm, group []*candidate) []float64 {
 			norm := 1 - sectionB + sectionB*lens[k]/math.Max(avg, 1)
 			s += qterms[i].weight * idf[i] * f * (sectionK1 + 1) / (f + sectionK1*norm)
 		}
-		c.SectionScore = s
+		c.SectionScore, c.label = s, 0
 		for i, in := range inHeading[k] {
 			if in {
-				labels[k] += qterms[i].weight * idf[i]
+				c.label += qterms[i].weight * idf[i]
 			}
 		}
 	}
-	return labels
 }
 
 // labelTerms marks which of the query's terms (want: term → index) are in
-// heading and not among the words of the note's title.
-func labelTerms(want map[string]int, heading, title string) []bool {
-	inTitle := map[string]bool{}
-	fts.EachToken(title, func(t string, _ bool) { inTitle[t] = true })
+// heading and not among the note's title terms (inTitle).
+func labelTerms(want map[string]int, heading string, inTitle map[string]bool) []bool {
 	out := make([]bool, len(want))
 	fts.EachToken(heading, func(t string, _ bool) {
 		if i, ok := want[t]; ok && !inTitle[t] {

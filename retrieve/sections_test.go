@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/fts"
 )
 
 const releaseNote = `---
@@ -90,8 +92,6 @@ func TestActivate_URLWordsDoNotOrderSections(t *testing.T) {
 // saturating count with the text, and a two-line introduction that says
 // "customize" twice took the note's first place from the section whose
 // heading lists the classes asked for (the Obsidian Hub's graph view guide).
-// The note's title words in a heading say which note, not which section,
-// and do not count so.
 func TestActivate_TheQueryWordsInASectionsHeadingCount(t *testing.T) {
 	files := map[string]string{
 		"guides/map-view.md": "# Styling the map view\n\n" +
@@ -125,7 +125,9 @@ func TestLabelTerms_TheTitlesWordsAreNotALabel(t *testing.T) {
 	for i, q := range qterms {
 		want[q.tok] = i
 	}
-	got := labelTerms(want, "Map view colors", "Styling the map view")
+	inTitle := map[string]bool{}
+	fts.EachToken("Styling the map view", func(t string, _ bool) { inTitle[t] = true })
+	got := labelTerms(want, "Map view colors", inTitle)
 	var label []string
 	for i, in := range got {
 		if in {
