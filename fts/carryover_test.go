@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/vault"
 )
 
 // countingEmbedder is the hash model counting the texts it embedded; name
@@ -263,7 +264,11 @@ func TestVectors_ADamagedPreviousFileIsIgnored(t *testing.T) {
 // rather than stay beside the index for ever.
 func TestVectors_APreviousFileGoesWithoutAModel(t *testing.T) {
 	ix, prev, _ := movedAside(t)
-	if err := ix.Vectors().Use(context.Background(), nil); err != nil {
+	none, err := embed.FromConfig(vault.EmbeddingConfig{Provider: "none"}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Vectors().Use(context.Background(), none); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(prev); !os.IsNotExist(err) {
