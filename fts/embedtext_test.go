@@ -52,15 +52,15 @@ func last(hp []string) string {
 	return hp[len(hp)-1]
 }
 
-// A section that only embeds a block, a heading or a note is found by the
-// words they show, as a reader of the note sees them; it follows the
+// A section that only embeds a block, a heading (with its subsections) or a
+// note is found by the words they show, as a reader of the note sees them; it follows the
 // embedded note's edits, its deletion and a new note taking the name; a
 // shared note's embed of a project's note finds nothing of that project,
 // and an agent's Draft of an embedded note changes nothing a published note
 // is found by; the in-memory copy scores all of it as FTS5 does.
 func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
-		"Refund policy.md":        "# Refund policy\n\nIntro.\n\nAsk within thirty days for a prorated reimbursement. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n",
+		"Refund policy.md":        "# Refund policy\n\nIntro.\n\nAsk within thirty days for a prorated reimbursement. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n\n### Escalation\n\nEscalations reach the narwhal office.\n",
 		"FAQ.md":                  "# FAQ\n\n## Refunds\n\n![[Refund policy#^discount]]\n\n## Disputes\n\n![[Refund policy#Chargebacks]]\n\n## Everything\n\n![[Glossary]]\n\n## Secret\n\n![[plans]]\n\n## Self\n\n![[FAQ#Refunds]]\n",
 		"projects/alpha/plans.md": "---\nproject: alpha\n---\n# Plans\n\nthe zeppelin launch is in march\n",
 		"projects/alpha/board.md": "---\nproject: alpha\n---\n# Board\n\n![[plans]]\n",
@@ -72,6 +72,7 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	for q, want := range map[string]string{
 		"prorated reimbursement": "FAQ.md#Refunds",
 		"wombat desk":            "FAQ.md#Disputes",
+		"narwhal office":         "FAQ.md#Disputes",
 	} {
 		if got := unitsFound(t, tv, q, ""); !got[want] {
 			t.Errorf("%q found %v, want %s among them", q, got, want)

@@ -8,15 +8,16 @@ import (
 )
 
 // A section that holds only embeds is delivered with the text they show:
-// blocks (^id), headings and whole notes, quoted after each embed, bounded,
-// one level deep; embeds of images, embeds in code and a note's embed of
-// itself stay references.
+// blocks (^id), headings (with their subsections, as Obsidian shows them)
+// and whole notes, quoted after each embed, bounded, one level deep; embeds
+// of images, embeds in code and a note's embed of itself or of a heading
+// above the section stay references.
 func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
-		"billing/Refund policy.md": "# Refund policy\n\nA license bought with a discount is refunded at the discounted price. ^discount-then-refund\n\nA refund after a later discount returns what was paid, less the discount. ^purchase-then-discount-then-refund\n\n## Deadlines\n\nRefunds are granted within 30 days of purchase.\n",
+		"billing/Refund policy.md": "# Refund policy\n\nA license bought with a discount is refunded at the discounted price. ^discount-then-refund\n\nA refund after a later discount returns what was paid, less the discount. ^purchase-then-discount-then-refund\n\n## Deadlines\n\nRefunds are granted within 30 days of purchase.\n\n### Exceptions\n\nAnnual plans are refunded within 14 days.\n\n## Contact\n\nWrite to billing.\n",
 		"billing/License.md":       "# License\n\n### Refunds\n\n![[Refund policy#^discount-then-refund]]\n![[Refund policy#^purchase-then-discount-then-refund]]\n\n### Timing\n\n![[Refund policy#Deadlines]]\n![[chart.png]]\n\n### Everything\n\n![[Nested]]\n\n```\n![[Refund policy]]\n```\n",
 		"billing/Nested.md":        "# Nested\n\nThe nested note says hello and embeds ![[Refund policy#Deadlines]] again.\n",
-		"billing/Self.md":          "# Self\n\n## Loop\n\n![[Self#Loop]] and ![[Self]]\n",
+		"billing/Self.md":          "# Self\n\n## Loop\n\n![[Self#Loop]] and ![[Self]]\n\n### Inner\n\n![[Self#Loop]]\n",
 	})
 	act := tv.activate("refund for my license", "")
 	var refunds, timing, everything, self string
@@ -72,12 +73,13 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 		content, path, heading string
 		want, not              []string
 	}{
-		{"### Timing\n\n![[Refund policy#Deadlines]]\n![[chart.png]]\n", "billing/License.md", "Timing", []string{"> Refunds are granted within 30 days of purchase.", "![[chart.png]]"}, []string{"> ![[chart"}},
+		{"### Timing\n\n![[Refund policy#Deadlines]]\n![[chart.png]]\n", "billing/License.md", "Timing", []string{"> Refunds are granted within 30 days of purchase.", "> ### Exceptions\n>\n> Annual plans are refunded within 14 days.", "![[chart.png]]"}, []string{"> ![[chart", "Write to billing"}},
 		{"### Everything\n\n![[Nested]]\n\n```\n![[Refund policy]]\n```\n", "billing/License.md", "Everything", []string{"> The nested note says hello and embeds ![[Refund policy#Deadlines]] again."}, []string{"> > Refunds are granted", "> A license bought"}},
 		{"## Loop\n\n![[Self#Loop]] and ![[Self]]\n", "billing/Self.md", "Loop", nil, []string{">"}},
+		{"### Inner\n\n![[Self#Loop]]\n", "billing/Self.md", "Loop\x00Inner", nil, []string{">"}},
 		{"## Gone\n\n![[No such note]]\n", "billing/License.md", "Gone", []string{"![[No such note]]"}, []string{">"}},
 	} {
-		got, err := expandEmbeds(ctx, look, c.content, c.path, []string{c.heading}, "", false)
+		got, err := expandEmbeds(ctx, look, c.content, c.path, strings.Split(c.heading, "\x00"), "", false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,9 +7,12 @@ import (
 
 // EmbedPart returns the part of a note an embed's anchor names: "" the
 // whole body (without frontmatter); "^id" the block marked with it (its
-// paragraph or list item, the mark removed); otherwise a heading (the last
-// of "A#B" when nested), whose section's text it returns under the heading
-// line. Headings compare case-insensitively, as Obsidian's do.
+// paragraph or list item, the mark removed); otherwise a heading, whose
+// section it returns from the heading line on with every subsection under
+// it, up to the next heading of the same or a higher level, as Obsidian
+// shows it. "A#B" names the heading B under A (nestedAnchor). Headings
+// compare case-insensitively, as Obsidian's do; of two of one name, the
+// first.
 func EmbedPart(data []byte, p, anchor string) (string, bool) {
 	body := Body(data)
 	switch {
@@ -18,31 +21,83 @@ func EmbedPart(data []byte, p, anchor string) (string, bool) {
 	case strings.HasPrefix(anchor, "^"):
 		return blockOf(string(body), anchor[1:])
 	}
-	if i := strings.LastIndexByte(anchor, '#'); i >= 0 {
-		anchor = anchor[i+1:]
-	}
 	r, err := Parse(p, data)
 	if err != nil {
 		return "", false
 	}
-	var b strings.Builder
-	key := -1
-	for _, u := range r.Units {
-		n := len(u.HeadingPath)
-		if n == 0 || !strings.EqualFold(strings.TrimSpace(u.HeadingPath[n-1]), anchor) {
-			if key >= 0 {
-				break // the section ended
-			}
-			continue
+	parts := nestedAnchor(anchor)
+	start := -1
+	for i, u := range r.Units {
+		if underHeadings(u.HeadingPath, parts) {
+			start = i
+			break
 		}
-		if key >= 0 && u.Section != key {
-			break // another section of the same heading
-		}
-		key = u.Section
-		b.WriteString(u.Content)
-		b.WriteString("\n")
 	}
-	return strings.TrimSpace(b.String()), key >= 0
+	if start < 0 {
+		return "", false
+	}
+	head := r.Units[start]
+	n := len(head.HeadingPath)
+	var b strings.Builder
+	for _, u := range r.Units[start:] {
+		switch {
+		case len(u.HeadingPath) == n && u.Slug == head.Slug && u.Section == head.Section:
+			// the heading's own section, or a later chunk of it
+		case len(u.HeadingPath) > n && samePath(u.HeadingPath[:n], head.HeadingPath):
+			// a subsection
+		default:
+			return b.String(), true // the section ended
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(strings.TrimSpace(u.Content))
+	}
+	return b.String(), true
+}
+
+// nestedAnchor splits a heading anchor at '#': "A#B" is B under A.
+func nestedAnchor(anchor string) []string {
+	parts := strings.Split(anchor, "#")
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// underHeadings reports whether a unit's heading path ends with the last of
+// parts and holds the others, in order, above it.
+func underHeadings(path, parts []string) bool {
+	n := len(path)
+	if n == 0 || len(parts) == 0 || !sameHeading(path[n-1], parts[len(parts)-1]) {
+		return false
+	}
+	k := len(parts) - 2
+	for i := n - 2; i >= 0 && k >= 0; i-- {
+		if sameHeading(path[i], parts[k]) {
+			k--
+		}
+	}
+	return k < 0
+}
+
+func sameHeading(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+func samePath(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // blockOf returns the block whose last line ends with " ^id": the list item
@@ -163,7 +218,9 @@ func inRanges(rs [][2]int, at int) bool {
 }
 
 // SelfEmbed reports whether an embed's target, resolved to the note at
-// from, names the note at path as a whole or its section heading (a cycle).
+// from, names the note at path as a whole, the section whose heading path
+// is heading, or a section above it (which shows that section too): a
+// cycle.
 func SelfEmbed(from, target, path string, heading []string) bool {
 	if from != path {
 		return false
@@ -172,10 +229,13 @@ func SelfEmbed(from, target, path string, heading []string) bool {
 	if anchor == "" {
 		return true
 	}
-	if i := strings.LastIndexByte(anchor, '#'); i >= 0 {
-		anchor = anchor[i+1:]
+	parts := nestedAnchor(anchor)
+	for k := len(heading); k > 0; k-- {
+		if underHeadings(heading[:k], parts) {
+			return true
+		}
 	}
-	return len(heading) > 0 && strings.EqualFold(strings.TrimSpace(heading[len(heading)-1]), strings.TrimSpace(anchor))
+	return false
 }
 
 // ClipTokens cuts s to about max estimated tokens, at a line or word break,
