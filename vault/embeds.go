@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"strings"
+	"unicode"
 )
 
 // EmbedPart returns the part of a note an embed's anchor names: "" the
@@ -11,8 +12,10 @@ import (
 // section it returns from the heading line on with every subsection under
 // it, up to the next heading of the same or a higher level, as Obsidian
 // shows it. "A#B" names the heading B under A (nestedAnchor). Headings
-// compare case-insensitively, as Obsidian's do; of two of one name, the
-// first.
+// compare case-insensitively, and, when no heading is the anchor's text,
+// as Obsidian matches a link to a heading: without their punctuation and
+// symbols (strippedHeading), so `#Part 1 Basics` is "Part 1: Basics"; of
+// two headings that match, the first.
 func EmbedPart(data []byte, p, anchor string) (string, bool) {
 	body := Body(data)
 	switch {
@@ -27,9 +30,14 @@ func EmbedPart(data []byte, p, anchor string) (string, bool) {
 	}
 	parts := nestedAnchor(anchor)
 	start := -1
-	for i, u := range r.Units {
-		if underHeadings(u.HeadingPath, parts) {
-			start = i
+	for _, same := range []func(a, b string) bool{sameHeading, sameStrippedHeading} {
+		for i, u := range r.Units {
+			if underHeadings(u.HeadingPath, parts, same) {
+				start = i
+				break
+			}
+		}
+		if start >= 0 {
 			break
 		}
 	}
@@ -69,15 +77,15 @@ func nestedAnchor(anchor string) []string {
 }
 
 // underHeadings reports whether a unit's heading path ends with the last of
-// parts and holds the others, in order, above it.
-func underHeadings(path, parts []string) bool {
+// parts and holds the others, in order, above it, headings compared by same.
+func underHeadings(path, parts []string, same func(a, b string) bool) bool {
 	n := len(path)
-	if n == 0 || len(parts) == 0 || !sameHeading(path[n-1], parts[len(parts)-1]) {
+	if n == 0 || len(parts) == 0 || !same(path[n-1], parts[len(parts)-1]) {
 		return false
 	}
 	k := len(parts) - 2
 	for i := n - 2; i >= 0 && k >= 0; i-- {
-		if sameHeading(path[i], parts[k]) {
+		if same(path[i], parts[k]) {
 			k--
 		}
 	}
@@ -86,6 +94,34 @@ func underHeadings(path, parts []string) bool {
 
 func sameHeading(a, b string) bool {
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+func sameStrippedHeading(a, b string) bool {
+	sa := strippedHeading(a)
+	return sa != "" && sa == strippedHeading(b)
+}
+
+// strippedHeading is a heading as a link names it: Obsidian writes a link
+// to "What is the Obsidian Hub?" as `#What is the Obsidian Hub` and to
+// "D&D WOTC" as `#D D WOTC` (it strips the characters a link cannot hold,
+// and matches headings "stripping out special characters and shrinking
+// consecutive spaces"). Every rune that is not a letter, digit or mark
+// reads as a space; spaces run together; case folds.
+func strippedHeading(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 func samePath(a, b []string) bool {
@@ -231,7 +267,7 @@ func SelfEmbed(from, target, path string, heading []string) bool {
 	}
 	parts := nestedAnchor(anchor)
 	for k := len(heading); k > 0; k-- {
-		if underHeadings(heading[:k], parts) {
+		if underHeadings(heading[:k], parts, func(a, b string) bool { return sameHeading(a, b) || sameStrippedHeading(a, b) }) {
 			return true
 		}
 	}

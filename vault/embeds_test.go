@@ -45,6 +45,36 @@ func TestEmbedPart_AHeadingShowsItsSubsections(t *testing.T) {
 	}
 }
 
+// An anchor names a heading as Obsidian writes a link to it: without the
+// punctuation and symbols a link cannot hold or leaves out ("What is the
+// Obsidian Hub?" as `#What is the Obsidian Hub`, as the Obsidian Hub's own
+// start page embeds it). A heading that is the anchor's text comes first.
+func TestEmbedPart_AnAnchorWithoutTheHeadingsPunctuation(t *testing.T) {
+	note := []byte("# Hub\n\n## C\n\nThe C section.\n\n## C++\n\nThe C++ section.\n\n## What is the Obsidian Hub?\n\nA community vault.\n\n## Part 1: Basics\n\nInstall Zotero.\n\n## D&D WOTC\n\nA theme.\n\n## Examples of Metadata 💡\n\nPhotographs.\n\n## An Introduction to [[dataview|Dataview]]\n\nQueries.\n")
+	for anchor, want := range map[string]string{
+		"What is the Obsidian Hub":             "A community vault.",
+		"Part 1 Basics":                        "Install Zotero.",
+		"D D WOTC":                             "A theme.",
+		"Examples of Metadata":                 "Photographs.",
+		"An Introduction to dataview Dataview": "Queries.",
+		"C":                                    "The C section.",
+		"c++":                                  "The C++ section.",
+	} {
+		got, ok := EmbedPart(note, "hub.md", anchor)
+		if !ok || !strings.Contains(got, want) {
+			t.Errorf("%q: got %q (found %v), want %q in it", anchor, got, ok, want)
+		}
+		if anchor == "C" && strings.Contains(got, "C++") {
+			t.Errorf("%q: the exact heading C did not come first: %q", anchor, got)
+		}
+	}
+	for _, anchor := range []string{"What is the Hub", "Part 2 Basics", "?"} {
+		if got, ok := EmbedPart(note, "hub.md", anchor); ok {
+			t.Errorf("%q: found %q, want nothing", anchor, got)
+		}
+	}
+}
+
 // A section that embeds a heading its own section lies under embeds itself.
 func TestSelfEmbed_AnEnclosingHeadingIsACycle(t *testing.T) {
 	for _, c := range []struct {
@@ -59,6 +89,7 @@ func TestSelfEmbed_AnEnclosingHeadingIsACycle(t *testing.T) {
 		{"a#Alpha#Setup", []string{"Alpha", "Setup", "Linux"}, true},
 		{"a#Mac", []string{"Alpha", "Setup", "Linux"}, false},
 		{"a#Linux", []string{"Alpha", "Setup"}, false},
+		{"a#Part 1 Basics", []string{"Alpha", "Part 1: Basics"}, true},
 	} {
 		if got := SelfEmbed("a.md", c.target, "a.md", c.heading); got != c.want {
 			t.Errorf("SelfEmbed(%q, %v) = %v, want %v", c.target, c.heading, got, c.want)
