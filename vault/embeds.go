@@ -137,7 +137,8 @@ func samePath(a, b []string) bool {
 }
 
 // blockOf returns the block whose last line ends with " ^id": the list item
-// on that line, or the paragraph that ends there, without the mark.
+// on that line (bulleted, numbered or a task) with its nested items, or the
+// paragraph that ends there, without the mark.
 func blockOf(body, id string) (string, bool) {
 	if id == "" {
 		return "", false
@@ -152,8 +153,21 @@ func blockOf(body, id string) (string, bool) {
 		if before != "" && !strings.HasSuffix(before, " ") && !strings.HasSuffix(before, "\t") {
 			continue
 		}
-		if item := strings.TrimLeft(before, " \t"); strings.HasPrefix(item, "- ") || strings.HasPrefix(item, "* ") || strings.HasPrefix(item, "+ ") {
-			return strings.TrimSpace(before), true
+		if item := strings.TrimLeft(before, " \t"); listMarker(item) {
+			// The item with what is nested under it, as Obsidian shows it.
+			indent := len(before) - len(item)
+			block := []string{strings.TrimRight(before, " \t")}
+			for _, next := range lines[i+1:] {
+				rest := strings.TrimLeft(next, " \t")
+				if rest == "" {
+					break
+				}
+				if len(next)-len(rest) <= indent {
+					break
+				}
+				block = append(block, strings.TrimRight(next, " \t\r"))
+			}
+			return strings.TrimSpace(strings.Join(block, "\n")), true
 		}
 		start := i
 		for start > 0 && strings.TrimSpace(lines[start-1]) != "" {
@@ -295,4 +309,17 @@ func ClipTokens(s string, max int) string {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " \n") + " …"
+}
+
+// listMarker reports whether a line (its indentation removed) starts a list
+// item: "- ", "* ", "+ ", or a number and "." or ")" and a space.
+func listMarker(item string) bool {
+	if strings.HasPrefix(item, "- ") || strings.HasPrefix(item, "* ") || strings.HasPrefix(item, "+ ") {
+		return true
+	}
+	n := 0
+	for n < len(item) && n < 9 && item[n] >= '0' && item[n] <= '9' {
+		n++
+	}
+	return n > 0 && n+1 < len(item) && (item[n] == '.' || item[n] == ')') && item[n+1] == ' '
 }

@@ -99,3 +99,35 @@ func TestSelfEmbed_AnEnclosingHeadingIsACycle(t *testing.T) {
 		t.Error("another note's heading of the same name is not a cycle")
 	}
 }
+
+// A block reference to a list item shows the item with the items nested
+// under it, as Obsidian does, whether the list is bulleted, numbered or of
+// tasks; never the items beside it.
+func TestEmbedPart_AListItemsBlockHoldsItsNestedItems(t *testing.T) {
+	note := []byte("# Steps\n\n1. Clone the repo\n2. Build it ^build\n   - with make\n   - or with go build\n3. Ship it\n\n- [ ] review the diff ^review\n- [ ] merge\n\n- parent ^parent\n  - child one\n    - grandchild\n  - child two\n- sibling\n\nA paragraph\nof two lines. ^para\n")
+	for _, c := range []struct {
+		id        string
+		want, not []string
+	}{
+		{"build", []string{"2. Build it\n   - with make\n   - or with go build"}, []string{"Clone", "Ship", "^build"}},
+		{"review", []string{"- [ ] review the diff"}, []string{"merge", "^review"}},
+		{"parent", []string{"- parent\n  - child one\n    - grandchild\n  - child two"}, []string{"sibling"}},
+		{"para", []string{"A paragraph\nof two lines."}, []string{"sibling", "^para"}},
+	} {
+		got, ok := EmbedPart(note, "steps.md", "^"+c.id)
+		if !ok {
+			t.Errorf("^%s: not found", c.id)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("^%s: lacks %q:\n%s", c.id, w, got)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(got, n) {
+				t.Errorf("^%s: has %q:\n%s", c.id, n, got)
+			}
+		}
+	}
+}
