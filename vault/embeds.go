@@ -8,7 +8,8 @@ import (
 
 // EmbedPart returns the part of a note an embed's anchor names: "" the
 // whole body (without frontmatter); "^id" the block marked with it (its
-// paragraph or list item, the mark removed); otherwise a heading, whose
+// paragraph, or its list item with the items nested under it; the mark
+// removed: blockOf); otherwise a heading, whose
 // section it returns from the heading line on with every subsection under
 // it, up to the next heading of the same or a higher level, as Obsidian
 // shows it. "A#B" names the heading B under A (nestedAnchor). Headings
