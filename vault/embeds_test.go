@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -130,4 +131,53 @@ func TestEmbedPart_AListItemsBlockHoldsItsNestedItems(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Whatever a note holds and whatever an anchor says, EmbedPart returns lines
+// of the note, and finds every heading the note has by its own text.
+func FuzzEmbedPart(f *testing.F) {
+	f.Add([]byte("# A\n\n## B\n\ntext ^x\n\n### C\n\n- item ^y\n  - child\n"), "B")
+	f.Add([]byte("---\naliases: [a]\n---\n# T?\n\n1. one ^n\n"), "T")
+	f.Add([]byte("## x#y\n\n#\n\n## \n"), "x#y#")
+	f.Add([]byte("# 💡\n\nemoji\n"), "^")
+	f.Fuzz(func(t *testing.T, data []byte, anchor string) {
+		if len(data) > 1<<16 {
+			return
+		}
+		r, err := Parse("fuzz/note.md", data)
+		if err != nil {
+			return
+		}
+		lines := map[string]bool{}
+		for _, l := range strings.Split(string(data), "\n") {
+			lines[strings.TrimSpace(l)] = true
+		}
+		check := func(a string) (string, bool) {
+			got, ok := EmbedPart(data, "fuzz/note.md", a)
+			for _, l := range strings.Split(got, "\n") {
+				if l = strings.TrimSpace(l); ok && l != "" && !lines[l] && !bytes.Contains(data, []byte(l)) {
+					t.Fatalf("anchor %q: line %q is not the note's", a, l)
+				}
+			}
+			return got, ok
+		}
+		check(anchor)
+		check("^" + anchor)
+		for i, u := range r.Units {
+			if i == 20 {
+				break
+			}
+			n := len(u.HeadingPath)
+			if n == 0 {
+				continue
+			}
+			h := u.HeadingPath[n-1]
+			if strings.ContainsAny(h, "#|^") || strings.TrimSpace(h) == "" {
+				continue // a link cannot name it so
+			}
+			if _, ok := check(h); !ok {
+				t.Fatalf("the note's heading %q is not found", h)
+			}
+		}
+	})
 }
