@@ -23,21 +23,7 @@ func TestEmbedPart_AHeadingShowsItsSubsections(t *testing.T) {
 		{"Setup#Linux#Arm", []string{"Use the arm64 package."}, []string{"Run apt install frob."}},
 		{"Alpha", []string{"Lead.", "Install the frobnicator.", "Run brew install frob.", "Unrelated text.", "The other setup."}, []string{"tags:"}},
 	} {
-		got, ok := EmbedPart(note, "a.md", c.anchor)
-		if !ok {
-			t.Errorf("%s: not found", c.anchor)
-			continue
-		}
-		for _, w := range c.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("%s: lacks %q:\n%s", c.anchor, w, got)
-			}
-		}
-		for _, n := range c.not {
-			if strings.Contains(got, n) {
-				t.Errorf("%s: has %q:\n%s", c.anchor, n, got)
-			}
-		}
+		checkPart(t, note, c.anchor, c.want, c.not)
 	}
 	for _, anchor := range []string{"Nothing", "Mac#Linux", "Other#Arm"} {
 		if got, ok := EmbedPart(note, "a.md", anchor); ok {
@@ -115,20 +101,27 @@ func TestEmbedPart_AListItemsBlockHoldsItsNestedItems(t *testing.T) {
 		{"parent", []string{"- parent\n  - child one\n    - grandchild\n  - child two"}, []string{"sibling"}},
 		{"para", []string{"A paragraph\nof two lines."}, []string{"sibling", "^para"}},
 	} {
-		got, ok := EmbedPart(note, "steps.md", "^"+c.id)
-		if !ok {
-			t.Errorf("^%s: not found", c.id)
-			continue
+		checkPart(t, note, "^"+c.id, c.want, c.not)
+	}
+}
+
+// checkPart fails t unless EmbedPart finds anchor in note, with every text
+// of want in it and none of not.
+func checkPart(t *testing.T, note []byte, anchor string, want, not []string) {
+	t.Helper()
+	got, ok := EmbedPart(note, "note.md", anchor)
+	if !ok {
+		t.Errorf("%s: not found", anchor)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s: lacks %q:\n%s", anchor, w, got)
 		}
-		for _, w := range c.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("^%s: lacks %q:\n%s", c.id, w, got)
-			}
-		}
-		for _, n := range c.not {
-			if strings.Contains(got, n) {
-				t.Errorf("^%s: has %q:\n%s", c.id, n, got)
-			}
+	}
+	for _, n := range not {
+		if strings.Contains(got, n) {
+			t.Errorf("%s: has %q:\n%s", anchor, n, got)
 		}
 	}
 }
