@@ -247,10 +247,11 @@ func (ix *Index) embeddedText(ctx context.Context, shown map[[2]string]shownText
 		if len(parts) == maxEmbeds {
 			break
 		}
-		key := [2]string{view, e.Target}
+		target := vault.EmbedTarget(e.Target, path)
+		key := [2]string{view, target}
 		st, seen := shown[key]
 		if !seen {
-			text, from, draft, ok, err := ix.Lookups().Embedded(ctx, e.Target, view)
+			text, from, draft, ok, err := ix.Lookups().Embedded(ctx, target, view)
 			if err != nil {
 				return "", err
 			}
@@ -260,7 +261,7 @@ func (ix *Index) embeddedText(ctx context.Context, shown map[[2]string]shownText
 			}
 			shown[key] = st
 		}
-		if !st.ok || st.text == "" || vault.SelfEmbed(st.from, e.Target, path, heading) {
+		if !st.ok || st.text == "" || vault.SelfEmbed(st.from, target, path, heading) {
 			continue
 		}
 		parts = append(parts, st.text)

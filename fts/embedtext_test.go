@@ -53,14 +53,14 @@ func last(hp []string) string {
 }
 
 // A section that only embeds a block, a heading (with its subsections) or a
-// note is found by the words they show, as a reader of the note sees them; it follows the
+// note, of another note or its own (![[#^id]]), is found by the words they show, as a reader of the note sees them; it follows the
 // embedded note's edits, its deletion and a new note taking the name; a
 // shared note's embed of a project's note finds nothing of that project,
 // and an agent's Draft of an embedded note changes nothing a published note
 // is found by; the in-memory copy scores all of it as FTS5 does.
 func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
-		"Refund policy.md":        "# Refund policy\n\nIntro.\n\nAsk within thirty days for a prorated reimbursement. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n\n### Escalation\n\nEscalations reach the narwhal office.\n",
+		"Refund policy.md":        "# Refund policy\n\nIntro.\n\nAsk within thirty days for a prorated reimbursement. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n\n### Escalation\n\nEscalations reach the narwhal office.\n\n## In short\n\n![[#^discount]]\n",
 		"FAQ.md":                  "# FAQ\n\n## Refunds\n\n![[Refund policy#^discount]]\n\n## Disputes\n\n![[Refund policy#Chargebacks]]\n\n## Everything\n\n![[Glossary]]\n\n## Secret\n\n![[plans]]\n\n## Self\n\n![[FAQ#Refunds]]\n",
 		"projects/alpha/plans.md": "---\nproject: alpha\n---\n# Plans\n\nthe zeppelin launch is in march\n",
 		"projects/alpha/board.md": "---\nproject: alpha\n---\n# Board\n\n![[plans]]\n",
@@ -77,6 +77,9 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 		if got := unitsFound(t, tv, q, ""); !got[want] {
 			t.Errorf("%q found %v, want %s among them", q, got, want)
 		}
+	}
+	if got := unitsFound(t, tv, "prorated reimbursement", ""); !got["Refund policy.md#In short"] {
+		t.Errorf("a section embedding a block of its own note (![[#^discount]]): found %v, want Refund policy.md#In short", got)
 	}
 	if got := unitsFound(t, tv, "zeppelin launch", ""); got["FAQ.md#Secret"] {
 		t.Errorf("a shared note's embed of a project's note made it findable by that project's words: %v", got)

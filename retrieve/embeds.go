@@ -44,11 +44,12 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 		if done == maxEmbeds {
 			break
 		}
-		text, from, draft, ok, err := src.Embedded(ctx, e.Target, project)
+		target := vault.EmbedTarget(e.Target, path)
+		text, from, draft, ok, err := src.Embedded(ctx, target, project)
 		if err != nil {
 			return "", err
 		}
-		if !ok || strings.TrimSpace(text) == "" || vault.SelfEmbed(from, e.Target, path, heading) || (published && draft != "") {
+		if !ok || strings.TrimSpace(text) == "" || vault.SelfEmbed(from, target, path, heading) || (published && draft != "") {
 			continue
 		}
 		done++

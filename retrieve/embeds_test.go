@@ -11,7 +11,8 @@ import (
 // blocks (^id), headings (with their subsections, as Obsidian shows them)
 // and whole notes, quoted after each embed, bounded, one level deep; embeds
 // of images, embeds in code and a note's embed of itself or of a heading
-// above the section stay references.
+// above the section stay references. `![[#Heading]]` and `![[#^id]]` name
+// a part of the note that holds them.
 func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"billing/Refund policy.md": "# Refund policy\n\nA license bought with a discount is refunded at the discounted price. ^discount-then-refund\n\nA refund after a later discount returns what was paid, less the discount. ^purchase-then-discount-then-refund\n\n## Deadlines\n\nRefunds are granted within 30 days of purchase.\n\n### Exceptions\n\nAnnual plans are refunded within 14 days.\n\n## Contact\n\nWrite to billing.\n",
@@ -77,6 +78,9 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 		{"### Everything\n\n![[Nested]]\n\n```\n![[Refund policy]]\n```\n", "billing/License.md", "Everything", []string{"> The nested note says hello and embeds ![[Refund policy#Deadlines]] again."}, []string{"> > Refunds are granted", "> A license bought"}},
 		{"## Loop\n\n![[Self#Loop]] and ![[Self]]\n", "billing/Self.md", "Loop", nil, []string{">"}},
 		{"### Inner\n\n![[Self#Loop]]\n", "billing/Self.md", "Loop\x00Inner", nil, []string{">"}},
+		{"## Again\n\n![[#Loop]]\n", "billing/Self.md", "Again", []string{"> ## Loop"}, nil},
+		{"## Loop\n\n![[#Loop]]\n", "billing/Self.md", "Loop", nil, []string{">"}},
+		{"## Summary\n\n![[#^discount-then-refund]]\n", "billing/Refund policy.md", "Summary", []string{"> A license bought with a discount is refunded at the discounted price."}, nil},
 		{"## Gone\n\n![[No such note]]\n", "billing/License.md", "Gone", []string{"![[No such note]]"}, []string{">"}},
 	} {
 		got, err := expandEmbeds(ctx, look, c.content, c.path, strings.Split(c.heading, "\x00"), "", false)

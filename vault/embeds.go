@@ -217,6 +217,17 @@ func Embeds(md string) []Embed {
 	return out
 }
 
+// EmbedTarget is an embed's target as a link to resolve from the note at
+// notePath: `![[#Heading]]` and `![[#^id]]` name a part of that note
+// itself, as in Obsidian, and read as its path and the anchor.
+func EmbedTarget(target, notePath string) string {
+	name, _, _ := strings.Cut(target, "|")
+	if name, anchor, ok := strings.Cut(name, "#"); ok && strings.TrimSpace(name) == "" && strings.TrimSpace(anchor) != "" {
+		return notePath + "#" + strings.TrimSpace(target)[1:]
+	}
+	return target
+}
+
 // hiddenRanges are the byte ranges of md that are code or comments.
 func hiddenRanges(md string) [][2]int {
 	var rs [][2]int

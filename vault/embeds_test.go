@@ -174,3 +174,20 @@ func FuzzEmbedPart(f *testing.F) {
 		}
 	})
 }
+
+// `![[#Heading]]` and `![[#^id]]` name a part of the note that holds them.
+func TestEmbedTarget_AnAnchorAloneIsTheNotesOwn(t *testing.T) {
+	for _, c := range []struct{ target, want string }{
+		{"#Local", "notes/b.md#Local"},
+		{"#^block", "notes/b.md#^block"},
+		{"#Local|shown", "notes/b.md#Local|shown"},
+		{"Other#Local", "Other#Local"},
+		{"Other", "Other"},
+		{"#", "#"},
+		{" # ", " # "},
+	} {
+		if got := EmbedTarget(c.target, "notes/b.md"); got != c.want {
+			t.Errorf("EmbedTarget(%q) = %q, want %q", c.target, got, c.want)
+		}
+	}
+}
