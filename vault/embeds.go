@@ -219,10 +219,11 @@ func Embeds(md string) []Embed {
 
 // EmbedTarget is an embed's target as a link to resolve from the note at
 // notePath: `![[#Heading]]` and `![[#^id]]` name a part of that note
-// itself, as in Obsidian, and read as its path and the anchor.
+// itself, as in Obsidian, and read as its path and the anchor (unless the
+// path holds a '#' or '|', which a link cannot: then it stays a reference).
 func EmbedTarget(target, notePath string) string {
 	name, _, _ := strings.Cut(target, "|")
-	if name, anchor, ok := strings.Cut(name, "#"); ok && strings.TrimSpace(name) == "" && strings.TrimSpace(anchor) != "" {
+	if name, anchor, ok := strings.Cut(name, "#"); ok && strings.TrimSpace(name) == "" && strings.TrimSpace(anchor) != "" && !strings.ContainsAny(notePath, "#|") {
 		return notePath + "#" + strings.TrimSpace(target)[1:]
 	}
 	return target

@@ -190,4 +190,9 @@ func TestEmbedTarget_AnAnchorAloneIsTheNotesOwn(t *testing.T) {
 			t.Errorf("EmbedTarget(%q) = %q, want %q", c.target, got, c.want)
 		}
 	}
+	// A path a link cannot spell would name another note: "C# notes/tips"
+	// reads as the note C.
+	if got := EmbedTarget("#Local", "C# notes/tips.md"); got != "#Local" {
+		t.Errorf("EmbedTarget in C# notes/tips.md = %q, want it left as written", got)
+	}
 }
