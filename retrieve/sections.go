@@ -116,8 +116,9 @@ func sectionQueryTerms(q string) []sectionTerm {
 // over the sections of the group as a collection of their own (a term in
 // every section tells nothing about which to deliver), the heading counted
 // at sectionHeadingWeight unless it is the note's title (isTitle), and
-// each one's label: the idf, within the group, of the query's words in the section's own heading, the note's title words left
-// out (they say which note, not which section). A heading names what its
+// each one's label: the idf, within the group, of the query's words in the
+// section's own heading, the note's title words left out (they say which
+// note, not which section). A heading names what its
 // section is about, but in the BM25 above it shares one saturating count
 // with the body: "The following CSS classes are supported:" gained little
 // from "classes" over a two-line introduction that says "customize" twice.

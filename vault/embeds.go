@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -9,14 +10,13 @@ import (
 // EmbedPart returns the part of a note an embed's anchor names: "" the
 // whole body (without frontmatter); "^id" the block marked with it (its
 // paragraph, or its list item with the items nested under it; the mark
-// removed: blockOf); otherwise a heading, whose
-// section it returns from the heading line on with every subsection under
-// it, up to the next heading of the same or a higher level, as Obsidian
-// shows it. "A#B" names the heading B under A (nestedAnchor). Headings
-// compare case-insensitively, and, when no heading is the anchor's text,
-// as Obsidian matches a link to a heading: without their punctuation and
-// symbols (strippedHeading), so `#Part 1 Basics` is "Part 1: Basics"; of
-// two headings that match, the first.
+// removed: blockOf); otherwise a heading, whose section it returns from the
+// heading line on with every subsection under it, up to the next heading of
+// the same or a higher level, as Obsidian shows it. "A#B" names the heading
+// B under A (nestedAnchor). Headings compare case-insensitively, and, when
+// no heading is the anchor's text, as Obsidian matches a link to a heading:
+// without their punctuation and symbols (strippedHeading), so `#Part 1
+// Basics` is "Part 1: Basics"; of two headings that match, the first.
 func EmbedPart(data []byte, p, anchor string) (string, bool) {
 	body := Body(data)
 	switch {
@@ -52,7 +52,7 @@ func EmbedPart(data []byte, p, anchor string) (string, bool) {
 		switch {
 		case len(u.HeadingPath) == n && u.Slug == head.Slug && u.Section == head.Section:
 			// the heading's own section, or a later chunk of it
-		case len(u.HeadingPath) > n && samePath(u.HeadingPath[:n], head.HeadingPath):
+		case len(u.HeadingPath) > n && slices.Equal(u.HeadingPath[:n], head.HeadingPath):
 			// a subsection
 		default:
 			return b.String(), true // the section ended
@@ -102,12 +102,17 @@ func sameStrippedHeading(a, b string) bool {
 	return sa != "" && sa == strippedHeading(b)
 }
 
+// eitherHeading is a match either way: a cycle is found however it is named.
+func eitherHeading(a, b string) bool { return sameHeading(a, b) || sameStrippedHeading(a, b) }
+
 // strippedHeading is a heading as a link names it: Obsidian writes a link
 // to "What is the Obsidian Hub?" as `#What is the Obsidian Hub` and to
 // "D&D WOTC" as `#D D WOTC` (it strips the characters a link cannot hold,
 // and matches headings "stripping out special characters and shrinking
 // consecutive spaces"). Every rune that is not a letter, digit or mark
-// reads as a space; spaces run together; case folds.
+// reads as a space; spaces run together; case folds. Slugify, the unit
+// key's form, drops '&', '[' and '|' without a space ("D&D" is "dd"), so
+// it cannot compare a heading with a link's spelling of it.
 func strippedHeading(s string) string {
 	var b strings.Builder
 	space := false
@@ -123,18 +128,6 @@ func strippedHeading(s string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
-}
-
-func samePath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // blockOf returns the block whose last line ends with " ^id": the list item
@@ -294,7 +287,7 @@ func SelfEmbed(from, target, path string, heading []string) bool {
 	}
 	parts := nestedAnchor(anchor)
 	for k := len(heading); k > 0; k-- {
-		if underHeadings(heading[:k], parts, func(a, b string) bool { return sameHeading(a, b) || sameStrippedHeading(a, b) }) {
+		if underHeadings(heading[:k], parts, eitherHeading) {
 			return true
 		}
 	}
