@@ -127,7 +127,9 @@ func checkPart(t *testing.T, note []byte, anchor string, want, not []string) {
 }
 
 // Whatever a note holds and whatever an anchor says, EmbedPart returns lines
-// of the note, and finds every heading the note has by its own text.
+// of the note, and finds each heading of the note's first 20 sections that
+// a link can spell (no '#', '|' or '^') by its own text. Notes over 64 KiB
+// are skipped: each heading's lookup parses the note again.
 func FuzzEmbedPart(f *testing.F) {
 	f.Add([]byte("# A\n\n## B\n\ntext ^x\n\n### C\n\n- item ^y\n  - child\n"), "B")
 	f.Add([]byte("---\naliases: [a]\n---\n# T?\n\n1. one ^n\n"), "T")
