@@ -53,8 +53,9 @@ func last(hp []string) string {
 }
 
 // A section that only embeds a block, a heading (with its subsections) or a
-// note, of another note or its own (![[#^id]]), is found by the words they show, as a reader of the note sees them; it follows the
-// embedded note's edits, its deletion and a new note taking the name; a
+// note, of another note or its own (![[#^id]]), is found by the words they
+// show, as a reader of the note sees them; it follows the embedded note's
+// edits, its deletion and a new note taking the name; a
 // shared note's embed of a project's note finds nothing of that project,
 // and an agent's Draft of an embedded note changes nothing a published note
 // is found by; the in-memory copy scores all of it as FTS5 does.

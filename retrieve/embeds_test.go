@@ -71,19 +71,20 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 	ctx := t.Context()
 	look := tv.Ix.Index.Lookups()
 	for _, c := range []struct {
-		content, path, heading string
-		want, not              []string
+		content, path string
+		heading       []string
+		want, not     []string
 	}{
-		{"### Timing\n\n![[Refund policy#Deadlines]]\n![[chart.png]]\n", "billing/License.md", "Timing", []string{"> Refunds are granted within 30 days of purchase.", "> ### Exceptions\n>\n> Annual plans are refunded within 14 days.", "![[chart.png]]"}, []string{"> ![[chart", "Write to billing"}},
-		{"### Everything\n\n![[Nested]]\n\n```\n![[Refund policy]]\n```\n", "billing/License.md", "Everything", []string{"> The nested note says hello and embeds ![[Refund policy#Deadlines]] again."}, []string{"> > Refunds are granted", "> A license bought"}},
-		{"## Loop\n\n![[Self#Loop]] and ![[Self]]\n", "billing/Self.md", "Loop", nil, []string{">"}},
-		{"### Inner\n\n![[Self#Loop]]\n", "billing/Self.md", "Loop\x00Inner", nil, []string{">"}},
-		{"## Again\n\n![[#Loop]]\n", "billing/Self.md", "Again", []string{"> ## Loop"}, nil},
-		{"## Loop\n\n![[#Loop]]\n", "billing/Self.md", "Loop", nil, []string{">"}},
-		{"## Summary\n\n![[#^discount-then-refund]]\n", "billing/Refund policy.md", "Summary", []string{"> A license bought with a discount is refunded at the discounted price."}, nil},
-		{"## Gone\n\n![[No such note]]\n", "billing/License.md", "Gone", []string{"![[No such note]]"}, []string{">"}},
+		{"### Timing\n\n![[Refund policy#Deadlines]]\n![[chart.png]]\n", "billing/License.md", []string{"Timing"}, []string{"> Refunds are granted within 30 days of purchase.", "> ### Exceptions\n>\n> Annual plans are refunded within 14 days.", "![[chart.png]]"}, []string{"> ![[chart", "Write to billing"}},
+		{"### Everything\n\n![[Nested]]\n\n```\n![[Refund policy]]\n```\n", "billing/License.md", []string{"Everything"}, []string{"> The nested note says hello and embeds ![[Refund policy#Deadlines]] again."}, []string{"> > Refunds are granted", "> A license bought"}},
+		{"## Loop\n\n![[Self#Loop]] and ![[Self]]\n", "billing/Self.md", []string{"Loop"}, nil, []string{">"}},
+		{"### Inner\n\n![[Self#Loop]]\n", "billing/Self.md", []string{"Loop", "Inner"}, nil, []string{">"}},
+		{"## Again\n\n![[#Loop]]\n", "billing/Self.md", []string{"Again"}, []string{"> ## Loop"}, nil},
+		{"## Loop\n\n![[#Loop]]\n", "billing/Self.md", []string{"Loop"}, nil, []string{">"}},
+		{"## Summary\n\n![[#^discount-then-refund]]\n", "billing/Refund policy.md", []string{"Summary"}, []string{"> A license bought with a discount is refunded at the discounted price."}, nil},
+		{"## Gone\n\n![[No such note]]\n", "billing/License.md", []string{"Gone"}, []string{"![[No such note]]"}, []string{">"}},
 	} {
-		got, err := expandEmbeds(ctx, look, c.content, c.path, strings.Split(c.heading, "\x00"), "", false)
+		got, err := expandEmbeds(ctx, look, c.content, c.path, c.heading, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
