@@ -104,3 +104,45 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 		t.Errorf("a long embed is not bounded: %d of %d bytes", len(got), len(long))
 	}
 }
+
+// An embed shows at delivery only what the asking project may read: a
+// shared note's embed of a project's note or of a journal entry stays a
+// reference for another project (a note that an agent's merged Draft
+// wrote, embedding what its project may not read, reads nothing through
+// it), and the project that owns the note sees its text.
+func TestActivate_AnEmbedShowsOnlyWhatTheProjectMayRead(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"shared/launch.md":            "# Launch checklist\n\n## Plans\n\n![[plans]]\n\n## Diary\n\n![[journal/alpha/2026-12-01]]\n",
+		"projects/alpha/plans.md":     "---\nproject: alpha\n---\n# Plans\n\nthe zeppelin leaves in march\n",
+		"journal/alpha/2026-12-01.md": "# 2026-12-01\n\nthe diary says the vault key is 4242\n",
+	})
+	fragments := func(project string) map[string]string {
+		act, err := tv.Ix.Activate(t.Context(), vault.ActivateRequest{Query: "launch checklist plans diary", Project: project})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, f := range act.Fragments {
+			if f.Path == "shared/launch.md" {
+				out[f.HeadingPath[len(f.HeadingPath)-1]] = f.Content
+			}
+		}
+		if out["Plans"] == "" || out["Diary"] == "" {
+			t.Fatalf("project %q: the checklist's sections were not both delivered: %v", project, keys(act))
+		}
+		return out
+	}
+	beta := fragments("beta")
+	if strings.Contains(beta["Plans"], "zeppelin") || !strings.Contains(beta["Plans"], "![[plans]]") {
+		t.Errorf("beta reads alpha's plans through a shared embed:\n%s", beta["Plans"])
+	}
+	alpha := fragments("alpha")
+	if !strings.Contains(alpha["Plans"], "> the zeppelin leaves in march") {
+		t.Errorf("alpha does not see its own plans through the shared embed:\n%s", alpha["Plans"])
+	}
+	for project, f := range map[string]map[string]string{"beta": beta, "alpha": alpha} {
+		if strings.Contains(f["Diary"], "4242") || !strings.Contains(f["Diary"], "![[journal/alpha/2026-12-01]]") {
+			t.Errorf("%s reads a journal entry through an embed:\n%s", project, f["Diary"])
+		}
+	}
+}
