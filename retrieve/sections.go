@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -27,6 +28,9 @@ const (
 	// sectionLabelWeight is what the query's words in a section's own
 	// heading add to its key, at most (a candidate's label, scoreSections).
 	sectionLabelWeight = 1.0
+	// overviewWeight is the share of its own score that a note's overview
+	// keeps among the note's sections (isOverview).
+	overviewWeight = 0.3
 )
 
 // orderSections reorders, within each resource, the candidates of ranked
@@ -115,13 +119,14 @@ func sectionQueryTerms(q string) []sectionTerm {
 // scoreSections sets SectionScore of each candidate of one resource: BM25
 // over the sections of the group as a collection of their own (a term in
 // every section tells nothing about which to deliver), the heading counted
-// at sectionHeadingWeight unless it is the note's title (isTitle), and
-// each one's label: the idf, within the group, of the query's words in the
+// at sectionHeadingWeight unless it is the note's title (isTitle), a lead
+// that is the note's overview at overviewWeight (isOverview); and each
+// one's label: the idf, within the group, of the query's words in the
 // section's own heading, the note's title words left out (they say which
-// note, not which section). A heading names what its
-// section is about, but in the BM25 above it shares one saturating count
-// with the body: "The following CSS classes are supported:" gained little
-// from "classes" over a two-line introduction that says "customize" twice.
+// note, not which section). A heading names what its section is about,
+// but in the BM25 above it shares one saturating count with the body: "The
+// following CSS classes are supported:" gained little from "classes" over
+// a two-line introduction that says "customize" twice.
 func scoreSections(qterms []sectionTerm, group []*candidate) {
 	want := make(map[string]int, len(qterms))
 	for i, t := range qterms {
@@ -133,6 +138,7 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 	tfs := make([][]float64, len(group))
 	inHeading := make([][]bool, len(group))
 	lens := make([]float64, len(group))
+	overview := make([]bool, len(group))
 	df := make([]int, len(qterms))
 	avg := 0.0
 	for k, c := range group {
@@ -146,14 +152,18 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 			})
 		}
 		body := c.Content
-		if n := len(c.HeadingPath); n > 0 {
+		n := len(c.HeadingPath)
+		lead := n == 0 || isTitle(c.HeadingPath[n-1], c.Title) // the note's lead section
+		if n > 0 {
 			body = withoutHeadingLine(body)
-			if !isTitle(c.HeadingPath[n-1], c.Title) {
+			if !lead {
 				count(c.HeadingPath[n-1], sectionHeadingWeight)
 				inHeading[k] = labelTerms(want, c.HeadingPath[n-1], inTitle)
 			}
 		}
-		count(vault.ReadableText(body), 1) // as the index reads it: no URLs, comments or tags
+		readable := vault.ReadableText(body) // as the index reads it: no URLs, comments or tags
+		count(readable, 1)
+		overview[k] = lead && isOverview(readable)
 		for i, f := range tf {
 			if f > 0 {
 				df[i]++
@@ -177,6 +187,9 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 			norm := 1 - sectionB + sectionB*lens[k]/math.Max(avg, 1)
 			s += qterms[i].weight * idf[i] * f * (sectionK1 + 1) / (f + sectionK1*norm)
 		}
+		if overview[k] {
+			s *= overviewWeight
+		}
 		c.SectionScore, c.label = s, 0
 		for i, in := range inHeading[k] {
 			if in {
@@ -197,6 +210,22 @@ func labelTerms(want map[string]int, heading string, inTitle map[string]bool) []
 	})
 	return out
 }
+
+// aboutTheDocument matches a sentence about the text it is in: "This note
+// describes…", "In this guide…", "This was originally posted in the
+// forum…", "本文介绍…" (本 not after another Han character but 在, so
+// that 日本文化 is not "this article").
+var aboutTheDocument = regexp.MustCompile(`(?i)\b(?:this|the present) (?:note|article|page|guide|document|post|tutorial|write-?up)\b|\b(?:originally|first) (?:posted|published|written)\b|(?:^|[^\p{Han}]|在)本(?:文|篇|页|笔记)|这篇`)
+
+// isOverview reports whether a note's lead section (no heading, or the
+// note's title) is an overview of the note: it says what the note is
+// about ("This note describes the motivation for writing automated tests…")
+// rather than saying it. A question that restates the title matches such a
+// lead by the title's words, and the lead took its note's first place from
+// the section that answers; among its note's sections it keeps
+// overviewWeight of its own score. A lead that only speaks of the subject
+// (a definition, the answer itself) keeps all of it.
+func isOverview(readable string) bool { return aboutTheDocument.MatchString(readable) }
 
 // isTitle reports whether a heading is the note's title, as the heading of
 // a note's lead section usually is. Every section of the note carries the

@@ -138,3 +138,56 @@ func TestLabelTerms_TheTitlesWordsAreNotALabel(t *testing.T) {
 		t.Errorf("label terms %v; want only the stem of colors", label)
 	}
 }
+
+// A note's lead that says what the note is about ("This note describes…")
+// is its overview: a question that restates the title matches it by the
+// title's words, and it must not take the note's first place from the
+// section that answers (the Obsidian Hub's guide on automated tests). A
+// lead that says the thing itself (a definition) keeps its place.
+func TestActivate_ANotesOverviewDoesNotTakeTheAnswersPlace(t *testing.T) {
+	files := map[string]string{
+		"guides/Why automate tests for plugins.md": "# Why automate tests for plugins?\n\n" +
+			"This note describes the motivation for writing automated tests for plugins.\n\n" +
+			"## Manual testing\n\nBuild the plugin, open the app, click through every feature.\n\n" +
+			"## Why automated tests?\n\n- Massively quicker than manual checks\n- Fix bugs while the code is fresh in mind\n",
+		"concepts/Sherlocking.md": "# Sherlocking\n\n" +
+			"Sherlocking means an app copying a feature that a plugin provided, which makes the plugin obsolete.\n\n" +
+			"## Plugins sherlocked\n\nOutliner and Sliding Panes lost users when the app copied their features.\n",
+	}
+	for i := range 12 { // a vault around them, so that their words are rare
+		files[fmt.Sprintf("notes/note-%d.md", i)] = fmt.Sprintf("# Note %d\n\nNote %d is about the garden, the weather and the week's meals.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	for _, c := range []struct{ q, first string }{
+		{"why write automated tests for my plugin instead of testing by hand", "guides/Why automate tests for plugins.md › Why automated tests?"},
+		{"what does sherlocking mean", "concepts/Sherlocking.md › Sherlocking"},
+	} {
+		var got []string
+		for _, f := range tv.activate(c.q, "").Fragments {
+			got = append(got, f.Path+" › "+f.HeadingPath[len(f.HeadingPath)-1])
+		}
+		if len(got) == 0 || got[0] != c.first {
+			t.Errorf("%q delivered %s; want %s first", c.q, strings.Join(got, " | "), c.first)
+		}
+	}
+}
+
+// A sentence about the text it is in, in English or Chinese, makes a lead
+// an overview; one about the subject does not.
+func TestIsOverview(t *testing.T) {
+	for text, want := range map[string]bool{
+		"This note describes the motivation for writing automated tests.":             true,
+		"In this guide you set up the release workflow.":                              true,
+		"This was originally posted by argenos in the forum.":                         true,
+		"在本文中，我们为插件编写自动化测试。":                                                          true,
+		"日本文化与插件无关。":                                                                  false,
+		"本文介绍如何为插件编写自动化测试。":                                                           true,
+		"Sherlocking means an app copying a feature a plugin provided.":               false,
+		"The .obsidian folder is ignored by git, so set up the settings yourself.":    false,
+		"Notes on this topic are kept in the vault; pages link to each other freely.": false,
+	} {
+		if got := isOverview(text); got != want {
+			t.Errorf("isOverview(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
