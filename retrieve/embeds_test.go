@@ -106,10 +106,11 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 }
 
 // An embed shows at delivery only what the asking project may read: a
-// shared note's embed of a project's note or of a journal entry stays a
-// reference for another project (a note that an agent's merged Draft
-// wrote, embedding what its project may not read, reads nothing through
-// it), and the project that owns the note sees its text.
+// shared note's embed of a project's note stays a reference for another
+// project (a note that an agent's merged Draft wrote, embedding what its
+// project may not read, reads nothing through it) and shows its text to
+// the project that owns it; an embed of a journal entry stays a reference
+// for every project, as the journal is read by the journal tools only.
 func TestActivate_AnEmbedShowsOnlyWhatTheProjectMayRead(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"shared/launch.md":            "# Launch checklist\n\n## Plans\n\n![[plans]]\n\n## Diary\n\n![[journal/alpha/2026-12-01]]\n",
