@@ -108,7 +108,7 @@ func args(parts ...[]any) []any {
 }
 
 // Exact returns the notes the query names, as Obsidian's quick switcher
-// finds a note: by id, path, title, alias or file name, the name compared
+// finds a note: by id, path, file name, title or alias, the name compared
 // as links compare names (vault.NameKey), best first by the tie rule links
 // use (vault/linknames.go), at most three. Each note comes as its first
 // section that says something (a preamble of badges and comments does not:
@@ -122,8 +122,9 @@ func (l Lookups) Exact(ctx context.Context, q, project string) ([]Unit, error) {
 	vis, vargs := visibleTo(project)
 	// The lookups come first (CROSS JOIN keeps SQLite to that order): without
 	// statistics the planner would otherwise walk every resource.
-	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+`, x.kind FROM (SELECT rid, 0 AS kind FROM resources WHERE resource_id = ?
-		UNION ALL SELECT rid, 1 FROM resources WHERE path = ? UNION ALL SELECT rid, 2 FROM resources WHERE title_key = ?
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+hitColumns+`, x.kind FROM (SELECT rid, `+strconv.Itoa(vault.NameID)+` AS kind FROM resources WHERE resource_id = ?
+		UNION ALL SELECT rid, `+strconv.Itoa(vault.NamePath)+` FROM resources WHERE path = ?
+		UNION ALL SELECT rid, `+strconv.Itoa(vault.NameTitle)+` FROM resources WHERE title_key = ?
 		UNION ALL SELECT rid, kind FROM names WHERE name = ?) x
 		CROSS JOIN resources r ON r.rid = x.rid CROSS JOIN units u ON u.rid = r.rid
 		WHERE r.indexed = 1 AND `+vis+`

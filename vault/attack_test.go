@@ -182,7 +182,7 @@ func TestLinkKeysAndNames(t *testing.T) {
 	for _, n := range r.Names() {
 		got = append(got, fmt.Sprintf("%s:%d", n.Key, n.Kind))
 	}
-	if strings.Join(got, ",") != "mem_adr12:0,decisions/adr-012-redlock:1,adr 012 redlock:2,redlock:3,分布式锁:3,adr-012-redlock:4" {
+	if strings.Join(got, ",") != "mem_adr12:0,decisions/adr-012-redlock:1,adr-012-redlock:2,adr 012 redlock:3,redlock:4,分布式锁:4" {
 		t.Fatalf("names: %v", got)
 	}
 }

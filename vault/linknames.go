@@ -9,20 +9,25 @@ import (
 
 // Links are resolved the way Obsidian resolves them, so a vault edited there
 // links the same in lore: a link target may be a note's id, its path (with or
-// without .md), its title, one of its frontmatter aliases, or its file's base
-// name without the extension (Obsidian's default form, [[adr-012-redlock]]),
-// compared case-insensitively. When several notes answer to one name, the
-// tie goes to the strongest kind of name (NameID, then NamePath, NameTitle,
-// NameAlias, NameBase), then to the shortest path, then to the path that
-// sorts first: one rule everywhere lore resolves a link.
+// without .md), its file's base name without the extension (Obsidian's
+// default form, [[adr-012-redlock]]), its title, or one of its frontmatter
+// aliases, compared case-insensitively. Obsidian itself resolves only paths
+// and file names (a bare [[alias]] is unresolved there; its link suggester
+// writes [[file|alias]]); lore's id, title and alias answer too, but a title
+// or an alias never takes a link from the file the link names. When several
+// notes answer to one name, the tie goes to the strongest kind of name
+// (NameID, then NamePath, NameBase, NameTitle, NameAlias), then to the
+// shortest path, then to the path that sorts first: one rule everywhere lore
+// resolves a link.
 
-// Kinds of names a note answers to, strongest first.
+// Kinds of names a note answers to, strongest first. The index stores them
+// (its names table): a change of order is a change of IndexFormat.
 const (
 	NameID = iota
 	NamePath
+	NameBase
 	NameTitle
 	NameAlias
-	NameBase
 )
 
 // Name is one name a note answers to, as a LinkKey.
@@ -79,10 +84,10 @@ func (r *Resource) Names() []Name {
 	}
 	add(r.ID, NameID)
 	add(r.Path, NamePath)
+	add(path.Base(r.Path), NameBase)
 	add(r.Title, NameTitle)
 	for _, a := range r.Front.Aliases {
 		add(a, NameAlias)
 	}
-	add(path.Base(r.Path), NameBase)
 	return out
 }
