@@ -407,10 +407,11 @@ func TestIndex_NewFilePageSize(t *testing.T) {
 }
 
 // A note is found by every name Obsidian's quick switcher finds it by —
-// title, alias, file name — in the exact stage of search and in load,
-// with the tie rule links use: the stronger kind of name, then the shorter
-// path. The exact stage delivers the note's first section that says
-// something, not a preamble of badges and comments.
+// title, alias, file name — in the exact stage of search, in load and in
+// links, with the tie rule links use: the stronger kind of name (a file
+// name before another note's title or alias), then the shorter path. The
+// exact stage delivers the note's first section that says something, not
+// a preamble of badges and comments.
 func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
 	hotkeys := "---\naliases:\n  - Keyboard shortcuts\n  - .config\n---\n%% badges %%\n![build](https://img.example/badge.svg)\n%% end %%\n\n# Hotkeys\n\nSet a hotkey in Settings → Hotkeys.\n"
 	tv := newTestVault(t, map[string]string{
@@ -419,15 +420,25 @@ func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
 		"notes/links.md":               "# Links\n\nSee [[Keyboard shortcuts]] and [[Quokka]], keyboard shortcuts everywhere.\n",
 		"zoo/Quokka.md":                "---\ntitle: Small marsupial\naliases: [Quokka]\n---\n# Small marsupial\n\nIt smiles.\n",
 		"zoo/Quokka notes.md":          "# Quokka notes\n\nQuokka quokka quokka.\n",
+		// A file name beats another note's title or alias (Obsidian resolves
+		// paths and file names only): the Hub's [[An Introduction to
+		// Dataview]] went to the talk that has it as an alias, [[Mara-Li]]
+		// to notes titled so, not to Mara-Li.md, whose title is "Mara".
+		"guides/An Introduction to Dataview.md":     "# An Introduction to [[dataview|Dataview]]\n\nMetadata is data about data.\n",
+		"talks/YT - An Introduction to Dataview.md": "---\naliases: [An Introduction to Dataview, Dataview talk]\n---\n# YT - An Introduction to Dataview\n\nThe recording.\n",
+		"people/Mara-Li.md":                         "# Mara\n\nAuthor of several plugins.\n",
+		"people/Enveloppe.md":                       "---\ntitle: Mara-Li\n---\n# Mara-Li\n\nThe Enveloppe organisation.\n",
 	})
 	ctx := context.Background()
 	for q, want := range map[string]string{
-		"Keyboard shortcuts":   "help/Hotkeys.md",
-		"keyboard SHORTCUTS":   "help/Hotkeys.md",
-		"Hotkeys":              "help/Hotkeys.md",
-		"Configuration folder": "help/Configuration folder.md",
-		"Quokka":               "zoo/Quokka.md",
-		"[[Quokka]]":           "zoo/Quokka.md",
+		"Keyboard shortcuts":          "help/Hotkeys.md",
+		"keyboard SHORTCUTS":          "help/Hotkeys.md",
+		"Hotkeys":                     "help/Hotkeys.md",
+		"Configuration folder":        "help/Configuration folder.md",
+		"Quokka":                      "zoo/Quokka.md",
+		"[[Quokka]]":                  "zoo/Quokka.md",
+		"An Introduction to Dataview": "guides/An Introduction to Dataview.md",
+		"Mara-Li":                     "people/Mara-Li.md",
 	} {
 		hits := tv.search(q, vault.SearchOptions{})
 		if len(hits) == 0 || hits[0].Path != want || hits[0].Stage != "exact" {
@@ -439,16 +450,22 @@ func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
 		}
 	}
 	for target, want := range map[string]string{
-		"Configuration folder": "help/Configuration folder.md",
-		".config":              "help/Hotkeys.md",
-		"Keyboard shortcuts":   "help/Hotkeys.md",
-		"Small marsupial":      "zoo/Quokka.md",
-		"Quokka":               "zoo/Quokka.md",
-		"Quokka notes":         "zoo/Quokka notes.md",
+		"Configuration folder":        "help/Configuration folder.md",
+		".config":                     "help/Hotkeys.md",
+		"Keyboard shortcuts":          "help/Hotkeys.md",
+		"Small marsupial":             "zoo/Quokka.md",
+		"Quokka":                      "zoo/Quokka.md",
+		"Quokka notes":                "zoo/Quokka notes.md",
+		"An Introduction to Dataview": "guides/An Introduction to Dataview.md",
+		"Mara-Li":                     "people/Mara-Li.md",
+		"Dataview talk":               "talks/YT - An Introduction to Dataview.md", // an alias, and no file of that name
 	} {
 		res, err := tv.Ix.Load(ctx, []string{target}, "")
 		if err != nil || res[0].Path != want {
 			t.Errorf("load %q: %+v, %v; want %s", target, res, err, want)
+		}
+		if _, path, err := tv.Ix.Lookups().ResolveLink(ctx, "[["+target+"]]", ""); err != nil || path != want {
+			t.Errorf("link [[%s]]: %s, %v; want %s", target, path, err, want)
 		}
 	}
 	if _, err := tv.Ix.Load(ctx, []string{"No such name"}, ""); vault.ErrorCode(err) != vault.CodeNotFound {

@@ -62,41 +62,6 @@ func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
 	}
 }
 
-// Obsidian resolves a link by path and file name only: a bare [[name]]
-// that is only another note's alias is unresolved there, and a title is
-// lore's own. So a file named by the link wins over a note whose title or
-// alias spells it, in links and in the exact stage; a title or an alias
-// still answers when no file does. (The Obsidian Hub: 13 links to "An
-// Introduction to Dataview" went to the community talk that has it as an
-// alias, 20 to "Mara-Li" to notes titled so, not to the Mara-Li.md file.)
-func TestLinks_AFileNameBeatsAnotherNotesTitleOrAlias(t *testing.T) {
-	tv := newTestVault(t, map[string]string{
-		"guides/An Introduction to Dataview.md":     "# An Introduction to [[dataview|Dataview]]\n\nMetadata provides information about your data.\n",
-		"talks/YT - An Introduction to Dataview.md": "---\naliases: [An Introduction to Dataview, Dataview talk]\n---\n# YT - An Introduction to Dataview\n\nThe recording.\n",
-		"people/Mara-Li.md":                         "# Mara\n\nAuthor of several plugins.\n",
-		"people/Enveloppe.md":                       "---\ntitle: Mara-Li\n---\n# Mara-Li\n\nThe Enveloppe organisation.\n",
-		"notes/links.md":                            "# Links\n\n[[An Introduction to Dataview]], [[Mara-Li]], [[Dataview talk]].\n",
-	})
-	ctx := context.Background()
-	for target, want := range map[string]string{
-		"[[An Introduction to Dataview]]": "guides/An Introduction to Dataview.md",
-		"[[Mara-Li]]":                     "people/Mara-Li.md",
-		"[[Dataview talk]]":               "talks/YT - An Introduction to Dataview.md", // an alias, and no file of that name
-	} {
-		if _, path, err := tv.Ix.ResolveLink(ctx, target, ""); err != nil || path != want {
-			t.Errorf("ResolveLink(%q) = %s, %v; want %s", target, path, err, want)
-		}
-	}
-	for q, want := range map[string]string{
-		"An Introduction to Dataview": "guides/An Introduction to Dataview.md",
-		"Mara-Li":                     "people/Mara-Li.md",
-	} {
-		if hits := tv.search(q, vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != want || hits[0].Stage != "exact" {
-			t.Errorf("search %q: %+v; want %s first from the exact stage", q, hits, want)
-		}
-	}
-}
-
 // A one-shot search runs its query beside the freshness check and keeps
 // that answer when nothing changed; after an edit it asks again, so the
 // answer always holds what the vault holds.
