@@ -8,14 +8,15 @@ import (
 )
 
 // Embedded is the text an embed shows (![[note]], ![[note#Heading]],
-// ![[note#^block]]): the note it names, resolved as a link is, in
-// project's Effective Memory, and the part the anchor names — the whole
+// ![[note#^block]]) in the note at src: the note it names, resolved as a
+// link from src is, in project's Effective Memory, and the part the anchor
+// names — the whole
 // body (without frontmatter), one section (all its chunks, under its
 // heading), or one block (the paragraph or list item marked ^id, without
 // the mark). ok is false when the target names no note, or the anchor
 // nothing in it. draft is the Draft the text comes from ("" for published
 // memory).
-func (l Lookups) Embedded(ctx context.Context, target, project string) (text, path, draft string, ok bool, err error) {
+func (l Lookups) Embedded(ctx context.Context, target, project, src string) (text, path, draft string, ok bool, err error) {
 	t := strings.TrimSpace(target)
 	if i := strings.IndexByte(t, '|'); i >= 0 {
 		t = t[:i]
@@ -29,10 +30,11 @@ func (l Lookups) Embedded(ctx context.Context, target, project string) (text, pa
 	if err != nil {
 		return "", "", "", false, err
 	}
-	r, found := got[key]
+	n, found := got[key]
 	if !found {
 		return "", "", "", false, nil
 	}
+	r := n.from(src)
 	res, err := l.ix.loadExact(ctx, r.path, r.path, project)
 	if vault.ErrorCode(err) == vault.CodeNotFound || vault.ErrorCode(err) == vault.CodeInvalid {
 		return "", "", "", false, nil

@@ -3,6 +3,7 @@ package fts
 import (
 	"context"
 	"encoding/json"
+	pathpkg "path"
 	"strings"
 
 	"github.com/lore-memory/lore/vault"
@@ -216,7 +217,7 @@ func (ix *Index) embedUpdates(ctx context.Context, rids []int64) ([]embedUpdate,
 		return nil, translate(err)
 	}
 	var out []embedUpdate
-	shown := map[[2]string]shownText{}
+	shown := map[[3]string]shownText{}
 	for _, u := range cands {
 		got, err := ix.embeddedText(ctx, shown, u.content, u.path, u.heading, u.project)
 		if err != nil {
@@ -238,9 +239,10 @@ type shownText struct {
 
 // embeddedText is what the embeds of a unit's content show, as the index
 // keeps it: the readable text of each, bounded, one after the other. shown
-// remembers each target's text in each view for one refresh (many notes
+// remembers each target's text in each view, from each folder (a name
+// resolves by the linking note's folder), for one refresh (many notes
 // embed the same few).
-func (ix *Index) embeddedText(ctx context.Context, shown map[[2]string]shownText, content, path string, heading []string, project string) (string, error) {
+func (ix *Index) embeddedText(ctx context.Context, shown map[[3]string]shownText, content, path string, heading []string, project string) (string, error) {
 	view := publishedView(project)
 	var parts []string
 	for _, e := range vault.Embeds(content) {
@@ -248,10 +250,10 @@ func (ix *Index) embeddedText(ctx context.Context, shown map[[2]string]shownText
 			break
 		}
 		target := vault.EmbedTarget(e.Target, path)
-		key := [2]string{view, target}
+		key := [3]string{view, target, pathpkg.Dir(path)} // a name resolves by the linking note's folder
 		st, seen := shown[key]
 		if !seen {
-			text, from, draft, ok, err := ix.Lookups().Embedded(ctx, target, view)
+			text, from, draft, ok, err := ix.Lookups().Embedded(ctx, target, view, path)
 			if err != nil {
 				return "", err
 			}

@@ -464,7 +464,7 @@ func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
 		if err != nil || res[0].Path != want {
 			t.Errorf("load %q: %+v, %v; want %s", target, res, err, want)
 		}
-		if _, path, err := tv.Ix.Lookups().ResolveLink(ctx, "[["+target+"]]", ""); err != nil || path != want {
+		if _, path, err := tv.Ix.Lookups().ResolveLink(ctx, "[["+target+"]]", "", ""); err != nil || path != want {
 			t.Errorf("link [[%s]]: %s, %v; want %s", target, path, err, want)
 		}
 	}
@@ -501,5 +501,83 @@ func TestIndex_LinkDestinationsAndCommentsAreNotWords(t *testing.T) {
 				t.Errorf("in memory, search %q found footer.md by a URL's or a comment's words", q)
 			}
 		}
+	}
+}
+
+// Among files of the link's name, the one in the linking note's own folder
+// comes first, as in Obsidian (getFirstLinkpathDest): an exact path before
+// it, the shortest path after it. The Obsidian Hub's plugin notes write
+// "Developed by: [[remotely-save]]", and a plugin note of that name beside
+// them takes the link in Obsidian. Links, backlink counts and embeds
+// follow it; a name with no note to link from (load) takes the shortest.
+func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"a/Home.md":  "# Home of a\n\nthe aardvark room\n",
+		"bb/Home.md": "# Home of bb\n\nthe bison room\n",
+		"bb/note.md": "# Note in bb\n\nsee [[Home]]\n\n## Shown\n\n![[Home]]\n",
+		"c/note.md":  "# Note in c\n\nsee [[Home]]\n",
+		"Guide.md":   "# Root guide\n\nthe root guide\n",
+		"y/Guide.md": "# Guide of y\n\nthe y guide\n",
+		"y/links.md": "# Links in y\n\n[[Guide]]\n",
+	})
+	ctx := context.Background()
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	rid := map[string]int64{}
+	path := map[int64]string{}
+	rows, err := tv.Ix.db.QueryContext(ctx, "SELECT rid, path FROM resources WHERE draft = ''")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rids []int64
+	for rows.Next() {
+		var r int64
+		var p string
+		if err := rows.Scan(&r, &p); err != nil {
+			t.Fatal(err)
+		}
+		rid[p], path[r] = r, p
+		rids = append(rids, r)
+	}
+	rows.Close()
+	pairs, err := tv.Ix.Lookups().LinkPairs(ctx, rids, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range pairs {
+		got[path[p[0]]+" → "+path[p[1]]] = true
+	}
+	for _, want := range []string{"bb/note.md → bb/Home.md", "c/note.md → a/Home.md", "y/links.md → Guide.md"} {
+		if !got[want] {
+			t.Errorf("link pairs %v lack %s", got, want)
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("link pairs %v, want exactly the three", got)
+	}
+	for p, want := range map[string]int{"a/Home.md": 1, "bb/Home.md": 1, "Guide.md": 1, "y/Guide.md": 0} {
+		if in, _, err := tv.Ix.Lookups().LinkCounts(ctx, rid[p], ""); err != nil || in != want {
+			t.Errorf("links into %s: %d, %v; want %d", p, in, err, want)
+		}
+	}
+	if err := tv.Ix.Resident().Keep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := unitsFound(t, tv, "bison", ""); !got["bb/note.md#Shown"] {
+		t.Errorf("bb/note.md's embed of [[Home]] is not found by bb/Home.md's words: %v", got)
+	}
+	if got := unitsFound(t, tv, "aardvark", ""); got["bb/note.md#Shown"] {
+		t.Errorf("bb/note.md's embed of [[Home]] is found by a/Home.md's words: %v", got)
+	}
+	if text, from, _, ok, err := tv.Ix.Lookups().Embedded(ctx, "Home", "", "bb/note.md"); err != nil || !ok || from != "bb/Home.md" || !strings.Contains(text, "bison") {
+		t.Errorf("Embedded(Home) from bb/note.md: %q from %s, %v, %v; want bb/Home.md", text, from, ok, err)
+	}
+	if _, p, err := tv.Ix.Lookups().ResolveLink(ctx, "[[Home]]", "", ""); err != nil || p != "a/Home.md" {
+		t.Errorf("[[Home]] from no note: %s, %v; want the shortest path, a/Home.md", p, err)
+	}
+	if _, p, err := tv.Ix.Lookups().ResolveLink(ctx, "[[Home]]", "", "bb/note.md"); err != nil || p != "bb/Home.md" {
+		t.Errorf("[[Home]] from bb/note.md: %s, %v; want bb/Home.md", p, err)
 	}
 }

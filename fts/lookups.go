@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	pathpkg "path"
 	"sort"
 	"strconv"
 	"strings"
@@ -353,11 +354,12 @@ func (ix *Index) loadOne(ctx context.Context, target, project string) (vault.Loa
 	if rerr != nil {
 		return vault.Loaded{}, rerr
 	}
-	named, ok := got[key]
+	n, ok := got[key]
 	if !ok {
 		return vault.Loaded{}, err // not a path (invalid_input) or nothing by that path either (not found)
 	}
-	return ix.loadExact(ctx, named.path, named.path, project)
+	r := n.from("")
+	return ix.loadExact(ctx, r.path, r.path, project)
 }
 
 // loadExact loads the resource whose id is target or whose path is p.
@@ -423,11 +425,37 @@ func (a resolved) better(b resolved) bool {
 	return a.path < b.path
 }
 
-// resolveKeys resolves link keys (vault.LinkKey) in project's Effective
-// Memory, each to one resource (vault/linknames.go has the rule); keys that name
-// nothing are absent from the result.
-func (ix *Index) resolveKeys(ctx context.Context, keys []string, project string) (map[string]resolved, error) {
-	out := map[string]resolved{}
+// named is every resource that answers to one name, best first by the tie
+// rule.
+type named []resolved
+
+// from is the resource that a link written in the note at src resolves to:
+// the best by the tie rule, except that among files of the link's name
+// (NameBase) one in src's own folder comes first, as Obsidian resolves it
+// (an exact path, NamePath, still comes before). src "" is no note (load,
+// a name a person typed): the best.
+func (n named) from(src string) resolved {
+	best := n[0]
+	if best.kind != vault.NameBase || src == "" {
+		return best
+	}
+	dir := pathpkg.Dir(src)
+	for _, r := range n {
+		if r.kind != best.kind {
+			break
+		}
+		if pathpkg.Dir(r.path) == dir {
+			return r
+		}
+	}
+	return best
+}
+
+// resolveKeys finds, for each link key (vault.LinkKey), the resources of
+// project's Effective Memory that answer to it (vault/linknames.go has the
+// rule); keys that name nothing are absent from the result.
+func (ix *Index) resolveKeys(ctx context.Context, keys []string, project string) (map[string]named, error) {
+	out := map[string]named{}
 	for lo := 0; lo < len(keys); lo += 200 {
 		batch := keys[lo:min(lo+200, len(keys))]
 		vis, vargs := visibleTo(project)
@@ -450,9 +478,7 @@ func (ix *Index) resolveKeys(ctx context.Context, keys []string, project string)
 				rows.Close()
 				return nil, err
 			}
-			if cur, ok := out[name]; !ok || r.better(cur) {
-				out[name] = r
-			}
+			out[name] = append(out[name], r)
 		}
 		err = rows.Err()
 		rows.Close()
@@ -460,14 +486,18 @@ func (ix *Index) resolveKeys(ctx context.Context, keys []string, project string)
 			return nil, translate(err)
 		}
 	}
+	for _, n := range out {
+		sort.Slice(n, func(i, j int) bool { return n[i].better(n[j]) })
+	}
 	return out, nil
 }
 
 // resolveLink returns the id and path of the resource a link target (an id,
-// a path, a title, an alias, a base name, with or without [[ ]]) names in
-// project's Effective Memory, as Obsidian would resolve it; a target that
-// names nothing is a CodeNotFound error.
-func (ix *Index) resolveLink(ctx context.Context, target, project string) (id, path string, err error) {
+// a path, a title, an alias, a base name, with or without [[ ]]) written in
+// the note at src ("": none) names in project's Effective Memory, as
+// Obsidian would resolve it; a target that names nothing is a CodeNotFound
+// error.
+func (ix *Index) resolveLink(ctx context.Context, target, project, src string) (id, path string, err error) {
 	if _, err := ix.Refresh(ctx, nil); err != nil {
 		return "", "", err
 	}
@@ -479,10 +509,11 @@ func (ix *Index) resolveLink(ctx context.Context, target, project string) (id, p
 	if err != nil {
 		return "", "", err
 	}
-	r, ok := got[key]
+	n, ok := got[key]
 	if !ok {
 		return "", "", vault.Errorf(vault.CodeNotFound, "no note is named %q (by id, path, title, alias or file name)", target)
 	}
+	r := n.from(src)
 	return r.resourceID, r.path, nil
 }
 
@@ -494,7 +525,7 @@ func (l Lookups) LinkCounts(ctx context.Context, rid int64, project string) (in,
 		return 0, 0, translate(err)
 	}
 	vis, vargs := visibleTo(project)
-	links, list, err := ix.linkKeys(ctx, `SELECT DISTINCT l.rid, l.target_key FROM links l CROSS JOIN resources r ON r.rid = l.rid
+	links, list, err := ix.linkKeys(ctx, `SELECT DISTINCT l.rid, r.path, l.target_key FROM links l CROSS JOIN resources r ON r.rid = l.rid
 		WHERE l.target_key IN (SELECT name FROM names WHERE rid = ?) AND l.rid != ? AND `+vis, append([]any{rid, rid}, vargs...)...)
 	if err != nil || len(links) == 0 {
 		return 0, out, err
@@ -505,21 +536,23 @@ func (l Lookups) LinkCounts(ctx context.Context, rid int64, project string) (in,
 	}
 	from := map[int64]bool{}
 	for _, l := range links {
-		if r, ok := res[l.key]; ok && r.rid == rid {
+		if n, ok := res[l.key]; ok && n.from(l.path).rid == rid {
 			from[l.from] = true
 		}
 	}
 	return len(from), out, nil
 }
 
-// link is one link: the resource that writes it and its target's key.
+// link is one link: the resource that writes it, that resource's path, and
+// its target's key.
 type link struct {
 	from int64
+	path string
 	key  string
 }
 
-// linkKeys runs a query answering (rid, target_key) rows and returns the
-// links and their distinct keys.
+// linkKeys runs a query answering (rid, path, target_key) rows and returns
+// the links and their distinct keys.
 func (ix *Index) linkKeys(ctx context.Context, q string, args ...any) ([]link, []string, error) {
 	rows, err := ix.db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -531,7 +564,7 @@ func (ix *Index) linkKeys(ctx context.Context, q string, args ...any) ([]link, [
 	var list []string
 	for rows.Next() {
 		var l link
-		if err := rows.Scan(&l.from, &l.key); err != nil {
+		if err := rows.Scan(&l.from, &l.path, &l.key); err != nil {
 			return nil, nil, err
 		}
 		links = append(links, l)
@@ -730,7 +763,8 @@ func (l Lookups) LinkPairs(ctx context.Context, rids []int64, project string) ([
 	// the tie rule, since another note may answer to the same name more
 	// strongly.
 	in := idList(rids)
-	links, list, err := l.ix.linkKeys(ctx, `SELECT DISTINCT l.rid, l.target_key FROM links l CROSS JOIN names n ON n.name = l.target_key
+	links, list, err := l.ix.linkKeys(ctx, `SELECT DISTINCT l.rid, s.path, l.target_key FROM links l CROSS JOIN names n ON n.name = l.target_key
+		CROSS JOIN resources s ON s.rid = l.rid
 		WHERE l.rid IN (`+in+`) AND n.rid IN (`+in+`) AND n.rid != l.rid`)
 	if err != nil || len(links) == 0 {
 		return nil, err
@@ -742,7 +776,11 @@ func (l Lookups) LinkPairs(ctx context.Context, rids []int64, project string) ([
 	seen := map[[2]int64]bool{}
 	var out [][2]int64
 	for _, k := range links {
-		if r, ok := res[k.key]; ok && r.rid != k.from && byRID[r.rid] {
+		n, ok := res[k.key]
+		if !ok {
+			continue
+		}
+		if r := n.from(k.path); r.rid != k.from && byRID[r.rid] {
 			p := [2]int64{k.from, r.rid}
 			if !seen[p] {
 				seen[p] = true
@@ -782,8 +820,8 @@ func (l Lookups) RecentNotes(ctx context.Context, project string, folders []stri
 	return l.ix.recentNotes(ctx, project, folders, n)
 }
 
-// ResolveLink resolves a wikilink target as Obsidian does, in the project's
-// Effective Memory.
-func (l Lookups) ResolveLink(ctx context.Context, target, project string) (id, path string, err error) {
-	return l.ix.resolveLink(ctx, target, project)
+// ResolveLink resolves a wikilink target written in the note at src ("":
+// none) as Obsidian does, in the project's Effective Memory.
+func (l Lookups) ResolveLink(ctx context.Context, target, project, src string) (id, path string, err error) {
+	return l.ix.resolveLink(ctx, target, project, src)
 }

@@ -32,7 +32,7 @@ type Memory interface {
 	vault.Loader
 	vault.Lister
 	vault.RuleReader
-	ResolveLink(ctx context.Context, target, project string) (id, path string, err error)
+	ResolveLink(ctx context.Context, target, project, src string) (id, path string, err error)
 	VectorsBehind() bool
 	DefaultMode() string // hybrid, or lexical without an embedding model
 	PendingEmbeddings(ctx context.Context) (int, error)

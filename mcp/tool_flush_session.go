@@ -127,7 +127,7 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 // title, an alias or a file's base name, with or without [[ ]] — as a
 // wikilink resolves (vault/linknames.go), in the project's memory.
 func (s *Server) resolveNote(ctx context.Context, ref string) (string, error) {
-	id, _, err := s.ix.ResolveLink(ctx, ref, s.project)
+	id, _, err := s.ix.ResolveLink(ctx, ref, s.project, "")
 	if vault.ErrorCode(err) == vault.CodeNotFound {
 		return "", vault.Errorf(vault.CodeNotFound, "supersedes: no note %q (by id, path, title, alias or file name) in project %s's memory", ref, s.project)
 	}

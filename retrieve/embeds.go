@@ -30,7 +30,7 @@ func (p *Pipeline) withEmbeds(ctx context.Context, u fts.Unit, project string, p
 
 // embedSource finds the text an embed names (fts.Lookups is one).
 type embedSource interface {
-	Embedded(ctx context.Context, target, project string) (text, path, draft string, ok bool, err error)
+	Embedded(ctx context.Context, target, project, src string) (text, path, draft string, ok bool, err error)
 }
 
 func expandEmbeds(ctx context.Context, src embedSource, content, path string, heading []string, project string, published bool) (string, error) {
@@ -45,7 +45,7 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 			break
 		}
 		target := vault.EmbedTarget(e.Target, path)
-		text, from, draft, ok, err := src.Embedded(ctx, target, project)
+		text, from, draft, ok, err := src.Embedded(ctx, target, project, path)
 		if err != nil {
 			return "", err
 		}

@@ -29,9 +29,10 @@ func (m *Memory) RecentNotes(ctx context.Context, project string, folders []stri
 	return m.Index.Lookups().RecentNotes(ctx, project, folders, n)
 }
 
-// ResolveLink resolves a wikilink target in the project's Effective Memory.
-func (m *Memory) ResolveLink(ctx context.Context, target, project string) (id, path string, err error) {
-	return m.Index.Lookups().ResolveLink(ctx, target, project)
+// ResolveLink resolves a wikilink target written in the note at src ("":
+// none) in the project's Effective Memory.
+func (m *Memory) ResolveLink(ctx context.Context, target, project, src string) (id, path string, err error) {
+	return m.Index.Lookups().ResolveLink(ctx, target, project, src)
 }
 
 // Search finds units for a query (vault.Searcher).

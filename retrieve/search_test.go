@@ -48,16 +48,16 @@ func TestLinks_ResolveAsObsidianDoes(t *testing.T) {
 		t.Fatalf("ADR-012: %+v; want links in from the two notes that link to it by base name and alias", adr)
 	}
 	// Ties: the same base name in two folders resolves to the shorter path.
-	id, path, err := tv.Ix.ResolveLink(ctx, "[[adr-012-redlock]]", "")
+	id, path, err := tv.Ix.ResolveLink(ctx, "[[adr-012-redlock]]", "", "")
 	if err != nil || id != "mem_adr12" || path != "adr/adr-012-redlock.md" {
 		t.Fatalf("ResolveLink: %s %s %v", id, path, err)
 	}
 	for _, target := range []string{"mem_adr12", "adr/adr-012-redlock.md", "ADR/ADR-012-REDLOCK", "adr 012 redlock for payments", "分布式锁"} {
-		if id, _, err := tv.Ix.ResolveLink(ctx, target, ""); err != nil || id != "mem_adr12" {
+		if id, _, err := tv.Ix.ResolveLink(ctx, target, "", ""); err != nil || id != "mem_adr12" {
 			t.Errorf("ResolveLink(%q) = %s, %v", target, id, err)
 		}
 	}
-	if _, _, err := tv.Ix.ResolveLink(ctx, "no-such-note", ""); vault.ErrorCode(err) != vault.CodeNotFound {
+	if _, _, err := tv.Ix.ResolveLink(ctx, "no-such-note", "", ""); vault.ErrorCode(err) != vault.CodeNotFound {
 		t.Errorf("a name nothing answers to: %v", err)
 	}
 }

@@ -16,9 +16,10 @@ import (
 // writes [[file|alias]]); lore's id, title and alias answer too, but a title
 // or an alias never takes a link from the file the link names. When several
 // notes answer to one name, the tie goes to the strongest kind of name
-// (NameID, then NamePath, NameBase, NameTitle, NameAlias), then to the
-// shortest path, then to the path that sorts first: one rule everywhere lore
-// resolves a link.
+// (NameID, then NamePath, NameBase, NameTitle, NameAlias); among files of
+// the name (NameBase), a link goes to the one in its own note's folder, as
+// in Obsidian; then to the shortest path, then to the path that sorts
+// first: one rule everywhere lore resolves a link (fts: named.from).
 
 // Kinds of names a note answers to, strongest first. The index stores them
 // (its names table): a change of order is a change of IndexFormat.

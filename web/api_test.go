@@ -34,6 +34,9 @@ func newAPIServer(t *testing.T) *apiServer {
 		"howto/deploy.md":    "---\nid: mem_deploy\n---\n# Deploy\n\nRun make deploy after the release.\n",
 		"howto/diagram.png":  "\x89PNG\r\n\x1a\n",
 		"journal/u/p/one.md": "---\nid: mem_journal\n---\n# Private\n\nnot for the web view\n",
+		"a/Home.md":          "---\nid: mem_home_a\n---\n# Home of a\n",
+		"bb/Home.md":         "---\nid: mem_home_bb\n---\n# Home of bb\n",
+		"bb/note.md":         "---\nid: mem_bb_note\n---\n# Note in bb\n\nSee [[Home]].\n",
 	})
 	testvault.Git(t, root, "add", "-A")
 	testvault.Git(t, root, "commit", "-qm", "start")
@@ -92,6 +95,11 @@ func TestAPI_Reads(t *testing.T) {
 	code, out = a.call("GET", "/api/note?id=mem_release", "")
 	if code != 200 || out["path"] != "howto/release.md" || !strings.Contains(out["html"].(string), "Deploy") {
 		t.Fatalf("note: %d %v", code, out)
+	}
+	// A note's links resolve from the note, as in Obsidian: of two files
+	// named Home, the one in its own folder.
+	if code, out = a.call("GET", "/api/note?id=mem_bb_note", ""); code != 200 || !strings.Contains(out["html"].(string), `data-note="mem_home_bb"`) {
+		t.Fatalf("bb/note.md's [[Home]]: %d %v; want a link to bb/Home.md", code, out)
 	}
 	for _, c := range []struct {
 		target string

@@ -186,10 +186,11 @@ func orText(a, b string) string {
 	return b
 }
 
-// resolverFor resolves wikilinks in project's memory through ix.
-func (s *Server) resolverFor(ctx context.Context, project string) resolver {
+// resolverFor resolves the wikilinks of the note at src in project's
+// memory through ix.
+func (s *Server) resolverFor(ctx context.Context, project, src string) resolver {
 	return func(target string) string {
-		id, _, err := s.ix.ResolveLink(ctx, target, project)
+		id, _, err := s.ix.ResolveLink(ctx, target, project, src)
 		if err != nil {
 			return ""
 		}

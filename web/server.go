@@ -33,7 +33,7 @@ type Memory interface {
 	vault.Searcher
 	vault.Loader
 	Vault() *vault.Vault
-	ResolveLink(ctx context.Context, target, project string) (id, path string, err error)
+	ResolveLink(ctx context.Context, target, project, src string) (id, path string, err error)
 }
 
 // Server serves the UI for one vault (its Drafts) and the activity of the
@@ -468,7 +468,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, struct {
 		vault.Loaded
 		HTML string `json:"html"`
-	}{n, renderNote(body, s.resolverFor(r.Context(), project))})
+	}{n, renderNote(body, s.resolverFor(r.Context(), project, n.Path))})
 }
 
 // viewProject is the project whose memory a request looks at.
