@@ -10,12 +10,11 @@ import (
 // Embedded is the text an embed shows (![[note]], ![[note#Heading]],
 // ![[note#^block]]) in the note at src: the note it names, resolved as a
 // link from src is, in project's Effective Memory, and the part the anchor
-// names — the whole
-// body (without frontmatter), one section (all its chunks, under its
-// heading), or one block (the paragraph or list item marked ^id, without
-// the mark). ok is false when the target names no note, or the anchor
-// nothing in it. draft is the Draft the text comes from ("" for published
-// memory).
+// names — the whole body (without frontmatter), one section (all its
+// chunks, under its heading), or one block (the paragraph or list item
+// marked ^id, without the mark). ok is false when the target names no
+// note, or the anchor nothing in it. draft is the Draft the text comes
+// from ("" for published memory).
 func (l Lookups) Embedded(ctx context.Context, target, project, src string) (text, path, draft string, ok bool, err error) {
 	t := strings.TrimSpace(target)
 	if i := strings.IndexByte(t, '|'); i >= 0 {
