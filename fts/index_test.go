@@ -540,6 +540,9 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 		rid[p], path[r] = r, p
 		rids = append(rids, r)
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	rows.Close()
 	pairs, err := tv.Ix.Lookups().LinkPairs(ctx, rids, "")
 	if err != nil {
@@ -576,6 +579,9 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 	}
 	if _, p, err := tv.Ix.Lookups().ResolveLink(ctx, "[[Home]]", "", ""); err != nil || p != "a/Home.md" {
 		t.Errorf("[[Home]] from no note: %s, %v; want the shortest path, a/Home.md", p, err)
+	}
+	if res, err := tv.Ix.Load(ctx, []string{"Home"}, ""); err != nil || res[0].Path != "a/Home.md" {
+		t.Errorf("load Home: %+v, %v; want the shortest path, a/Home.md", res, err)
 	}
 	if _, p, err := tv.Ix.Lookups().ResolveLink(ctx, "[[Home]]", "", "bb/note.md"); err != nil || p != "bb/Home.md" {
 		t.Errorf("[[Home]] from bb/note.md: %s, %v; want bb/Home.md", p, err)
