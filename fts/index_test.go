@@ -428,17 +428,20 @@ func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
 		"talks/YT - An Introduction to Dataview.md": "---\naliases: [An Introduction to Dataview, Dataview talk]\n---\n# YT - An Introduction to Dataview\n\nThe recording.\n",
 		"people/Mara-Li.md":                         "# Mara\n\nAuthor of several plugins.\n",
 		"people/Enveloppe.md":                       "---\ntitle: Mara-Li\n---\n# Mara-Li\n\nThe Enveloppe organisation.\n",
+		// A title from an H1 that holds a link is the heading as shown.
+		"guides/bc-quickstart.md": "# [[Breadcrumbs]] Quickstart [[Guides|Guide]]\n\nSet the fields up.\n",
 	})
 	ctx := context.Background()
 	for q, want := range map[string]string{
-		"Keyboard shortcuts":          "help/Hotkeys.md",
-		"keyboard SHORTCUTS":          "help/Hotkeys.md",
-		"Hotkeys":                     "help/Hotkeys.md",
-		"Configuration folder":        "help/Configuration folder.md",
-		"Quokka":                      "zoo/Quokka.md",
-		"[[Quokka]]":                  "zoo/Quokka.md",
-		"An Introduction to Dataview": "guides/An Introduction to Dataview.md",
-		"Mara-Li":                     "people/Mara-Li.md",
+		"Keyboard shortcuts":           "help/Hotkeys.md",
+		"keyboard SHORTCUTS":           "help/Hotkeys.md",
+		"Hotkeys":                      "help/Hotkeys.md",
+		"Configuration folder":         "help/Configuration folder.md",
+		"Quokka":                       "zoo/Quokka.md",
+		"[[Quokka]]":                   "zoo/Quokka.md",
+		"An Introduction to Dataview":  "guides/An Introduction to Dataview.md",
+		"Mara-Li":                      "people/Mara-Li.md",
+		"Breadcrumbs Quickstart Guide": "guides/bc-quickstart.md",
 	} {
 		hits := tv.search(q, vault.SearchOptions{})
 		if len(hits) == 0 || hits[0].Path != want || hits[0].Stage != "exact" {
@@ -450,15 +453,16 @@ func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
 		}
 	}
 	for target, want := range map[string]string{
-		"Configuration folder":        "help/Configuration folder.md",
-		".config":                     "help/Hotkeys.md",
-		"Keyboard shortcuts":          "help/Hotkeys.md",
-		"Small marsupial":             "zoo/Quokka.md",
-		"Quokka":                      "zoo/Quokka.md",
-		"Quokka notes":                "zoo/Quokka notes.md",
-		"An Introduction to Dataview": "guides/An Introduction to Dataview.md",
-		"Mara-Li":                     "people/Mara-Li.md",
-		"Dataview talk":               "talks/YT - An Introduction to Dataview.md", // an alias, and no file of that name
+		"Configuration folder":         "help/Configuration folder.md",
+		".config":                      "help/Hotkeys.md",
+		"Keyboard shortcuts":           "help/Hotkeys.md",
+		"Small marsupial":              "zoo/Quokka.md",
+		"Quokka":                       "zoo/Quokka.md",
+		"Quokka notes":                 "zoo/Quokka notes.md",
+		"An Introduction to Dataview":  "guides/An Introduction to Dataview.md",
+		"Mara-Li":                      "people/Mara-Li.md",
+		"Dataview talk":                "talks/YT - An Introduction to Dataview.md", // an alias, and no file of that name
+		"Breadcrumbs Quickstart Guide": "guides/bc-quickstart.md",
 	} {
 		res, err := tv.Ix.Load(ctx, []string{target}, "")
 		if err != nil || res[0].Path != want {

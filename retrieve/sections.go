@@ -230,9 +230,10 @@ func isOverview(readable string) bool { return aboutTheDocument.MatchString(read
 // isTitle reports whether a heading is the note's title, as the heading of
 // a note's lead section usually is. Every section of the note carries the
 // title in its row, so the title's words say which note, not which of its
-// sections: the lead section's heading is not counted as its own words.
+// sections: the lead section's heading is not counted as its own words. A
+// title taken from the heading reads its links as shown (vault.LinkText).
 func isTitle(heading, title string) bool {
-	return strings.EqualFold(strings.TrimSpace(heading), strings.TrimSpace(title))
+	return strings.EqualFold(strings.TrimSpace(vault.LinkText(heading)), strings.TrimSpace(title))
 }
 
 // withoutHeadingLine is a section's text after its first line when that

@@ -191,3 +191,23 @@ func TestIsOverview(t *testing.T) {
 		}
 	}
 }
+
+// A lead heading is its note's title when the title was read from it: a
+// heading that holds a link titles the note as shown (vault.LinkText).
+func TestIsTitle(t *testing.T) {
+	for _, c := range []struct {
+		heading, title string
+		want           bool
+	}{
+		{"Hotkeys", "Hotkeys", true},
+		{" hotkeys ", "Hotkeys", true},
+		{"An Introduction to [[dataview|Dataview]]", "An Introduction to Dataview", true},
+		{"[[Breadcrumbs]] Quickstart Guide", "Breadcrumbs Quickstart Guide", true},
+		{"Set a hotkey", "Hotkeys", false},
+		{"[[Hotkeys]] elsewhere", "Hotkeys", false},
+	} {
+		if got := isTitle(c.heading, c.title); got != c.want {
+			t.Errorf("isTitle(%q, %q) = %v, want %v", c.heading, c.title, got, c.want)
+		}
+	}
+}

@@ -31,6 +31,38 @@ var markdown = goldmark.New()
 // [[target#heading|alias]].
 var wikilink = lazyre.New(`\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|[^\[\]\n]*)?\]\]`)
 
+// shownLink matches a wikilink or embed with its parts: the '!', the
+// target, the heading or block after '#', and the alias after '|'.
+var shownLink = lazyre.New(`(!?)\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]`)
+
+// LinkText is s with its wikilinks as Obsidian shows them: a link's alias,
+// else its target, with " > " and the heading when it names one; an embed
+// shows its target's content, not text, and is left out. A note's title
+// taken from its first level-1 heading reads so, as the heading reads in
+// Obsidian: "# An Introduction to [[dataview|Dataview]]" titles the note
+// "An Introduction to Dataview", not the link's markup.
+func LinkText(s string) string {
+	if !strings.Contains(s, "[[") {
+		return s
+	}
+	s = shownLink().ReplaceAllStringFunc(s, func(m string) string {
+		p := shownLink().FindStringSubmatch(m)
+		target, heading, alias := strings.TrimSpace(p[2]), strings.TrimSpace(p[3]), strings.TrimSpace(p[4])
+		switch {
+		case p[1] == "!":
+			return ""
+		case alias != "":
+			return alias
+		case target == "":
+			return heading
+		case heading != "":
+			return target + " > " + heading
+		}
+		return target
+	})
+	return strings.Join(strings.Fields(s), " ")
+}
+
 // parseBody parses data[bodyStart:] with goldmark and returns the sections
 // (offsets into data), the first level-1 heading, and the links outside code.
 func parseBody(data []byte, bodyStart int) parsedBody {
@@ -98,7 +130,7 @@ func headingSections(doc ast.Node, body, parsed []byte, bodyStart int) (secs []s
 			hp[i] = o.text
 		}
 		if h.Level == 1 && firstH1 == "" {
-			firstH1 = title
+			firstH1 = LinkText(title)
 		}
 		prev = section{start: bodyStart + start, contentStart: bodyStart + contentStart, headingPath: hp}
 	}

@@ -51,6 +51,35 @@ func TestParse_FrontmatterTitleAndHash(t *testing.T) {
 	}
 }
 
+// A title taken from an H1 reads its links as Obsidian shows them, not
+// their markup: the Obsidian Hub titled nine notes so ("An Introduction to
+// [[dataview|Dataview]]"). The heading itself is kept as written.
+func TestParse_ATitleFromAnH1ReadsItsLinksAsShown(t *testing.T) {
+	for h1, want := range map[string]string{
+		"An Introduction to [[dataview|Dataview]]":        "An Introduction to Dataview",
+		"[[Breadcrumbs]] Quickstart Guide":                "Breadcrumbs Quickstart Guide",
+		"See [[Setup#Install]] first":                     "See Setup > Install first",
+		"Back to [[#Top]]":                                "Back to Top",
+		"![[logo.png]] Home":                              "Home",
+		"[[a|]] empty alias":                              "a empty alias",
+		"Plain *emphasis* and `code`":                     "Plain emphasis and code",
+		"[[Obsidian Publish|Publish]] sites, [[x]] [[y]]": "Publish sites, x y",
+	} {
+		r := mustParse(t, "notes/file-name.md", "# "+h1+"\n\ntext\n")
+		if r.Title != want {
+			t.Errorf("title of # %s = %q, want %q", h1, r.Title, want)
+		}
+		if hp := r.Units[0].HeadingPath; len(hp) != 1 || hp[0] != strings.TrimSpace(strings.NewReplacer("*", "", "`", "").Replace(h1)) {
+			t.Errorf("heading of # %s = %q, want it as written", h1, hp)
+		}
+	}
+	// An H1 that is only an embed shows no text: the next H1, else the file
+	// name, titles the note.
+	if r := mustParse(t, "notes/file-name.md", "# ![[banner.png]]\n\ntext\n"); r.Title != "file-name" {
+		t.Errorf("title of an embed-only H1 = %q, want the file name", r.Title)
+	}
+}
+
 func TestParse_TitleFallsBackToH1ThenFileName(t *testing.T) {
 	if r := mustParse(t, "a/note.md", "intro\n\n# The Title\n\ntext\n"); r.Title != "The Title" {
 		t.Errorf("title = %q, want the H1", r.Title)
