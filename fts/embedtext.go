@@ -249,7 +249,10 @@ func (ix *Index) embeddedText(ctx context.Context, shown map[[3]string]shownText
 		if len(parts) == maxEmbeds {
 			break
 		}
-		target := vault.EmbedTarget(e.Target, path)
+		target := e.Link(path)
+		if target == "" {
+			continue
+		}
 		key := [3]string{view, target, pathpkg.Dir(path)} // a name resolves by the linking note's folder
 		st, seen := shown[key]
 		if !seen {

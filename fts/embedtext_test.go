@@ -136,6 +136,40 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	}
 }
 
+// A Markdown embed of a note (![](Note.md#Heading), a vault written with
+// Markdown links) counts for what its section is found by, as ![[…]] does,
+// by the path relative to the embedding note's folder; it follows the
+// embedded section's edits; an image stays a reference.
+func TestIndex_MarkdownEmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"billing/Refund policy.md": "# Refund policy\n\nIntro.\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n",
+		"billing/FAQ.md":           "# FAQ\n\n## Disputes\n\n![](Refund%20policy.md#Chargebacks)\n\n## Words\n\n![glossary](<../Glossary.md>)\n\n## Chart\n\n![](chart.png)\n",
+		"Glossary.md":              "# Glossary\n\nA capybara is a kind of ledger.\n",
+		"other/Refund policy.md":   "# Refund policy\n\n## Chargebacks\n\nDisputes go to the platypus office.\n",
+	})
+	if err := tv.Ix.Resident().Keep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"wombat desk":     "billing/FAQ.md#Disputes",
+		"capybara ledger": "billing/FAQ.md#Words",
+	} {
+		if got := unitsFound(t, tv, q, ""); !got[want] {
+			t.Errorf("%q found %v, want %s among them", q, got, want)
+		}
+	}
+	if got := unitsFound(t, tv, "platypus office", ""); got["billing/FAQ.md#Disputes"] {
+		t.Errorf("the embed read the other folder's note of the same name: %v", got)
+	}
+	tv.Write("billing/Refund policy.md", "# Refund policy\n\n## Chargebacks\n\nDisputes go to the heron counter.\n")
+	if got := unitsFound(t, tv, "heron counter", ""); !got["billing/FAQ.md#Disputes"] {
+		t.Errorf("after the edit, the new words find %v, want billing/FAQ.md#Disputes", got)
+	}
+	if got := unitsFound(t, tv, "wombat desk", ""); got["billing/FAQ.md#Disputes"] {
+		t.Errorf("after the edit, the old words still find the section: %v", got)
+	}
+}
+
 // The model embeds what a section of embeds shows, under the embed hash
 // that names that input, and embeds it again when the embedded text
 // changes.

@@ -538,7 +538,7 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 		return
 	}
 	c.res, c.parsed = r, true
-	if bytes.Contains(data, []byte("![[")) {
+	if bytes.Contains(data, []byte("![")) {
 		for _, u := range r.Units {
 			if len(vault.Embeds(u.Content)) > 0 { // not in code or comments, not of attachments
 				c.embeds = true

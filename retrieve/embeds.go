@@ -44,7 +44,10 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 		if done == maxEmbeds {
 			break
 		}
-		target := vault.EmbedTarget(e.Target, path)
+		target := e.Link(path)
+		if target == "" {
+			continue
+		}
 		text, from, draft, ok, err := src.Embedded(ctx, target, project, path)
 		if err != nil {
 			return "", err

@@ -105,6 +105,36 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 	}
 }
 
+// A Markdown embed of a note (![](Note.md#Heading)) is delivered with the
+// text it shows, as ![[Note#Heading]] is: the path relative to the
+// embedding note's folder, a block or a heading; an image stays a reference.
+func TestActivate_MarkdownEmbedsDeliverTheirText(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"billing/Refund policy.md": "# Refund policy\n\nA license bought with a discount is refunded at the discounted price. ^discount\n\n## Deadlines\n\nRefunds are granted within 30 days of purchase.\n",
+		"billing/License.md":       "# License\n\n### Refunds\n\n![](Refund%20policy.md#^discount)\n\n### Timing\n\n![deadlines](<Refund policy.md#Deadlines>)\n![](chart.png)\n",
+	})
+	act := tv.activate("refund timing for my license", "")
+	delivered := false
+	for _, f := range act.Fragments {
+		if f.Path == "billing/License.md" && f.HeadingPath[len(f.HeadingPath)-1] == "Refunds" {
+			delivered = true
+			if !strings.Contains(f.Content, "![](Refund%20policy.md#^discount)\n> A license bought with a discount is refunded at the discounted price.") {
+				t.Errorf("Refunds delivered without the block it embeds:\n%s", f.Content)
+			}
+		}
+	}
+	if !delivered {
+		t.Fatalf("the Refunds section was not delivered: %v", keys(act))
+	}
+	got, err := expandEmbeds(t.Context(), tv.Ix.Index.Lookups(), "### Timing\n\n![deadlines](<Refund policy.md#Deadlines>)\n![](chart.png)\n", "billing/License.md", []string{"Timing"}, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "> Refunds are granted within 30 days of purchase.") || strings.Contains(got, "> ![](chart") {
+		t.Errorf("Timing delivered as:\n%s", got)
+	}
+}
+
 // An embed shows at delivery only what the asking project may read: a
 // shared note's embed of a project's note stays a reference for another
 // project (a note that an agent's merged Draft wrote, embedding what its

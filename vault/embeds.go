@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"path"
 	"slices"
 	"strings"
 	"unicode"
@@ -190,13 +191,18 @@ func blockOf(body, id string) (string, bool) {
 
 // An embed in a section's text: where it is, and what it names.
 type Embed struct {
-	Start, End int    // the bytes of ![[…]]
-	Target     string // inside the brackets
+	Start, End int    // the bytes of ![[…]] or ![…](…)
+	Target     string // inside the brackets; a Markdown embed's destination, unescaped
+	// Markdown: written as a Markdown image of a note (![](Note.md)), which
+	// Obsidian embeds as it does ![[Note]] in a vault that does not use
+	// wikilinks; its destination is a path relative to the note's folder.
+	Markdown bool
 }
 
 // Embeds returns the embeds of notes in md that a reader sees: outside code
 // (fenced or inline) and comments, not of attachments (images and other
-// files stay references).
+// files stay references). Both forms count: ![[Note#Heading]] and, in a
+// vault written with Markdown links, ![](Note.md#Heading).
 func Embeds(md string) []Embed {
 	var out []Embed
 	hidden := hiddenRanges(md)
@@ -207,7 +213,59 @@ func Embeds(md string) []Embed {
 		}
 		out = append(out, Embed{Start: m[0], End: m[1], Target: target})
 	}
+	if !strings.Contains(md, "](") {
+		return out
+	}
+	for _, m := range imageLink().FindAllStringSubmatchIndex(md, -1) {
+		target, ok := noteDestination(md[m[2]:m[3]])
+		if !ok || inRanges(hidden, m[0]) {
+			continue
+		}
+		out = append(out, Embed{Start: m[0], End: m[1], Target: target, Markdown: true})
+	}
+	slices.SortFunc(out, func(a, b Embed) int { return a.Start - b.Start })
 	return out
+}
+
+// noteDestination is a Markdown image's destination when it names a note
+// (a relative path to a .md file, with an optional #anchor): unescaped,
+// without angle brackets or a title.
+func noteDestination(dest string) (string, bool) {
+	dest = strings.TrimSpace(dest)
+	if strings.HasPrefix(dest, "<") {
+		end := strings.IndexByte(dest, '>')
+		if end < 0 {
+			return "", false
+		}
+		dest = dest[1:end]
+	} else if i := strings.IndexAny(dest, " \t"); i >= 0 {
+		dest = dest[:i] // a title follows
+	}
+	d := localLink(dest)
+	file, _, _ := strings.Cut(d, "#")
+	if d == "" || file == "" || strings.ToLower(path.Ext(file)) != ".md" {
+		return "", false
+	}
+	return d, true
+}
+
+// Link is the embed's target as a link to resolve from the note at
+// notePath: a wikilink embed's as EmbedTarget reads it; a Markdown embed's
+// path joined to the note's folder, with its anchor, or "" when that path
+// leaves the vault.
+func (e Embed) Link(notePath string) string {
+	if !e.Markdown {
+		return EmbedTarget(e.Target, notePath)
+	}
+	file, anchor, hasAnchor := strings.Cut(e.Target, "#")
+	clean, err := CleanPath(path.Join(path.Dir(notePath), file))
+	if err != nil {
+		return ""
+	}
+	if hasAnchor {
+		return clean + "#" + anchor
+	}
+	return clean
 }
 
 // EmbedTarget is an embed's target as a link to resolve from the note at

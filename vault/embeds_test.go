@@ -198,3 +198,50 @@ func TestEmbedTarget_AnAnchorAloneIsTheNotesOwn(t *testing.T) {
 		t.Errorf("EmbedTarget in C# notes/tips.md = %q, want it left as written", got)
 	}
 }
+
+// A vault written with Markdown links embeds a note as a Markdown image of
+// it (Obsidian does so with "Use [[Wikilinks]]" off): ![](Note.md),
+// ![](<Note name.md>), ![](Note%20name.md#Heading "title"). Its path is
+// relative to the note's folder; images, URLs, absolute paths and paths
+// out of the vault stay references, as does an embed in code.
+func TestEmbeds_TheMarkdownForm(t *testing.T) {
+	md := "![[Wiki note#Part]]\n" +
+		"![](Refund%20policy.md#Deadlines \"the deadlines\")\n" +
+		"![shown](<../shared/Glossary.md>)\n" +
+		"![](chart.png) ![](https://example.com/x.md) ![](/abs/x.md) ![](#Local)\n" +
+		"`![](Code.md)`\n" +
+		"![](../../../out.md)\n" +
+		"![](Policy.MD#^block)\n"
+	got := Embeds(md)
+	type want struct {
+		target, link string
+		markdown     bool
+	}
+	wants := []want{
+		{"Wiki note#Part", "Wiki note#Part", false},
+		{"Refund policy.md#Deadlines", "billing/Refund policy.md#Deadlines", true},
+		{"../shared/Glossary.md", "shared/Glossary.md", true},
+		{"../../../out.md", "", true},
+		{"Policy.MD#^block", "billing/Policy.MD#^block", true},
+	}
+	if len(got) != len(wants) {
+		t.Fatalf("Embeds found %+v, want %d embeds", got, len(wants))
+	}
+	for i, w := range wants {
+		e := got[i]
+		if e.Target != w.target || e.Markdown != w.markdown || md[e.Start] != '!' || (md[e.End-1] != ')' && md[e.End-1] != ']') {
+			t.Errorf("embed %d = %+v (%q), want target %q, markdown %v", i, e, md[e.Start:e.End], w.target, w.markdown)
+		}
+		if l := e.Link("billing/FAQ.md"); l != w.link {
+			t.Errorf("embed %q links %q, want %q", e.Target, l, w.link)
+		}
+	}
+	// A section of a Markdown embed of a note says something (the note's
+	// text); one of an image says nothing.
+	if SaysNothing("## Timing\n\n![](Refund%20policy.md#Deadlines)\n") {
+		t.Error("a section of a Markdown embed of a note says nothing")
+	}
+	if !SaysNothing("## Chart\n\n![](chart.png)\n") {
+		t.Error("a section of an image says something")
+	}
+}

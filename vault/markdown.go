@@ -165,6 +165,10 @@ func maskCode(doc ast.Node, masked []byte) (mdLinks []string) {
 			if d := localLink(string(n.Destination)); d != "" {
 				mdLinks = append(mdLinks, d)
 			}
+		case *ast.Image: // ![](Note.md) embeds a note: a link to it (an image is no note and is dropped)
+			if d := localLink(string(n.Destination)); d != "" {
+				mdLinks = append(mdLinks, d)
+			}
 		}
 		return ast.WalkContinue, nil
 	})

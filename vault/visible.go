@@ -17,7 +17,7 @@ import (
 
 var (
 	hiddenComment = lazyre.New(`(?s)%%.*?%%|<!--.*?-->`)
-	imageLink     = lazyre.New(`!\[[^\]\n]*\]\([^)\n]*\)`)
+	imageLink     = lazyre.New(`!\[[^\]\n]*\]\(([^)\n]*)\)`)
 	embedLink     = lazyre.New(`!\[\[([^\]\n]+)\]\]`)
 	headingLine   = lazyre.New(`(?m)^ {0,3}#{1,6}(?:[ \t].*)?$`)
 )
@@ -61,7 +61,12 @@ func saysNothingLines(md string) bool {
 
 func saysNothingRegexps(md string) bool {
 	s := hiddenComment().ReplaceAllString(md, " ")
-	s = imageLink().ReplaceAllString(s, " ")
+	s = imageLink().ReplaceAllStringFunc(s, func(m string) string {
+		if _, note := noteDestination(imageLink().FindStringSubmatch(m)[1]); note {
+			return "x"
+		}
+		return " "
+	})
 	s = embedLink().ReplaceAllStringFunc(s, func(m string) string {
 		if IsAttachmentTarget(embedLink().FindStringSubmatch(m)[1]) {
 			return " "
