@@ -234,7 +234,8 @@ func (ix *Index) embedUpdates(ctx context.Context, rids []int64) ([]embedUpdate,
 // shownText is what one embed target shows in one view.
 type shownText struct {
 	text, from string
-	ok         bool
+	ok         bool // found, and not a Draft's
+	found      bool // the target names a note (the next way to read the embed is not tried)
 }
 
 // embeddedText is what the embeds of a unit's content show, as the index
@@ -249,22 +250,25 @@ func (ix *Index) embeddedText(ctx context.Context, shown map[[3]string]shownText
 		if len(parts) == maxEmbeds {
 			break
 		}
-		target := e.Link(path)
-		if target == "" {
-			continue
-		}
-		key := [3]string{view, target, pathpkg.Dir(path)} // a name resolves by the linking note's folder
-		st, seen := shown[key]
-		if !seen {
-			text, from, draft, ok, err := ix.Lookups().Embedded(ctx, target, view, path)
-			if err != nil {
-				return "", err
+		var st shownText
+		var target string
+		for _, target = range e.Links(path) {
+			key := [3]string{view, target, pathpkg.Dir(path)} // a name resolves by the linking note's folder
+			seen := false
+			if st, seen = shown[key]; !seen {
+				text, from, draft, ok, err := ix.Lookups().Embedded(ctx, target, view, path)
+				if err != nil {
+					return "", err
+				}
+				st = shownText{from: from, ok: ok && draft == "", found: ok}
+				if st.ok {
+					st.text = strings.TrimSpace(vault.ReadableText(vault.ClipTokens(text, embedTokens)))
+				}
+				shown[key] = st
 			}
-			st = shownText{from: from, ok: ok && draft == ""}
-			if st.ok {
-				st.text = strings.TrimSpace(vault.ReadableText(vault.ClipTokens(text, embedTokens)))
+			if st.found {
+				break
 			}
-			shown[key] = st
 		}
 		if !st.ok || st.text == "" || vault.SelfEmbed(st.from, target, path, heading) {
 			continue

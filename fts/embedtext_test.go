@@ -138,12 +138,14 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 
 // A Markdown embed of a note (![](Note.md#Heading), a vault written with
 // Markdown links) counts for what its section is found by, as ![[…]] does,
-// by the path relative to the embedding note's folder; it follows the
-// embedded section's edits; an image stays a reference.
+// by the path relative to the embedding note's folder, else by a bare file
+// name anywhere in the vault (Obsidian's default link format writes one);
+// it follows the embedded note's edits; an image stays a reference.
 func TestIndex_MarkdownEmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"billing/Refund policy.md": "# Refund policy\n\nIntro.\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n",
-		"billing/FAQ.md":           "# FAQ\n\n## Disputes\n\n![](Refund%20policy.md#Chargebacks)\n\n## Words\n\n![glossary](<../Glossary.md>)\n\n## Chart\n\n![](chart.png)\n",
+		"billing/FAQ.md":           "# FAQ\n\n## Disputes\n\n![](Refund%20policy.md#Chargebacks)\n\n## Words\n\n![glossary](<../Glossary.md>)\n\n## Terms\n\n![](Terms.md)\n\n## Chart\n\n![](chart.png)\n",
+		"shared/Terms.md":          "# Terms\n\nAn axolotl is a kind of invoice.\n",
 		"Glossary.md":              "# Glossary\n\nA capybara is a kind of ledger.\n",
 		"other/Refund policy.md":   "# Refund policy\n\n## Chargebacks\n\nDisputes go to the platypus office.\n",
 	})
@@ -153,6 +155,7 @@ func TestIndex_MarkdownEmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	for q, want := range map[string]string{
 		"wombat desk":     "billing/FAQ.md#Disputes",
 		"capybara ledger": "billing/FAQ.md#Words",
+		"axolotl invoice": "billing/FAQ.md#Terms",
 	} {
 		if got := unitsFound(t, tv, q, ""); !got[want] {
 			t.Errorf("%q found %v, want %s among them", q, got, want)
@@ -167,6 +170,10 @@ func TestIndex_MarkdownEmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	}
 	if got := unitsFound(t, tv, "wombat desk", ""); got["billing/FAQ.md#Disputes"] {
 		t.Errorf("after the edit, the old words still find the section: %v", got)
+	}
+	tv.Write("shared/Terms.md", "# Terms\n\nA quokka is a kind of receipt.\n")
+	if got := unitsFound(t, tv, "quokka receipt", ""); !got["billing/FAQ.md#Terms"] {
+		t.Errorf("after the edit of a note embedded by its bare name, the new words find %v, want billing/FAQ.md#Terms", got)
 	}
 }
 

@@ -44,13 +44,17 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 		if done == maxEmbeds {
 			break
 		}
-		target := e.Link(path)
-		if target == "" {
-			continue
-		}
-		text, from, draft, ok, err := src.Embedded(ctx, target, project, path)
-		if err != nil {
-			return "", err
+		var (
+			target, text, from, draft string
+			ok                        bool
+			err                       error
+		)
+		for _, target = range e.Links(path) {
+			if text, from, draft, ok, err = src.Embedded(ctx, target, project, path); err != nil {
+				return "", err
+			} else if ok {
+				break
+			}
 		}
 		if !ok || strings.TrimSpace(text) == "" || vault.SelfEmbed(from, target, path, heading) || (published && draft != "") {
 			continue

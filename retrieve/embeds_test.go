@@ -112,6 +112,7 @@ func TestActivate_MarkdownEmbedsDeliverTheirText(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"billing/Refund policy.md": "# Refund policy\n\nA license bought with a discount is refunded at the discounted price. ^discount\n\n## Deadlines\n\nRefunds are granted within 30 days of purchase.\n",
 		"billing/License.md":       "# License\n\n### Refunds\n\n![](Refund%20policy.md#^discount)\n\n### Timing\n\n![deadlines](<Refund policy.md#Deadlines>)\n![](chart.png)\n",
+		"shared/Terms.md":          "# Terms\n\nA license is a right to use the app.\n",
 	})
 	act := tv.activate("refund timing for my license", "")
 	delivered := false
@@ -132,6 +133,12 @@ func TestActivate_MarkdownEmbedsDeliverTheirText(t *testing.T) {
 	}
 	if !strings.Contains(got, "> Refunds are granted within 30 days of purchase.") || strings.Contains(got, "> ![](chart") {
 		t.Errorf("Timing delivered as:\n%s", got)
+	}
+	// A bare file name names a note anywhere in the vault, as Obsidian's
+	// default link format writes it.
+	got, err = expandEmbeds(t.Context(), tv.Ix.Index.Lookups(), "### Terms\n\n![](Terms.md)\n", "billing/License.md", []string{"Terms"}, "", false)
+	if err != nil || !strings.Contains(got, "> A license is a right to use the app.") {
+		t.Errorf("an embed by a bare file name delivered as %q, %v", got, err)
 	}
 }
 

@@ -249,23 +249,37 @@ func noteDestination(dest string) (string, bool) {
 	return d, true
 }
 
-// Link is the embed's target as a link to resolve from the note at
-// notePath: a wikilink embed's as EmbedTarget reads it; a Markdown embed's
-// path joined to the note's folder, with its anchor, or "" when that path
-// leaves the vault.
-func (e Embed) Link(notePath string) string {
+// Links are the embed's target as links to resolve from the note at
+// notePath, to try in order. A wikilink embed's is one, as EmbedTarget reads
+// it. A Markdown embed's destination is a path: first joined to the note's
+// folder (unless it leaves the vault), then, unless it starts with "./" or
+// "../", as written, which the link rule resolves as Obsidian resolves a
+// Markdown link: an exact path, a file of that name in the note's folder,
+// else the shortest path ("Shortest path when possible", Obsidian's default
+// link format, writes a bare file name for a note anywhere in the vault).
+func (e Embed) Links(notePath string) []string {
 	if !e.Markdown {
-		return EmbedTarget(e.Target, notePath)
+		return []string{EmbedTarget(e.Target, notePath)}
 	}
 	file, anchor, hasAnchor := strings.Cut(e.Target, "#")
-	clean, err := CleanPath(path.Join(path.Dir(notePath), file))
-	if err != nil {
-		return ""
+	var out []string
+	add := func(p string) {
+		if hasAnchor {
+			p += "#" + anchor
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
-	if hasAnchor {
-		return clean + "#" + anchor
+	if clean, err := CleanPath(path.Join(path.Dir(notePath), file)); err == nil {
+		add(clean)
 	}
-	return clean
+	if !strings.HasPrefix(file, "./") && !strings.HasPrefix(file, "../") {
+		if clean, err := CleanPath(file); err == nil {
+			add(clean)
+		}
+	}
+	return out
 }
 
 // EmbedTarget is an embed's target as a link to resolve from the note at

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -202,8 +203,9 @@ func TestEmbedTarget_AnAnchorAloneIsTheNotesOwn(t *testing.T) {
 // A vault written with Markdown links embeds a note as a Markdown image of
 // it (Obsidian does so with "Use [[Wikilinks]]" off): ![](Note.md),
 // ![](<Note name.md>), ![](Note%20name.md#Heading "title"). Its path is
-// relative to the note's folder; images, URLs, absolute paths and paths
-// out of the vault stay references, as does an embed in code.
+// read relative to the note's folder, then (unless it starts with ./ or
+// ../) as a link name; images, URLs, absolute paths and paths out of the
+// vault stay references, as does an embed in code.
 func TestEmbeds_TheMarkdownForm(t *testing.T) {
 	md := "![[Wiki note#Part]]\n" +
 		"![](Refund%20policy.md#Deadlines \"the deadlines\")\n" +
@@ -214,15 +216,16 @@ func TestEmbeds_TheMarkdownForm(t *testing.T) {
 		"![](Policy.MD#^block)\n"
 	got := Embeds(md)
 	type want struct {
-		target, link string
-		markdown     bool
+		target   string
+		links    []string
+		markdown bool
 	}
 	wants := []want{
-		{"Wiki note#Part", "Wiki note#Part", false},
-		{"Refund policy.md#Deadlines", "billing/Refund policy.md#Deadlines", true},
-		{"../shared/Glossary.md", "shared/Glossary.md", true},
-		{"../../../out.md", "", true},
-		{"Policy.MD#^block", "billing/Policy.MD#^block", true},
+		{"Wiki note#Part", []string{"Wiki note#Part"}, false},
+		{"Refund policy.md#Deadlines", []string{"billing/Refund policy.md#Deadlines", "Refund policy.md#Deadlines"}, true},
+		{"../shared/Glossary.md", []string{"shared/Glossary.md"}, true},
+		{"../../../out.md", nil, true},
+		{"Policy.MD#^block", []string{"billing/Policy.MD#^block", "Policy.MD#^block"}, true},
 	}
 	if len(got) != len(wants) {
 		t.Fatalf("Embeds found %+v, want %d embeds", got, len(wants))
@@ -232,8 +235,8 @@ func TestEmbeds_TheMarkdownForm(t *testing.T) {
 		if e.Target != w.target || e.Markdown != w.markdown || md[e.Start] != '!' || (md[e.End-1] != ')' && md[e.End-1] != ']') {
 			t.Errorf("embed %d = %+v (%q), want target %q, markdown %v", i, e, md[e.Start:e.End], w.target, w.markdown)
 		}
-		if l := e.Link("billing/FAQ.md"); l != w.link {
-			t.Errorf("embed %q links %q, want %q", e.Target, l, w.link)
+		if l := e.Links("billing/FAQ.md"); !slices.Equal(l, w.links) {
+			t.Errorf("embed %q links %q, want %q", e.Target, l, w.links)
 		}
 	}
 	// A section of a Markdown embed of a note says something (the note's

@@ -23,6 +23,7 @@ type parsedBody struct {
 	sections []section
 	links    []Link   // wikilinks
 	mdLinks  []string // relative Markdown link destinations, unescaped
+	mdEmbeds []string // Markdown images of notes: their destinations, unescaped (noteDestination)
 }
 
 var markdown = goldmark.New()
@@ -72,7 +73,7 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 	var out parsedBody
 	out.sections, out.firstH1 = headingSections(doc, body, bounded, bodyStart)
 	masked := append([]byte(nil), body...)
-	out.mdLinks = maskCode(doc, masked)
+	out.mdLinks, out.mdEmbeds = maskCode(doc, masked)
 	for _, m := range wikilink().FindAllSubmatch(masked, -1) {
 		target := strings.TrimSpace(string(m[1]))
 		if target == "" {
@@ -140,8 +141,9 @@ func headingSections(doc ast.Node, body, parsed []byte, bodyStart int) (secs []s
 }
 
 // maskCode blanks code (blocks, spans, HTML blocks) in masked, so no
-// wikilink is found inside it, and returns the local Markdown links.
-func maskCode(doc ast.Node, masked []byte) (mdLinks []string) {
+// wikilink is found inside it, and returns the local Markdown links and the
+// destinations of Markdown images of notes (embeds).
+func maskCode(doc ast.Node, masked []byte) (mdLinks, mdEmbeds []string) {
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -165,14 +167,14 @@ func maskCode(doc ast.Node, masked []byte) (mdLinks []string) {
 			if d := localLink(string(n.Destination)); d != "" {
 				mdLinks = append(mdLinks, d)
 			}
-		case *ast.Image: // ![](Note.md) embeds a note: a link to it (an image is no note and is dropped)
-			if d := localLink(string(n.Destination)); d != "" {
-				mdLinks = append(mdLinks, d)
+		case *ast.Image: // ![](Note.md) embeds a note: a link to it
+			if d, ok := noteDestination(string(n.Destination)); ok {
+				mdEmbeds = append(mdEmbeds, d)
 			}
 		}
 		return ast.WalkContinue, nil
 	})
-	return mdLinks
+	return mdLinks, mdEmbeds
 }
 
 // localLink returns the unescaped destination of a relative link to another

@@ -166,6 +166,12 @@ func parse(p string, data []byte) *Resource {
 	}
 	r.Description = strings.TrimSpace(r.Front.Description)
 	r.Links = append(doc.links, resolveMarkdownLinks(p, doc.mdLinks)...)
+	for _, d := range doc.mdEmbeds { // each way the embed may resolve, so that its note's edits reach it
+		for _, t := range (Embed{Target: d, Markdown: true}).Links(p) {
+			file, heading, _ := strings.Cut(t, "#")
+			r.Links = append(r.Links, Link{Kind: "markdown", Target: file, Heading: heading})
+		}
+	}
 	for _, s := range r.Front.Supersedes {
 		r.Links = append(r.Links, Link{Kind: "supersedes", Target: s})
 	}
