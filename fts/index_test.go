@@ -523,6 +523,11 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 		"Guide.md":   "# Root guide\n\nthe root guide\n",
 		"y/Guide.md": "# Guide of y\n\nthe y guide\n",
 		"y/links.md": "# Links in y\n\n[[Guide]]\n",
+		// Markdown links by a bare file name resolve the same way
+		// (vault.MarkdownTargets), not only beside the linking note.
+		"bb/md.md": "# Md in bb\n\n[home](Home.md)\n",
+		"c/md.md":  "# Md in c\n\n[home](Home.md)\n",
+		"y/md.md":  "# Md in y\n\n[guide](Guide.md)\n",
 	})
 	ctx := context.Background()
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
@@ -556,15 +561,17 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 	for _, p := range pairs {
 		got[path[p[0]]+" → "+path[p[1]]] = true
 	}
-	for _, want := range []string{"bb/note.md → bb/Home.md", "c/note.md → a/Home.md", "y/links.md → Guide.md"} {
+	wantPairs := []string{"bb/note.md → bb/Home.md", "c/note.md → a/Home.md", "y/links.md → Guide.md",
+		"bb/md.md → bb/Home.md", "c/md.md → a/Home.md", "y/md.md → Guide.md"}
+	for _, want := range wantPairs {
 		if !got[want] {
 			t.Errorf("link pairs %v lack %s", got, want)
 		}
 	}
-	if len(got) != 3 {
-		t.Errorf("link pairs %v, want exactly the three", got)
+	if len(got) != len(wantPairs) {
+		t.Errorf("link pairs %v, want exactly %v", got, wantPairs)
 	}
-	for p, want := range map[string]int{"a/Home.md": 1, "bb/Home.md": 1, "Guide.md": 1, "y/Guide.md": 0} {
+	for p, want := range map[string]int{"a/Home.md": 2, "bb/Home.md": 2, "Guide.md": 2, "y/Guide.md": 0} {
 		if in, _, err := tv.Ix.Lookups().LinkCounts(ctx, rid[p], ""); err != nil || in != want {
 			t.Errorf("links into %s: %d, %v; want %d", p, in, err, want)
 		}

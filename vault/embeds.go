@@ -241,6 +241,13 @@ func noteDestination(dest string) (string, bool) {
 	} else if i := strings.IndexAny(dest, " \t"); i >= 0 {
 		dest = dest[:i] // a title follows
 	}
+	return noteLink(dest)
+}
+
+// noteLink is a link destination (as the parser reads it: no brackets or
+// title) unescaped, when it is a relative path to a note (.md), with an
+// optional #anchor.
+func noteLink(dest string) (string, bool) {
 	d := localLink(dest)
 	file, _, _ := strings.Cut(d, "#")
 	if d == "" || file == "" || strings.ToLower(path.Ext(file)) != ".md" {
@@ -250,34 +257,47 @@ func noteDestination(dest string) (string, bool) {
 }
 
 // Links are the embed's target as links to resolve from the note at
-// notePath, to try in order. A wikilink embed's is one, as EmbedTarget reads
-// it. A Markdown embed's destination is a path: first joined to the note's
-// folder (unless it leaves the vault), then, unless it starts with "./" or
-// "../", as written, which the link rule resolves as Obsidian resolves a
-// Markdown link: an exact path, a file of that name in the note's folder,
-// else the shortest path ("Shortest path when possible", Obsidian's default
-// link format, writes a bare file name for a note anywhere in the vault).
+// notePath, to try in order: a wikilink embed's one, as EmbedTarget reads
+// it; a Markdown embed's as MarkdownTargets reads its destination.
 func (e Embed) Links(notePath string) []string {
 	if !e.Markdown {
 		return []string{EmbedTarget(e.Target, notePath)}
 	}
-	file, anchor, hasAnchor := strings.Cut(e.Target, "#")
+	return MarkdownTargets(notePath, e.Target)
+}
+
+// MarkdownTargets are the links a Markdown link's or embed's destination
+// (unescaped, with an optional #anchor) may name from the note at from, to
+// try in order, as Obsidian resolves it: a bare file name ("Terms.md", what
+// its default link format, "Shortest path when possible", writes) as a link
+// name — an exact path, a file of that name in the note's folder, else the
+// shortest path; "./" and "../" relative to the note's folder; another path
+// first as a path in the vault, then relative to the note's folder. A
+// destination that leaves the vault or names no note gives none.
+func MarkdownTargets(from, dest string) []string {
+	file, anchor, hasAnchor := strings.Cut(dest, "#")
 	var out []string
 	add := func(p string) {
+		clean, err := CleanPath(p)
+		if err != nil || !IsMemoryPath(clean) {
+			return
+		}
 		if hasAnchor {
-			p += "#" + anchor
+			clean += "#" + anchor
 		}
-		if !slices.Contains(out, p) {
-			out = append(out, p)
+		if !slices.Contains(out, clean) {
+			out = append(out, clean)
 		}
 	}
-	if clean, err := CleanPath(path.Join(path.Dir(notePath), file)); err == nil {
-		add(clean)
-	}
-	if !strings.HasPrefix(file, "./") && !strings.HasPrefix(file, "../") {
-		if clean, err := CleanPath(file); err == nil {
-			add(clean)
-		}
+	relative := path.Join(path.Dir(from), file)
+	switch {
+	case strings.HasPrefix(file, "./") || strings.HasPrefix(file, "../"):
+		add(relative)
+	case !strings.Contains(file, "/"):
+		add(file)
+	default:
+		add(file)
+		add(relative)
 	}
 	return out
 }

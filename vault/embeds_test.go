@@ -202,14 +202,15 @@ func TestEmbedTarget_AnAnchorAloneIsTheNotesOwn(t *testing.T) {
 
 // A vault written with Markdown links embeds a note as a Markdown image of
 // it (Obsidian does so with "Use [[Wikilinks]]" off): ![](Note.md),
-// ![](<Note name.md>), ![](Note%20name.md#Heading "title"). Its path is
-// read relative to the note's folder, then (unless it starts with ./ or
-// ../) as a link name; images, URLs, absolute paths and paths out of the
+// ![](<Note name.md>), ![](Note%20name.md#Heading "title"). Its
+// destination resolves as MarkdownTargets says: a bare file name as a link
+// name, ./ and ../ relative to the note's folder, another path as a vault
+// path, then relative; images, URLs, absolute paths and paths out of the
 // vault stay references, as does an embed in code.
 func TestEmbeds_TheMarkdownForm(t *testing.T) {
 	md := "![[Wiki note#Part]]\n" +
 		"![](Refund%20policy.md#Deadlines \"the deadlines\")\n" +
-		"![shown](<../shared/Glossary.md>)\n" +
+		"![shown](<../shared/Glossary.md>) ![](sub/Note.md)\n" +
 		"![](chart.png) ![](https://example.com/x.md) ![](/abs/x.md) ![](#Local)\n" +
 		"`![](Code.md)`\n" +
 		"![](../../../out.md)\n" +
@@ -222,10 +223,11 @@ func TestEmbeds_TheMarkdownForm(t *testing.T) {
 	}
 	wants := []want{
 		{"Wiki note#Part", []string{"Wiki note#Part"}, false},
-		{"Refund policy.md#Deadlines", []string{"billing/Refund policy.md#Deadlines", "Refund policy.md#Deadlines"}, true},
+		{"Refund policy.md#Deadlines", []string{"Refund policy.md#Deadlines"}, true},
 		{"../shared/Glossary.md", []string{"shared/Glossary.md"}, true},
+		{"sub/Note.md", []string{"sub/Note.md", "billing/sub/Note.md"}, true},
 		{"../../../out.md", nil, true},
-		{"Policy.MD#^block", []string{"billing/Policy.MD#^block", "Policy.MD#^block"}, true},
+		{"Policy.MD#^block", []string{"Policy.MD#^block"}, true},
 	}
 	if len(got) != len(wants) {
 		t.Fatalf("Embeds found %+v, want %d embeds", got, len(wants))

@@ -164,13 +164,17 @@ func TestParse_HeadingsInCodeAndSetext(t *testing.T) {
 func TestParse_Links(t *testing.T) {
 	text := "# L\n\nSee [[Plain]], [[Target|alias]], [[Page#Section]] and [[Both#H|a]].\n" +
 		"A [relative](../other/note.md#part) link, a [url](https://x.org/a.md), an [anchor](#top).\n" +
+		"A [bare name](Terms%20of%20use.md) anywhere, a [vault path](docs/guide.md), an ![embed](<Refund policy.md#Deadlines>), an ![image](chart.png).\n" +
 		"`[[in code]]`\n\n```\n[[in fence]]\n```\n"
 	r := mustParse(t, "dir/a.md", text)
 	var got []string
 	for _, l := range r.Links {
 		got = append(got, l.Kind+":"+l.Target+"#"+l.Heading)
 	}
-	want := []string{"wikilink:Plain#", "wikilink:Target#", "wikilink:Page#Section", "wikilink:Both#H", "markdown:other/note.md#part"}
+	// A Markdown destination is every link it may name (vault.MarkdownTargets):
+	// a bare file name as written, a path as a vault path, then relative.
+	want := []string{"wikilink:Plain#", "wikilink:Target#", "wikilink:Page#Section", "wikilink:Both#H",
+		"markdown:other/note.md#part", "markdown:Terms of use.md#", "markdown:docs/guide.md#", "markdown:dir/docs/guide.md#", "markdown:Refund policy.md#Deadlines"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("links = %q\nwant %q", got, want)
 	}

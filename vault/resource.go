@@ -165,13 +165,7 @@ func parse(p string, data []byte) *Resource {
 		r.Title = strings.TrimSuffix(path.Base(p), path.Ext(p))
 	}
 	r.Description = strings.TrimSpace(r.Front.Description)
-	r.Links = append(doc.links, resolveMarkdownLinks(p, doc.mdLinks)...)
-	for _, d := range doc.mdEmbeds { // each way the embed may resolve, so that its note's edits reach it
-		for _, t := range (Embed{Target: d, Markdown: true}).Links(p) {
-			file, heading, _ := strings.Cut(t, "#")
-			r.Links = append(r.Links, Link{Kind: "markdown", Target: file, Heading: heading})
-		}
-	}
+	r.Links = append(doc.links, resolveMarkdownLinks(p, append(doc.mdLinks, doc.mdEmbeds...))...)
 	for _, s := range r.Front.Supersedes {
 		r.Links = append(r.Links, Link{Kind: "supersedes", Target: s})
 	}
@@ -219,19 +213,17 @@ func joinProblem(a, b string) string {
 	return a + "; " + b
 }
 
+// resolveMarkdownLinks turns the local destinations of a note's Markdown
+// links and embeds into links, each in every way it may resolve
+// (MarkdownTargets), so that the note it names, wherever Obsidian finds
+// it, counts it as a link and re-indexes an embed of it on an edit.
 func resolveMarkdownLinks(from string, dests []string) []Link {
 	var out []Link
 	for _, d := range dests {
-		target, heading, _ := strings.Cut(d, "#")
-		if target == "" {
-			continue
+		for _, t := range MarkdownTargets(from, d) {
+			target, heading, _ := strings.Cut(t, "#")
+			out = append(out, Link{Kind: "markdown", Target: target, Heading: heading})
 		}
-		joined := path.Join(path.Dir(from), target)
-		clean, err := CleanPath(joined)
-		if err != nil || !IsMemoryPath(clean) {
-			continue
-		}
-		out = append(out, Link{Kind: "markdown", Target: clean, Heading: heading})
 	}
 	return out
 }
