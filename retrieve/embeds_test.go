@@ -183,4 +183,25 @@ func TestActivate_AnEmbedShowsOnlyWhatTheProjectMayRead(t *testing.T) {
 			t.Errorf("%s reads a journal entry through an embed:\n%s", project, f["Diary"])
 		}
 	}
+	// The Markdown form (![](path.md)), by path and by bare file name, is
+	// held to the same rule.
+	look := tv.Ix.Index.Lookups()
+	for _, c := range []struct {
+		content, project string
+		shows            bool
+	}{
+		{"## Plans\n\n![](../projects/alpha/plans.md) ![](plans.md)\n", "beta", false},
+		{"## Plans\n\n![](../projects/alpha/plans.md)\n", "alpha", true},
+		{"## Plans\n\n![](plans.md)\n", "alpha", true},
+		{"## Diary\n\n![](../journal/alpha/2026-12-01.md) ![](2026-12-01.md) ![](journal/alpha/2026-12-01.md)\n", "alpha", false},
+		{"## Diary\n\n![](../journal/alpha/2026-12-01.md) ![](2026-12-01.md)\n", "beta", false},
+	} {
+		got, err := expandEmbeds(t.Context(), look, c.content, "shared/launch.md", []string{"Launch checklist"}, c.project, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(got, "4242") || strings.Contains(got, "zeppelin") != c.shows {
+			t.Errorf("%s, %q: delivered as\n%s", c.project, c.content, got)
+		}
+	}
 }
