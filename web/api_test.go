@@ -36,7 +36,7 @@ func newAPIServer(t *testing.T) *apiServer {
 		"journal/u/p/one.md": "---\nid: mem_journal\n---\n# Private\n\nnot for the web view\n",
 		"a/Home.md":          "---\nid: mem_home_a\n---\n# Home of a\n",
 		"bb/Home.md":         "---\nid: mem_home_bb\n---\n# Home of bb\n",
-		"bb/note.md":         "---\nid: mem_bb_note\n---\n# Note in bb\n\nSee [[Home]].\n",
+		"bb/note.md":         "---\nid: mem_bb_note\n---\n# Note in bb\n\nSee [[Home]] and [md home](Home.md).\n",
 	})
 	testvault.Git(t, root, "add", "-A")
 	testvault.Git(t, root, "commit", "-qm", "start")
@@ -98,8 +98,9 @@ func TestAPI_Reads(t *testing.T) {
 	}
 	// A note's links resolve from the note, as in Obsidian: of two files
 	// named Home, the one in its own folder.
-	if code, out = a.call("GET", "/api/note?id=mem_bb_note", ""); code != 200 || !strings.Contains(out["html"].(string), `data-note="mem_home_bb"`) {
-		t.Fatalf("bb/note.md's [[Home]]: %d %v; want a link to bb/Home.md", code, out)
+	if code, out = a.call("GET", "/api/note?id=mem_bb_note", ""); code != 200 || !strings.Contains(out["html"].(string), `data-note="mem_home_bb">Home</a>`) ||
+		!strings.Contains(out["html"].(string), `data-note="mem_home_bb">md home</a>`) {
+		t.Fatalf("bb/note.md's [[Home]] and [md home](Home.md): %d %v; want links to bb/Home.md", code, out)
 	}
 	for _, c := range []struct {
 		target string

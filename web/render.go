@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
@@ -19,9 +20,11 @@ import (
 )
 
 // Rendering a note for the page: Markdown through goldmark (raw HTML in it
-// is left out), with Obsidian's wikilinks as links to the notes they name
+// is left out), with Obsidian's wikilinks, and Markdown links and embeds
+// of notes ([x](Note.md), ![](Note.md)), as links to the notes they name
 // (resolved as lore resolves links: title, alias or base name, the same tie
-// rule) and images shown from the vault itself. The page loads a vault
+// rule; a Markdown destination as vault.MarkdownTargets reads it) and
+// images shown from the vault itself. The page loads a vault
 // image through the API with its token (an <img> cannot send it); a remote
 // image is never loaded (lore serve opens no connection anywhere, and a
 // note's remote image would tell a third party that it was read), and the
@@ -30,11 +33,12 @@ import (
 // resolver names the note a wikilink target resolves to ("" when none).
 type resolver func(target string) (id string)
 
-// renderNote renders Markdown for the page.
-func renderNote(src string, resolve resolver) string {
+// renderNote renders Markdown for the page; from is the note's path, which
+// its Markdown links are read from (vault.MarkdownTargets).
+func renderNote(src, from string, resolve resolver) string {
 	md := goldmark.New(
 		goldmark.WithParserOptions(parser.WithInlineParsers(util.Prioritized(wikiParser{}, 150))),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(&pageRenderer{resolve: resolve}, 100))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(&pageRenderer{resolve: resolve, from: from, opened: map[ast.Node]string{}}, 100))),
 	)
 	var b bytes.Buffer
 	if err := md.Convert([]byte(src), &b); err != nil {
@@ -47,7 +51,7 @@ func renderNote(src string, resolve resolver) string {
 // and sessions, where the page has no project to resolve them in): a
 // wikilink is shown as its label.
 func render(src string) string {
-	return renderNote(src, nil)
+	return renderNote(src, "", nil)
 }
 
 var kindWiki = ast.NewNodeKind("WikiLink")
@@ -97,12 +101,88 @@ func (wikiParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) a
 	return n
 }
 
-// pageRenderer renders wikilinks and images for the page.
-type pageRenderer struct{ resolve resolver }
+// pageRenderer renders wikilinks, Markdown links and images for the page.
+type pageRenderer struct {
+	resolve resolver
+	from    string              // the note's path
+	opened  map[ast.Node]string // a link's closing tag, from entering to leaving it
+}
 
 func (r *pageRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindWiki, r.wiki)
 	reg.Register(ast.KindImage, r.image)
+	reg.Register(ast.KindLink, r.link)
+}
+
+// note resolves a Markdown link's or embed's destination to the note it
+// names, as Obsidian does (vault.MarkdownTargets): whether it names a note
+// at all, the note's id ("" when none is found) and the heading or block.
+func (r *pageRenderer) note(dest string) (isNote bool, id, heading string) {
+	u, err := url.Parse(dest)
+	if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(dest, "/") {
+		return false, "", ""
+	}
+	if un, err := url.PathUnescape(dest); err == nil {
+		dest = un
+	}
+	targets := vault.MarkdownTargets(r.from, dest)
+	if len(targets) == 0 {
+		return false, "", ""
+	}
+	for _, t := range targets {
+		file, h, _ := strings.Cut(t, "#")
+		if r.resolve != nil {
+			if id = r.resolve(file); id != "" {
+				return true, id, h
+			}
+		}
+		heading = h
+	}
+	return true, "", heading
+}
+
+// noteHref is the page's address of a note, at a heading or block.
+func noteHref(id, heading string) string {
+	href := "/note/" + url.PathEscape(id)
+	if heading != "" {
+		href += "#" + url.PathEscape(vault.Slugify(strings.TrimPrefix(heading, "^")))
+	}
+	return href
+}
+
+// link renders a Markdown link: to a note, as a wikilink to it is; to
+// anything else, as goldmark does (a dangerous URL without its href).
+func (r *pageRenderer) link(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	n := node.(*ast.Link)
+	if !entering {
+		w.WriteString(r.opened[n])
+		delete(r.opened, n)
+		return ast.WalkContinue, nil
+	}
+	dest := string(n.Destination)
+	if isNote, id, heading := r.note(dest); isNote && r.resolve != nil {
+		if id == "" {
+			w.WriteString(`<span class="wikilink missing" title="no note is at ` + html.EscapeString(dest) + `">`)
+			r.opened[n] = "</span>"
+			return ast.WalkContinue, nil
+		}
+		w.WriteString(`<a class="wikilink" href="` + html.EscapeString(noteHref(id, heading)) + `" data-note="` + html.EscapeString(id) + `">`)
+		r.opened[n] = "</a>"
+		return ast.WalkContinue, nil
+	}
+	w.WriteString(`<a href="`)
+	if !gmhtml.IsDangerousURL(n.Destination) {
+		w.Write(util.EscapeHTML(util.URLEscape(n.Destination, true)))
+	}
+	w.WriteString(`"`)
+	if n.Title != nil {
+		w.WriteString(` title="`)
+		w.Write(util.EscapeHTML(n.Title))
+		w.WriteString(`"`)
+	}
+	w.WriteString(">")
+	r.opened[n] = "</a>"
+	return ast.WalkContinue, nil
 }
 
 var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".svg": true, ".bmp": true, ".avif": true}
@@ -154,6 +234,19 @@ func (r *pageRenderer) image(w util.BufWriter, src []byte, node ast.Node, enteri
 	n := node.(*ast.Image)
 	dest := string(n.Destination)
 	alt := plainText(n, src)
+	if isNote, id, heading := r.note(dest); isNote {
+		// ![](Note.md) embeds a note, as ![[Note]] does: a link to it here.
+		label := "↳ " + orText(alt, dest)
+		switch {
+		case r.resolve == nil:
+			w.WriteString(`<span class="wikilink">` + html.EscapeString(label) + `</span>`)
+		case id == "":
+			w.WriteString(`<span class="wikilink missing" title="no note is at ` + html.EscapeString(dest) + `">` + html.EscapeString(label) + `</span>`)
+		default:
+			w.WriteString(`<a class="wikilink embed" href="` + html.EscapeString(noteHref(id, heading)) + `" data-note="` + html.EscapeString(id) + `">` + html.EscapeString(label) + `</a>`)
+		}
+		return ast.WalkSkipChildren, nil
+	}
 	u, err := url.Parse(dest)
 	if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(dest, "/") {
 		w.WriteString(`<span class="remote-image" title="` + html.EscapeString(dest) + `">remote image not loaded: ` + html.EscapeString(orText(alt, dest)) + ` (lore serve loads nothing from the network)</span>`)

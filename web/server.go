@@ -468,7 +468,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, struct {
 		vault.Loaded
 		HTML string `json:"html"`
-	}{n, renderNote(body, s.resolverFor(r.Context(), project, n.Path))})
+	}{n, renderNote(body, n.Path, s.resolverFor(r.Context(), project, n.Path))})
 }
 
 // viewProject is the project whose memory a request looks at.
