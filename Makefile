@@ -88,6 +88,7 @@ eval-demo: build model
 # Run each fuzz target for a while (the seed corpora run in make test).
 fuzz:
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./vault
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzEmbeds$$' -fuzztime 30s ./vault
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerms -fuzztime 30s ./fts
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./retrieve
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseDiff -fuzztime 60s ./guard

@@ -250,3 +250,36 @@ func TestEmbeds_TheMarkdownForm(t *testing.T) {
 		t.Error("a section of an image says something")
 	}
 }
+
+// Whatever a section holds, its embeds are found in order, each its own
+// bytes ("![[…]]" or "![…](…)"), none overlapping, and every way a Markdown
+// embed may resolve is a note's path inside the vault; a title's link text
+// is never longer than what it reads.
+func FuzzEmbeds(f *testing.F) {
+	for _, s := range []string{"![[a#b|c]] ![](A%20b.md#^x) ![x](<c d.md> \"t\")", "![](../../x.md) ![](./y.md) ![](/z.md)",
+		"`![](code.md)` %% ![](c.md) %% <!-- ![[h]] -->", "![](", "![[", "![]()", "![](.md)", "![](%zz.md)", "![](a/.hidden/b.md)",
+		"# [[a|b]] [[c#d]] ![[e]]", "![](\x00.md)", "![](\xff.md)"} {
+		f.Add(s, "notes/sub/n.md")
+	}
+	f.Fuzz(func(t *testing.T, md, from string) {
+		last := 0
+		for _, e := range Embeds(md) {
+			if e.Start < last || e.End <= e.Start || e.End > len(md) || md[e.Start] != '!' || (md[e.End-1] != ']' && md[e.End-1] != ')') {
+				t.Fatalf("embed %+v of %q: not its own bytes in order", e, md)
+			}
+			last = e.End
+			if !e.Markdown {
+				continue
+			}
+			for _, l := range e.Links(from) {
+				file, _, _ := strings.Cut(l, "#")
+				if clean, err := CleanPath(file); err != nil || clean != file || !IsMemoryPath(file) {
+					t.Fatalf("embed %q from %q links %q: not a note's path in the vault (%v)", md[e.Start:e.End], from, l, err)
+				}
+			}
+		}
+		if got := LinkText(md); len(got) > len(md) {
+			t.Fatalf("LinkText(%q) = %q: longer than the text", md, got)
+		}
+	})
+}
