@@ -195,7 +195,7 @@ type Embed struct {
 	Target     string // inside the brackets; a Markdown embed's destination, unescaped
 	// Markdown: written as a Markdown image of a note (![](Note.md)), which
 	// Obsidian embeds as it does ![[Note]] in a vault that does not use
-	// wikilinks; its destination is a path relative to the note's folder.
+	// wikilinks; its destination resolves as MarkdownTargets says.
 	Markdown bool
 }
 

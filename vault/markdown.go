@@ -22,7 +22,7 @@ type parsedBody struct {
 	firstH1  string
 	sections []section
 	links    []Link   // wikilinks
-	mdLinks  []string // relative Markdown link destinations, unescaped
+	mdLinks  []string // local Markdown link destinations, unescaped (resolveMarkdownLinks)
 	mdEmbeds []string // Markdown images of notes: their destinations, unescaped (noteDestination)
 }
 
