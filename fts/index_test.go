@@ -528,6 +528,9 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 		"bb/md.md": "# Md in bb\n\n[home](Home.md)\n",
 		"c/md.md":  "# Md in c\n\n[home](Home.md)\n",
 		"y/md.md":  "# Md in y\n\n[guide](Guide.md)\n",
+		// A vault path written in a folder is a vault path (Obsidian's
+		// default format writes it so from any folder), not bb/bb/Home.md.
+		"bb/path.md": "# Path in bb\n\n[home](bb/Home.md)\n",
 	})
 	ctx := context.Background()
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
@@ -562,7 +565,7 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 		got[path[p[0]]+" → "+path[p[1]]] = true
 	}
 	wantPairs := []string{"bb/note.md → bb/Home.md", "c/note.md → a/Home.md", "y/links.md → Guide.md",
-		"bb/md.md → bb/Home.md", "c/md.md → a/Home.md", "y/md.md → Guide.md"}
+		"bb/md.md → bb/Home.md", "c/md.md → a/Home.md", "y/md.md → Guide.md", "bb/path.md → bb/Home.md"}
 	for _, want := range wantPairs {
 		if !got[want] {
 			t.Errorf("link pairs %v lack %s", got, want)
@@ -571,7 +574,7 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 	if len(got) != len(wantPairs) {
 		t.Errorf("link pairs %v, want exactly %v", got, wantPairs)
 	}
-	for p, want := range map[string]int{"a/Home.md": 2, "bb/Home.md": 2, "Guide.md": 2, "y/Guide.md": 0} {
+	for p, want := range map[string]int{"a/Home.md": 2, "bb/Home.md": 3, "Guide.md": 2, "y/Guide.md": 0} {
 		if in, _, err := tv.Ix.Lookups().LinkCounts(ctx, rid[p], ""); err != nil || in != want {
 			t.Errorf("links into %s: %d, %v; want %d", p, in, err, want)
 		}
