@@ -54,6 +54,58 @@ func (p *Pipeline) Search(ctx context.Context, query string, opt vault.SearchOpt
 	return p.SearchFresh(ctx, query, opt)
 }
 
+// withoutTemplates drops the hits whose short text another note's hit
+// shares (markTemplates): the Obsidian Hub's footer, its badge rows, empty
+// headings held seven of the first nine hits for "encrypt secrets inside
+// my notes". The first exact of them are the exact stage's, which a
+// template never takes out.
+func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
+	cs := make([]*candidate, len(hits))
+	for i, h := range hits {
+		cs[i] = &candidate{Unit: h}
+		if i < exact {
+			cs[i].ExactRank = i + 1
+		}
+	}
+	markTemplates(cs)
+	kept := hits[:0]
+	for i, c := range cs {
+		if !c.template {
+			kept = append(kept, hits[i])
+		}
+	}
+	return kept
+}
+
+// orderHits gives the places each note's hits hold to its sections, best
+// first by their own heading and body (orderSections, as activate orders
+// its candidates): every unit of a note carries the note's path and title
+// in its row, so BM25 put a note's shortest section first whenever the
+// query matched the note rather than a section ("what must I check before
+// shipping a new version?" found "After the release" before "Before the
+// release"). Each place keeps its score, so the hits stay sorted.
+func orderHits(q string, hits []fts.Unit) {
+	shared := false // some note holds two places or more
+	for i := range hits {
+		for j := 0; j < i && !shared; j++ {
+			shared = hits[j].RID == hits[i].RID
+		}
+	}
+	if !shared {
+		return
+	}
+	cs := make([]*candidate, len(hits))
+	for i, h := range hits {
+		cs[i] = &candidate{Unit: h}
+		cs[i].Final = h.Score
+	}
+	orderSections(q, cs)
+	for i, c := range cs {
+		hits[i] = c.Unit
+		hits[i].Score = c.Final
+	}
+}
+
 // SearchFresh is Search without the freshness check (for callers that just
 // refreshed, and for benchmarks of the query path alone).
 func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
@@ -69,26 +121,36 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 		return nil, err
 	}
 	ts := fts.QueryTerms(q)
+	// The limit's worth of BM25 hits first; when templates take some of
+	// them out, twice the limit, so that the notes' own sections fill it.
 	var hits []fts.Unit
-	seen := map[string]bool{}
-	for _, h := range exact {
-		seen[h.UnitKey] = true
-		hits = append(hits, h)
-	}
-	if len(ts) > 0 {
-		lex, err := p.look.BM25(ctx, ts, opt.Project, opt.Limit+len(exact))
-		if err != nil {
-			return nil, err
+	for depth := opt.Limit + len(exact); ; depth = 2*opt.Limit + len(exact) {
+		var lex []fts.Unit
+		if len(ts) > 0 {
+			if lex, err = p.look.BM25(ctx, ts, opt.Project, depth); err != nil {
+				return nil, err
+			}
+		}
+		hits = append(hits[:0], exact...)
+		seen := map[string]bool{}
+		for _, h := range exact {
+			seen[h.UnitKey] = true
 		}
 		for _, h := range lex {
 			if !seen[h.UnitKey] {
 				hits = append(hits, h)
 			}
 		}
+		before := len(hits)
+		hits = withoutTemplates(hits, len(exact))
+		if len(hits) == before || len(lex) < depth || depth > opt.Limit+len(exact) {
+			break
+		}
 	}
 	if len(hits) > opt.Limit {
 		hits = hits[:opt.Limit]
 	}
+	orderHits(q, hits)
 	snip := fts.SnippetTerms(q)
 	out := make([]vault.Hit, len(hits))
 	for i, h := range hits {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
 )
 
 const releaseNote = `---
@@ -61,6 +62,32 @@ func TestActivate_TheSectionThatAnswersComesFirst(t *testing.T) {
 	for _, f := range tv.activate("what must I check before shipping a new version?", "").Fragments {
 		if f.HeadingPath[len(f.HeadingPath)-1] == "After the release" {
 			t.Errorf("the per-note cap kept \"After the release\", which matches nothing of its own")
+		}
+	}
+}
+
+// Search gives a note's places to its sections as activate does: by their
+// own words, each place keeping its score, so the hits stay sorted.
+func TestSearch_TheSectionThatAnswersComesFirst(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"howto/release.md": releaseNote,
+		"other.md":         "# Accessibility checklist\n\n## Contrast\n\nText contrast is at least 4.5:1 for every new version.\n",
+	})
+	for _, c := range []struct{ q, first string }{
+		{"what must I check before shipping a new version?", "Before the release"},
+		{"how do I tag and push the release", "Cutting the release"},
+		{"who do we announce a release to, and which milestone closes", "After the release"},
+	} {
+		hits := tv.search(c.q, vault.SearchOptions{Limit: 5})
+		var got []string
+		for i, h := range hits {
+			got = append(got, h.Path+" › "+h.HeadingPath[len(h.HeadingPath)-1])
+			if i > 0 && h.Score > hits[i-1].Score {
+				t.Errorf("%q: hit %d scores %.3f above the one before it (%.3f)", c.q, i+1, h.Score, hits[i-1].Score)
+			}
+		}
+		if len(got) == 0 || got[0] != "howto/release.md › "+c.first {
+			t.Errorf("%q found %s; want howto/release.md › %s first", c.q, strings.Join(got, " | "), c.first)
 		}
 	}
 }

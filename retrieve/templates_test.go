@@ -3,6 +3,8 @@ package retrieve
 import (
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // hubFooter is the footer every Obsidian Hub note ends with: its links'
@@ -14,12 +16,9 @@ func hubFooter(file string) string {
 		"[Copy this note](https://raw.example/hub/main/Plugins/" + file + " \"copy\") | [Download this vault](https://github.com/hub/archive/main.zip)</span>\n"
 }
 
-// A short text several notes share word for word is a template: the Hub's
-// footer matched "encrypt secrets inside my notes" by its notes' titles
-// alone and five of them were delivered, 200 tokens each, before other
-// notes' answers. They are cut as cut:template; a long passage two notes
-// share is content, and is delivered once.
-func TestActivate_ATemplateSharedByNotesIsNotDelivered(t *testing.T) {
+// templateVault is ten plugin notes with the Hub's footer and two themes
+// that paste one long passage.
+func templateVault(t *testing.T) *testVault {
 	shared := "## Style settings\n\nThe headings can be styled one by one: the font of each level, its size, its weight, " +
 		"its colour, the line below it, the space above and below it, and whether it is shown in capitals in the outline and the reading view.\n"
 	files := map[string]string{}
@@ -39,7 +38,16 @@ func TestActivate_ATemplateSharedByNotesIsNotDelivered(t *testing.T) {
 	}
 	files["Themes/Minimal.md"] = "# Minimal\n\nA quiet theme.\n\n" + shared
 	files["Themes/Things.md"] = "# Things\n\nA theme after the to-do app.\n\n" + shared
-	tv := newTestVault(t, files)
+	return newTestVault(t, files)
+}
+
+// A short text several notes share word for word is a template: the Hub's
+// footer matched "encrypt secrets inside my notes" by its notes' titles
+// alone and five of them were delivered, 200 tokens each, before other
+// notes' answers. They are cut as cut:template; a long passage two notes
+// share is content, and is delivered once.
+func TestActivate_ATemplateSharedByNotesIsNotDelivered(t *testing.T) {
+	tv := templateVault(t)
 
 	act := tv.activate("encrypt secrets inside my notes", "")
 	plugins := map[string]bool{}
@@ -76,6 +84,27 @@ func TestActivate_ATemplateSharedByNotesIsNotDelivered(t *testing.T) {
 	}
 	if copies != 1 {
 		t.Errorf("the long passage two themes share was delivered %d times; want once", copies)
+	}
+}
+
+// Search leaves templates out as activate does, and fills its limit with
+// the notes' own sections; a name the query gives still finds its note.
+func TestSearch_ATemplateSharedByNotesIsNotAHit(t *testing.T) {
+	tv := templateVault(t)
+	hits := tv.search("encrypt secrets inside my notes", vault.SearchOptions{Limit: 6})
+	own := map[string]bool{}
+	for _, h := range hits {
+		if h.HeadingPath[len(h.HeadingPath)-1] == "This note in GitHub" {
+			t.Errorf("search found the footer of %s", h.Path)
+		} else if strings.Contains(h.Path, "crypt") {
+			own[h.Path] = true
+		}
+	}
+	if len(own) < 4 {
+		t.Errorf("search found %d encryption plugins' own sections; want all 4: %v", len(own), hits)
+	}
+	if hits := tv.search("Meld Encrypt", vault.SearchOptions{Limit: 3}); len(hits) == 0 || hits[0].Path != "Plugins/meld-encrypt.md" || hits[0].Stage != "exact" {
+		t.Errorf("search for a note's name: %+v; want Plugins/meld-encrypt.md first from the exact stage", hits)
 	}
 }
 
