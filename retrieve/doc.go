@@ -17,8 +17,9 @@
 // rerank → status (a superseded note never ranks above its successor) →
 // section order → assembly (no overlaps, no templates that several notes
 // share, a per-note cap and a weak cut that a plausible answer passes, a
-// token budget; embeds delivered with their text) → deltas against the caller's state → a retrieval run. Ranking is deterministic for a given vault, index and
-// model. When the index cannot keep a state or a run (a read-only or full
+// token budget; embeds delivered with their text) → deltas against the caller's state → a retrieval run. Search is
+// the lexical part of it: exact → BM25 → templates left out → section
+// order. Ranking is deterministic for a given vault, index and model. When the index cannot keep a state or a run (a read-only or full
 // disk), the activation is still answered: the state travels in the token
 // itself, and the run is left out.
 //
