@@ -33,20 +33,28 @@ release. Never push with --force.
 Announce it in #releases and close the milestone.
 `
 
+// releaseVault holds the release note and another that shares its words.
+func releaseVault(t *testing.T) *testVault {
+	return newTestVault(t, map[string]string{
+		"howto/release.md": releaseNote,
+		"other.md":         "# Accessibility checklist\n\n## Contrast\n\nText contrast is at least 4.5:1 for every new version.\n",
+	})
+}
+
+// releaseQuestions are questions on releaseNote and the section that answers each.
+var releaseQuestions = []struct{ q, first string }{
+	{"what must I check before shipping a new version?", "Before the release"},
+	{"how do I tag and push the release", "Cutting the release"},
+	{"who do we announce a release to, and which milestone closes", "After the release"},
+}
+
 // The sections of one note are delivered by their own text: the title and
 // description every section carries match alike, and they must not let the
 // shortest section ("After the release") take the note's first place, nor
 // let the per-note cap keep the two that happened to sort first.
 func TestActivate_TheSectionThatAnswersComesFirst(t *testing.T) {
-	tv := newTestVault(t, map[string]string{
-		"howto/release.md": releaseNote,
-		"other.md":         "# Accessibility checklist\n\n## Contrast\n\nText contrast is at least 4.5:1 for every new version.\n",
-	})
-	for _, c := range []struct{ q, first string }{
-		{"what must I check before shipping a new version?", "Before the release"},
-		{"how do I tag and push the release", "Cutting the release"},
-		{"who do we announce a release to, and which milestone closes", "After the release"},
-	} {
+	tv := releaseVault(t)
+	for _, c := range releaseQuestions {
 		act := tv.activate(c.q, "")
 		var got []string
 		for _, f := range act.Fragments {
@@ -69,15 +77,8 @@ func TestActivate_TheSectionThatAnswersComesFirst(t *testing.T) {
 // Search gives a note's places to its sections as activate does: by their
 // own words, each place keeping its score, so the hits stay sorted.
 func TestSearch_TheSectionThatAnswersComesFirst(t *testing.T) {
-	tv := newTestVault(t, map[string]string{
-		"howto/release.md": releaseNote,
-		"other.md":         "# Accessibility checklist\n\n## Contrast\n\nText contrast is at least 4.5:1 for every new version.\n",
-	})
-	for _, c := range []struct{ q, first string }{
-		{"what must I check before shipping a new version?", "Before the release"},
-		{"how do I tag and push the release", "Cutting the release"},
-		{"who do we announce a release to, and which milestone closes", "After the release"},
-	} {
+	tv := releaseVault(t)
+	for _, c := range releaseQuestions {
 		hits := tv.search(c.q, vault.SearchOptions{Limit: 5})
 		var got []string
 		for i, h := range hits {
