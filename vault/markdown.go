@@ -29,12 +29,10 @@ type parsedBody struct {
 var markdown = goldmark.New()
 
 // wikilink matches [[target]], [[target|alias]], [[target#heading]] and
-// [[target#heading|alias]].
-var wikilink = lazyre.New(`\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|[^\[\]\n]*)?\]\]`)
-
-// shownLink matches a wikilink or embed with its parts: the '!', the
-// target, the heading or block after '#', and the alias after '|'.
-var shownLink = lazyre.New(`(!?)\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]`)
+// [[target#heading|alias]], and the same embedded (![[…]]), with their
+// parts: the '!', the target, the heading or block after '#', and the
+// alias after '|'.
+var wikilink = lazyre.New(`(!?)\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]`)
 
 // LinkText is s with its wikilinks as Obsidian shows them: a link's alias,
 // else its target, with " > " and the heading when it names one; an embed
@@ -46,8 +44,8 @@ func LinkText(s string) string {
 	if !strings.Contains(s, "[[") {
 		return s
 	}
-	s = shownLink().ReplaceAllStringFunc(s, func(m string) string {
-		p := shownLink().FindStringSubmatch(m)
+	s = wikilink().ReplaceAllStringFunc(s, func(m string) string {
+		p := wikilink().FindStringSubmatch(m)
 		target, heading, alias := strings.TrimSpace(p[2]), strings.TrimSpace(p[3]), strings.TrimSpace(p[4])
 		switch {
 		case p[1] == "!":
@@ -75,11 +73,11 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 	masked := append([]byte(nil), body...)
 	out.mdLinks, out.mdEmbeds = maskCode(doc, masked)
 	for _, m := range wikilink().FindAllSubmatch(masked, -1) {
-		target := strings.TrimSpace(string(m[1]))
+		target := strings.TrimSpace(string(m[2]))
 		if target == "" {
 			continue
 		}
-		out.links = append(out.links, Link{Kind: "wikilink", Target: target, Heading: strings.TrimSpace(string(m[2]))})
+		out.links = append(out.links, Link{Kind: "wikilink", Target: target, Heading: strings.TrimSpace(string(m[3]))})
 	}
 	return out
 }
