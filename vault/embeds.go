@@ -241,13 +241,13 @@ func noteDestination(dest string) (string, bool) {
 	} else if i := strings.IndexAny(dest, " \t"); i >= 0 {
 		dest = dest[:i] // a title follows
 	}
-	return noteLink(dest)
+	return NoteLink(dest)
 }
 
-// noteLink is a link destination (as the parser reads it: no brackets or
+// NoteLink is a link destination (as the parser reads it: no brackets or
 // title) unescaped, when it is a relative path to a note (.md), with an
-// optional #anchor.
-func noteLink(dest string) (string, bool) {
+// optional #anchor; MarkdownTargets reads it from there.
+func NoteLink(dest string) (string, bool) {
 	d := localLink(dest)
 	file, _, _ := strings.Cut(d, "#")
 	if d == "" || file == "" || strings.ToLower(path.Ext(file)) != ".md" {

@@ -166,7 +166,7 @@ func maskCode(doc ast.Node, masked []byte) (mdLinks, mdEmbeds []string) {
 				mdLinks = append(mdLinks, d)
 			}
 		case *ast.Image: // ![](Note.md) embeds a note: a link to it
-			if d, ok := noteLink(string(n.Destination)); ok {
+			if d, ok := NoteLink(string(n.Destination)); ok {
 				mdEmbeds = append(mdEmbeds, d)
 			}
 		}

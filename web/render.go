@@ -118,14 +118,11 @@ func (r *pageRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 // names, as Obsidian does (vault.MarkdownTargets): whether it names a note
 // at all, the note's id ("" when none is found) and the heading or block.
 func (r *pageRenderer) note(dest string) (isNote bool, id, heading string) {
-	u, err := url.Parse(dest)
-	if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(dest, "/") {
+	d, ok := vault.NoteLink(dest)
+	if !ok {
 		return false, "", ""
 	}
-	if un, err := url.PathUnescape(dest); err == nil {
-		dest = un
-	}
-	targets := vault.MarkdownTargets(r.from, dest)
+	targets := vault.MarkdownTargets(r.from, d)
 	if len(targets) == 0 {
 		return false, "", ""
 	}
