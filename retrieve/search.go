@@ -85,14 +85,12 @@ func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
 // shipping a new version?" found "After the release" before "Before the
 // release"). Each place keeps its score, so the hits stay sorted.
 func orderHits(q string, hits []fts.Unit) {
-	shared := false // some note holds two places or more
-	for i := range hits {
-		for j := 0; j < i && !shared; j++ {
-			shared = hits[j].RID == hits[i].RID
-		}
+	notes := make(map[int64]bool, len(hits))
+	for _, h := range hits {
+		notes[h.RID] = true
 	}
-	if !shared {
-		return
+	if len(notes) == len(hits) {
+		return // each note holds one place: nothing to order
 	}
 	cs := make([]*candidate, len(hits))
 	for i, h := range hits {
@@ -121,17 +119,17 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 		return nil, err
 	}
 	ts := fts.QueryTerms(q)
-	// The limit's worth of BM25 hits first; when templates take some of
-	// them out, twice the limit, so that the notes' own sections fill it.
-	var hits []fts.Unit
-	for depth := opt.Limit + len(exact); ; depth = 2*opt.Limit + len(exact) {
+	// hitsTo is the exact hits and BM25's first depth, templates left out,
+	// and whether BM25 has more to give in their place.
+	hitsTo := func(depth int) ([]fts.Unit, bool, error) {
 		var lex []fts.Unit
 		if len(ts) > 0 {
+			var err error
 			if lex, err = p.look.BM25(ctx, ts, opt.Project, depth); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
-		hits = append(hits[:0], exact...)
+		hits := append([]fts.Unit(nil), exact...)
 		seen := map[string]bool{}
 		for _, h := range exact {
 			seen[h.UnitKey] = true
@@ -141,11 +139,18 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 				hits = append(hits, h)
 			}
 		}
-		before := len(hits)
+		n := len(hits)
 		hits = withoutTemplates(hits, len(exact))
-		if len(hits) == before || len(lex) < depth || depth > opt.Limit+len(exact) {
-			break
-		}
+		return hits, len(hits) < n && len(lex) == depth, nil
+	}
+	// The limit's worth first; when templates take some out, twice the
+	// limit, so that the notes' own sections fill it.
+	hits, more, err := hitsTo(opt.Limit + len(exact))
+	if err == nil && more {
+		hits, _, err = hitsTo(2*opt.Limit + len(exact))
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(hits) > opt.Limit {
 		hits = hits[:opt.Limit]
