@@ -164,6 +164,28 @@ func TestIndex_MarkdownEmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	if got := unitsFound(t, tv, "platypus office", ""); got["billing/FAQ.md#Disputes"] {
 		t.Errorf("the embed read the other folder's note of the same name: %v", got)
 	}
+	embedded := map[string]string{}
+	rows, err := tv.Ix.db.Query(`SELECT u.heading_path, u.embedded FROM units u JOIN resources r ON r.rid = u.rid WHERE r.path = 'billing/FAQ.md'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var hp, e string
+		if err := rows.Scan(&hp, &e); err != nil {
+			t.Fatal(err)
+		}
+		embedded[hp] = e
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if e := embedded[`["FAQ","Chart"]`]; e != "" {
+		t.Errorf("an image embed shows %q; want it left a reference", e)
+	}
+	if e := embedded[`["FAQ","Disputes"]`]; !strings.Contains(e, "wombat desk") {
+		t.Errorf("the Disputes section keeps %q as its embeds' text; want the Chargebacks section", e)
+	}
 	tv.Write("billing/Refund policy.md", "# Refund policy\n\n## Chargebacks\n\nDisputes go to the heron counter.\n")
 	if got := unitsFound(t, tv, "heron counter", ""); !got["billing/FAQ.md#Disputes"] {
 		t.Errorf("after the edit, the new words find %v, want billing/FAQ.md#Disputes", got)

@@ -54,6 +54,11 @@ func (p *Pipeline) Search(ctx context.Context, query string, opt vault.SearchOpt
 	return p.SearchFresh(ctx, query, opt)
 }
 
+// searchDepth is how deep search looks for hits that are not templates: a
+// query that matches the Hub's footers (6,591 of them say "note") looks
+// past them to the sections that say it.
+const searchDepth = 160
+
 // withoutTemplates drops the hits whose short text another note's hit
 // shares (markTemplates): the Obsidian Hub's footer, its badge rows, empty
 // headings held seven of the first nine hits for "encrypt secrets inside
@@ -120,7 +125,7 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	}
 	ts := fts.QueryTerms(q)
 	// hitsTo is the exact hits and BM25's first depth, templates left out,
-	// and whether BM25 has more to give in their place.
+	// and whether BM25 may have more.
 	hitsTo := func(depth int) ([]fts.Unit, bool, error) {
 		var lex []fts.Unit
 		if len(ts) > 0 {
@@ -139,15 +144,15 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 				hits = append(hits, h)
 			}
 		}
-		n := len(hits)
-		hits = withoutTemplates(hits, len(exact))
-		return hits, len(hits) < n && len(lex) == depth, nil
+		return withoutTemplates(hits, len(exact)), len(lex) == depth, nil
 	}
-	// The limit's worth first; when templates take some out, twice the
-	// limit, so that the notes' own sections fill it.
-	hits, more, err := hitsTo(opt.Limit + len(exact))
-	if err == nil && more {
-		hits, _, err = hitsTo(2*opt.Limit + len(exact))
+	// The limit's worth first; while templates leave it short and BM25 has
+	// more, four times as deep, to searchDepth at most.
+	depth := opt.Limit + len(exact)
+	hits, more, err := hitsTo(depth)
+	for err == nil && more && len(hits) < opt.Limit && depth < searchDepth {
+		depth = min(4*depth, searchDepth)
+		hits, more, err = hitsTo(depth)
 	}
 	if err != nil {
 		return nil, err

@@ -88,7 +88,8 @@ func TestActivate_ATemplateSharedByNotesIsNotDelivered(t *testing.T) {
 }
 
 // Search leaves templates out as activate does, and fills its limit with
-// the notes' own sections; a name the query gives still finds its note.
+// the notes' own sections, looking deeper when templates took the first
+// hits; a name the query gives still finds its note.
 func TestSearch_ATemplateSharedByNotesIsNotAHit(t *testing.T) {
 	tv := templateVault(t)
 	hits := tv.search("encrypt secrets inside my notes", vault.SearchOptions{Limit: 6})
@@ -102,6 +103,18 @@ func TestSearch_ATemplateSharedByNotesIsNotAHit(t *testing.T) {
 	}
 	if len(own) < 4 {
 		t.Errorf("search found %d encryption plugins' own sections; want all 4: %v", len(own), hits)
+	}
+	// A query whose best BM25 hits are all footers ("notes": every footer
+	// says "Copy this note") looks deeper, and the sections that say it fill
+	// the limit.
+	hits = tv.search("notes", vault.SearchOptions{Limit: 2})
+	for _, h := range hits {
+		if h.HeadingPath[len(h.HeadingPath)-1] == "This note in GitHub" {
+			t.Errorf("search for notes found the footer of %s", h.Path)
+		}
+	}
+	if len(hits) != 2 {
+		t.Errorf("search for notes, limit 2, found %d hits; want 2 sections that say it: %v", len(hits), hits)
 	}
 	if hits := tv.search("Meld Encrypt", vault.SearchOptions{Limit: 3}); len(hits) == 0 || hits[0].Path != "Plugins/meld-encrypt.md" || hits[0].Stage != "exact" {
 		t.Errorf("search for a note's name: %+v; want Plugins/meld-encrypt.md first from the exact stage", hits)
