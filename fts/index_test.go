@@ -579,6 +579,14 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 			t.Errorf("links into %s: %d, %v; want %d", p, in, err, want)
 		}
 	}
+	// A link written once counts once out, however many paths it may
+	// resolve by: bb/path.md's one link is tried as bb/Home.md and as
+	// bb/bb/Home.md.
+	for p, want := range map[string]int{"bb/path.md": 1, "bb/md.md": 1, "bb/note.md": 2} {
+		if _, out, err := tv.Ix.Lookups().LinkCounts(ctx, rid[p], ""); err != nil || out != want {
+			t.Errorf("links out of %s: %d, %v; want %d", p, out, err, want)
+		}
+	}
 	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}

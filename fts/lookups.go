@@ -521,7 +521,7 @@ func (ix *Index) resolveLink(ctx context.Context, target, project, src string) (
 // other resources of project's memory links resolve to it.
 func (l Lookups) LinkCounts(ctx context.Context, rid int64, project string) (in, out int, err error) {
 	ix := l.ix
-	if err := ix.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM links WHERE rid = ?", rid).Scan(&out); err != nil {
+	if err := ix.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM links WHERE rid = ? AND kind != '"+vault.MarkdownAlt+"'", rid).Scan(&out); err != nil {
 		return 0, 0, translate(err)
 	}
 	vis, vargs := visibleTo(project)

@@ -27,7 +27,7 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	if err := ix.db.QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM resources WHERE indexed = 1 AND draft = ''),
 		(SELECT COUNT(*) FROM resources WHERE indexed = 0 AND draft = ''),
-		(SELECT COUNT(*) FROM units u JOIN resources r ON r.rid = u.rid WHERE r.draft = ''), (SELECT COUNT(*) FROM links)`).Scan(&st.Resources, &st.Skipped, &st.Units, &st.Links); err != nil {
+		(SELECT COUNT(*) FROM units u JOIN resources r ON r.rid = u.rid WHERE r.draft = ''), (SELECT COUNT(*) FROM links WHERE kind != '`+vault.MarkdownAlt+`')`).Scan(&st.Resources, &st.Skipped, &st.Units, &st.Links); err != nil {
 		return st, translate(err)
 	}
 	rows, err := ix.db.QueryContext(ctx, "SELECT path, problem FROM resources WHERE problem != '' AND draft = '' ORDER BY path")

@@ -174,7 +174,7 @@ func TestParse_Links(t *testing.T) {
 	// A Markdown destination is every link it may name (vault.MarkdownTargets):
 	// a bare file name as written, a path as a vault path, then relative.
 	want := []string{"wikilink:Plain#", "wikilink:Target#", "wikilink:Page#Section", "wikilink:Both#H",
-		"markdown:other/note.md#part", "markdown:Terms of use.md#", "markdown:docs/guide.md#", "markdown:dir/docs/guide.md#", "markdown:Refund policy.md#Deadlines"}
+		"markdown:other/note.md#part", "markdown:Terms of use.md#", "markdown:docs/guide.md#", "markdown_alt:dir/docs/guide.md#", "markdown:Refund policy.md#Deadlines"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("links = %q\nwant %q", got, want)
 	}

@@ -54,7 +54,7 @@ func (r *Resource) Status() string {
 
 // Link is a reference from one note to another.
 type Link struct {
-	Kind    string // "wikilink", "markdown", "supersedes" or "superseded_by"
+	Kind    string // "wikilink", "markdown", "markdown_alt", "supersedes" or "superseded_by"
 	Target  string // as written: a title, id or path (wikilink) or a vault path (markdown)
 	Heading string // the #heading part, if any
 }
@@ -213,16 +213,25 @@ func joinProblem(a, b string) string {
 	return a + "; " + b
 }
 
+// MarkdownAlt is the kind of a link that is another path the Markdown link
+// before it may resolve by: the link was written once, so it counts once.
+const MarkdownAlt = "markdown_alt"
+
 // resolveMarkdownLinks turns the local destinations of a note's Markdown
 // links and embeds into links, each in every way it may resolve
 // (MarkdownTargets), so that the note it names, wherever Obsidian finds
-// it, counts it as a link and re-indexes an embed of it on an edit.
+// it, counts it as a link and re-indexes an embed of it on an edit. The
+// first way is of kind "markdown", the others MarkdownAlt.
 func resolveMarkdownLinks(from string, dests []string) []Link {
 	var out []Link
 	for _, d := range dests {
-		for _, t := range MarkdownTargets(from, d) {
+		for i, t := range MarkdownTargets(from, d) {
 			target, heading, _ := strings.Cut(t, "#")
-			out = append(out, Link{Kind: "markdown", Target: target, Heading: heading})
+			kind := "markdown"
+			if i > 0 {
+				kind = MarkdownAlt
+			}
+			out = append(out, Link{Kind: kind, Target: target, Heading: heading})
 		}
 	}
 	return out
