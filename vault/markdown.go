@@ -52,14 +52,24 @@ func LinkText(s string) string {
 			return ""
 		case alias != "":
 			return alias
-		case target == "":
-			return heading
-		case heading != "":
-			return target + " > " + heading
 		}
-		return target
+		return ShownLink(target, heading)
 	})
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// ShownLink is how Obsidian shows a link with no alias: its target, with
+// " > " and the heading or block when it names one ("Refund policy >
+// Discounts"), or the heading alone for a part of the same note
+// ([[#Discounts]]).
+func ShownLink(target, heading string) string {
+	switch {
+	case target == "":
+		return heading
+	case heading != "":
+		return target + " > " + heading
+	}
+	return target
 }
 
 // parseBody parses data[bodyStart:] with goldmark and returns the sections

@@ -91,7 +91,7 @@ func (wikiParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) a
 	n.target, n.heading = strings.TrimSpace(n.target), strings.TrimSpace(n.heading)
 	n.label = strings.TrimSpace(label)
 	if !hasLabel || n.label == "" {
-		n.label = strings.TrimSpace(target)
+		n.label = vault.ShownLink(n.target, n.heading)
 	}
 	consumed := end + 2
 	if embed {

@@ -14,7 +14,8 @@ func TestRenderNote_WikilinksImagesAndCode(t *testing.T) {
 	resolve := func(target string) string { return names[strings.TrimSuffix(target, ".md")] }
 	for src, want := range map[string][]string{
 		"See [[Configuration folder|config folder]].":             {`<a class="wikilink" href="/note/mem_cfg" data-note="mem_cfg">config folder</a>`},
-		"See [[Refund policy#Discounts]].":                        {`href="/note/mem_refund#discounts"`, `>Refund policy#Discounts</a>`},
+		"See [[Refund policy#Discounts]].":                        {`href="/note/mem_refund#discounts"`, `>Refund policy &gt; Discounts</a>`},
+		"See [[#Discounts]] and ![[Refund policy#^x1]].":          {`href="#discounts"`, `>Discounts</a>`, `>↳ Refund policy &gt; ^x1</a>`},
 		"See [[Nowhere]].":                                        {`<span class="wikilink missing"`, `>Nowhere</span>`},
 		"![[Refund policy]]":                                      {`class="wikilink embed"`, `↳ Refund policy`},
 		"![[diagram.png]]":                                        {`<img class="attachment" alt="diagram.png" data-attachment="diagram.png">`},
