@@ -273,14 +273,16 @@ func (e Embed) Links(notePath string) []string {
 // name — an exact path, a file of that name in the note's folder, else the
 // shortest path; "./" and "../" relative to the note's folder; another path
 // first as a path in the vault, then relative to the note's folder. A
-// destination that leaves the vault or names no note gives none.
+// destination that leaves the vault or names no note gives none, and a way
+// whose path holds '#' or '|' (read relative to a folder named "C#") is
+// none: a link cannot hold it.
 func MarkdownTargets(from, dest string) []string {
 	file, anchor, hasAnchor := strings.Cut(dest, "#")
 	var out []string
 	add := func(p string) {
 		clean, err := CleanPath(p)
-		if err != nil || !IsMemoryPath(clean) {
-			return
+		if err != nil || !IsMemoryPath(clean) || strings.ContainsAny(clean, "#|") {
+			return // a link is "path#heading" (embeds: "path#heading|alias"); a folder named C# cannot be in one
 		}
 		if hasAnchor {
 			clean += "#" + anchor

@@ -241,6 +241,16 @@ func TestEmbeds_TheMarkdownForm(t *testing.T) {
 			t.Errorf("embed %q links %q, want %q", e.Target, l, w.links)
 		}
 	}
+	// A link is "path#heading": a path read relative to a folder named
+	// "C#" cannot be one ("notes/C" with the heading "/sub/y.md"), so it is
+	// no way to resolve; a vault path written in full still is.
+	for dest, want := range map[string][]string{"./y.md": nil, "sub/y.md": {"sub/y.md"}, "y.md": {"y.md"}} {
+		for _, e := range Embeds("![](" + dest + ")") {
+			if l := e.Links("notes/C#/basics.md"); !slices.Equal(l, want) {
+				t.Errorf("embed %q from notes/C#/basics.md links %q, want %q", dest, l, want)
+			}
+		}
+	}
 	// A section of a Markdown embed of a note says something (the note's
 	// text); one of an image says nothing.
 	if SaysNothing("## Timing\n\n![](Refund%20policy.md#Deadlines)\n") {
