@@ -96,7 +96,10 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 // its headings: each section with its byte range, where its content starts
 // (after the heading line, or a setext underline) and its heading path; the
 // text before the first heading is a section with none. It also returns the
-// first level-1 heading's text.
+// note's title heading as shown (LinkText): the first heading that shows
+// text, if it is of level 1. A note that starts with level-2 sections has
+// no title heading, though an H1 comes later: the Obsidian Hub's footer,
+// "# This note in GitHub", titled six of its notes so.
 //
 // Lines are read off parsed, the copy goldmark parsed (same offsets as
 // body, see parsebound.go), so a heading's line is the line the parser saw; the
@@ -109,6 +112,7 @@ func headingSections(doc ast.Node, body, parsed []byte, bodyStart int) (secs []s
 		text  string
 	}
 	var stack []open
+	titled := false // the heading that may title the note has been seen
 	prev := section{start: bodyStart, contentStart: bodyStart, headingPath: nil}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		h, ok := n.(*ast.Heading)
@@ -138,8 +142,15 @@ func headingSections(doc ast.Node, body, parsed []byte, bodyStart int) (secs []s
 		for i, o := range stack {
 			hp[i] = o.text
 		}
-		if h.Level == 1 && firstH1 == "" {
-			firstH1 = LinkText(title)
+		if !titled {
+			// The first heading that shows text titles the note if it is
+			// of level 1; a later H1 (a footer below ## sections) is a part.
+			if shown := LinkText(title); shown != "" {
+				titled = true
+				if h.Level == 1 {
+					firstH1 = shown
+				}
+			}
 		}
 		prev = section{start: bodyStart + start, contentStart: bodyStart + contentStart, headingPath: hp}
 	}

@@ -87,6 +87,23 @@ func TestParse_TitleFallsBackToH1ThenFileName(t *testing.T) {
 	if r := mustParse(t, "a/note.md", "just text\n"); r.Title != "note" {
 		t.Errorf("title = %q, want the file name", r.Title)
 	}
+	// Only the note's first heading titles it, when it is of level 1: an
+	// H1 below sections of level 2 (the Obsidian Hub's footer, "# This note
+	// in GitHub", in a note that starts with "## Good first issue") is a
+	// part of the note, not its title. An empty H1 shows nothing and is no
+	// heading.
+	for _, md := range []string{
+		"intro\n\n## Good first issue\n\ntext\n\n# This note in GitHub\n\nfooter\n",
+		"# \n\n## Author of\n\n- a plugin\n\n# This note in GitHub\n\nfooter\n",
+		"#### Setting your index\n\ntext\n\n# This note in GitHub\n",
+	} {
+		if r := mustParse(t, "a/note.md", md); r.Title != "note" {
+			t.Errorf("title of %q = %q, want the file name", md, r.Title)
+		}
+	}
+	if r := mustParse(t, "a/note.md", "# ![[banner.png]]\n\n# The Title\n\n## Part\n"); r.Title != "The Title" {
+		t.Errorf("title = %q, want the first H1 that shows text", r.Title)
+	}
 }
 
 func TestParse_FileWithoutIDGetsStableDerivedID(t *testing.T) {
