@@ -107,7 +107,7 @@ func TestHubQuestions_Figures(t *testing.T) {
 		floors map[string]float64 // figure → floor
 	}{
 		{hubQuestions, map[string]float64{
-			"activate section@1": 0.60, "activate section@3": 0.875,
+			"activate section@1": 0.65, "activate section@3": 0.875,
 			"activate note@1": 0.75, "activate note@3": 0.95,
 			"search section@3": 0.75, "search note@3": 0.90,
 		}},
@@ -117,7 +117,7 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"search section@3": 0.86, "search note@3": 0.92,
 		}},
 		{hubQuestions3, map[string]float64{
-			"activate section@1": 0.53, "activate section@3": 0.79,
+			"activate section@1": 0.64, "activate section@3": 0.79,
 			"activate note@1": 0.70, "activate note@3": 0.85,
 			"search section@3": 0.79, "search note@3": 0.88,
 		}},

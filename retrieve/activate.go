@@ -448,6 +448,7 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 	ranked = p.applyStatus(ctx, ranked, project)
 	lap("status", t)
 	t = time.Now()
+	markTemplates(ranked) // for the assembly's cut, and section order's short leads (scoreSections)
 	orderSections(q, ranked)
 	lap("sections", t)
 	return ranked, nil

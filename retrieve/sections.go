@@ -29,8 +29,12 @@ const (
 	// heading add to its key, at most (a candidate's label, scoreSections).
 	sectionLabelWeight = 1.0
 	// overviewWeight is the share of its own score that a note's overview
-	// keeps among the note's sections (isOverview).
+	// keeps among the note's sections (isOverview, shortLeadWords).
 	overviewWeight = 0.3
+	// shortLeadWords is the most words a lead may have and still count as
+	// its note's description, when another of the note's candidates is
+	// not a template: a paragraph at most (see scoreSections).
+	shortLeadWords = 120
 )
 
 // orderSections reorders, within each resource, the candidates of ranked
@@ -120,7 +124,12 @@ func sectionQueryTerms(q string) []sectionTerm {
 // over the sections of the group as a collection of their own (a term in
 // every section tells nothing about which to deliver), the heading counted
 // at sectionHeadingWeight unless it is the note's title (isTitle), a lead
-// that is the note's overview at overviewWeight (isOverview); and each
+// that is the note's overview at overviewWeight (isOverview, or a lead of
+// at most shortLeadWords words when the note has a candidate of its own
+// beside it: a category's "Plugins that add an item to the status bar.",
+// a template's or a talk's introduction, which a question restating the
+// title matches by the title's words, while the list or the part it asks
+// for is in the next section; templates must be marked before); and each
 // one's label: the idf, within the group, of the query's words in the
 // section's own heading, the note's title words left out (they say which
 // note, not which section). A heading names what its section is about,
@@ -163,7 +172,7 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 		}
 		readable := vault.ReadableText(body) // as the index reads it: no URLs, comments or tags
 		count(readable, 1)
-		overview[k] = lead && isOverview(readable)
+		overview[k] = lead && (isOverview(readable) || len(strings.Fields(readable)) <= shortLeadWords && hasOther(group, c))
 		for i, f := range tf {
 			if f > 0 {
 				df[i]++
@@ -197,6 +206,17 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 			}
 		}
 	}
+}
+
+// hasOther reports whether group has a candidate other than c that is not
+// a template (markTemplates): a section of the note's own.
+func hasOther(group []*candidate, c *candidate) bool {
+	for _, o := range group {
+		if o != c && !o.template {
+			return true
+		}
+	}
+	return false
 }
 
 // labelTerms marks which of the query's terms (want: term → index) are in

@@ -200,6 +200,60 @@ func TestActivate_ANotesOverviewDoesNotTakeTheAnswersPlace(t *testing.T) {
 	}
 }
 
+// A short lead is its note's description when the note has a section of
+// its own beside it (the Obsidian Hub's category notes: "Extensions for the
+// Chrome browser." over the list): a question that restates the title
+// matches the lead by the title's words, and the list answers. A plugin
+// note's short lead beside only the footer every note shares stays first.
+func TestActivate_AShortLeadDoesNotTakeItsListsPlace(t *testing.T) {
+	footer := "\n# This note in GitHub\n\n[Edit In GitHub](https://example.invalid/%[1]s) | [Copy this note](https://example.invalid/%[1]s/raw)\n"
+	files := map[string]string{
+		"tools/Chrome extensions.md": "# Chrome extensions\n\nExtension for the Chrome browser. (Note that Chrome extensions work in any Chromium-based browser.)\n\n" +
+			"## Tools in this category\n\n- MarkDownload - Markdown Web Clipper\n- Obsidian Clipper (unofficial)\n- Obsidian Web\n" +
+			"- Dataview Serializer for the vault's tables and lists\n- Tab Saver for the sessions you keep open all week\n" +
+			"- Reading List Sync for the articles you save to read later\n" + fmt.Sprintf(footer, "chrome"),
+		"plugins/clock.md":  "# Clock\n\nShows the time and the date in the status bar of the note.\n" + fmt.Sprintf(footer, "clock"),
+		"plugins/quotes.md": "# Quotes\n\nShows a quote of the day in a side pane.\n" + fmt.Sprintf(footer, "quotes"),
+	}
+	for i := range 12 { // a vault around them, so that their words are rare
+		files[fmt.Sprintf("notes/note-%d.md", i)] = fmt.Sprintf("# Note %d\n\nNote %d is about the garden, the weather and the week's meals.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	for _, c := range []struct{ q, first string }{
+		{"a chrome extension to clip web pages as markdown", "tools/Chrome extensions.md › Tools in this category"},
+		{"show the time in the status bar of my note", "plugins/clock.md › Clock"},
+	} {
+		var got []string
+		for _, f := range tv.activate(c.q, "").Fragments {
+			got = append(got, f.Path+" › "+f.HeadingPath[len(f.HeadingPath)-1])
+		}
+		if len(got) == 0 || got[0] != c.first {
+			t.Errorf("%q delivered %s; want %s first", c.q, strings.Join(got, " | "), c.first)
+		}
+	}
+}
+
+// A short lead beside only a template (the footer every note shares) is
+// the note's own text, not its description: it keeps its whole score, and
+// the footer, which the assembly cuts, does not take the note's first
+// place (on the Hub, plugin notes then fell below other notes).
+func TestOrderSections_AShortLeadBesideOnlyAFooterKeepsItsScore(t *testing.T) {
+	unit := func(heading, content string, final float64) *candidate {
+		c := &candidate{}
+		c.RID, c.Path, c.Title = 1, "plugins/clock.md", "Clock"
+		c.HeadingPath, c.Content, c.Final = []string{heading}, content, final
+		return c
+	}
+	lead := unit("Clock", "# Clock\n\nShows the time and the date in the status bar.\n", 1.0)
+	footer := unit("This note in GitHub", "# This note in GitHub\n\nEdit In GitHub | Copy this note | Download this vault\n", 0.95)
+	footer.template = true
+	ranked := []*candidate{lead, footer}
+	orderSections("download a status bar clock for my vault", ranked)
+	if ranked[0] != lead {
+		t.Errorf("the footer took the note's first place from its lead (own scores %.2f, %.2f)", lead.SectionScore, footer.SectionScore)
+	}
+}
+
 // A sentence about the text it is in, in English or Chinese, makes a lead
 // an overview; one about the subject does not.
 func TestIsOverview(t *testing.T) {
