@@ -182,26 +182,14 @@ func TestActivate_ANotesOverviewDoesNotTakeTheAnswersPlace(t *testing.T) {
 			"Sherlocking means an app copying a feature that a plugin provided, which makes the plugin obsolete.\n\n" +
 			"## Plugins sherlocked\n\nOutliner and Sliding Panes lost users when the app copied their features.\n",
 	}
-	for i := range 12 { // a vault around them, so that their words are rare
-		files[fmt.Sprintf("notes/note-%d.md", i)] = fmt.Sprintf("# Note %d\n\nNote %d is about the garden, the weather and the week's meals.\n", i, i)
-	}
-	tv := newTestVault(t, files)
-	for _, c := range []struct{ q, first string }{
+	wantFirst(t, files, []firstCase{
 		{"why write automated tests for my plugin instead of testing by hand", "guides/Why automate tests for plugins.md › Why automated tests?"},
 		{"what does sherlocking mean", "concepts/Sherlocking.md › Sherlocking"},
-	} {
-		var got []string
-		for _, f := range tv.activate(c.q, "").Fragments {
-			got = append(got, f.Path+" › "+f.HeadingPath[len(f.HeadingPath)-1])
-		}
-		if len(got) == 0 || got[0] != c.first {
-			t.Errorf("%q delivered %s; want %s first", c.q, strings.Join(got, " | "), c.first)
-		}
-	}
+	})
 }
 
 // A short lead is its note's description when the note has a section of
-// its own beside it (the Obsidian Hub's category notes: "Extensions for the
+// its own beside it (the Obsidian Hub's category notes: "Extension for the
 // Chrome browser." over the list): a question that restates the title
 // matches the lead by the title's words, and the list answers. A plugin
 // note's short lead beside only the footer every note shares stays first.
@@ -215,22 +203,10 @@ func TestActivate_AShortLeadDoesNotTakeItsListsPlace(t *testing.T) {
 		"plugins/clock.md":  "# Clock\n\nShows the time and the date in the status bar of the note.\n" + fmt.Sprintf(footer, "clock"),
 		"plugins/quotes.md": "# Quotes\n\nShows a quote of the day in a side pane.\n" + fmt.Sprintf(footer, "quotes"),
 	}
-	for i := range 12 { // a vault around them, so that their words are rare
-		files[fmt.Sprintf("notes/note-%d.md", i)] = fmt.Sprintf("# Note %d\n\nNote %d is about the garden, the weather and the week's meals.\n", i, i)
-	}
-	tv := newTestVault(t, files)
-	for _, c := range []struct{ q, first string }{
+	wantFirst(t, files, []firstCase{
 		{"a chrome extension to clip web pages as markdown", "tools/Chrome extensions.md › Tools in this category"},
 		{"show the time in the status bar of my note", "plugins/clock.md › Clock"},
-	} {
-		var got []string
-		for _, f := range tv.activate(c.q, "").Fragments {
-			got = append(got, f.Path+" › "+f.HeadingPath[len(f.HeadingPath)-1])
-		}
-		if len(got) == 0 || got[0] != c.first {
-			t.Errorf("%q delivered %s; want %s first", c.q, strings.Join(got, " | "), c.first)
-		}
-	}
+	})
 }
 
 // A short lead beside only a template (the footer every note shares) is
@@ -290,6 +266,29 @@ func TestIsTitle(t *testing.T) {
 	} {
 		if got := isTitle(c.heading, c.title); got != c.want {
 			t.Errorf("isTitle(%q, %q) = %v, want %v", c.heading, c.title, got, c.want)
+		}
+	}
+}
+
+// firstCase is a question and the fragment ("path › heading") that must
+// come first.
+type firstCase struct{ q, first string }
+
+// wantFirst asks each question of a vault of files, with twelve notes
+// around them so that their words are rare, and checks the first fragment.
+func wantFirst(t *testing.T, files map[string]string, cases []firstCase) {
+	t.Helper()
+	for i := range 12 {
+		files[fmt.Sprintf("notes/note-%d.md", i)] = fmt.Sprintf("# Note %d\n\nNote %d is about the garden, the weather and the week's meals.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	for _, c := range cases {
+		var got []string
+		for _, f := range tv.activate(c.q, "").Fragments {
+			got = append(got, f.Path+" › "+f.HeadingPath[len(f.HeadingPath)-1])
+		}
+		if len(got) == 0 || got[0] != c.first {
+			t.Errorf("%q delivered %s; want %s first", c.q, strings.Join(got, " | "), c.first)
 		}
 	}
 }
