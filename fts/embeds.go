@@ -7,6 +7,19 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
+// EmbedShown is Embedded for an embed as written in the note at src: each
+// way it may resolve (vault.Embed.Links; a Markdown embed's path may be
+// read two ways) tried in order, the first that names a note answering.
+// target is that way.
+func (l Lookups) EmbedShown(ctx context.Context, e vault.Embed, project, src string) (target, text, path, draft string, ok bool, err error) {
+	for _, target = range e.Links(src) {
+		if text, path, draft, ok, err = l.Embedded(ctx, target, project, src); err != nil || ok {
+			return target, text, path, draft, ok, err
+		}
+	}
+	return target, "", "", "", false, nil
+}
+
 // Embedded is the text an embed shows (![[note]], ![[note#Heading]],
 // ![[note#^block]]) in the note at src: the note it names, resolved as a
 // link from src is, in project's Effective Memory, and the part the anchor

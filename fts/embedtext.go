@@ -233,14 +233,13 @@ func (ix *Index) embedUpdates(ctx context.Context, rids []int64) ([]embedUpdate,
 
 // shownText is what one embed target shows in one view.
 type shownText struct {
-	text, from string
-	ok         bool // found, and not a Draft's
-	found      bool // the target names a note (the next way to read the embed is not tried)
+	target, text, from string // the way the embed resolved, its text, its note
+	ok                 bool   // found, and not a Draft's
 }
 
 // embeddedText is what the embeds of a unit's content show, as the index
 // keeps it: the readable text of each, bounded, one after the other. shown
-// remembers each target's text in each view, from each folder (a name
+// remembers what each embed's ways show in each view, from each folder (a name
 // resolves by the linking note's folder), for one refresh (many notes
 // embed the same few).
 func (ix *Index) embeddedText(ctx context.Context, shown map[[3]string]shownText, content, path string, heading []string, project string) (string, error) {
@@ -250,27 +249,22 @@ func (ix *Index) embeddedText(ctx context.Context, shown map[[3]string]shownText
 		if len(parts) == maxEmbeds {
 			break
 		}
-		var st shownText
-		var target string
-		for _, target = range e.Links(path) {
-			key := [3]string{view, target, pathpkg.Dir(path)} // a name resolves by the linking note's folder
-			seen := false
-			if st, seen = shown[key]; !seen {
-				text, from, draft, ok, err := ix.Lookups().Embedded(ctx, target, view, path)
-				if err != nil {
-					return "", err
-				}
-				st = shownText{from: from, ok: ok && draft == "", found: ok}
-				if st.ok {
-					st.text = strings.TrimSpace(vault.ReadableText(vault.ClipTokens(text, embedTokens)))
-				}
-				shown[key] = st
+		// The ways the embed may resolve, from the linking note's folder (a
+		// name resolves by it).
+		key := [3]string{view, strings.Join(e.Links(path), "\x00"), pathpkg.Dir(path)}
+		st, seen := shown[key]
+		if !seen {
+			target, text, from, draft, ok, err := ix.Lookups().EmbedShown(ctx, e, view, path)
+			if err != nil {
+				return "", err
 			}
-			if st.found {
-				break
+			st = shownText{target: target, from: from, ok: ok && draft == ""}
+			if st.ok {
+				st.text = strings.TrimSpace(vault.ReadableText(vault.ClipTokens(text, embedTokens)))
 			}
+			shown[key] = st
 		}
-		if !st.ok || st.text == "" || vault.SelfEmbed(st.from, target, path, heading) {
+		if !st.ok || st.text == "" || vault.SelfEmbed(st.from, st.target, path, heading) {
 			continue
 		}
 		parts = append(parts, st.text)

@@ -30,7 +30,7 @@ func (p *Pipeline) withEmbeds(ctx context.Context, u fts.Unit, project string, p
 
 // embedSource finds the text an embed names (fts.Lookups is one).
 type embedSource interface {
-	Embedded(ctx context.Context, target, project, src string) (text, path, draft string, ok bool, err error)
+	EmbedShown(ctx context.Context, e vault.Embed, project, src string) (target, text, path, draft string, ok bool, err error)
 }
 
 func expandEmbeds(ctx context.Context, src embedSource, content, path string, heading []string, project string, published bool) (string, error) {
@@ -44,17 +44,9 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 		if done == maxEmbeds {
 			break
 		}
-		var (
-			target, text, from, draft string
-			ok                        bool
-			err                       error
-		)
-		for _, target = range e.Links(path) {
-			if text, from, draft, ok, err = src.Embedded(ctx, target, project, path); err != nil {
-				return "", err
-			} else if ok {
-				break
-			}
+		target, text, from, draft, ok, err := src.EmbedShown(ctx, e, project, path)
+		if err != nil {
+			return "", err
 		}
 		if !ok || strings.TrimSpace(text) == "" || vault.SelfEmbed(from, target, path, heading) || (published && draft != "") {
 			continue

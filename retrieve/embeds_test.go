@@ -106,13 +106,15 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 }
 
 // A Markdown embed of a note (![](Note.md#Heading)) is delivered with the
-// text it shows, as ![[Note#Heading]] is: the path relative to the
-// embedding note's folder, a block or a heading; an image stays a reference.
+// text it shows, as ![[Note#Heading]] is: a bare name, a path relative to
+// the embedding note's folder or a vault path (each way tried in turn,
+// fts.Lookups.EmbedShown), a block or a heading; an image stays a reference.
 func TestActivate_MarkdownEmbedsDeliverTheirText(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"billing/Refund policy.md": "# Refund policy\n\nA license bought with a discount is refunded at the discounted price. ^discount\n\n## Deadlines\n\nRefunds are granted within 30 days of purchase.\n",
 		"billing/License.md":       "# License\n\n### Refunds\n\n![](Refund%20policy.md#^discount)\n\n### Timing\n\n![deadlines](<Refund policy.md#Deadlines>)\n![](chart.png)\n",
 		"shared/Terms.md":          "# Terms\n\nA license is a right to use the app.\n",
+		"billing/faq/Claims.md":    "# Claims\n\nA refund claim closes 45 days after purchase.\n",
 	})
 	act := tv.activate("refund timing for my license", "")
 	delivered := false
@@ -139,6 +141,18 @@ func TestActivate_MarkdownEmbedsDeliverTheirText(t *testing.T) {
 	got, err = expandEmbeds(t.Context(), tv.Ix.Index.Lookups(), "### Terms\n\n![](Terms.md)\n", "billing/License.md", []string{"Terms"}, "", false)
 	if err != nil || !strings.Contains(got, "> A license is a right to use the app.") {
 		t.Errorf("an embed by a bare file name delivered as %q, %v", got, err)
+	}
+	// A folder path is a vault path first, then relative to the note's
+	// folder; ./ and ../ are relative only.
+	for _, c := range []struct{ from, md, want string }{
+		{"legal/Contract.md", "![](billing/Refund%20policy.md#Deadlines)", "> Refunds are granted within 30 days"},
+		{"billing/License.md", "![](faq/Claims.md)", "> A refund claim closes 45 days"},
+		{"billing/old/Archive.md", "![](../faq/Claims.md)", "> A refund claim closes 45 days"},
+	} {
+		got, err = expandEmbeds(t.Context(), tv.Ix.Index.Lookups(), "### Timing\n\n"+c.md+"\n", c.from, []string{"Timing"}, "", false)
+		if err != nil || !strings.Contains(got, c.want) {
+			t.Errorf("%s from %s delivered as %q, %v", c.md, c.from, got, err)
+		}
 	}
 }
 
