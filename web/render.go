@@ -138,9 +138,13 @@ func (r *pageRenderer) note(dest string) (isNote bool, id, heading string) {
 	return true, "", heading
 }
 
-// noteHref is the page's address of a note, at a heading or block.
+// noteHref is the page's address of a note, at a heading or block; with
+// no id, of a heading or block of the page's own note ([[#Heading]]).
 func noteHref(id, heading string) string {
-	href := "/note/" + url.PathEscape(id)
+	href := ""
+	if id != "" {
+		href = "/note/" + url.PathEscape(id)
+	}
 	if heading != "" {
 		href += "#" + url.PathEscape(vault.Slugify(strings.TrimPrefix(heading, "^")))
 	}
@@ -209,13 +213,7 @@ func (r *pageRenderer) wiki(w util.BufWriter, src []byte, node ast.Node, enterin
 		w.WriteString(`<span class="wikilink missing" title="no note is named ` + html.EscapeString(n.target) + `">` + html.EscapeString(label) + `</span>`)
 		return ast.WalkSkipChildren, nil
 	}
-	href := "/note/" + url.PathEscape(id)
-	if n.target == "" {
-		href = "" // [[#Heading]]: this note
-	}
-	if n.heading != "" {
-		href += "#" + url.PathEscape(vault.Slugify(strings.TrimPrefix(n.heading, "^")))
-	}
+	href := noteHref(id, n.heading) // id is "" for [[#Heading]]: this note
 	class := "wikilink"
 	if n.embed {
 		class += " embed"
