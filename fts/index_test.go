@@ -587,6 +587,18 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 			t.Errorf("links out of %s: %d, %v; want %d", p, out, err, want)
 		}
 	}
+	// lore doctor's count of links is the links written: the notes' out-counts summed.
+	written := 0
+	for _, r := range rids {
+		_, out, err := tv.Ix.Lookups().LinkCounts(ctx, r, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		written += out
+	}
+	if st, err := tv.Ix.Stats(ctx); err != nil || st.Links != written || written != 8 {
+		t.Errorf("doctor counts %d links (%v); the notes write %d, want 8", st.Links, err, written)
+	}
 	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
