@@ -122,9 +122,9 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"search section@3": 0.86, "search note@3": 0.92,
 		}},
 		{hubQuestions3, map[string]float64{
-			"activate section@1": 0.64, "activate section@3": 0.79,
-			"activate note@1": 0.70, "activate note@3": 0.85,
-			"search section@3": 0.79, "search note@3": 0.88,
+			"activate section@1": 0.67, "activate section@3": 0.82,
+			"activate note@1": 0.73, "activate note@3": 0.88,
+			"search section@3": 0.82, "search note@3": 0.91,
 		}},
 		{hubQuestions4, map[string]float64{
 			"activate section@1": 0.53, "activate section@3": 0.66,

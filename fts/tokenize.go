@@ -12,7 +12,7 @@ import (
 // index derives from a note. An index file of another format is rebuilt from
 // the vault (see OpenFile), so old and new terms never mix; only its vectors
 // may be carried over, by the name of their input (carryover.go).
-const IndexFormat = "lore-24"
+const IndexFormat = "lore-25"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the
@@ -179,8 +179,44 @@ func compound(c string, emit func(string)) {
 		}
 		if len(parts) > 1 {
 			emit(strings.ToLower(strings.Join(parts, "")))
+			if m := dateMonth(parts[0], parts[1]); m != "" {
+				emit(m)
+			}
 		}
 	}
+}
+
+// months are the English month names, January first. May is left out: in
+// a question it is far more often the verb ("how many requests may a token
+// make"), which would then find every note dated in May.
+var months = [12]string{"january", "february", "march", "april", "", "june",
+	"july", "august", "september", "october", "november", "december"}
+
+// dateMonth is the month's name when a compound starts with a year and a
+// month the ISO way ("2022-01-15", "2024-03-index-lost-edits"), else "". A
+// dated note is asked for by its month's name: "what did Dataview get in
+// January 2022" is answered by "2022-01-15 Dataview Optimizations…", whose
+// name spells the month as 01. Years 1900–2099; the month two digits; ""
+// for May (months).
+func dateMonth(year, month string) string {
+	if len(year) != 4 || len(month) != 2 || !(strings.HasPrefix(year, "19") || strings.HasPrefix(year, "20")) ||
+		!isDigits(year) || !isDigits(month) {
+		return ""
+	}
+	if m := int(month[0]-'0')*10 + int(month[1]-'0'); m >= 1 && m <= 12 {
+		return months[m-1]
+	}
+	return ""
+}
+
+// isDigits reports whether s is ASCII digits only.
+func isDigits(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if s[k] < '0' || s[k] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // plainWord reports whether c is ASCII letters and digits with no capital

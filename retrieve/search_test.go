@@ -123,6 +123,34 @@ func TestSearch_AcronymPluralsAndPossessives(t *testing.T) {
 	}
 }
 
+// A dated note is found by its month's name. The Obsidian Hub's roundups
+// are named "2022-01-15 Dataview Optimizations…", and "what performance
+// update did Dataview get in January 2022" found the January roundup 8th:
+// nothing in it says "January", while seven other roundups say "Dataview"
+// and "2022". A daily note or an incident named by its date is the same.
+func TestSearch_ADatedNoteIsFoundByItsMonth(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"roundup/2022-01-15 Dataview news.md": "# Dataview news\n\nDataview got faster queries in 2022.\n",
+		"roundup/2022-03-05 Dataview news.md": "# Dataview news\n\nDataview got a new query language in 2022.\n",
+		"roundup/2022-05-07 Dataview news.md": "# Dataview news\n\nDataview got inline fields in 2022.\n",
+		"incidents/2024-03-lost-edits.md":     "# Lost edits\n\nThe index lost edits after a stash.\n",
+		"incidents/2024-06-force-push.md":     "# Force push\n\nA script erased merged notes.\n",
+		"guides/sync.md":                      "# Sync\n\nPush and pull the vault.\n",
+		"guides/search.md":                    "# Search\n\nFind notes by their words.\n",
+		"guides/templates.md":                 "# Templates\n\nStart a note from a template.\n",
+		"guides/links.md":                     "# Links\n\nLink notes to each other.\n",
+	})
+	for q, want := range map[string]string{
+		"what did Dataview get in January 2022": "roundup/2022-01-15 Dataview news.md",
+		"Dataview news from March 2022":         "roundup/2022-03-05 Dataview news.md",
+		"the incident of March 2024":            "incidents/2024-03-lost-edits.md",
+	} {
+		if hits := tv.search(q, vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != want {
+			t.Errorf("%s: %v, want %s first", q, paths(hits), want)
+		}
+	}
+}
+
 func paths(hits []vault.Hit) []string {
 	var out []string
 	for _, h := range hits {
