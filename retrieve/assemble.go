@@ -149,7 +149,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 func fragment(action string, u fts.Unit) vault.Fragment {
 	return vault.Fragment{
 		Action: action, UnitKey: u.UnitKey, ContentHash: u.ContentHash, ResourceID: u.ResourceID,
-		Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: u.HeadingPath, DraftID: u.DraftID,
+		Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: vault.ShownHeadings(u.HeadingPath), DraftID: u.DraftID,
 		Content: u.Content, Status: noteStatus(u.Status),
 	}
 }

@@ -165,6 +165,7 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	out := make([]vault.Hit, len(hits))
 	for i, h := range hits {
 		out[i] = h.Hit
+		out[i].HeadingPath = vault.ShownHeadings(h.HeadingPath)
 		out[i].Snippet = Snippet(vault.ReadableText(h.Content), snip, 200)
 	}
 	return out, nil

@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,4 +159,47 @@ func paths(hits []vault.Hit) []string {
 		out = append(out, h.Path)
 	}
 	return out
+}
+
+// A heading path reads as Obsidian shows its headings, as the note's title
+// already does: "# An Introduction to [[dataview|Dataview]]" was the first
+// heading of every section of the Obsidian Hub's Dataview guide, link
+// markup and all, in search hits, activate's fragments and the run record.
+// The index keeps the heading as written (an embed names it so).
+func TestSearchAndActivate_HeadingPathsReadAsShown(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"guide.md": "# An Introduction to [[dataview|Dataview]]\n\nA guide.\n\n## Lists in [[YAML]]\n\nA key takes more than one value with a list.\n\n" +
+			"## ![[diagram.png]]\n\nThe diagram of list values.\n",
+		"other.md": "# Other\n\nNothing about it.\n",
+	})
+	want := []string{"An Introduction to Dataview", "Lists in YAML"}
+	hits := tv.search("more than one value with a list", vault.SearchOptions{})
+	if len(hits) == 0 || !slices.Equal(hits[0].HeadingPath, want) {
+		t.Fatalf("search: %+v, want heading path %q first", hits, want)
+	}
+	act := tv.activate("more than one value with a list", "")
+	if len(act.Fragments) == 0 || !slices.Equal(act.Fragments[0].HeadingPath, want) {
+		t.Fatalf("activate: %+v, want heading path %q first", act.Fragments, want)
+	}
+	raw, err := tv.Ix.Run(context.Background(), act.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct {
+		Candidates []struct {
+			HeadingPath []string `json:"heading_path"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal(raw, &run); err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Candidates) == 0 || !slices.Equal(run.Candidates[0].HeadingPath, want) {
+		t.Errorf("the run record's first candidate: %+v, want heading path %q", run.Candidates, want)
+	}
+	// A heading that is only an embed keeps its markup rather than reading
+	// as empty.
+	embedOnly := []string{"An Introduction to Dataview", "![[diagram.png]]"}
+	if hits := tv.search("diagram of list values", vault.SearchOptions{}); len(hits) == 0 || !slices.Equal(hits[0].HeadingPath, embedOnly) {
+		t.Errorf("search: %+v, want heading path %q first", hits, embedOnly)
+	}
 }

@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -56,6 +57,26 @@ func LinkText(s string) string {
 		return ShownLink(target, heading)
 	})
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// ShownHeadings is a heading path as Obsidian shows its headings, each
+// read by LinkText ("An Introduction to [[dataview|Dataview]]" → "An
+// Introduction to Dataview"), as a note's title already is; hp itself when
+// no heading holds a link. A heading that is only an embed keeps its
+// markup, so that no heading reads as empty. The index keeps the headings
+// as written: links and embeds name a heading by its written text.
+func ShownHeadings(hp []string) []string {
+	i := slices.IndexFunc(hp, func(h string) bool { return strings.Contains(h, "[[") })
+	if i < 0 {
+		return hp
+	}
+	out := slices.Clone(hp)
+	for ; i < len(out); i++ {
+		if shown := LinkText(out[i]); shown != "" {
+			out[i] = shown
+		}
+	}
+	return out
 }
 
 // ShownLink is how Obsidian shows a link with no alias: its target, with

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,24 @@ func TestParse_FrontmatterTitleAndHash(t *testing.T) {
 	}
 	if len(r.Links) != 1 || r.Links[0].Kind != "supersedes" || r.Links[0].Target != "mem_1" {
 		t.Errorf("links = %+v", r.Links)
+	}
+}
+
+// A heading path reads as its headings show, each as LinkText reads it; a
+// path with no link is returned as it is (no copy), and a heading that is
+// only an embed keeps its markup.
+func TestShownHeadings(t *testing.T) {
+	plain := []string{"Setup", "Install"}
+	if got := ShownHeadings(plain); &got[0] != &plain[0] {
+		t.Errorf("a path with no link was copied")
+	}
+	hp := []string{"Guide", "Lists in [[YAML]]", "![[diagram.png]]", "[[Sync#Retry|retries]] and [[Setup#Install]]"}
+	want := []string{"Guide", "Lists in YAML", "![[diagram.png]]", "retries and Setup > Install"}
+	if got := ShownHeadings(hp); !slices.Equal(got, want) {
+		t.Errorf("ShownHeadings(%q) = %q, want %q", hp, got, want)
+	}
+	if hp[1] != "Lists in [[YAML]]" {
+		t.Errorf("ShownHeadings changed its argument: %q", hp)
 	}
 }
 
