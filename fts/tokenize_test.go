@@ -162,7 +162,7 @@ func TestTokenizerChoice(t *testing.T) {
 }
 
 func FuzzTerms(f *testing.F) {
-	for _, s := range []string{"parseConfigFile", "检索设计", "a_b-c.d/e:f", "ÀÉÎ", "\xff\xfe", "HTTPServer2Go", "PDFs it's ÉTATs"} {
+	for _, s := range []string{"parseConfigFile", "检索设计", "a_b-c.d/e:f", "ÀÉÎ", "\xff\xfe", "HTTPServer2Go", "PDFs it's ÉTATs", "2022-01-15 Roundup", "1999-12_x 2024-05"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
