@@ -127,7 +127,7 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"search section@3": 0.82, "search note@3": 0.91,
 		}},
 		{hubQuestions4, map[string]float64{
-			"activate section@1": 0.53, "activate section@3": 0.66,
+			"activate section@1": 0.53, "activate section@3": 0.70,
 			"activate note@1": 0.56, "activate note@3": 0.70,
 			"search section@3": 0.63, "search note@3": 0.70,
 		}},

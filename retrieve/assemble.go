@@ -58,6 +58,7 @@ type assembly struct {
 	perResource map[string]int
 	ranges      map[int64][][2]int // delivered byte ranges, by resource row
 	texts       map[string]bool    // delivered content hashes
+	sections    map[string]bool    // delivered sections (sectionOf their unit keys)
 	// expand is a unit's text as delivered (its embeds' text added).
 	expand func(fts.Unit) (string, error)
 	// published: no Draft's text; relevant: only what clears the bar
@@ -70,7 +71,7 @@ func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
 	a := &assembly{
 		lim: lim, holds: make(map[string][8]byte, len(held)), labels: make(map[string]string, len(held)),
 		act:         &vault.Activation{Profile: Profile, Fragments: []vault.Fragment{}, Removed: []string{}},
-		perResource: map[string]int{}, ranges: map[int64][][2]int{}, texts: map[string]bool{},
+		perResource: map[string]int{}, ranges: map[int64][][2]int{}, texts: map[string]bool{}, sections: map[string]bool{},
 	}
 	for _, e := range held {
 		a.holds[e.key], a.labels[e.key] = e.hash, e.label
@@ -98,10 +99,12 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case len(a.act.Fragments) >= a.lim.MaxFragments:
 		c.Outcome = "cut:total"
 		return nil
-	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0):
+	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0 && !a.sections[sectionOf(c.UnitKey)]):
 		// A note's further section passes the cap only when it is likely an
 		// answer by its own text (its heading and body match the query,
-		// sections.go), not by the title every section of the note shares.
+		// sections.go), not by the title every section of the note shares;
+		// a further part of a section already delivered is no further
+		// section (a long list's parts took five places of one query).
 		c.Outcome = "cut:per_resource"
 		return nil
 	case a.texts[c.ContentHash] || overlaps(a.ranges[c.RID], c.Start, c.End):
@@ -135,6 +138,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	a.perResource[c.ResourceID]++
 	a.ranges[c.RID] = append(a.ranges[c.RID], [2]int{c.Start, c.End})
 	a.texts[c.ContentHash] = true
+	a.sections[sectionOf(c.UnitKey)] = true
 	c.Outcome = "delivered:" + action
 	f := fragment(action, c.Unit)
 	f.Content = content
@@ -143,6 +147,16 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	}
 	a.act.Fragments = append(a.act.Fragments, f)
 	return nil
+}
+
+// sectionOf is the section a unit key names: the key without its part's
+// number ("id/slug/section/part", vault's unitKey), the same for every
+// part a long section is cut into.
+func sectionOf(unitKey string) string {
+	if i := strings.LastIndexByte(unitKey, '/'); i > 0 {
+		return unitKey[:i]
+	}
+	return unitKey
 }
 
 // fragment is the fragment that delivers u.

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -57,6 +58,39 @@ func TestActivate_SectionsThatAnswerPassThePerNoteCap(t *testing.T) {
 	}
 	if got["History"] {
 		t.Errorf("History, which matches nothing of its own, passed the cap: %v", keys(act))
+	}
+}
+
+// A further part of a section already delivered is no further section: the
+// parts of one long section do not pass the per-note cap as answers by
+// their own text. On the Obsidian Hub five parts of a CSS snippet's list of
+// color variables were delivered for "the light theme's default css color
+// variables", before the guide that lists the theme's defaults.
+func TestActivate_APartOfADeliveredSectionDoesNotPassTheCap(t *testing.T) {
+	var list strings.Builder
+	list.WriteString("# Explorer lines\n\n## Colors\n\n")
+	for i := range 120 {
+		fmt.Fprintf(&list, "- `--explorer-line-color-%d`: a css color variable for the light theme's explorer line %d, default gray.\n", i, i)
+	}
+	tv := newTestVault(t, map[string]string{
+		"snippets/explorer-lines.md": list.String(),
+		"guides/theme-colors.md":     "# Theme colors\n\n## Light theme colors\n\nThe default css color variables of the light theme: `--background-primary`, `--text-normal`.\n",
+		"guides/editing.md":          "# Editing\n\nType text.\n",
+	})
+	act := tv.activate("the light theme's default css color variables", "")
+	parts := map[string]int{}
+	guide := false
+	for _, f := range act.Fragments {
+		parts[sectionOf(f.UnitKey)]++
+		guide = guide || f.Path == "guides/theme-colors.md"
+	}
+	for s, n := range parts {
+		if n > 2 {
+			t.Errorf("%d parts of %s delivered, past the per-note cap of 2: %v", n, s, keys(act))
+		}
+	}
+	if !guide {
+		t.Errorf("the theme's colors were not delivered: %v", keys(act))
 	}
 }
 
