@@ -375,12 +375,14 @@ const MaxQueryBytes = 2048
 const MaxQueryTerms = 64
 
 // QueryTerms returns the distinct terms of a query, dropping English stop words
-// unless nothing else is left, at most MaxQueryTerms.
+// unless nothing else is left or the query writes them in capitals (a name:
+// capitalStops), at most MaxQueryTerms.
 func QueryTerms(q string) []string {
 	seen := map[string]bool{}
+	names := capitalStops(q)
 	var all, content []string
 	terms(q, func(t string) {
-		stop := stopID(t) > 0
+		stop := stopID(t) > 0 && !names[t]
 		if t = token(t); seen[t] {
 			return
 		}
@@ -396,6 +398,39 @@ func QueryTerms(q string) []string {
 	}
 	if len(out) > MaxQueryTerms {
 		out = out[:MaxQueryTerms]
+	}
+	return out
+}
+
+// capitalStops returns the stop words a query writes in capitals (two or
+// more ASCII capitals, a whole word), lower-cased as terms reads them
+// before stemming: "ITS" in "change the ITS theme" names the ITS theme, "IT"
+// in "ask IT" a department, where "its" and "it" would be stop words. Only
+// in a query that also has lower-case letters: a query in capitals
+// throughout says nothing by its case. Nil when there is none.
+func capitalStops(q string) map[string]bool {
+	if !strings.ContainsFunc(q, unicode.IsLower) {
+		return nil
+	}
+	var out map[string]bool
+	for i := 0; i < len(q); {
+		if q[i] < 'A' || q[i] > 'Z' || (i > 0 && isASCIIWord(q[i-1])) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(q) && q[j] >= 'A' && q[j] <= 'Z' {
+			j++
+		}
+		if j-i >= 2 && (j == len(q) || !isASCIIWord(q[j])) {
+			if w := strings.ToLower(q[i:j]); stopID(w) > 0 {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[w] = true
+			}
+		}
+		i = j
 	}
 	return out
 }

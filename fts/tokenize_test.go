@@ -52,6 +52,25 @@ func TestTerms(t *testing.T) {
 	}
 }
 
+// A stop word written in capitals is a name: "ITS" in "change the ITS
+// theme" names the Obsidian Hub's ITS Theme, which the query could not find
+// while "its" was dropped as a stop word (its term is "it", as in the index). A query in capitals throughout
+// says nothing by its case, and a capital at a word's start is no name.
+func TestQueryTerms_AStopWordInCapitalsIsAName(t *testing.T) {
+	for q, want := range map[string][]string{
+		"what can I change in the ITS theme": {"chang", "it", "theme"},
+		"change its theme":                   {"chang", "theme"},
+		"Its theme, ITs colors":              {"theme", "color"},
+		"ask IT about the VPN":               {"ask", "it", "vpn"},
+		"WHAT CAN I CHANGE IN ITS THEME":     {"chang", "theme"},
+		"I want A theme":                     {"want", "theme"},
+	} {
+		if got := QueryTerms(q); !reflect.DeepEqual(got, want) {
+			t.Errorf("QueryTerms(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
 func TestQueryTerms_DropStopWordsUnlessNothingElse(t *testing.T) {
 	if got := QueryTerms("how do I release the app"); !reflect.DeepEqual(got, []string{"releas", "app"}) {
 		t.Errorf("got %q", got)

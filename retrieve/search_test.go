@@ -153,6 +153,21 @@ func TestSearch_ADatedNoteIsFoundByItsMonth(t *testing.T) {
 	}
 }
 
+// A theme named by a stop word in capitals is found by it: "what can I
+// change in the ITS theme" found another theme's settings first (the Hub's
+// fifth question set), "ITS" being dropped as the stop word "its".
+func TestSearch_ANameInCapitalsThatIsAStopWord(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"themes/ITS Theme.md":  "# ITS Theme\n\n## Settings\n\nChange the sizes and colors with Style Settings.\n",
+		"themes/Aura Theme.md": "# Aura Theme\n\n## Settings\n\nChange the theme: change its accent, change its colors, change its sizes.\n",
+		"themes/Minimal.md":    "# Minimal\n\nA theme.\n",
+		"guides/sync.md":       "# Sync\n\nPush and pull the vault.\n",
+	})
+	if hits := tv.search("what can I change in the ITS theme", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "themes/ITS Theme.md" {
+		t.Errorf("%v, want themes/ITS Theme.md first", paths(hits))
+	}
+}
+
 func paths(hits []vault.Hit) []string {
 	var out []string
 	for _, h := range hits {
