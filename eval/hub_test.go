@@ -136,6 +136,11 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"activate note@1": 0.56, "activate note@3": 0.70,
 			"search section@3": 0.63, "search note@3": 0.70,
 		}},
+		{hubQuestions5, map[string]float64{
+			"activate section@1": 0.56, "activate section@3": 0.73,
+			"activate note@1": 0.66, "activate note@3": 0.83,
+			"search section@3": 0.70, "search note@3": 0.80,
+		}},
 	} {
 		qs, err := LoadQuestions(set.file)
 		if err != nil {
