@@ -623,7 +623,7 @@ func (ix *Index) eachUnit(ctx context.Context, keys []string, project, columns s
 		for _, k := range batch {
 			keyMarks = append(keyMarks, "?")
 			qargs = append(qargs, k)
-			if id := keyResourceID(k); !ids[id] {
+			if id := vault.KeyResource(k); !ids[id] {
 				ids[id] = true
 				idMarks, idArgs = append(idMarks, "?"), append(idArgs, id)
 			}
@@ -647,19 +647,6 @@ func (ix *Index) eachUnit(ctx context.Context, keys []string, project, columns s
 		}
 	}
 	return nil
-}
-
-// keyResourceID is the resource id a unit_key starts with: the key without
-// its last three parts (heading slug, section, chunk; see vault.Unit).
-func keyResourceID(key string) string {
-	for i := 0; i < 3; i++ {
-		j := strings.LastIndexByte(key, '/')
-		if j < 0 {
-			return key
-		}
-		key = key[:j]
-	}
-	return key
 }
 
 // LeadUnit returns the first unit of a resource (by id, in project's

@@ -58,7 +58,7 @@ type assembly struct {
 	perResource map[string]int
 	ranges      map[int64][][2]int // delivered byte ranges, by resource row
 	texts       map[string]bool    // delivered content hashes
-	sections    map[string]bool    // delivered sections (sectionOf their unit keys)
+	sections    map[string]bool    // delivered sections (vault.KeySection of their unit keys)
 	// expand is a unit's text as delivered (its embeds' text added).
 	expand func(fts.Unit) (string, error)
 	// published: no Draft's text; relevant: only what clears the bar
@@ -99,7 +99,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case len(a.act.Fragments) >= a.lim.MaxFragments:
 		c.Outcome = "cut:total"
 		return nil
-	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0 && !a.sections[sectionOf(c.UnitKey)]):
+	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0 && !a.sections[vault.KeySection(c.UnitKey)]):
 		// A note's further section passes the cap only when it is likely an
 		// answer by its own text (its heading and body match the query,
 		// sections.go), not by the title every section of the note shares;
@@ -138,7 +138,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	a.perResource[c.ResourceID]++
 	a.ranges[c.RID] = append(a.ranges[c.RID], [2]int{c.Start, c.End})
 	a.texts[c.ContentHash] = true
-	a.sections[sectionOf(c.UnitKey)] = true
+	a.sections[vault.KeySection(c.UnitKey)] = true
 	c.Outcome = "delivered:" + action
 	f := fragment(action, c.Unit)
 	f.Content = content
@@ -147,16 +147,6 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	}
 	a.act.Fragments = append(a.act.Fragments, f)
 	return nil
-}
-
-// sectionOf is the section a unit key names: the key without its part's
-// number ("id/slug/section/part", vault's unitKey), the same for every
-// part a long section is cut into.
-func sectionOf(unitKey string) string {
-	if i := strings.LastIndexByte(unitKey, '/'); i > 0 {
-		return unitKey[:i]
-	}
-	return unitKey
 }
 
 // fragment is the fragment that delivers u.

@@ -78,10 +78,10 @@ func TestActivate_APartOfADeliveredSectionDoesNotPassTheCap(t *testing.T) {
 		"guides/editing.md":          "# Editing\n\nType text.\n",
 	})
 	act := tv.activate("the light theme's default css color variables", "")
-	parts := map[string]int{}
+	parts := map[string]int{} // by note and heading path: a section's parts share both
 	guide := false
 	for _, f := range act.Fragments {
-		parts[sectionOf(f.UnitKey)]++
+		parts[f.Path+" › "+strings.Join(f.HeadingPath, " › ")]++
 		guide = guide || f.Path == "guides/theme-colors.md"
 	}
 	for s, n := range parts {

@@ -297,6 +297,29 @@ func TestParse_LongSectionIsChunkedWithinLimit(t *testing.T) {
 	}
 }
 
+// A unit key names its resource and its section: every chunk of one long
+// section has the section's key, another section another key.
+func TestKeyResourceAndSection(t *testing.T) {
+	long := strings.Repeat("Retrieval budgets and chunking of sections.\n\n", 200)
+	r := mustParse(t, "notes/l.md", "---\nid: mem_l\n---\n# Long\n\n"+long+"## Short\n\nOne line.\n")
+	if len(r.Units) < 3 {
+		t.Fatalf("got %d units, want a long section in chunks and a short one", len(r.Units))
+	}
+	last := r.Units[len(r.Units)-1]
+	for _, u := range r.Units {
+		if KeyResource(u.Key) != "mem_l" {
+			t.Errorf("KeyResource(%s) = %q, want mem_l", u.Key, KeyResource(u.Key))
+		}
+		sameSection := u.Section == r.Units[0].Section && u.Slug == r.Units[0].Slug
+		if got := KeySection(u.Key) == KeySection(r.Units[0].Key); got != sameSection {
+			t.Errorf("KeySection(%s) = %q beside %q: same section %v, want %v", u.Key, KeySection(u.Key), KeySection(r.Units[0].Key), got, sameSection)
+		}
+	}
+	if KeySection(last.Key) == KeySection(r.Units[0].Key) || last.HeadingPath[len(last.HeadingPath)-1] != "Short" {
+		t.Errorf("the short section %s shares the long one's key", last.Key)
+	}
+}
+
 func TestCleanPath(t *testing.T) {
 	for _, tc := range []struct {
 		in, want string

@@ -38,6 +38,26 @@ func unitKey(id, slug string, section, chunk int) string {
 	return id + "/" + slug + "/" + strconv.Itoa(section) + "/" + strconv.Itoa(chunk)
 }
 
+// KeyResource is the resource id a unit key starts with: the key without its
+// last three parts (heading slug, section, chunk; unitKey).
+func KeyResource(key string) string { return withoutKeyParts(key, 3) }
+
+// KeySection is a unit key without its chunk number: the same for every
+// chunk a long section is cut into, and different for any other section.
+func KeySection(key string) string { return withoutKeyParts(key, 1) }
+
+// withoutKeyParts is key without its last n '/'-separated parts.
+func withoutKeyParts(key string, n int) string {
+	for range n {
+		j := strings.LastIndexByte(key, '/')
+		if j < 0 {
+			return key
+		}
+		key = key[:j]
+	}
+	return key
+}
+
 func makeUnits(id string, data []byte, sections []section) []Unit {
 	var units []Unit
 	seen := map[string]int{}
