@@ -180,7 +180,8 @@ func paths(hits []vault.Hit) []string {
 // already does: "# An Introduction to [[dataview|Dataview]]" was the first
 // heading of every section of the Obsidian Hub's Dataview guide, link
 // markup and all, in search hits, activate's fragments and the run record.
-// The index keeps the heading as written (an embed names it so).
+// (The parsed heading stays as written, which
+// TestParse_ATitleFromAnH1ReadsItsLinksAsShown checks.)
 func TestSearchAndActivate_HeadingPathsReadAsShown(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"guide.md": "# An Introduction to [[dataview|Dataview]]\n\nA guide.\n\n## Lists in [[YAML]]\n\nA key takes more than one value with a list.\n\n" +
