@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
@@ -172,7 +173,7 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 		}
 		readable := vault.ReadableText(body) // as the index reads it: no URLs, comments or tags
 		count(readable, 1)
-		overview[k] = lead && (isOverview(readable) || len(strings.Fields(readable)) <= shortLeadWords && hasOther(group, c))
+		overview[k] = lead && (isOverview(readable) || fewWords(readable, shortLeadWords) && hasOther(group, c))
 		for i, f := range tf {
 			if f > 0 {
 				df[i]++
@@ -206,6 +207,22 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 			}
 		}
 	}
+}
+
+// fewWords reports whether s has at most n words (as strings.Fields counts
+// them), without splitting it: a lead is read on every activate.
+func fewWords(s string, n int) bool {
+	words, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			if words++; words > n {
+				return false
+			}
+		}
+		in = !space
+	}
+	return true
 }
 
 // hasOther reports whether group has a candidate other than c that is not

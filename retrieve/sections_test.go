@@ -292,3 +292,14 @@ func wantFirst(t *testing.T, files map[string]string, cases []firstCase) {
 		}
 	}
 }
+
+// fewWords counts as strings.Fields does, the limit included.
+func TestFewWords(t *testing.T) {
+	for _, s := range []string{"", " ", "one", "one two", " one\ttwo\nthree ", "a\u00a0b c", "检索 设计", "x  y   z", "\u2003lead\u2003"} {
+		for n := 0; n <= 4; n++ {
+			if got, want := fewWords(s, n), len(strings.Fields(s)) <= n; got != want {
+				t.Errorf("fewWords(%q, %d) = %v, want %v", s, n, got, want)
+			}
+		}
+	}
+}
