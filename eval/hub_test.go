@@ -85,7 +85,7 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 	}
 }
 
-// TestHubQuestions_Figures asks the four sets of Hub questions through activate and
+// TestHubQuestions_Figures asks the five sets of Hub questions through activate and
 // search on the Obsidian Hub itself (lexical, as lore eval --questions …
 // --mode lexical does), logs the figures, and holds them at floors just
 // under today's (each a question or less below), so a change that loses the
@@ -117,8 +117,8 @@ func TestHubQuestions_Figures(t *testing.T) {
 		floors map[string]float64 // figure → floor
 	}{
 		{hubQuestions, map[string]float64{
-			"activate section@1": 0.65, "activate section@3": 0.875,
-			"activate note@1": 0.75, "activate note@3": 0.95,
+			"activate section@1": 0.68, "activate section@3": 0.875,
+			"activate note@1": 0.78, "activate note@3": 0.95,
 			"search section@3": 0.75, "search note@3": 0.90,
 		}},
 		{hubQuestions2, map[string]float64{
@@ -137,8 +137,11 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"search section@3": 0.63, "search note@3": 0.70,
 		}},
 		{hubQuestions5, map[string]float64{
-			"activate section@1": 0.56, "activate section@3": 0.73,
-			"activate note@1": 0.66, "activate note@3": 0.83,
+			// Copies delivered once moved these on purpose: one label
+			// names the slides' copy of a text the guide is kept for
+			// (docs/decisions/copies-delivered-once.md).
+			"activate section@1": 0.53, "activate section@3": 0.70,
+			"activate note@1": 0.63, "activate note@3": 0.83,
 			"search section@3": 0.70, "search note@3": 0.80,
 		}},
 	} {

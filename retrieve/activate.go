@@ -48,8 +48,9 @@ type stages struct {
 type candidate struct {
 	fts.Unit
 	stages
-	template bool    // a short text another note's candidate shares (templates.go)
-	label    float64 // the query's words in its own heading, within its note (sections.go)
+	template bool       // a short text another note's candidate shares (templates.go)
+	label    float64    // the query's words in its own heading, within its note (sections.go)
+	copyOf   *candidate // the candidate kept in its stead: another note's copy of its text (copies.go)
 }
 
 // Activate runs the whole retrieval pipeline for an agent's task description
@@ -450,6 +451,9 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 	t = time.Now()
 	markTemplates(ranked) // for the assembly's cut, and section order's short leads (scoreSections)
 	orderSections(q, ranked)
+	if err := p.markCopies(ctx, ranked, project); err != nil {
+		return nil, err
+	}
 	lap("sections", t)
 	return ranked, nil
 }

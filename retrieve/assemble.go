@@ -93,6 +93,9 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case c.template:
 		c.Outcome = "cut:template"
 		return nil
+	case c.copyOf != nil && strings.HasPrefix(c.copyOf.Outcome, "delivered:"):
+		c.Outcome = "cut:copy" // copies.go
+		return nil
 	case c.ExactRank == 0 && c.Final < floor && !plausible:
 		c.Outcome = "cut:weak"
 		return nil

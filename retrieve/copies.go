@@ -1,0 +1,253 @@
+package retrieve
+
+import (
+	"context"
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// A text that two notes hold is delivered once, from the note it was
+// copied from.
+//
+// Vaults keep copies: the Obsidian Hub holds "An Introduction to Dataview"
+// and "An Introduction to Dataview Slides", the same talk in two layouts,
+// section for section but for a separator and an emphasis; a sync client
+// leaves "Note (conflicted copy).md" beside "Note.md"; Obsidian names a
+// duplicated note "Note 1.md". Activate delivered both copies, so for
+// "give a YAML key more than one value" the slides' "YAML Lists" came
+// first, the guide's second, and the same text cost its tokens twice. The
+// assembly's duplicate cut (cut:overlap) only sees texts that are equal
+// byte for byte.
+//
+// markCopies finds, among the candidates, sections of different notes
+// whose readable tokens share at least copyJaccard of their windows of
+// copyShingle tokens (texts of at least copyMinTokens tokens; shorter
+// shared texts are templates, templates.go). Of each group one is kept:
+// published before a Draft's, an exact match before the rest, then the
+// note more other notes link to, then the original by name — the note
+// whose file name the others' extend ("X" before "X Slides", "X 1" and
+// "X (conflicted copy)"), as copies are named after what they copy — then
+// the better place. The one kept takes the group's best place; the others
+// are cut as cut:copy once it is delivered.
+const (
+	copyShingle   = 5
+	copyMinTokens = 12
+	copyJaccard   = 0.8
+	copyBytes     = 16 << 10 // a longer raw text is not compared (units are far shorter)
+	copyLength    = 0.6      // the shorter's share of the longer's estimated tokens, at least
+	copySketch    = 16       // hashes of each pair read before the whole sets (sketchesMeet)
+)
+
+// markCopies sets copyOf on every candidate of ranked that is a copy of
+// another note's candidate kept in its stead, and moves the kept one to
+// the best place of its copies (each place keeps its final score). Only
+// candidates of about the same length as another note's are read.
+func (p *Pipeline) markCopies(ctx context.Context, ranked []*candidate, project string) error {
+	var sets [][]uint64
+	var buf []uint64
+	read := func(i int) []uint64 {
+		if sets == nil {
+			sets = make([][]uint64, len(ranked))
+		}
+		if sets[i] == nil && len(ranked[i].Content) <= copyBytes {
+			sets[i], buf = shingles(ranked[i].Content, buf)
+			if sets[i] == nil {
+				sets[i] = []uint64{} // read: too short
+			}
+		}
+		return sets[i]
+	}
+	// Group by union-find over the pairs of different notes that are copies.
+	parent := make([]int, len(ranked))
+	for i := range parent {
+		parent[i] = i
+	}
+	root := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	found := false
+	for i, a := range ranked {
+		for j := i + 1; j < len(ranked); j++ {
+			b := ranked[j]
+			if a.RID == b.RID || !aboutAsLong(a.Tokens, b.Tokens) {
+				continue
+			}
+			if nearCopies(read(i), read(j)) {
+				parent[root(j)] = root(i)
+				found = true
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	groups := map[int][]int{} // root → places, best first
+	for i := range ranked {
+		groups[root(i)] = append(groups[root(i)], i)
+	}
+	inLinks := map[int64]int{}
+	for _, places := range groups {
+		if len(places) < 2 {
+			continue
+		}
+		for _, i := range places {
+			if _, ok := inLinks[ranked[i].RID]; !ok {
+				in, _, err := p.look.LinkCounts(ctx, ranked[i].RID, project)
+				if err != nil {
+					return err
+				}
+				inLinks[ranked[i].RID] = in
+			}
+		}
+		keep := places[0]
+		for _, i := range places[1:] {
+			if keptBefore(ranked[i], ranked[keep], inLinks) {
+				keep = i
+			}
+		}
+		best := places[0]
+		if keep != best {
+			ranked[keep].Final, ranked[best].Final = ranked[best].Final, ranked[keep].Final
+			ranked[keep], ranked[best] = ranked[best], ranked[keep]
+		}
+		for _, i := range places[1:] {
+			ranked[i].copyOf = ranked[best]
+		}
+	}
+	return nil
+}
+
+// aboutAsLong reports whether two texts of a and b tokens (as the index
+// estimates them) may be copies: near copies are of about one length, and
+// markup (a separator, an emphasis, a link's destination) is counted too.
+func aboutAsLong(a, b int) bool {
+	return float64(min(a, b)) >= copyLength*float64(max(a, b))
+}
+
+// keptBefore reports whether copy a is kept rather than copy b (both of one
+// group, a placed below b): see markCopies for the order.
+func keptBefore(a, b *candidate, inLinks map[int64]int) bool {
+	if (a.DraftID == "") != (b.DraftID == "") {
+		return a.DraftID == ""
+	}
+	if (a.ExactRank > 0) != (b.ExactRank > 0) {
+		return a.ExactRank > 0
+	}
+	if inLinks[a.RID] != inLinks[b.RID] {
+		return inLinks[a.RID] > inLinks[b.RID]
+	}
+	return namedAfter(b.Path, a.Path)
+}
+
+// namedAfter reports whether the note at copy is named after the note at
+// original: its file name (no extension, case folded) extends the
+// original's, as "An Introduction to Dataview Slides" extends "An
+// Introduction to Dataview" and "Note 1" extends "Note".
+func namedAfter(copy, original string) bool {
+	c := strings.ToLower(strings.TrimSuffix(path.Base(copy), path.Ext(copy)))
+	o := strings.ToLower(strings.TrimSuffix(path.Base(original), path.Ext(original)))
+	return len(c) > len(o) && strings.HasPrefix(c, o)
+}
+
+// shingles is the sorted set of hashes of content's windows of
+// copyShingle readable words, or nil when it has fewer than copyMinTokens
+// words. Words are compared as written, case folded (a copy keeps its
+// words; no stemming is needed to see it): runs of letters and digits, and
+// each Han, Hiragana or Katakana character alone, as the tokenizer counts
+// them. buf is scratch for the words' hashes.
+func shingles(content string, buf []uint64) ([]uint64, []uint64) {
+	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
+	toks := buf[:0]
+	h, in := uint64(offset), false
+	for _, r := range vault.ReadableText(content) {
+		switch {
+		case r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			if in {
+				toks = append(toks, h)
+			}
+			toks = append(toks, (offset^uint64(r))*prime)
+			h, in = offset, false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			h, in = (h^uint64(unicode.ToLower(r)))*prime, true
+		case in:
+			toks = append(toks, h)
+			h, in = offset, false
+		}
+	}
+	if in {
+		toks = append(toks, h)
+	}
+	if len(toks) < copyMinTokens {
+		return nil, toks
+	}
+	set := make([]uint64, 0, len(toks)-copyShingle+1)
+	for i := 0; i+copyShingle <= len(toks); i++ {
+		w := uint64(0)
+		for _, t := range toks[i : i+copyShingle] {
+			w = w*prime ^ t
+		}
+		set = append(set, w)
+	}
+	slices.Sort(set)
+	return slices.Compact(set), toks
+}
+
+// nearCopies reports whether two shingle sets share at least copyJaccard
+// of their union.
+func nearCopies(a, b []uint64) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	if float64(min(len(a), len(b))) < copyJaccard*float64(max(len(a), len(b))) {
+		return false // the union is at least the larger set
+	}
+	if !sketchesMeet(a, b) {
+		return false
+	}
+	common := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			common++
+			i++
+			j++
+		}
+	}
+	return float64(common) >= copyJaccard*float64(len(a)+len(b)-common)
+}
+
+// sketchesMeet reports whether two sorted shingle sets may be near copies,
+// from the copySketch smallest hashes of their union alone (a bottom-k
+// sketch): the share of those the two sets have in common estimates their
+// Jaccard index. Of sets that are copies (at least copyJaccard) fewer than
+// a quarter are in common about once in four million pairs (binomial, 16
+// drawn); unrelated texts, most pairs of candidates, have none in common
+// and are not merged in full.
+func sketchesMeet(a, b []uint64) bool {
+	common, seen := 0, 0
+	for i, j := 0, 0; seen < copySketch && i < len(a) && j < len(b); seen++ {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			common++
+			i++
+			j++
+		}
+	}
+	return 4*common >= seen
+}

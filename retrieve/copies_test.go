@@ -1,0 +1,133 @@
+package retrieve
+
+import (
+	"strings"
+	"testing"
+)
+
+// yamlLists is one section's text as a guide has it; the slides of the same
+// talk hold it with a separator and an emphasis.
+const yamlLists = "A YAML key can hold more than one value: write the values as a list, one per line after a dash, or in square brackets separated by commas. Dataview reads each value of the list as its own."
+
+// A text two notes hold is delivered once, from the note the other is named
+// after: the Hub's Dataview guide and its slides delivered the same "YAML
+// Lists" twice, the slides' first; a sync client's conflicted copy is named
+// after the note it copies. The copy, placed first, gives its place to the
+// original and is cut as cut:copy.
+func TestActivate_ACopyInTwoNotesIsDeliveredOnceFromTheOriginal(t *testing.T) {
+	for _, tc := range []struct {
+		name, original, copy string
+		files                map[string]string
+		query                string
+	}{{
+		name:     "slides of a guide",
+		original: "talks/Dataview Talk.md", copy: "talks/Dataview Talk Slides.md",
+		files: map[string]string{
+			"talks/Dataview Talk.md": "# Dataview Talk\n\nA reformatted version of the talk.\n\n## YAML Lists\n\n" + yamlLists + "\n\n## Queries\n\nA query lists notes from a folder.\n",
+			// The description's words rank the slides' copy first.
+			"talks/Dataview Talk Slides.md": "---\ndescription: give a yaml key more than one value\n---\n# Dataview Talk (Slides)\n\nThe original slides.\n\n---\n\n## YAML Lists\n\n" +
+				strings.Replace(yamlLists, "square brackets", "*square brackets*", 1) + "\n\n---\n",
+			"other/Lists.md": "# Lists\n\nA list in Markdown starts each line with a dash.\n",
+		},
+		query: "give a YAML key more than one value",
+	}, {
+		name:     "a sync client's conflicted copy",
+		original: "notes/Release.md", copy: "notes/Release (conflicted copy 2026-12-01).md",
+		files: map[string]string{
+			"notes/Release.md": "# Release\n\n## Checklist\n\nBefore the release, tag the commit, build the binaries for every platform, sign them, and write the changelog from the merged pull requests of the milestone.\n",
+			// Edited on the other device: one more word the query has.
+			"notes/Release (conflicted copy 2026-12-01).md": "# Release\n\n## Checklist\n\nBefore the release, tag the commit, build the binaries for every platform, sign them, and write the changelog from the merged pull requests of the milestone. Then publish.\n",
+		},
+		query: "what to do before the release: tag, build, sign, changelog, publish",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tv := newTestVault(t, tc.files)
+			act := tv.activate(tc.query, "")
+			if len(act.Fragments) == 0 || act.Fragments[0].Path != tc.original {
+				t.Fatalf("first fragment is not the original's: %v", keys(act))
+			}
+			heading := last(act.Fragments[0].HeadingPath)
+			for _, f := range act.Fragments {
+				if f.Path == tc.copy && last(f.HeadingPath) == heading {
+					t.Errorf("the copy's section was delivered too: %v", keys(act))
+				}
+			}
+			run := tv.run(act.RunID)
+			cut := false
+			for _, c := range run.Ranked {
+				if c.Path == tc.copy && last(c.HeadingPath) == heading {
+					cut = c.Outcome == "cut:copy"
+					if !cut {
+						t.Errorf("the copy's section: outcome %s; want cut:copy", c.Outcome)
+					}
+				}
+			}
+			if !cut {
+				t.Errorf("the copy's section is not among the candidates: the test no longer shows the cut")
+			}
+		})
+	}
+}
+
+// zh is a section in Chinese: each Han character is a word of its own.
+const zh = "退款接口必须是幂等的：同一个退款请求重复到达时，只处理一次，并返回第一次处理的结果。"
+
+// Texts are copies when their readable words share most windows of five:
+// a separator, an emphasis or a link's destination do not tell them apart;
+// a paragraph of their own does, and so does a text too short to tell.
+func TestNearCopies(t *testing.T) {
+	edited := strings.Replace(yamlLists, "square brackets", "*square brackets*", 1) + "\n\n---\n"
+	linked := strings.Replace(yamlLists, "Dataview", "[Dataview](https://example.com/dataview)", 1)
+	other := yamlLists + " A list of links is read as links, and a list of dates as dates; a list nested in a list is flattened when the page is read."
+	for _, tc := range []struct {
+		name string
+		a, b string
+		want bool
+	}{
+		{"the same text", yamlLists, yamlLists, true},
+		{"a separator and an emphasis", yamlLists, edited, true},
+		{"a link's destination", yamlLists, linked, true},
+		{"a paragraph of its own", yamlLists, other, false},
+		{"a different text", yamlLists, "A query lists notes from a folder, sorted by their date, newest first, and groups them by their tags.", false},
+		{"too short to tell", "Tag the commit.", "Tag the commit.", false},
+		{"Chinese, one mark apart", zh, strings.Replace(zh, "，", "、", 1), true},
+		{"Chinese, another text", zh, "分布式锁的超时时间要大于业务处理的最长时间，否则锁会在处理完成之前被释放，另一个实例就会重复处理。", false},
+	} {
+		if got := nearCopies(sh(tc.a), sh(tc.b)); got != tc.want {
+			t.Errorf("%s: nearCopies = %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// sh is the shingles of s.
+func sh(s string) []uint64 {
+	set, _ := shingles(s, nil)
+	return set
+}
+
+// A copy is named after what it copies: its file name extends the other's.
+func TestNamedAfter(t *testing.T) {
+	for _, tc := range []struct {
+		copy, original string
+		want           bool
+	}{
+		{"g/An Introduction to Dataview Slides.md", "g/An Introduction to Dataview.md", true},
+		{"notes/Note 1.md", "other/note.md", true},
+		{"notes/Note (conflicted copy).md", "notes/Note.md", true},
+		{"notes/Note.md", "notes/Note 1.md", false},
+		{"notes/Note.md", "notes/Note.md", false},
+		{"notes/Notebook.md", "notes/Release.md", false},
+	} {
+		if got := namedAfter(tc.copy, tc.original); got != tc.want {
+			t.Errorf("namedAfter(%q, %q) = %v; want %v", tc.copy, tc.original, got, tc.want)
+		}
+	}
+}
+
+// last is a heading path's own heading ("" for none).
+func last(path []string) string {
+	if len(path) == 0 {
+		return ""
+	}
+	return path[len(path)-1]
+}
