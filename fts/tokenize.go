@@ -374,17 +374,53 @@ const MaxQueryBytes = 2048
 // MaxQueryTerms is how many distinct terms of a query reach FTS5.
 const MaxQueryTerms = 64
 
+// particles are the adverbs that make a phrasal verb of the word before
+// them in a query. A question says "back up my vault", "looking up bible
+// verses", "roll back the release"; notes name what the verb does as one
+// word: "Dropbox Backups", "verse lookup", "rollback", "timeout", "login".
+// QueryTerms adds the verb's stem joined to its particle ("back" + "up":
+// backup, "look" + "up": lookup) as one more term. A join that is no word
+// ("clickon") matches nothing, and the two words still count on their own.
+var particles = map[string]bool{
+	"up": true, "down": true, "in": true, "out": true, "on": true, "off": true,
+	"over": true, "back": true, "through": true,
+}
+
+// isLowerASCII reports whether s is ASCII lower-case letters only.
+func isLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 // QueryTerms returns the distinct terms of a query, dropping English stop words
 // unless nothing else is left or the query writes them in capitals (a name:
-// capitalStops), at most MaxQueryTerms.
+// capitalStops), then each phrasal verb joined into its noun (particles),
+// at most MaxQueryTerms.
 func QueryTerms(q string) []string {
 	seen := map[string]bool{}
 	names := capitalStops(q)
-	var all, content []string
+	var all, content, joined []string
+	prev := "" // the stem of the word before, when a verb may take a particle
 	terms(q, func(t string) {
 		stop := stopID(t) > 0 && !names[t]
+		if prev != "" && particles[t] {
+			if j := token(prev + t); !seen[j] {
+				seen[j] = true
+				joined = append(joined, j)
+			}
+		}
+		word := t
 		if t = token(t); seen[t] {
+			prev = ""
 			return
+		}
+		prev = ""
+		if !stop && len(word) >= 2 && isLowerASCII(word) {
+			prev = t
 		}
 		seen[t] = true
 		all = append(all, t)
@@ -396,6 +432,7 @@ func QueryTerms(q string) []string {
 	if len(out) == 0 {
 		out = all
 	}
+	out = append(out, joined...)
 	if len(out) > MaxQueryTerms {
 		out = out[:MaxQueryTerms]
 	}

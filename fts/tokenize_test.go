@@ -58,12 +58,35 @@ func TestTerms(t *testing.T) {
 // says nothing by its case, and a capital at a word's start is no name.
 func TestQueryTerms_AStopWordInCapitalsIsAName(t *testing.T) {
 	for q, want := range map[string][]string{
-		"what can I change in the ITS theme": {"chang", "it", "theme"},
+		"what can I change in the ITS theme": {"chang", "it", "theme", "changin"},
 		"change its theme":                   {"chang", "theme"},
 		"Its theme, ITs colors":              {"theme", "color"},
 		"ask IT about the VPN":               {"ask", "it", "vpn"},
-		"WHAT CAN I CHANGE IN ITS THEME":     {"chang", "theme"},
+		"WHAT CAN I CHANGE IN ITS THEME":     {"chang", "theme", "changin"},
 		"I want A theme":                     {"want", "theme"},
+	} {
+		if got := QueryTerms(q); !reflect.DeepEqual(got, want) {
+			t.Errorf("QueryTerms(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+// A phrasal verb's two words are also its noun: "backs up my vault" asks
+// for a backup, "looking up bible verses" for a lookup, "roll back" for a
+// rollback. The joined term comes after the query's own terms; a particle
+// after a stop word or a number joins nothing, and a query of stop words
+// alone is left as it was. A join that is no word ("changin" in the test
+// above) is one more term that matches nothing.
+func TestQueryTerms_APhrasalVerbIsAlsoItsNoun(t *testing.T) {
+	for q, want := range map[string][]string{
+		"a plugin that backs up my vault":     {"plugin", "back", "vault", "backup"},
+		"plugins for looking up bible verses": {"plugin", "look", "bibl", "vers", "lookup"},
+		"Roll Back the release":               {"roll", "back", "releas", "rollback"},
+		"setting up, then logging in":         {"set", "log", "setup", "login"},
+		"why does it time out":                {"time", "timeout"},
+		"give it up":                          {"give"},
+		"version 2 on top":                    {"version", "2", "top"},
+		"what is it up to":                    {"what", "is", "it", "up", "to"},
 	} {
 		if got := QueryTerms(q); !reflect.DeepEqual(got, want) {
 			t.Errorf("QueryTerms(%q) = %q, want %q", q, got, want)

@@ -168,6 +168,20 @@ func TestSearch_ANameInCapitalsThatIsAStopWord(t *testing.T) {
 	}
 }
 
+// A question's phrasal verb finds the note that names the thing as one
+// word: "looking up bible verses" found a Bible reader that says "looking"
+// before the plugin whose name is "Verse Lookup" (the Obsidian Hub's set 3).
+func TestSearch_APhrasalVerbFindsItsNoun(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"plugins/verse-lookup.md": "# Verse Lookup\n\nA lookup of bible verses by their reference.\n",
+		"plugins/bible-reader.md": "# Bible Reader\n\nRead bible verses in a pane, looking as they look in print.\n",
+		"guides/sync.md":          "# Sync\n\nPush and pull the vault.\n",
+	})
+	if hits := tv.search("plugins for looking up bible verses", vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "plugins/verse-lookup.md" {
+		t.Errorf("%v, want plugins/verse-lookup.md first", paths(hits))
+	}
+}
+
 func paths(hits []vault.Hit) []string {
 	var out []string
 	for _, h := range hits {
