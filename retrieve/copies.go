@@ -24,9 +24,9 @@ import (
 // byte for byte.
 //
 // markCopies finds, among the candidates, sections of different notes
-// whose readable tokens share at least copyJaccard of their windows of
-// copyShingle tokens (texts of at least copyMinTokens tokens; shorter
-// shared texts are templates, templates.go). Of each group one is kept:
+// whose readable words share at least copyJaccard of their windows of
+// copyShingle words (texts of at least copyMinTokens words; shorter shared
+// texts are templates, templates.go). Of each group one is kept:
 // published before a Draft's, an exact match before the rest, then the
 // note more other notes link to, then the original by name — the note
 // whose file name the others' extend ("X" before "X Slides", "X 1" and
