@@ -1,8 +1,11 @@
 package retrieve
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // yamlLists is one section's text as a guide has it; the slides of the same
@@ -66,6 +69,71 @@ func TestActivate_ACopyInTwoNotesIsDeliveredOnceFromTheOriginal(t *testing.T) {
 				t.Errorf("the copy's section is not among the candidates: the test no longer shows the cut")
 			}
 		})
+	}
+}
+
+// draftsOf is an overlay source with a fixed list of Drafts (package
+// drafts makes them from git branches).
+type draftsOf []vault.OverlayDraft
+
+func (d draftsOf) OverlaySignature(context.Context) (string, error) {
+	var sb strings.Builder
+	for _, x := range d {
+		sb.WriteString(x.ID + "@" + x.Head + ";")
+	}
+	return sb.String(), nil
+}
+
+func (d draftsOf) Overlay(_ context.Context, have map[string]string) ([]vault.OverlayDraft, error) {
+	var out []vault.OverlayDraft
+	for _, x := range d {
+		if have[x.ID] == x.Head {
+			x = vault.OverlayDraft{ID: x.ID, Project: x.Project, Head: x.Head, Unchanged: true}
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// An agent's Draft that copies a published section cannot take its place:
+// the Draft's copy ranks first (one more word the query has), carries the
+// name the published note's extends, and is linked from two more of the
+// Draft's notes, yet the published text is what the project gets and the
+// copy is cut. Nothing an agent sends may stop others from reading.
+func TestActivate_ADraftsCopyNeverDisplacesThePublishedText(t *testing.T) {
+	checklist := "Before the release, tag the commit, build the binaries for every platform, sign them, and write the changelog from the merged pull requests of the milestone."
+	tv := newTestVault(t, map[string]string{
+		"notes/Release Checklist.md": "# Release Checklist\n\n## Steps\n\n" + checklist + "\n",
+		"notes/Onboarding.md":        "# Onboarding\n\nRead the handbook.\n",
+	})
+	tv.Ix.Index.UseOverlay(draftsOf{{ID: "d1", Project: "alpha", Head: "h1", Files: []vault.OverlayFile{
+		{Path: "notes/Release.md", Data: []byte("# Release\n\n## Steps\n\n" + checklist + " Then publish.\n")},
+		{Path: "notes/a.md", Data: []byte("# A\n\nSee [[Release]].\n")},
+		{Path: "notes/b.md", Data: []byte("# B\n\nSee [[Release]].\n")},
+	}}})
+	act, err := tv.Ix.Activate(t.Context(), vault.ActivateRequest{Query: "what to do before the release: tag, build, sign, changelog, publish", Project: "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(act.Fragments) == 0 || act.Fragments[0].Path != "notes/Release Checklist.md" || act.Fragments[0].DraftID != "" {
+		t.Fatalf("first fragment is not the published checklist: %v", keys(act))
+	}
+	for _, f := range act.Fragments {
+		if f.Path == "notes/Release.md" && last(f.HeadingPath) == "Steps" {
+			t.Errorf("the Draft's copy was delivered too: %v", keys(act))
+		}
+	}
+	cut := false
+	for _, c := range tv.run(act.RunID).Ranked {
+		if c.Path == "notes/Release.md" && last(c.HeadingPath) == "Steps" {
+			cut = c.Outcome == "cut:copy"
+			if !cut {
+				t.Errorf("the Draft's copy: outcome %s; want cut:copy", c.Outcome)
+			}
+		}
+	}
+	if !cut {
+		t.Errorf("the Draft's copy is not among the candidates: the test no longer shows the cut")
 	}
 }
 
