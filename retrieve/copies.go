@@ -212,19 +212,7 @@ func nearCopies(a, b []uint64) bool {
 	if !sketchesMeet(a, b) {
 		return false
 	}
-	common := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			common++
-			i++
-			j++
-		}
-	}
+	common, _ := union(a, b, len(a)+len(b))
 	return float64(common) >= copyJaccard*float64(len(a)+len(b)-common)
 }
 
@@ -236,8 +224,15 @@ func nearCopies(a, b []uint64) bool {
 // drawn); unrelated texts, most pairs of candidates, have none in common
 // and are not merged in full.
 func sketchesMeet(a, b []uint64) bool {
-	common, seen := 0, 0
-	for i, j := 0, 0; seen < copySketch && i < len(a) && j < len(b); seen++ {
+	common, seen := union(a, b, copySketch)
+	return 4*common >= seen
+}
+
+// union walks the first n hashes of the union of two sorted sets, in
+// order, and returns how many of them both sets hold and how many it saw
+// (fewer than n when either set ends first).
+func union(a, b []uint64, n int) (common, seen int) {
+	for i, j := 0, 0; seen < n && i < len(a) && j < len(b); seen++ {
 		switch {
 		case a[i] < b[j]:
 			i++
@@ -249,5 +244,5 @@ func sketchesMeet(a, b []uint64) bool {
 			j++
 		}
 	}
-	return 4*common >= seen
+	return common, seen
 }
