@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/lore-memory/lore/vault"
 )
@@ -24,9 +25,9 @@ import (
 // byte for byte.
 //
 // markCopies finds, among the candidates, sections of different notes
-// whose readable words share at least copyJaccard of their windows of
-// copyShingle words (texts of at least copyMinTokens words; shorter shared
-// texts are templates, templates.go). Of each group one is kept:
+// under the same heading whose readable words share at least copyJaccard
+// of their windows of copyShingle words (texts of at least copyMinTokens
+// words; shorter shared texts are templates, templates.go). Of each group one is kept:
 // published before a Draft's, an exact match before the rest, then the
 // note more other notes link to, then the original by name — the note
 // whose file name the others' extend ("X" before "X Slides", "X 1" and
@@ -45,21 +46,24 @@ const (
 // markCopies sets copyOf on every candidate of ranked that is a copy of
 // another note's candidate kept in its stead, and moves the kept one to
 // the best place of its copies (each place keeps its final score). Only
-// candidates of about the same length as another note's are read.
+// pairs under one heading and of about one length are read, and of those
+// only the pairs whose sketches meet in full.
 func (p *Pipeline) markCopies(ctx context.Context, ranked []*candidate, project string) error {
-	var sets [][]uint64
+	var texts []copyText
 	var buf []uint64
-	read := func(i int) []uint64 {
-		if sets == nil {
-			sets = make([][]uint64, len(ranked))
+	read := func(i int) *copyText {
+		if texts == nil {
+			texts = make([]copyText, len(ranked))
 		}
-		if sets[i] == nil && len(ranked[i].Content) <= copyBytes {
-			sets[i], buf = shingles(ranked[i].Content, buf)
-			if sets[i] == nil {
-				sets[i] = []uint64{} // read: too short
+		t := &texts[i]
+		if !t.read {
+			t.read = true
+			if len(ranked[i].Content) <= copyBytes {
+				t.windows, buf = windows(ranked[i].Content, buf)
+				t.sketch = bottom(t.windows, copySketch)
 			}
 		}
-		return sets[i]
+		return t
 	}
 	// Group by union-find over the pairs of different notes that are copies.
 	parent := make([]int, len(ranked))
@@ -77,10 +81,10 @@ func (p *Pipeline) markCopies(ctx context.Context, ranked []*candidate, project 
 	for i, a := range ranked {
 		for j := i + 1; j < len(ranked); j++ {
 			b := ranked[j]
-			if a.RID == b.RID || !aboutAsLong(a.Tokens, b.Tokens) {
+			if a.RID == b.RID || !aboutAsLong(a.Tokens, b.Tokens) || !sameHeading(a.HeadingPath, b.HeadingPath) {
 				continue
 			}
-			if nearCopies(read(i), read(j)) {
+			if x, y := read(i), read(j); sketchesMeet(x.sketch, y.sketch) && nearCopies(x.set(), y.set()) {
 				parent[root(j)] = root(i)
 				found = true
 			}
@@ -132,6 +136,16 @@ func aboutAsLong(a, b int) bool {
 	return float64(min(a, b)) >= copyLength*float64(max(a, b))
 }
 
+// sameHeading reports whether two sections have the same own heading
+// (the last of their heading paths, case folded; or none): a copied note
+// keeps its headings, and only such pairs are read.
+func sameHeading(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	return strings.EqualFold(a[len(a)-1], b[len(b)-1])
+}
+
 // keptBefore reports whether copy a is kept rather than copy b (both of one
 // group, a placed below b): see markCopies for the order.
 func keptBefore(a, b *candidate, inLinks map[int64]int) bool {
@@ -157,18 +171,56 @@ func namedAfter(copy, original string) bool {
 	return len(c) > len(o) && strings.HasPrefix(c, o)
 }
 
+// copyText is what markCopies reads of a candidate's text: its windows'
+// hashes (sorted and made a set only when a pair's sketches meet) and
+// their bottom-k sketch.
+type copyText struct {
+	read, sorted bool
+	windows      []uint64
+	sketch       []uint64
+}
+
+// set is the sorted set of the text's window hashes.
+func (t *copyText) set() []uint64 {
+	if !t.sorted {
+		t.sorted = true
+		slices.Sort(t.windows)
+		t.windows = slices.Compact(t.windows)
+	}
+	return t.windows
+}
+
 // shingles is the sorted set of hashes of content's windows of
 // copyShingle readable words, or nil when it has fewer than copyMinTokens
+// words.
+func shingles(content string) []uint64 {
+	t := copyText{}
+	t.windows, _ = windows(content, nil)
+	return t.set()
+}
+
+// windows returns the hashes of content's windows of copyShingle readable
+// words, in the text's order, or nil when it has fewer than copyMinTokens
 // words. Words are compared as written, case folded (a copy keeps its
 // words; no stemming is needed to see it): runs of letters and digits, and
 // each Han, Hiragana or Katakana character alone, as the tokenizer counts
-// them. buf is scratch for the words' hashes.
-func shingles(content string, buf []uint64) ([]uint64, []uint64) {
+// them. buf is scratch for the words' hashes, returned for the next call.
+func windows(content string, buf []uint64) ([]uint64, []uint64) {
 	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
 	toks := buf[:0]
 	h, in := uint64(offset), false
 	for _, r := range vault.ReadableText(content) {
 		switch {
+		case r < utf8.RuneSelf:
+			switch c := byte(r); {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				h, in = (h^uint64(c))*prime, true
+			case 'A' <= c && c <= 'Z':
+				h, in = (h^uint64(c|0x20))*prime, true
+			case in:
+				toks = append(toks, h)
+				h, in = offset, false
+			}
 		case r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
 			if in {
 				toks = append(toks, h)
@@ -188,16 +240,35 @@ func shingles(content string, buf []uint64) ([]uint64, []uint64) {
 	if len(toks) < copyMinTokens {
 		return nil, toks
 	}
-	set := make([]uint64, 0, len(toks)-copyShingle+1)
+	out := make([]uint64, 0, len(toks)-copyShingle+1)
 	for i := 0; i+copyShingle <= len(toks); i++ {
 		w := uint64(0)
 		for _, t := range toks[i : i+copyShingle] {
 			w = w*prime ^ t
 		}
-		set = append(set, w)
+		out = append(out, w)
 	}
-	slices.Sort(set)
-	return slices.Compact(set), toks
+	return out, toks
+}
+
+// bottom returns the k smallest distinct values of hs, sorted: a bottom-k
+// sketch of the set hs holds, read without sorting all of it.
+func bottom(hs []uint64, k int) []uint64 {
+	sk := make([]uint64, 0, k)
+	for _, h := range hs {
+		if len(sk) == k && h >= sk[k-1] {
+			continue
+		}
+		at, found := slices.BinarySearch(sk, h)
+		if found {
+			continue
+		}
+		if len(sk) == k {
+			sk = sk[:k-1]
+		}
+		sk = slices.Insert(sk, at, h)
+	}
+	return sk
 }
 
 // nearCopies reports whether two shingle sets share at least copyJaccard

@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"context"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,9 +170,31 @@ func TestNearCopies(t *testing.T) {
 }
 
 // sh is the shingles of s.
-func sh(s string) []uint64 {
-	set, _ := shingles(s, nil)
-	return set
+func sh(s string) []uint64 { return shingles(s) }
+
+// A bottom-k sketch is the k smallest values of the set, and two texts'
+// sketches tell what their whole sets would: the pairs that near copies
+// are found among.
+func TestBottom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		hs := make([]uint64, r.IntN(60))
+		for i := range hs {
+			hs[i] = r.Uint64N(40) // duplicates too
+		}
+		want := slices.Compact(slices.Sorted(slices.Values(hs)))
+		want = want[:min(len(want), copySketch)]
+		if got := bottom(hs, copySketch); !slices.Equal(got, want) {
+			t.Fatalf("bottom(%v) = %v; want %v", hs, got, want)
+		}
+	}
+	a, b := sh(yamlLists), sh(strings.Replace(yamlLists, "square brackets", "*square brackets*", 1))
+	if !sketchesMeet(bottom(a, copySketch), bottom(b, copySketch)) {
+		t.Errorf("the sketches of two copies do not meet")
+	}
+	if c := sh(zh); sketchesMeet(bottom(a, copySketch), bottom(c, copySketch)) {
+		t.Errorf("the sketches of two different texts meet")
+	}
 }
 
 // A copy is named after what it copies: its file name extends the other's.
@@ -198,4 +222,23 @@ func last(path []string) string {
 		return ""
 	}
 	return path[len(path)-1]
+}
+
+// A copied note keeps its headings: only sections under the same heading
+// (case folded), or both without one, are compared.
+func TestSameHeading(t *testing.T) {
+	for _, tc := range []struct {
+		a, b []string
+		want bool
+	}{
+		{[]string{"An Introduction to Dataview", "YAML Lists"}, []string{"An Introduction to Dataview (Slides)", "YAML Lists"}, true},
+		{[]string{"Release", "Checklist"}, []string{"Release", "checklist"}, true},
+		{nil, []string{}, true},
+		{nil, []string{"Steps"}, false},
+		{[]string{"Steps"}, []string{"Checklist"}, false},
+	} {
+		if got := sameHeading(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameHeading(%q, %q) = %v; want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
 }
