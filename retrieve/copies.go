@@ -93,7 +93,7 @@ func (p *Pipeline) markCopies(ctx context.Context, ranked []*candidate, project 
 	if !found {
 		return nil
 	}
-	groups := map[int][]int{} // root → places, best first
+	groups := make([][]int, len(ranked)) // by root: places, best first
 	for i := range ranked {
 		groups[root(i)] = append(groups[root(i)], i)
 	}
@@ -190,21 +190,13 @@ func (t *copyText) set() []uint64 {
 	return t.windows
 }
 
-// shingles is the sorted set of hashes of content's windows of
-// copyShingle readable words, or nil when it has fewer than copyMinTokens
-// words.
-func shingles(content string) []uint64 {
-	t := copyText{}
-	t.windows, _ = windows(content, nil)
-	return t.set()
-}
-
 // windows returns the hashes of content's windows of copyShingle readable
 // words, in the text's order, or nil when it has fewer than copyMinTokens
 // words. Words are compared as written, case folded (a copy keeps its
-// words; no stemming is needed to see it): runs of letters and digits, and
-// each Han, Hiragana or Katakana character alone, as the tokenizer counts
-// them. buf is scratch for the words' hashes, returned for the next call.
+// words; neither stems nor the tokenizer's compound parts are needed to see
+// it): runs of letters and digits, and each Han, Hiragana or Katakana
+// character alone (vault.IsCJK). buf is scratch for the words' hashes,
+// returned for the next call.
 func windows(content string, buf []uint64) ([]uint64, []uint64) {
 	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
 	toks := buf[:0]
@@ -221,7 +213,7 @@ func windows(content string, buf []uint64) ([]uint64, []uint64) {
 				toks = append(toks, h)
 				h, in = offset, false
 			}
-		case r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+		case r >= 0x2E80 && vault.IsCJK(r):
 			if in {
 				toks = append(toks, h)
 			}
@@ -271,17 +263,15 @@ func bottom(hs []uint64, k int) []uint64 {
 	return sk
 }
 
-// nearCopies reports whether two shingle sets share at least copyJaccard
-// of their union.
+// nearCopies reports whether two sorted shingle sets share at least
+// copyJaccard of their union (markCopies asks it only of the pairs whose
+// sketches meet).
 func nearCopies(a, b []uint64) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return false
 	}
 	if float64(min(len(a), len(b))) < copyJaccard*float64(max(len(a), len(b))) {
 		return false // the union is at least the larger set
-	}
-	if !sketchesMeet(a, b) {
-		return false
 	}
 	common, _ := union(a, b, len(a)+len(b))
 	return float64(common) >= copyJaccard*float64(len(a)+len(b)-common)

@@ -169,8 +169,12 @@ func TestNearCopies(t *testing.T) {
 	}
 }
 
-// sh is the shingles of s.
-func sh(s string) []uint64 { return shingles(s) }
+// sh is the sorted set of s's window hashes, as markCopies compares them.
+func sh(s string) []uint64 {
+	t := copyText{}
+	t.windows, _ = windows(s, nil)
+	return t.set()
+}
 
 // A bottom-k sketch is the k smallest values of the set, and two texts'
 // sketches tell what their whole sets would: the pairs that near copies
