@@ -414,13 +414,12 @@ func QueryTerms(q string) []string {
 			}
 		}
 		word := t
-		if t = token(t); seen[t] {
-			prev = ""
-			return
-		}
-		prev = ""
+		t, prev = token(t), ""
 		if !stop && len(word) >= 2 && isLowerASCII(word) {
 			prev = t
+		}
+		if seen[t] {
+			return
 		}
 		seen[t] = true
 		all = append(all, t)

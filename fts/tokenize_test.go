@@ -83,6 +83,7 @@ func TestQueryTerms_APhrasalVerbIsAlsoItsNoun(t *testing.T) {
 		"plugins for looking up bible verses": {"plugin", "look", "bibl", "vers", "lookup"},
 		"Roll Back the release":               {"roll", "back", "releas", "rollback"},
 		"setting up, then logging in":         {"set", "log", "setup", "login"},
+		"log in, then log out":                {"log", "login", "logout"},
 		"why does it time out":                {"time", "timeout"},
 		"give it up":                          {"give"},
 		"version 2 on top":                    {"version", "2", "top"},
