@@ -101,7 +101,8 @@ func (d draftsOf) Overlay(_ context.Context, have map[string]string) ([]vault.Ov
 // the Draft's copy ranks first (one more word the query has), carries the
 // name the published note's extends, and is linked from two more of the
 // Draft's notes, yet the published text is what the project gets and the
-// copy is cut. Nothing an agent sends may stop others from reading.
+// copy is cut. Nothing an agent sends may stop others from reading:
+// another project still reads the checklist and never the Draft.
 func TestActivate_ADraftsCopyNeverDisplacesThePublishedText(t *testing.T) {
 	checklist := "Before the release, tag the commit, build the binaries for every platform, sign them, and write the changelog from the merged pull requests of the milestone."
 	tv := newTestVault(t, map[string]string{
@@ -136,6 +137,19 @@ func TestActivate_ADraftsCopyNeverDisplacesThePublishedText(t *testing.T) {
 	}
 	if !cut {
 		t.Errorf("the Draft's copy is not among the candidates: the test no longer shows the cut")
+	}
+	// Another project does not see the Draft at all, and reads the checklist.
+	other, err := tv.Ix.Activate(t.Context(), vault.ActivateRequest{Query: "what to do before the release: tag, build, sign, changelog, publish", Project: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(other.Fragments) == 0 || other.Fragments[0].Path != "notes/Release Checklist.md" {
+		t.Errorf("another project's first fragment is not the published checklist: %v", keys(other))
+	}
+	for _, f := range other.Fragments {
+		if f.DraftID != "" {
+			t.Errorf("another project was given the Draft's %s", f.Path)
+		}
 	}
 }
 
