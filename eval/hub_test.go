@@ -117,7 +117,7 @@ func TestHubQuestions_Figures(t *testing.T) {
 		floors map[string]float64 // figure → floor
 	}{
 		{hubQuestions, map[string]float64{
-			"activate section@1": 0.68, "activate section@3": 0.875,
+			"activate section@1": 0.70, "activate section@3": 0.875,
 			"activate note@1": 0.78, "activate note@3": 0.95,
 			"search section@3": 0.75, "search note@3": 0.93,
 		}},
@@ -127,7 +127,7 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"search section@3": 0.86, "search note@3": 0.92,
 		}},
 		{hubQuestions3, map[string]float64{
-			"activate section@1": 0.70, "activate section@3": 0.85,
+			"activate section@1": 0.73, "activate section@3": 0.85,
 			"activate note@1": 0.76, "activate note@3": 0.91,
 			"search section@3": 0.82, "search note@3": 0.91,
 		}},
