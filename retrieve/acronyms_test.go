@@ -74,3 +74,30 @@ func TestEachAcronym(t *testing.T) {
 		t.Errorf("acronyms %q; want %q", got, want)
 	}
 }
+
+// Whatever the query and the text, an acronym is two to six capitals of
+// the text, and it stands for as many of the query's terms as it has
+// letters, each with that letter first.
+func FuzzAcronyms(f *testing.F) {
+	f.Add("what counts as protected health information", "Briefly, what is PHI? PHIs, GM's")
+	f.Add("review a pull request", "PRs\xff\xfePR_X")
+	f.Add("检索 pull request 设计", "PR检索PR")
+	f.Fuzz(func(t *testing.T, q, s string) {
+		qterms := sectionQueryTerms(q)
+		x := queryAcronyms(q, qterms)
+		eachAcronym(s, func(a string) {
+			if len(a) < acronymMinWords || len(a) > acronymMaxWords || strings.ToUpper(a) != a || !strings.Contains(s, a) {
+				t.Fatalf("%q is no acronym of %q", a, s)
+			}
+			words := x.stand(a)
+			if words != nil && len(words) != len(a) {
+				t.Fatalf("%q stands for %d words", a, len(words))
+			}
+			for k, i := range words {
+				if i < 0 || i >= len(qterms) || qterms[i].tok[0] != a[k]|0x20 {
+					t.Fatalf("%q's letter %d stands for term %d of %v", a, k, i, qterms)
+				}
+			}
+		})
+	})
+}
