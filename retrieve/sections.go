@@ -42,9 +42,12 @@ const (
 // among the places they hold, by a key made within the note: the own score
 // over its largest, times one plus the final score over its largest, plus
 // sectionLabelWeight times the heading's label over its largest (ties:
-// vector similarity, then the order of the note). Each place keeps its
-// final score, so the ranking stays sorted. SectionScore records each
-// candidate's own score.
+// vector similarity, then the order of the note). A template (markTemplates),
+// which the assembly cuts, takes the note's last places: a footer's "This
+// note in GitHub" holds the query's "notes" as a label, and took a plugin
+// note's place from its own line, which fell to the footer's score. Each
+// place keeps its final score, so the ranking stays sorted. SectionScore
+// records each candidate's own score.
 func orderSections(q string, ranked []*candidate) {
 	places := map[int64][]int{}
 	for i, c := range ranked {
@@ -71,6 +74,9 @@ func orderSections(q string, ranked []*candidate) {
 			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final), math.Max(maxL, c.label)
 		}
 		key := func(c *candidate) float64 {
+			if c.template {
+				return -1 // never delivered: it holds its note's last place
+			}
 			if maxS == 0 || maxF == 0 {
 				return 0
 			}

@@ -230,6 +230,28 @@ func TestOrderSections_AShortLeadBesideOnlyAFooterKeepsItsScore(t *testing.T) {
 	}
 }
 
+// A template never takes a place from its note's own text, even when its
+// heading holds a query word: on the Hub, the footer's "This note in
+// GitHub" took the Meld Encrypt note's place (second) for "encrypt secrets
+// inside my notes", and the plugin's line, given the footer's score, fell to
+// eighth, where a weak cut or the budget could drop it.
+func TestOrderSections_ATemplateTakesItsNotesLastPlace(t *testing.T) {
+	unit := func(heading, content string, final float64) *candidate {
+		c := &candidate{}
+		c.RID, c.Path, c.Title = 1, "plugins/meld-encrypt.md", "Meld Encrypt"
+		c.HeadingPath, c.Content, c.Final = []string{heading}, content, final
+		return c
+	}
+	lead := unit("Meld Encrypt", "# Meld Encrypt\n\nHide secrets in your vault: encrypt selected text with a password.\n", 0.96)
+	footer := unit("This note in GitHub", "# This note in GitHub\n\nEdit In GitHub | Copy this note | Download this vault\n", 0.64)
+	footer.template = true
+	ranked := []*candidate{lead, footer}
+	orderSections("encrypt secrets inside my notes", ranked)
+	if ranked[0] != lead || lead.Final != 0.96 {
+		t.Errorf("the footer took the note's first place from its line (line's score %.2f, label of the footer %.2f)", lead.Final, footer.label)
+	}
+}
+
 // A sentence about the text it is in, in English or Chinese, makes a lead
 // an overview; one about the subject does not.
 func TestIsOverview(t *testing.T) {
