@@ -214,15 +214,7 @@ func TestActivate_AShortLeadDoesNotTakeItsListsPlace(t *testing.T) {
 // the footer, which the assembly cuts, does not take the note's first
 // place (on the Hub, plugin notes then fell below other notes).
 func TestOrderSections_AShortLeadBesideOnlyAFooterKeepsItsScore(t *testing.T) {
-	unit := func(heading, content string, final float64) *candidate {
-		c := &candidate{}
-		c.RID, c.Path, c.Title = 1, "plugins/clock.md", "Clock"
-		c.HeadingPath, c.Content, c.Final = []string{heading}, content, final
-		return c
-	}
-	lead := unit("Clock", "# Clock\n\nShows the time and the date in the status bar.\n", 1.0)
-	footer := unit("This note in GitHub", "# This note in GitHub\n\nEdit In GitHub | Copy this note | Download this vault\n", 0.95)
-	footer.template = true
+	lead, footer := leadAndFooter("plugins/clock.md", "Clock", "Shows the time and the date in the status bar.", 1.0, 0.95)
 	ranked := []*candidate{lead, footer}
 	orderSections("download a status bar clock for my vault", ranked)
 	if ranked[0] != lead {
@@ -236,20 +228,27 @@ func TestOrderSections_AShortLeadBesideOnlyAFooterKeepsItsScore(t *testing.T) {
 // inside my notes", and the plugin's line, given the footer's score, fell to
 // eighth, where a weak cut or the budget could drop it.
 func TestOrderSections_ATemplateTakesItsNotesLastPlace(t *testing.T) {
-	unit := func(heading, content string, final float64) *candidate {
-		c := &candidate{}
-		c.RID, c.Path, c.Title = 1, "plugins/meld-encrypt.md", "Meld Encrypt"
-		c.HeadingPath, c.Content, c.Final = []string{heading}, content, final
-		return c
-	}
-	lead := unit("Meld Encrypt", "# Meld Encrypt\n\nHide secrets in your vault: encrypt selected text with a password.\n", 0.96)
-	footer := unit("This note in GitHub", "# This note in GitHub\n\nEdit In GitHub | Copy this note | Download this vault\n", 0.64)
-	footer.template = true
+	lead, footer := leadAndFooter("plugins/meld-encrypt.md", "Meld Encrypt", "Hide secrets in your vault: encrypt selected text with a password.", 0.96, 0.64)
 	ranked := []*candidate{lead, footer}
 	orderSections("encrypt secrets inside my notes", ranked)
 	if ranked[0] != lead || lead.Final != 0.96 {
 		t.Errorf("the footer took the note's first place from its line (line's score %.2f, label of the footer %.2f)", lead.Final, footer.label)
 	}
+}
+
+// leadAndFooter returns two candidates of one note: its lead section, the
+// title for heading, and the Hub's footer, marked a template as
+// markTemplates marks it when other notes share it.
+func leadAndFooter(path, title, lead string, leadFinal, footerFinal float64) (*candidate, *candidate) {
+	unit := func(heading, content string, final float64) *candidate {
+		c := &candidate{}
+		c.RID, c.Path, c.Title = 1, path, title
+		c.HeadingPath, c.Content, c.Final = []string{heading}, content, final
+		return c
+	}
+	footer := unit("This note in GitHub", "# This note in GitHub\n\nEdit In GitHub | Copy this note | Download this vault\n", footerFinal)
+	footer.template = true
+	return unit(title, "# "+title+"\n\n"+lead+"\n", leadFinal), footer
 }
 
 // A sentence about the text it is in, in English or Chinese, makes a lead
