@@ -50,12 +50,12 @@ func DefaultWeights() Weights {
 	return Weights{Path: weightPath, Title: weightTitle, Meta: weightMeta, Heading: weightHeading, Body: weightBody}
 }
 
-var hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, ` + hashSQL("u.content_hash") + `, r.fspath, u.tokens, u.uid, u.start_byte, u.end_byte, u.start_line, r.rid, r.draft`
+var hitColumns = `u.unit_key, r.resource_id, r.path, r.title, u.heading_path, r.project, r.status, ` + hashSQL("u.content_hash") + `, r.fspath, u.tokens, u.uid, u.start_byte, u.end_byte, u.start_line, r.rid, r.draft, u.bare`
 
 func scanHit(rows *sql.Rows, extra ...any) (Unit, error) {
 	var h Unit
 	var hp, project string
-	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.fspath, &h.Tokens, &h.UID, &h.Start, &h.End, &h.Line, &h.RID, &h.DraftID}, extra...)
+	dest := append([]any{&h.UnitKey, &h.ResourceID, &h.Path, &h.Title, &hp, &project, &h.Status, &h.ContentHash, &h.fspath, &h.Tokens, &h.UID, &h.Start, &h.End, &h.Line, &h.RID, &h.DraftID, &h.Bare}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return h, err
 	}
@@ -402,7 +402,10 @@ type Unit struct {
 	UID        int64
 	Start, End int
 	RID        int64
-	fspath     string // where its note is in the working tree (texts.go)
+	// Bare: the unit shows a reader nothing but its heading (comments,
+	// pictures, embeds of attachments; vault.SaysNothing at indexing).
+	Bare   bool
+	fspath string // where its note is in the working tree (texts.go)
 }
 
 // resolved is the resource a link name resolves to.

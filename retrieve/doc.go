@@ -18,7 +18,7 @@
 // section order (by each section's own words; an acronym of the query's
 // words counts as them) → copies (a text two notes hold keeps one place, the
 // original's) → assembly (no overlaps, no templates that several notes
-// share, a copy once, a per-note cap and a weak cut that a plausible answer passes, a
+// share, nothing of only comments and pictures from the web, a copy once, a per-note cap and a weak cut that a plausible answer passes, a
 // token budget; embeds delivered with their text) → deltas against the caller's state → a retrieval run. Search is
 // the lexical part of it: exact → BM25 → templates left out → section
 // order. Ranking is deterministic for a given vault, index and model. When the index cannot keep a state or a run (a read-only or full

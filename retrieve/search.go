@@ -62,8 +62,9 @@ const searchDepth = 160
 // withoutTemplates drops the hits whose short text another note's hit
 // shares (markTemplates): the Obsidian Hub's footer, its badge rows, empty
 // headings held seven of the first nine hits for "encrypt secrets inside
-// my notes". The first exact of them are the exact stage's, which a
-// template never takes out.
+// my notes"; and the hits that give nothing (vault.GivesNothing: one
+// note's badges alone), as activate's assembly does. The first exact of
+// them are the exact stage's, which neither takes out.
 func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
 	cs := make([]*candidate, len(hits))
 	for i, h := range hits {
@@ -75,7 +76,7 @@ func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
 	markTemplates(cs)
 	kept := hits[:0]
 	for i, c := range cs {
-		if !c.template {
+		if !c.template && (i < exact || !c.Bare || !vault.GivesNothing(c.Content)) {
 			kept = append(kept, hits[i])
 		}
 	}

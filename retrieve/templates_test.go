@@ -142,3 +142,53 @@ func TestActivate_TheLeadHeadingThatIsTheTitleDoesNotOrderSections(t *testing.T)
 		t.Errorf("first: %s › %v; want the section that answers, \"Why automated tests?\"", f.Path, f.HeadingPath)
 	}
 }
+
+// A section that gives an agent nothing — only comments and pictures from
+// the web, as the badges that open every Hub plugin note — is never
+// delivered (cut:empty): it cost its URLs' tokens and took a place from a
+// section with text. A section that shows a picture of the vault is a
+// reference and is delivered.
+func TestActivate_ASectionOfOnlyWebPicturesIsNotDelivered(t *testing.T) {
+	// One note's badges: two notes' would be a template (markTemplates), as
+	// they are when the Hub's other plugin notes are candidates too.
+	badges := "%% ----- Badges ----- %%\n\n![GitHub all releases](https://img.shields.io/github/downloads/dev/gpt3-notes/total)\n" +
+		"![GitHub Repo stars](https://img.shields.io/github/stars/dev/gpt3-notes)\n\n%% ----- Badges ----- %%\n\n"
+	tv := newTestVault(t, map[string]string{
+		"plugins/gpt3-notes.md":  badges + "# GPT-3 Notes\n\nCreate a note with a GPT-3 language model.\n",
+		"design/architecture.md": "# Architecture\n\nThe parts and how they talk.\n\n## Diagram\n\n![[architecture.png]]\n",
+		"notes/a.md":             "# A\n\nNothing about models here.\n",
+	})
+	act := tv.activate("GPT-3 notes plugin", "")
+	var got []string
+	for _, f := range act.Fragments {
+		got = append(got, f.Path+" › "+strings.Join(f.HeadingPath, " › "))
+		if strings.Contains(f.Content, "img.shields.io") {
+			t.Errorf("delivered the badges of %s: %q", f.Path, f.Content)
+		}
+	}
+	cut := false
+	for _, c := range tv.run(act.RunID).Ranked {
+		if c.Path == "plugins/gpt3-notes.md" && len(c.HeadingPath) == 0 {
+			cut = c.Outcome == "cut:empty"
+		}
+	}
+	if !cut {
+		t.Errorf("the badges are not among the candidates cut:empty: the test no longer shows the cut")
+	}
+	for _, h := range tv.search("GPT-3 notes plugin", vault.SearchOptions{}) {
+		if len(h.HeadingPath) == 0 && h.Path == "plugins/gpt3-notes.md" {
+			t.Errorf("search found the badges of %s", h.Path)
+		}
+	}
+	if len(got) == 0 || got[0] != "plugins/gpt3-notes.md › GPT-3 Notes" {
+		t.Errorf("delivered %q; want the plugin's own line first", got)
+	}
+	act = tv.activate("architecture diagram", "")
+	found := false
+	for _, f := range act.Fragments {
+		found = found || f.Path == "design/architecture.md" && strings.Contains(f.Content, "![[architecture.png]]")
+	}
+	if !found {
+		t.Errorf("the section that shows the vault's diagram was not delivered: %v", act.Fragments)
+	}
+}

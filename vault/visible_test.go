@@ -25,6 +25,28 @@ func TestSaysNothing(t *testing.T) {
 	}
 }
 
+// A section gives nothing when it says nothing and shows no file of the
+// vault: badges from the web between comments do; a picture of the vault
+// (embedded or linked) is a reference worth giving.
+func TestGivesNothing(t *testing.T) {
+	for md, want := range map[string]bool{
+		"%% ----- Badges ----- %%\n\n![a](https://img.shields.io/x)   \n![b](<https://img.shields.io/y> \"title\")\n\n%% end %%": true,
+		"# Heading\n\n<!-- a comment -->\n":      true,
+		"":                                       true,
+		"![inline](data:image/png;base64,iVBOR)": true,
+		"# Heading\n\n![[diagram.png]]\n":        false,
+		"## Map\n\n![the map](img/map.png)\n":    false,
+		"%% ![[hidden.png]] %%\n![a](https://img.shields.io/x)":                 true, // the embed is in a comment
+		"![a](https://img.shields.io/x)\n![local](<my pics/arch.png> \"Arch\")": false,
+		"# Heading\n\nOne word.\n":                                              false,
+		"### Refunds\n\n![[Refund policy#^block]]\n":                            false,
+	} {
+		if got := GivesNothing(md); got != want {
+			t.Errorf("GivesNothing(%q) = %v, want %v", md, got, want)
+		}
+	}
+}
+
 func TestReadableText(t *testing.T) {
 	for in, want := range map[string]string{
 		"[Edit In GitHub](https://github.dev/hub/blob/main/Dropbox%20Backups.md \"edit\") | [Copy](<a b.md>)": "[Edit In GitHub] | [Copy]",
