@@ -93,7 +93,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case c.template:
 		c.Outcome = "cut:template"
 		return nil
-	case c.Bare && vault.GivesNothing(c.Content):
+	case c.Bare && !vault.ShowsVaultFile(c.Content):
 		c.Outcome = "cut:empty" // only comments and pictures from the web
 		return nil
 	case c.copyOf != nil && strings.HasPrefix(c.copyOf.Outcome, "delivered:"):

@@ -62,8 +62,9 @@ const searchDepth = 160
 // withoutTemplates drops the hits whose short text another note's hit
 // shares (markTemplates): the Obsidian Hub's footer, its badge rows, empty
 // headings held seven of the first nine hits for "encrypt secrets inside
-// my notes"; and the hits that give nothing (vault.GivesNothing: one
-// note's badges alone), as activate's assembly does. The first exact of
+// my notes"; and the hits that give nothing (bare, showing no file of the
+// vault: vault.ShowsVaultFile; one note's badges alone), as activate's
+// assembly does. The first exact of
 // them are the exact stage's, which neither takes out.
 func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
 	cs := make([]*candidate, len(hits))
@@ -76,7 +77,7 @@ func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
 	markTemplates(cs)
 	kept := hits[:0]
 	for i, c := range cs {
-		if !c.template && (i < exact || !c.Bare || !vault.GivesNothing(c.Content)) {
+		if !c.template && (i < exact || !c.Bare || vault.ShowsVaultFile(c.Content)) {
 			kept = append(kept, hits[i])
 		}
 	}

@@ -231,17 +231,29 @@ func Embeds(md string) []Embed {
 // (a relative path to a .md file, with an optional #anchor): unescaped,
 // without angle brackets or a title.
 func noteDestination(dest string) (string, bool) {
+	d, ok := destinationOf(dest)
+	if !ok {
+		return "", false
+	}
+	return NoteLink(d)
+}
+
+// destinationOf is a Markdown link's destination as written between its
+// parentheses without the brackets of <a path with spaces> or the title
+// that may follow it; false for an unclosed bracket.
+func destinationOf(dest string) (string, bool) {
 	dest = strings.TrimSpace(dest)
 	if strings.HasPrefix(dest, "<") {
 		end := strings.IndexByte(dest, '>')
 		if end < 0 {
 			return "", false
 		}
-		dest = dest[1:end]
-	} else if i := strings.IndexAny(dest, " \t"); i >= 0 {
+		return dest[1:end], true
+	}
+	if i := strings.IndexAny(dest, " \t"); i >= 0 {
 		dest = dest[:i] // a title follows
 	}
-	return NoteLink(dest)
+	return dest, true
 }
 
 // NoteLink is a link destination (as the parser reads it: no brackets or

@@ -77,42 +77,29 @@ func saysNothingRegexps(md string) bool {
 	return !strings.ContainsFunc(s, isWordRune)
 }
 
-// GivesNothing reports whether a section gives an agent nothing at all: it
-// says nothing (SaysNothing) and shows no file of the vault either, only
-// comments and pictures from the web. The Hub's plugin notes open with
-// four badge images from a badge service between two comments; delivered,
-// that preamble cost its URLs' tokens and a place. A section that shows an
-// attachment of the vault (![[diagram.png]], ![](img/map.png)) still
-// gives its reference: it says where the picture is.
-func GivesNothing(md string) bool {
-	if !SaysNothing(md) {
-		return false
-	}
+// ShowsVaultFile reports whether a section shows a file of the vault
+// outside its comments: an embed of an attachment (![[diagram.png]]) or an
+// image whose destination is no web address (![](img/map.png)). A section
+// that says nothing (SaysNothing, the index's bare units) and shows no such
+// file gives an agent nothing at all: only comments and pictures from the
+// web. The Hub's plugin notes open with four badge images from a badge
+// service between two comments; delivered, that preamble cost its URLs'
+// tokens and a place. A vault's picture still gives its reference: it says
+// where the picture is.
+func ShowsVaultFile(md string) bool {
 	if !strings.Contains(md, "![") {
-		return true // a heading and comments
+		return false
 	}
 	s := hiddenComment().ReplaceAllString(md, " ")
 	if embedLink().MatchString(s) {
-		return false // an embed of an attachment: a note's would say something
+		return true // of an attachment, or of a note, which is no bare section's
 	}
 	for _, m := range imageLink().FindAllStringSubmatch(s, -1) {
-		if !isWebAddress(m[1]) {
-			return false
+		if d, ok := destinationOf(m[1]); ok && !strings.Contains(d, "://") && !strings.HasPrefix(strings.ToLower(d), "data:") {
+			return true
 		}
 	}
-	return true
-}
-
-// isWebAddress reports whether an image's destination is outside the vault:
-// a URL with a scheme (https://…, data:…).
-func isWebAddress(dest string) bool {
-	d := strings.TrimSpace(dest)
-	if rest, ok := strings.CutPrefix(d, "<"); ok {
-		d, _, _ = strings.Cut(rest, ">") // <a path with spaces> "title"
-	} else if i := strings.IndexAny(d, " \t"); i >= 0 {
-		d = d[:i] // a title after the destination
-	}
-	return strings.Contains(d, "://") || strings.HasPrefix(strings.ToLower(d), "data:")
+	return false
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -28,7 +28,7 @@ func TestSaysNothing(t *testing.T) {
 // A section gives nothing when it says nothing and shows no file of the
 // vault: badges from the web between comments do; a picture of the vault
 // (embedded or linked) is a reference worth giving.
-func TestGivesNothing(t *testing.T) {
+func TestShowsVaultFile_ASectionOfOnlyWebPicturesGivesNothing(t *testing.T) {
 	for md, want := range map[string]bool{
 		"%% ----- Badges ----- %%\n\n![a](https://img.shields.io/x)   \n![b](<https://img.shields.io/y> \"title\")\n\n%% end %%": true,
 		"# Heading\n\n<!-- a comment -->\n":      true,
@@ -41,8 +41,8 @@ func TestGivesNothing(t *testing.T) {
 		"# Heading\n\nOne word.\n":                                              false,
 		"### Refunds\n\n![[Refund policy#^block]]\n":                            false,
 	} {
-		if got := GivesNothing(md); got != want {
-			t.Errorf("GivesNothing(%q) = %v, want %v", md, got, want)
+		if got := SaysNothing(md) && !ShowsVaultFile(md); got != want {
+			t.Errorf("%q gives nothing: %v, want %v", md, got, want)
 		}
 	}
 }
