@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -62,10 +63,10 @@ func TestIndex_AFileThatPanicsIsUnreadableNotFatal(t *testing.T) {
 	// A Draft whose file panics: the other Draft of the same project is
 	// still laid over the vault.
 	panicOn(t, "projects/alpha/bad-draft.md")
-	tv.Ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{
+	tv.Ix.UseOverlay(testvault.Drafts{
 		{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{{Path: "projects/alpha/bad-draft.md", Data: []byte("# Bad\n\nwidget\n")}}},
 		{ID: "d2", Project: "alpha", Head: "h2", Files: []OverlayFile{{Path: "projects/alpha/ok-draft.md", Data: []byte("# Ok draft\n\nwidget draftword\n")}}},
-	}})
+	})
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatalf("refresh with a Draft that panics: %v", err)
 	}

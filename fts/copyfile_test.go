@@ -227,9 +227,9 @@ func TestSavedCopy_IsMappedAndFollowsTheLog(t *testing.T) {
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	tv.Ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
+	tv.Ix.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
 		{Path: "projects/alpha/draft-new.md", Data: []byte("# Draft new\n\nrollback retry timeout cache\n")},
-	}}}})
+	}}})
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

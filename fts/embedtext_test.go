@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -91,9 +92,9 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 
 	// An agent's Draft of alpha's plans changes nothing a published note is
 	// found by, even when the embedding note is indexed again meanwhile.
-	tv.Ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
+	tv.Ix.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
 		{Path: "projects/alpha/plans.md", Data: []byte("---\nproject: alpha\n---\n# Plans\n\nthe platypus parade is cancelled\n")},
-	}}}})
+	}}})
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 	if got := unitsFound(t, tv, "zeppelin launch", "alpha"); !got["projects/alpha/board.md#Board"] {
 		t.Errorf("with a Draft of the plans open, the board is no longer found by the published plans: %v", got)
 	}
-	tv.Ix.UseOverlay(&listOverlay{})
+	tv.Ix.UseOverlay(testvault.Drafts{})
 
 	// The embedded block changes: the section follows.
 	tv.Write("Refund policy.md", "# Refund policy\n\nIntro.\n\nAsk within ninety days for store credit. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n")

@@ -5,37 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
-
-// listOverlay is an OverlaySource with a fixed list of Drafts (package drafts
-// makes them from git branches; here only the index's side is under test).
-type listOverlay struct{ drafts []OverlayDraft }
-
-func (o *listOverlay) OverlaySignature(context.Context) (string, error) {
-	var sb strings.Builder
-	for _, d := range o.drafts {
-		sb.WriteString(d.ID + "@" + d.Head + ";")
-	}
-	return sb.String(), nil
-}
-
-func (o *listOverlay) Overlay(_ context.Context, have map[string]string) ([]OverlayDraft, error) {
-	var out []OverlayDraft
-	for _, d := range o.drafts {
-		if have[d.ID] == d.Head {
-			out = append(out, OverlayDraft{ID: d.ID, Project: d.Project, Head: d.Head, Unchanged: true})
-			continue
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
 
 // memQueries are the queries both scorers answer: the synthetic agent-like
 // ones, CJK words and single characters (prefix phrases), identifiers, and
@@ -123,10 +98,10 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 
 	// Drafts: alpha's Draft replaces a shared note and adds one; only alpha
 	// sees them, and both count in the statistics as in FTS5.
-	tv.Ix.UseOverlay(&listOverlay{drafts: []OverlayDraft{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
+	tv.Ix.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
 		{Path: "bench/000/note-000004.md", Data: []byte("# Draft version\n\nrelease deploy draft 检索 queue\n")},
 		{Path: "projects/alpha/draft-new.md", Data: []byte("# Draft new\n\nrollback retry timeout cache\n")},
-	}}}})
+	}}})
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

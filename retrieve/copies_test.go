@@ -1,12 +1,12 @@
 package retrieve
 
 import (
-	"context"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -74,29 +74,6 @@ func TestActivate_ACopyInTwoNotesIsDeliveredOnceFromTheOriginal(t *testing.T) {
 	}
 }
 
-// draftsOf is an overlay source with a fixed list of Drafts (package
-// drafts makes them from git branches).
-type draftsOf []vault.OverlayDraft
-
-func (d draftsOf) OverlaySignature(context.Context) (string, error) {
-	var sb strings.Builder
-	for _, x := range d {
-		sb.WriteString(x.ID + "@" + x.Head + ";")
-	}
-	return sb.String(), nil
-}
-
-func (d draftsOf) Overlay(_ context.Context, have map[string]string) ([]vault.OverlayDraft, error) {
-	var out []vault.OverlayDraft
-	for _, x := range d {
-		if have[x.ID] == x.Head {
-			x = vault.OverlayDraft{ID: x.ID, Project: x.Project, Head: x.Head, Unchanged: true}
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
 // An agent's Draft that copies a published section cannot take its place:
 // the Draft's copy ranks first (one more word the query has), carries the
 // name the published note's extends, and is linked from two more of the
@@ -109,7 +86,7 @@ func TestActivate_ADraftsCopyNeverDisplacesThePublishedText(t *testing.T) {
 		"notes/Release Checklist.md": "# Release Checklist\n\n## Steps\n\n" + checklist + "\n",
 		"notes/Onboarding.md":        "# Onboarding\n\nRead the handbook.\n",
 	})
-	tv.Ix.Index.UseOverlay(draftsOf{{ID: "d1", Project: "alpha", Head: "h1", Files: []vault.OverlayFile{
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []vault.OverlayFile{
 		{Path: "notes/Release.md", Data: []byte("# Release\n\n## Steps\n\n" + checklist + " Then publish.\n")},
 		{Path: "notes/a.md", Data: []byte("# A\n\nSee [[Release]].\n")},
 		{Path: "notes/b.md", Data: []byte("# B\n\nSee [[Release]].\n")},
