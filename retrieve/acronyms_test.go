@@ -8,9 +8,10 @@ import (
 
 // A section that names the thing asked for by its acronym answers a
 // question that spells the acronym out, in its heading ("Briefly, what is
-// PHI?", the Obsidian Hub's HIPAA primer) and in its text (a "Game
-// Mediators" section whose links say "DMs"); without the rule the section
-// that spells the words out, about something else, comes first.
+// PHI?", the Obsidian Hub's HIPAA primer; "Opening PRs") and in its text
+// only (the Hub's "Game Mediators" section, whose links say "DMs"); without
+// the rule the section that spells the words out, about something else,
+// comes first in each.
 func TestActivate_AnAcronymCountsAsTheWordsItStandsFor(t *testing.T) {
 	wantFirst(t, map[string]string{
 		"guides/health-data.md": "# Health data primer\n\n" +
@@ -20,9 +21,14 @@ func TestActivate_AnAcronymCountsAsTheWordsItStandsFor(t *testing.T) {
 		"guides/review.md": "# How we review\n\n" +
 			"## Requests\n\nA request for a review goes to the channel; pull the branch and request changes there.\n\n" +
 			"## Opening PRs\n\nOne change per PR, with its test; the title says what it does.\n",
+		// The acronym in the text only: the heading says nothing of it.
+		"guides/tabletop.md": "# Tabletop games\n\n" +
+			"## Getting started\n\nStart with a master list of your games, and notes for each session.\n\n" +
+			"## At the table\n\nLinks for DMs: prep, maps, encounters.\n",
 	}, []firstCase{
 		{"what counts as protected health information", "guides/health-data.md › What is PHI?"},
 		{"how do I open a pull request for review", "guides/review.md › Opening PRs"},
+		{"prep notes for a dungeon master", "guides/tabletop.md › At the table"},
 	})
 }
 
