@@ -117,8 +117,10 @@ func TestHubQuestions_Figures(t *testing.T) {
 		floors map[string]float64 // figure → floor
 	}{
 		{hubQuestions, map[string]float64{
-			"activate section@1": 0.70, "activate section@3": 0.875,
-			"activate note@1": 0.78, "activate note@3": 0.95,
+			// section@1 and note@3 at the figures the Hub issue asks
+			// for (0.75, 0.95), with no question to spare.
+			"activate section@1": 0.75, "activate section@3": 0.875,
+			"activate note@1": 0.81, "activate note@3": 0.95,
 			"search section@3": 0.75, "search note@3": 0.93,
 		}},
 		{hubQuestions2, map[string]float64{
@@ -127,8 +129,8 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"search section@3": 0.86, "search note@3": 0.92,
 		}},
 		{hubQuestions3, map[string]float64{
-			"activate section@1": 0.73, "activate section@3": 0.85,
-			"activate note@1": 0.76, "activate note@3": 0.91,
+			"activate section@1": 0.76, "activate section@3": 0.88,
+			"activate note@1": 0.79, "activate note@3": 0.94,
 			"search section@3": 0.82, "search note@3": 0.91,
 		}},
 		{hubQuestions4, map[string]float64{

@@ -245,19 +245,22 @@ func sortCandidates(cs []*candidate) {
 // candidates did nothing on a well-linked vault (the Obsidian Hub: 40 of 40
 // candidates got it): here a note the best candidates point to rises, and
 // one linked only from the tail of the list, or linking to the top itself
-// (as every index note does), does not.
-func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project string) error {
+// (as every index note does), does not. A top note whose best candidate is
+// a list of links votes up to twice, unless the query names that list
+// (voteWeight, lists.go).
+func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil
 	}
 	score := map[int64]float64{}
+	bestOf := map[int64]*candidate{} // each note's best candidate
 	var rids []int64
 	for _, c := range cs {
 		if s, ok := score[c.RID]; !ok {
 			rids = append(rids, c.RID)
-			score[c.RID] = c.Fused
+			score[c.RID], bestOf[c.RID] = c.Fused, c
 		} else if c.Fused > s {
-			score[c.RID] = c.Fused
+			score[c.RID], bestOf[c.RID] = c.Fused, c
 		}
 	}
 	top := make([]int64, len(rids))
@@ -278,10 +281,15 @@ func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project stri
 	if err != nil || len(pairs) == 0 {
 		return err
 	}
+	plurals := sPlurals(q)
+	votes := map[int64]float64{}
+	for _, r := range top {
+		votes[r] = voteWeight(bestOf[r], plurals)
+	}
 	weight := map[int64]float64{}
 	for _, pr := range pairs {
 		if isTop[pr[0]] {
-			weight[pr[1]] += score[pr[0]] / best
+			weight[pr[1]] += score[pr[0]] / best * votes[pr[0]]
 		}
 	}
 	for _, c := range cs {
@@ -434,7 +442,7 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
 	}
-	if err := p.boostLinks(ctx, ranked, project); err != nil {
+	if err := p.boostLinks(ctx, q, ranked, project); err != nil {
 		return nil, err
 	}
 	lap("fuse", t)

@@ -1,0 +1,117 @@
+package retrieve
+
+import (
+	"context"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestLinkListShare(t *testing.T) {
+	for _, tc := range []struct {
+		name, md string
+		want     float64
+	}{
+		{"a category's list", "## Plugins in this category\n\n%% Add a bullet here and link to the plugins you'd like to categorize! %%\n\n- [[calendar|Calendar]]: Calendar view of your daily notes\n- [[daf-yomi|Daf Yomi]]: Fill in Daf Yomi pages\n", 1},
+		{"a roundup's numbered list of Markdown links", "### New\n\n1. [Dropbox Backups](https://example.org) can now be automated.\n2) [Kanban](https://example.org) moves cards.\n", 1},
+		{"prose with a link", "# Guide\n\nKeep your vault safe: see [[Backups]] for how.\n\nBackups run nightly.\n", 0},
+		{"half of its lines", "# Mixed\n\nSome plugins:\n- [[a|A]]\n- plain item without a link\n- [[b|B]]\n", 0.5},
+		{"comments, code and headings are not text", "# T\n\n%%\na comment\nover lines\n%%\n```\n- [[not|an item]]\nplain\n```\n### Sub\n- [[x|X]]\n", 1},
+		{"a tag is text, not a heading", "#seedling\n- [[x|X]]\n", 0.5},
+		{"nothing but a heading", "# Empty\n", 0},
+	} {
+		if got := linkListShare(tc.md); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: linkListShare = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSPlurals(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want []string
+	}{
+		{"which plugins extract text from images and PDFs with OCR", []string{"images", "plugins"}},
+		{"youtube playlists about obsidian", []string{"playlists"}},
+		{"a plugin that backs up my vault", []string{"backs"}}, // a verb's s: names a list only if the list says "backs"
+		{"status of the class analysis; does news", nil},
+		{"OCR Plugins", []string{"plugins"}},
+		{"日本語のプラグイン", nil},
+	} {
+		got := slices.Sorted(maps.Keys(sPlurals(tc.s)))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("sPlurals(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+// listVaultFiles: three notes that link out — a roundup's list, a
+// guide's prose and a category named "Kiwi plugins" — and the notes they
+// link to, each mentioning kiwi once in a long text so that the three
+// that link are the top of the list.
+func listVaultFiles() map[string]string {
+	filler := strings.Repeat("filler words about other things ", 30)
+	return map[string]string{
+		"roundup.md": "# Kiwi news\n\n- [[Alpha]] makes kiwi backups automatic\n- [[Gamma]] syncs kiwi backups\n",
+		"guide.md":   "# Kiwi guide\n\nKiwi backups are written nightly; see [[Beta]] for the kiwi backups details.\n",
+		"plugins.md": "# Kiwi plugins\n\n- [[Delta]] kiwi backups helper\n- [[Epsilon]] kiwi backups tool\n",
+		"alpha.md":   "# Alpha\n\n" + filler + "kiwi\n",
+		"beta.md":    "# Beta\n\n" + filler + "kiwi\n",
+		"gamma.md":   "# Gamma\n\n" + filler + "kiwi\n",
+		"delta.md":   "# Delta\n\n" + filler + "kiwi\n",
+		"epsilon.md": "# Epsilon\n\n" + filler + "kiwi\n",
+	}
+}
+
+// votesFor ranks q and returns, for each note linked from one top note,
+// the votes that note cast for it: its link bonus over linkBonus × the
+// linking note's score (boostLinks).
+func votesFor(t *testing.T, tv *testVault, q string, from map[string]string) map[string]float64 {
+	t.Helper()
+	cs, err := tv.Ix.Pipeline.rank(context.Background(), q, "lexical", "", 40, map[string]int64{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	score, bonus := map[string]float64{}, map[string]float64{}
+	for _, c := range cs {
+		score[c.Path] = math.Max(score[c.Path], c.Fused)
+		bonus[c.Path] = math.Max(bonus[c.Path], c.LinkBonus)
+	}
+	votes := map[string]float64{}
+	for target, voter := range from {
+		if score[voter] == 0 {
+			t.Fatalf("%q: the voter %s is not a candidate: %v", q, voter, score)
+		}
+		votes[target] = bonus[target] / (linkBonus * score[voter])
+	}
+	return votes
+}
+
+// A note at the top whose best section is a list of links votes twice for
+// each note it lists; a guide's prose link once. A list whose name the
+// question says in the plural ("Kiwi plugins" for "which kiwi plugins…")
+// is the answer, not a pointer: its votes count once, so the notes it lists
+// do not rise above it on its own vote.
+func TestBoostLinks_AListOfLinksVotesTwiceUnlessTheQueryNamesIt(t *testing.T) {
+	tv := newTestVault(t, listVaultFiles())
+	from := map[string]string{"alpha.md": "roundup.md", "beta.md": "guide.md", "delta.md": "plugins.md"}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+	got := votesFor(t, tv, "kiwi backups", from)
+	if !near(got["alpha.md"], 2) || !near(got["delta.md"], 2) {
+		t.Errorf("kiwi backups: the lists' votes are %v and %v, want 2", got["alpha.md"], got["delta.md"])
+	}
+	if !near(got["beta.md"], 1) {
+		t.Errorf("kiwi backups: the guide's prose link votes %v, want 1", got["beta.md"])
+	}
+
+	got = votesFor(t, tv, "which kiwi plugins make backups", from)
+	if !near(got["delta.md"], 1) {
+		t.Errorf("which kiwi plugins…: the list the question names votes %v, want 1", got["delta.md"])
+	}
+	if !near(got["alpha.md"], 2) {
+		t.Errorf("which kiwi plugins…: the roundup, which it does not name, votes %v, want 2", got["alpha.md"])
+	}
+}
