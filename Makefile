@@ -91,6 +91,7 @@ fuzz:
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzEmbeds$$' -fuzztime 30s ./vault
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerms -fuzztime 30s ./fts
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./retrieve
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzLinkListShare$$' -fuzztime 30s ./retrieve
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseDiff -fuzztime 60s ./guard
 
 # The long reliability runs: 16 lore mcp writers, 60 seeded SIGKILL runs,

@@ -115,3 +115,21 @@ func TestBoostLinks_AListOfLinksVotesTwiceUnlessTheQueryNamesIt(t *testing.T) {
 		t.Errorf("which kiwi plugins…: the roundup, which it does not name, votes %v, want 2", got["alpha.md"])
 	}
 }
+
+// FuzzLinkListShare: any text gives a share in [0, 1], and any query and
+// title give plurals that are lower-case words ending in s.
+func FuzzLinkListShare(f *testing.F) {
+	f.Add("## Plugins in this category\n\n- [[calendar|Calendar]]: a view\n", "which plugins")
+	f.Add("%%\n- [[x]]\n```\n1) [a](b)\n", "OCR Plugins")
+	f.Add("#\n#######\n1.\n- \n* [[", "ßüs plugins's")
+	f.Fuzz(func(t *testing.T, md, q string) {
+		if d := linkListShare(md); d < 0 || d > 1 || d != d {
+			t.Fatalf("linkListShare(%q) = %v", md, d)
+		}
+		for w := range sPlurals(q) {
+			if len(w) < 4 || w[len(w)-1] != 's' || strings.ToLower(w) != w {
+				t.Fatalf("sPlurals(%q) holds %q", q, w)
+			}
+		}
+	})
+}
