@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/vault"
 )
 
 // A list of links points: a roundup's "- [[obsidian-dropbox-backups|Obsidian
@@ -18,75 +19,13 @@ import (
 
 // voteWeight is how many votes the note of c, a note at the top of the list,
 // gives each note it links to: 1, and up to 2 when c is a list of links
-// (linkListShare), unless the question names that list (namesList).
+// (vault.LinkListShare), unless the question names that list (namesList).
 func voteWeight(c *candidate, queryPlurals map[string]bool) float64 {
-	d := linkListShare(c.Content)
+	d := vault.LinkListShare(c.Content)
 	if d == 0 || namesList(queryPlurals, c) {
 		return 1
 	}
 	return 1 + d
-}
-
-// linkListShare is the share of a section's lines of text that are list
-// items holding a link ("- [[calendar|Calendar]]: …", "1. [Guide](…)"): 1
-// for a category's or a roundup's list, 0 for prose. Headings, blank lines,
-// comments (%%…%%) and fenced code are not lines of text.
-func linkListShare(md string) float64 {
-	var text, items int
-	fenced, comment := false, false
-	for line := range strings.Lines(md) {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if fenced {
-			continue
-		}
-		if n := strings.Count(t, "%%"); comment || n > 0 {
-			was := comment
-			if n%2 == 1 {
-				comment = !comment
-			}
-			if was || strings.HasPrefix(t, "%%") {
-				continue
-			}
-		}
-		if t == "" || isHeadingLine(t) {
-			continue
-		}
-		text++
-		if isListItem(t) && (strings.Contains(t, "[[") || strings.Contains(t, "](")) {
-			items++
-		}
-	}
-	if text == 0 {
-		return 0
-	}
-	return float64(items) / float64(text)
-}
-
-// isHeadingLine reports whether a trimmed line is an ATX heading: one to six
-// #, then a space or the end ("#seedling" is a tag).
-func isHeadingLine(t string) bool {
-	n := 0
-	for n < len(t) && t[n] == '#' {
-		n++
-	}
-	return n >= 1 && n <= 6 && (n == len(t) || t[n] == ' ' || t[n] == '\t')
-}
-
-// isListItem reports whether a trimmed line is a Markdown list item: a
-// bullet (-, *, +) or a number with . or ) before a space.
-func isListItem(t string) bool {
-	if len(t) >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && (t[1] == ' ' || t[1] == '\t') {
-		return true
-	}
-	n := 0
-	for n < len(t) && n < 9 && t[n] >= '0' && t[n] <= '9' {
-		n++
-	}
-	return n > 0 && n+1 < len(t) && (t[n] == '.' || t[n] == ')') && (t[n+1] == ' ' || t[n+1] == '\t')
 }
 
 // namesList reports whether the question names the list c is: a plural of

@@ -7,26 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func TestLinkListShare(t *testing.T) {
-	for _, tc := range []struct {
-		name, md string
-		want     float64
-	}{
-		{"a category's list", "## Plugins in this category\n\n%% Add a bullet here and link to the plugins you'd like to categorize! %%\n\n- [[calendar|Calendar]]: Calendar view of your daily notes\n- [[daf-yomi|Daf Yomi]]: Fill in Daf Yomi pages\n", 1},
-		{"a roundup's numbered list of Markdown links", "### New\n\n1. [Dropbox Backups](https://example.org) can now be automated.\n2) [Kanban](https://example.org) moves cards.\n", 1},
-		{"prose with a link", "# Guide\n\nKeep your vault safe: see [[Backups]] for how.\n\nBackups run nightly.\n", 0},
-		{"half of its lines", "# Mixed\n\nSome plugins:\n- [[a|A]]\n- plain item without a link\n- [[b|B]]\n", 0.5},
-		{"comments, code and headings are not text", "# T\n\n%%\na comment\nover lines\n%%\n```\n- [[not|an item]]\nplain\n```\n### Sub\n- [[x|X]]\n", 1},
-		{"a tag is text, not a heading", "#seedling\n- [[x|X]]\n", 0.5},
-		{"nothing but a heading", "# Empty\n", 0},
-	} {
-		if got := linkListShare(tc.md); math.Abs(got-tc.want) > 1e-9 {
-			t.Errorf("%s: linkListShare = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
+	"github.com/lore-memory/lore/vault"
+)
 
 func TestSPlurals(t *testing.T) {
 	for _, tc := range []struct {
@@ -116,15 +99,15 @@ func TestBoostLinks_AListOfLinksVotesTwiceUnlessTheQueryNamesIt(t *testing.T) {
 	}
 }
 
-// FuzzLinkListShare: any text gives a share in [0, 1], and any query and
-// title give plurals that are lower-case words ending in s.
+// FuzzLinkListShare: any text gives a share in [0, 1], and any text gives
+// plurals that are lower-case words of four letters or more ending in s.
 func FuzzLinkListShare(f *testing.F) {
 	f.Add("## Plugins in this category\n\n- [[calendar|Calendar]]: a view\n", "which plugins")
 	f.Add("%%\n- [[x]]\n```\n1) [a](b)\n", "OCR Plugins")
 	f.Add("#\n#######\n1.\n- \n* [[", "ßüs plugins's")
 	f.Fuzz(func(t *testing.T, md, q string) {
-		if d := linkListShare(md); d < 0 || d > 1 || d != d {
-			t.Fatalf("linkListShare(%q) = %v", md, d)
+		if d := vault.LinkListShare(md); d < 0 || d > 1 || d != d {
+			t.Fatalf("LinkListShare(%q) = %v", md, d)
 		}
 		for w := range sPlurals(q) {
 			if len(w) < 4 || w[len(w)-1] != 's' || strings.ToLower(w) != w {

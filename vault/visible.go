@@ -102,6 +102,48 @@ func ShowsVaultFile(md string) bool {
 	return false
 }
 
+// LinkListShare is the share of a section's lines of text that are list
+// items holding a link ("- [[calendar|Calendar]]: …", "1. [Guide](…)"):
+// 1 for a category's or a roundup's list of links, 0 for prose. Headings,
+// blank lines, fenced code and lines of %% comments are not lines of text;
+// a line in an HTML comment is (the Hub's author pages keep their unused
+// template lines in HTML comments, and those count against their lists:
+// docs/decisions/link-bonus.md).
+func LinkListShare(md string) float64 {
+	var text, items int
+	fenced, comment := false, false
+	for line := range strings.Lines(md) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		if n := strings.Count(t, "%%"); comment || n > 0 {
+			was := comment
+			if n%2 == 1 {
+				comment = !comment
+			}
+			if was || strings.HasPrefix(t, "%%") {
+				continue
+			}
+		}
+		if t == "" || headingLine().MatchString(t) {
+			continue
+		}
+		text++
+		if ListMarker(t) && (strings.Contains(t, "[[") || strings.Contains(t, "](")) {
+			items++
+		}
+	}
+	if text == 0 {
+		return 0
+	}
+	return float64(items) / float64(text)
+}
+
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 var (

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -80,6 +81,25 @@ func TestSaysNothing_LinesAsTheRegexps(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+func TestLinkListShare(t *testing.T) {
+	for _, tc := range []struct {
+		name, md string
+		want     float64
+	}{
+		{"a category's list", "## Plugins in this category\n\n%% Add a bullet here and link to the plugins you'd like to categorize! %%\n\n- [[calendar|Calendar]]: Calendar view of your daily notes\n- [[daf-yomi|Daf Yomi]]: Fill in Daf Yomi pages\n", 1},
+		{"a roundup's numbered list of Markdown links", "### New\n\n1. [Dropbox Backups](https://example.org) can now be automated.\n2) [Kanban](https://example.org) moves cards.\n", 1},
+		{"prose with a link", "# Guide\n\nKeep your vault safe: see [[Backups]] for how.\n\nBackups run nightly.\n", 0},
+		{"half of its lines", "# Mixed\n\nSome plugins:\n- [[a|A]]\n- plain item without a link\n- [[b|B]]\n", 0.5},
+		{"comments, code and headings are not text", "# T\n\n%%\na comment\nover lines\n%%\n```\n- [[not|an item]]\nplain\n```\n### Sub\n- [[x|X]]\n", 1},
+		{"a tag is text, not a heading", "#seedling\n- [[x|X]]\n", 0.5},
+		{"nothing but a heading", "# Empty\n", 0},
+	} {
+		if got := LinkListShare(tc.md); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: LinkListShare = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
