@@ -252,28 +252,23 @@ func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, pr
 	if len(cs) < 2 {
 		return nil
 	}
-	score := map[int64]float64{}
-	bestOf := map[int64]*candidate{} // each note's best candidate
+	bestOf := map[int64]*candidate{} // each note's best candidate: its score is the note's
 	var rids []int64
 	for _, c := range cs {
-		if s, ok := score[c.RID]; !ok {
+		if b, ok := bestOf[c.RID]; !ok {
 			rids = append(rids, c.RID)
-			score[c.RID], bestOf[c.RID] = c.Fused, c
-		} else if c.Fused > s {
-			score[c.RID], bestOf[c.RID] = c.Fused, c
+			bestOf[c.RID] = c
+		} else if c.Fused > b.Fused {
+			bestOf[c.RID] = c
 		}
 	}
 	top := make([]int64, len(rids))
 	copy(top, rids)
-	sort.SliceStable(top, func(i, j int) bool { return score[top[i]] > score[top[j]] })
+	sort.SliceStable(top, func(i, j int) bool { return bestOf[top[i]].Fused > bestOf[top[j]].Fused })
 	if len(top) > linkTop {
 		top = top[:linkTop]
 	}
-	isTop := map[int64]bool{}
-	for _, r := range top {
-		isTop[r] = true
-	}
-	best := score[top[0]]
+	best := bestOf[top[0]].Fused
 	if best <= 0 {
 		return nil
 	}
@@ -282,15 +277,13 @@ func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, pr
 		return err
 	}
 	plurals := sPlurals(q)
-	votes := map[int64]float64{}
+	vote := map[int64]float64{} // a top note's vote: its score over the best, times its weight
 	for _, r := range top {
-		votes[r] = voteWeight(bestOf[r], plurals)
+		vote[r] = bestOf[r].Fused / best * voteWeight(bestOf[r], plurals)
 	}
 	weight := map[int64]float64{}
 	for _, pr := range pairs {
-		if isTop[pr[0]] {
-			weight[pr[1]] += score[pr[0]] / best * votes[pr[0]]
-		}
+		weight[pr[1]] += vote[pr[0]] // 0 from a note not at the top
 	}
 	for _, c := range cs {
 		if w := weight[c.RID]; w > 0 {
