@@ -37,14 +37,15 @@ func TestSPlurals(t *testing.T) {
 func listVaultFiles() map[string]string {
 	filler := strings.Repeat("filler words about other things ", 30)
 	return map[string]string{
-		"roundup.md": "# Kiwi news\n\n- [[Alpha]] makes kiwi backups automatic\n- [[Gamma]] syncs kiwi backups\n",
-		"guide.md":   "# Kiwi guide\n\nKiwi backups are written nightly; see [[Beta]] for the kiwi backups details.\n",
-		"plugins.md": "# Kiwi plugins\n\n- [[Delta]] kiwi backups helper\n- [[Epsilon]] kiwi backups tool\n",
+		"roundup.md": "# Kiwi news\n\n- [[Alpha]] makes kiwi backups automatic\n- [[Gamma]] syncs kiwi backups\n- [[Zeta]] kiwi\n",
+		"guide.md":   "# Kiwi guide\n\nKiwi backups are written nightly; see [[Beta]] for the kiwi backups details, or [[Zeta]].\n",
+		"plugins.md": "# Kiwi plugins\n\n- [[Delta]] kiwi backups helper\n- [[Epsilon]] kiwi backups tool\n- [[Zeta]] kiwi\n",
 		"alpha.md":   "# Alpha\n\n" + filler + "kiwi\n",
 		"beta.md":    "# Beta\n\n" + filler + "kiwi\n",
 		"gamma.md":   "# Gamma\n\n" + filler + "kiwi\n",
 		"delta.md":   "# Delta\n\n" + filler + "kiwi\n",
 		"epsilon.md": "# Epsilon\n\n" + filler + "kiwi\n",
+		"zeta.md":    "# Zeta\n\n" + filler + "kiwi\n",
 	}
 }
 
@@ -52,24 +53,33 @@ func listVaultFiles() map[string]string {
 // the votes that note cast for it: its link bonus over linkBonus × the
 // linking note's score (boostLinks).
 func votesFor(t *testing.T, tv *testVault, q string, from map[string]string) map[string]float64 {
+	votes, _, _ := votesAndBonus(t, tv, q, from)
+	return votes
+}
+
+// votesAndBonus is votesFor with each note's link bonus and the best fused
+// score.
+func votesAndBonus(t *testing.T, tv *testVault, q string, from map[string]string) (votes, bonus map[string]float64, best float64) {
 	t.Helper()
 	cs, err := tv.Ix.Pipeline.rank(context.Background(), q, "lexical", "", 40, map[string]int64{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	score, bonus := map[string]float64{}, map[string]float64{}
+	score := map[string]float64{}
+	bonus = map[string]float64{}
 	for _, c := range cs {
 		score[c.Path] = math.Max(score[c.Path], c.Fused)
 		bonus[c.Path] = math.Max(bonus[c.Path], c.LinkBonus)
+		best = math.Max(best, c.Fused)
 	}
-	votes := map[string]float64{}
+	votes = map[string]float64{}
 	for target, voter := range from {
 		if score[voter] == 0 {
 			t.Fatalf("%q: the voter %s is not a candidate: %v", q, voter, score)
 		}
 		votes[target] = bonus[target] / (linkBonus * score[voter])
 	}
-	return votes
+	return votes, bonus, best
 }
 
 // A note at the top whose best section is a list of links votes twice for
@@ -96,6 +106,28 @@ func TestBoostLinks_AListOfLinksVotesTwiceUnlessTheQueryNamesIt(t *testing.T) {
 	}
 	if !near(got["alpha.md"], 2) {
 		t.Errorf("which kiwi plugins…: the roundup, which it does not name, votes %v, want 2", got["alpha.md"])
+	}
+}
+
+// However many lists link to a note, its bonus is at most the link bonus's
+// cap (linkCap votes of the best score), a bound that holds for any note
+// that links, an agent's Draft among them: two lists and a guide link to
+// zeta, more votes than the cap, and zeta gains the cap.
+func TestBoostLinks_ListVotesStayUnderTheCap(t *testing.T) {
+	tv := newTestVault(t, listVaultFiles())
+	from := map[string]string{"alpha.md": "roundup.md", "beta.md": "guide.md", "delta.md": "plugins.md"}
+	_, bonus, best := votesAndBonus(t, tv, "kiwi backups", from)
+	uncapped := 0.0
+	for target := range from {
+		// Each of alpha, beta, delta has one linking note, a note that
+		// links to zeta too: its bonus is that note's vote, uncapped.
+		uncapped += bonus[target] / (linkBonus * best)
+	}
+	if uncapped <= linkCap {
+		t.Fatalf("the three notes' votes come to %v, not over the cap %v: the test shows nothing", uncapped, linkCap)
+	}
+	if capped := linkBonus * linkCap * best; math.Abs(bonus["zeta.md"]-capped) > 1e-12 {
+		t.Errorf("zeta.md gained %v; the cap is %v", bonus["zeta.md"], capped)
 	}
 }
 
