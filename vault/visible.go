@@ -105,32 +105,24 @@ func ShowsVaultFile(md string) bool {
 // LinkListShare is the share of a section's lines of text that are list
 // items holding a link ("- [[calendar|Calendar]]: …", "1. [Guide](…)"):
 // 1 for a category's or a roundup's list of links, 0 for prose. Headings,
-// blank lines, fenced code and lines of %% comments are not lines of text;
-// a line in an HTML comment is (the Hub's author pages keep their unused
-// template lines in HTML comments, and those count against their lists:
-// docs/decisions/link-bonus.md).
+// blank lines and fenced code are not lines of text, and comments (%%…%%,
+// <!-- -->) are read as the index reads them (ReadableText): gone. The
+// Hub's author pages keep their template's unused lines in HTML comments
+// below the list of what the author made; Obsidian does not show them, and
+// they do not make the list less of a list (docs/decisions/link-bonus.md).
 func LinkListShare(md string) float64 {
+	if strings.Contains(md, "%%") || strings.Contains(md, "<!--") {
+		md = hiddenComment().ReplaceAllString(md, "")
+	}
 	var text, items int
-	fenced, comment := false, false
+	fenced := false
 	for line := range strings.Lines(md) {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fenced = !fenced
 			continue
 		}
-		if fenced {
-			continue
-		}
-		if n := strings.Count(t, "%%"); comment || n > 0 {
-			was := comment
-			if n%2 == 1 {
-				comment = !comment
-			}
-			if was || strings.HasPrefix(t, "%%") {
-				continue
-			}
-		}
-		if t == "" || headingLine().MatchString(t) {
+		if fenced || t == "" || headingLine().MatchString(t) {
 			continue
 		}
 		text++

@@ -95,6 +95,8 @@ func TestLinkListShare(t *testing.T) {
 		{"prose with a link", "# Guide\n\nKeep your vault safe: see [[Backups]] for how.\n\nBackups run nightly.\n", 0},
 		{"half of its lines", "# Mixed\n\nSome plugins:\n- [[a|A]]\n- plain item without a link\n- [[b|B]]\n", 0.5},
 		{"comments, code and headings are not text", "# T\n\n%%\na comment\nover lines\n%%\n```\n- [[not|an item]]\nplain\n```\n### Sub\n- [[x|X]]\n", 1},
+		{"an HTML comment is not text", "## Plugins\n\n- [[bulk-exporter|Bulk Exporter]]: export notes\n\n<!--\n## Themes\n\nWrite about your themes here.\n-->\n", 1},
+		{"a comment before an item on its line", "%% keep %% - [[x|X]]\nprose\n", 0.5},
 		{"a tag is text, not a heading", "#seedling\n- [[x|X]]\n", 0.5},
 		{"nothing but a heading", "# Empty\n", 0},
 	} {
