@@ -2,12 +2,11 @@ package eval
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/internal/shareddata"
+	"github.com/lore-memory/lore/internal/testmodel"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
@@ -171,7 +170,7 @@ func TestHubQuestions_HybridFigures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short: it indexes and embeds the 6,591 notes of the Obsidian Hub")
 	}
-	b := builtinModel(t)
+	b := testmodel.Builtin(t)
 	ix := openHub(t)
 	ctx := context.Background()
 	if err := ix.Index.Vectors().Use(ctx, b); err != nil {
@@ -211,24 +210,6 @@ func TestHubQuestions_HybridFigures(t *testing.T) {
 			"activate note@1": 0.63, "activate note@3": 0.83,
 		}},
 	})
-}
-
-// builtinModel returns the installed built-in model, or skips the test
-// when it is not installed (fails, when LORE_REQUIRE_MODEL is set).
-func builtinModel(t *testing.T) *embed.Builtin {
-	t.Helper()
-	dir, err := embed.DefaultModelDir()
-	if err != nil {
-		t.Skip(err)
-	}
-	b := &embed.Builtin{Dir: dir}
-	if err := b.Ready(); err != nil {
-		if os.Getenv("LORE_REQUIRE_MODEL") != "" {
-			t.Fatalf("LORE_REQUIRE_MODEL is set: %v", err)
-		}
-		t.Skipf("the built-in model is not installed (make model): %v", err)
-	}
-	return b
 }
 
 // hubFigures asks each set's questions through activate in mode and

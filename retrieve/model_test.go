@@ -2,10 +2,9 @@ package retrieve
 
 import (
 	"context"
-	"os"
 	"testing"
 
-	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/testmodel"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
@@ -15,17 +14,7 @@ import (
 // find it through the vector stage. It needs `make model`; CI sets
 // LORE_REQUIRE_MODEL so a missing model fails instead of skipping.
 func TestActivate_BuiltinModelOrdersByMeaning(t *testing.T) {
-	dir, err := embed.DefaultModelDir()
-	if err != nil {
-		t.Skip(err)
-	}
-	b := &embed.Builtin{Dir: dir}
-	if err := b.Ready(); err != nil {
-		if os.Getenv("LORE_REQUIRE_MODEL") != "" {
-			t.Fatalf("LORE_REQUIRE_MODEL is set: %v", err)
-		}
-		t.Skip(err)
-	}
+	b := testmodel.Builtin(t)
 	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	ctx := context.Background()
 	if err := tv.Ix.Index.Vectors().Use(ctx, b); err != nil {
