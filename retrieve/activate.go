@@ -241,14 +241,15 @@ func sortCandidates(cs []*candidate) {
 // note at the top of the list (the linkTop best by fused score; wikilinks
 // and Markdown links, supersedes; resolved as vault/linknames.go says, as
 // Obsidian would), in proportion to the linking note's score, at most
-// linkCap of them counted, the strongest votes. A flat bonus for any link between any two
-// candidates did nothing on a well-linked vault (the Obsidian Hub: 40 of 40
-// candidates got it): here a note the best candidates point to rises, and
-// one linked only from the tail of the list, or linking to the top itself
-// (as every index note does), does not. A top note whose best candidate is
-// a list of links votes up to twice, unless the query names that list
-// (voteWeight, lists.go); the cap counts notes, not votes, so that a note
-// two lists point to keeps its lead over one three asides mention.
+// linkCap of them counted, the strongest. A flat bonus for any link between
+// any two candidates did nothing on a well-linked vault (the Obsidian Hub:
+// 40 of 40 candidates got it): here a note the best candidates point to
+// rises, and one linked only from the tail of the list, or linking to the
+// top itself (as every index note does), does not. A top note whose best
+// candidate is a list of links votes up to twice, unless the query names
+// that list (voteWeight, lists.go); the cap counts notes, not votes, so
+// that a note two lists point to keeps its lead over one that three asides
+// mention.
 func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil
