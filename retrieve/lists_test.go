@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -53,15 +54,15 @@ func listVaultFiles() map[string]string {
 // the votes that note cast for it: its link bonus over linkBonus × the
 // linking note's score (boostLinks).
 func votesFor(t *testing.T, tv *testVault, q string, from map[string]string) map[string]float64 {
-	votes, _, _ := votesAndBonus(t, tv, q, from)
+	votes, _, _ := votesAndBonus(t, tv, q, "", from)
 	return votes
 }
 
-// votesAndBonus is votesFor with each note's link bonus and the best fused
-// score.
-func votesAndBonus(t *testing.T, tv *testVault, q string, from map[string]string) (votes, bonus map[string]float64, best float64) {
+// votesAndBonus is votesFor, as project asks, with each note's link bonus
+// and the best fused score.
+func votesAndBonus(t *testing.T, tv *testVault, q, project string, from map[string]string) (votes, bonus map[string]float64, best float64) {
 	t.Helper()
-	cs, err := tv.Ix.Pipeline.rank(context.Background(), q, "lexical", "", 40, map[string]int64{})
+	cs, err := tv.Ix.Pipeline.rank(context.Background(), q, "lexical", project, 40, map[string]int64{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,39 +111,42 @@ func TestBoostLinks_AListOfLinksVotesTwiceUnlessTheQueryNamesIt(t *testing.T) {
 }
 
 // However many notes at the top link to a note, the votes of at most
-// linkCap of them count, the strongest: two lists, a guide and a digest
-// link to zeta, and zeta gains the two lists' votes and the better of the
-// prose ones, not the fourth. A bound that holds for any note that links,
-// an agent's Draft among them. The three it keeps come to more than three
-// votes: a cap on the votes' sum (the cap before lists voted twice) would
-// have flattened two lists and a guide to what three prose asides give,
-// and this test fails with it.
+// linkCap of them count, the strongest: two published lists, a guide and
+// an agent's Draft that is a list too link to zeta, and zeta gains the
+// three lists' votes, not the guide's. The bound holds for a Draft as for
+// any note. The three it keeps come to more than three votes: a cap on
+// the votes' sum (the cap before lists voted twice) would have flattened
+// them to what three prose asides give, and this test fails with it.
 func TestBoostLinks_TheThreeStrongestTopNotesCount(t *testing.T) {
 	files := listVaultFiles()
-	files["digest.md"] = "# Kiwi digest\n\nKiwi backups this week: [[Eta]] kiwi backups, and [[Zeta]].\n"
 	files["eta.md"] = "# Eta\n\n" + strings.Repeat("filler words about other things ", 30) + "kiwi\n"
 	tv := newTestVault(t, files)
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []vault.OverlayFile{
+		{Path: "digest.md", Data: []byte("# Kiwi digest\n\n- [[Eta]] kiwi backups this week\n- [[Zeta]] kiwi backups\n")},
+	}}})
 	from := map[string]string{"alpha.md": "roundup.md", "beta.md": "guide.md", "delta.md": "plugins.md", "eta.md": "digest.md"}
-	_, bonus, best := votesAndBonus(t, tv, "kiwi backups", from)
-	var each []float64
+	_, bonus, best := votesAndBonus(t, tv, "kiwi backups", "alpha", from)
+	vote := map[string]float64{}
+	all, three := 0.0, 0.0
 	for target := range from {
 		// Each of alpha, beta, delta, eta has one linking note, a note
 		// that links to zeta too: its bonus is that note's vote.
-		each = append(each, bonus[target]/(linkBonus*best))
-	}
-	slices.Sort(each)
-	all, three := 0.0, 0.0
-	for i, v := range each {
-		all += v
-		if i > 0 {
-			three += v
+		vote[target] = bonus[target] / (linkBonus * best)
+		all += vote[target]
+		if target != "beta.md" {
+			three += vote[target]
 		}
 	}
-	if three <= float64(linkCap) || all <= three {
-		t.Fatalf("votes %v: the three strongest (%v) must come to more than %d votes and less than all four (%v), or the test shows nothing", each, three, linkCap, all)
+	for target, v := range vote {
+		if target != "beta.md" && v <= vote["beta.md"] {
+			t.Fatalf("votes %v: the guide's (beta.md's) is not the weakest, or the test shows nothing", vote)
+		}
+	}
+	if three <= float64(linkCap) {
+		t.Fatalf("votes %v: the three lists' come to %v, not more than %d votes, or the test shows nothing", vote, three, linkCap)
 	}
 	if want := linkBonus * three * best; math.Abs(bonus["zeta.md"]-want) > 1e-12 {
-		t.Errorf("zeta.md gained %v; the three strongest votes give %v (all four %v)", bonus["zeta.md"], want, linkBonus*all*best)
+		t.Errorf("zeta.md gained %v; the three lists' votes give %v (with the guide's %v)", bonus["zeta.md"], want, linkBonus*all*best)
 	}
 }
 
