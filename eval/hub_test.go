@@ -219,7 +219,7 @@ func hubFigures(t *testing.T, ix *retrieve.Memory, mode string, sets []hubSet) {
 	t.Helper()
 	ctx := context.Background()
 	render := func(a *vault.Activation) (string, string, error) { return "", "", nil }
-	activator := modeActivator{ix, mode}
+	activator := InMode(ix, mode)
 	for _, set := range sets {
 		qs, err := LoadQuestions(set.file)
 		if err != nil {
@@ -246,16 +246,4 @@ func hubFigures(t *testing.T, ix *retrieve.Memory, mode string, sets []hubSet) {
 			}
 		}
 	}
-}
-
-// modeActivator runs activate in one retrieval mode, as lore eval
-// --questions … --mode does.
-type modeActivator struct {
-	*retrieve.Memory
-	mode string
-}
-
-func (m modeActivator) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
-	req.Mode = m.mode
-	return m.Pipeline.Activate(ctx, req)
 }

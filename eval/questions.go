@@ -78,6 +78,20 @@ type QuestionMetrics struct {
 // content and its structuredContent.
 type Render func(*vault.Activation) (text, structured string, err error)
 
+// InMode returns a with every activate asked in one retrieval mode
+// ("lexical", "hybrid"), as lore eval --questions … --mode asks them.
+func InMode(a vault.Activator, mode string) vault.Activator { return inMode{a, mode} }
+
+type inMode struct {
+	vault.Activator
+	mode string
+}
+
+func (m inMode) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
+	req.Mode = m.mode
+	return m.Activator.Activate(ctx, req)
+}
+
 // ScoreQuestions runs each question through activate (no state) and scores
 // where the expected section was delivered, and how much of what the agent
 // reads is memory: the share of the text content's tokens that are the

@@ -201,7 +201,7 @@ func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, we
 		return err
 	}
 	defer closeEvalIndex(ix)
-	m, err := eval.ScoreQuestions(ctx, modeActivator{ix, mode}, qs, mcp.RenderActivation)
+	m, err := eval.ScoreQuestions(ctx, eval.InMode(ix, mode), qs, mcp.RenderActivation)
 	if err != nil {
 		return err
 	}
@@ -225,17 +225,6 @@ func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, we
 		}
 	}
 	return nil
-}
-
-// modeActivator runs activate in one retrieval mode.
-type modeActivator struct {
-	*retrieve.Memory
-	mode string
-}
-
-func (m modeActivator) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
-	req.Mode = m.mode
-	return m.Pipeline.Activate(ctx, req)
 }
 
 // copyNotes copies the Markdown notes and lore.yaml of the vault at src
