@@ -148,7 +148,7 @@ func blockOf(body, id string) (string, bool) {
 		if before != "" && !strings.HasSuffix(before, " ") && !strings.HasSuffix(before, "\t") {
 			continue
 		}
-		if item := strings.TrimLeft(before, " \t"); ListMarker(item) {
+		if item := strings.TrimLeft(before, " \t"); listMarker(item) {
 			// The item with what is nested under it, as Obsidian shows it.
 			indent := len(before) - len(item)
 			block := []string{strings.TrimRight(before, " \t")}
@@ -423,9 +423,9 @@ func ClipTokens(s string, max int) string {
 	return strings.TrimRight(cut, " \n") + " …"
 }
 
-// ListMarker reports whether a line (its indentation removed) starts a list
+// listMarker reports whether a line (its indentation removed) starts a list
 // item: "- ", "* ", "+ ", or a number and "." or ")" and a space.
-func ListMarker(item string) bool {
+func listMarker(item string) bool {
 	if strings.HasPrefix(item, "- ") || strings.HasPrefix(item, "* ") || strings.HasPrefix(item, "+ ") {
 		return true
 	}

@@ -126,7 +126,7 @@ func LinkListShare(md string) float64 {
 			continue
 		}
 		text++
-		if ListMarker(t) && (strings.Contains(t, "[[") || strings.Contains(t, "](")) {
+		if listMarker(t) && (strings.Contains(t, "[[") || strings.Contains(t, "](")) {
 			items++
 		}
 	}
