@@ -165,7 +165,7 @@ func TestHubQuestions_Figures(t *testing.T) {
 // --questions … --mode hybrid measures it (search is lexical in every mode,
 // and held above). It needs `make model`; CI sets LORE_REQUIRE_MODEL, so
 // there a missing model fails instead of skipping. Embedding the Hub's
-// 25,509 unit texts takes about three minutes on two cores.
+// 25,514 unit texts takes about two and a half minutes on two cores.
 func TestHubQuestions_HybridFigures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short: it indexes and embeds the 6,591 notes of the Obsidian Hub")

@@ -114,9 +114,10 @@ func TestBoostLinks_AListOfLinksVotesTwiceUnlessTheQueryNamesIt(t *testing.T) {
 // linkCap of them count, the strongest: two published lists, a guide and
 // an agent's Draft that is a list too link to zeta, and zeta gains the
 // three lists' votes, not the guide's. The bound holds for a Draft as for
-// any note. The three it keeps come to more than three votes: a cap on
-// the votes' sum (the cap before lists voted twice) would have flattened
-// them to what three prose asides give, and this test fails with it.
+// any note, and the Draft's vote reaches only its own project. The three
+// it keeps come to more than three votes: a cap on the votes' sum (the
+// cap before lists voted twice) would have flattened them to what three
+// prose asides give, and this test fails with it.
 func TestBoostLinks_TheThreeStrongestTopNotesCount(t *testing.T) {
 	files := listVaultFiles()
 	files["eta.md"] = "# Eta\n\n" + strings.Repeat("filler words about other things ", 30) + "kiwi\n"
@@ -147,6 +148,16 @@ func TestBoostLinks_TheThreeStrongestTopNotesCount(t *testing.T) {
 	}
 	if want := linkBonus * three * best; math.Abs(bonus["zeta.md"]-want) > 1e-12 {
 		t.Errorf("zeta.md gained %v; the three lists' votes give %v (with the guide's %v)", bonus["zeta.md"], want, linkBonus*all*best)
+	}
+	// Another project never sees the Draft, nor its vote.
+	cs, err := tv.Ix.Pipeline.rank(context.Background(), "kiwi backups", "lexical", "web", 40, map[string]int64{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Path == "digest.md" || (c.Path == "eta.md" && c.LinkBonus != 0) {
+			t.Errorf("project web: %s is a candidate with link bonus %v; the Draft is alpha's", c.Path, c.LinkBonus)
+		}
 	}
 }
 
