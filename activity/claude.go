@@ -53,8 +53,18 @@ func claudeHeader(p string, info fs.FileInfo) (Summary, bool) {
 		if r.IsSidechain {
 			continue
 		}
+		// Claude Code 2.1.3xx opens a transcript with records that carry the
+		// session but no workspace (queue-operation in -p mode, last-prompt
+		// and mode in interactive sessions): each field comes from the first
+		// record that has it.
 		if s.SessionID == "" && r.SessionID != "" {
-			s.SessionID, s.Workspace, s.Started = r.SessionID, r.Cwd, parseTime(r.Timestamp)
+			s.SessionID = r.SessionID
+		}
+		if s.Workspace == "" && r.Cwd != "" {
+			s.Workspace = r.Cwd
+		}
+		if s.Started.IsZero() && r.Timestamp != "" {
+			s.Started = parseTime(r.Timestamp)
 		}
 		if s.Title == "" {
 			if t, ok := r.prompt(); ok {

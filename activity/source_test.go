@@ -38,7 +38,13 @@ var sampleWriters = map[string]func(t *testing.T, home string, s sampleLog) stri
 		rec := func(typ, content string) string {
 			return `{"type":"` + typ + `","sessionId":` + q(s.id) + `,"cwd":` + q(s.cwd) + `,"timestamp":"2026-12-01T10:00:00Z","message":{"role":"` + typ + `","content":` + content + `}}`
 		}
+		// Claude Code 2.1.3xx opens a transcript with records that carry
+		// the session but no cwd: queue-operation in -p mode, last-prompt
+		// and mode in interactive sessions.
 		return writeLines(t, p, []byte(strings.Join([]string{
+			`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-12-01T09:59:59Z","sessionId":` + q(s.id) + `}`,
+			`{"type":"last-prompt","lastPrompt":"earlier","sessionId":` + q(s.id) + `}`,
+			`{"type":"mode","mode":"default","sessionId":` + q(s.id) + `}`,
 			rec("user", q(s.prompt)),
 			rec("assistant", `[{"type":"tool_use","id":"tu_1","name":"mcp__lore__memory","input":{"op":{"activate":{"query":`+q(s.query)+`}}}}]`),
 			rec("user", `[{"type":"tool_result","tool_use_id":"tu_1","content":[{"type":"text","text":`+q(sampleResult)+`}]}]`),
