@@ -202,6 +202,72 @@ func hooksEdit(data []byte, o Options) ([]byte, error) {
 	return finish(data, out), nil
 }
 
+// The Claude Code settings setup adds beside the hooks, so that the first
+// session can use the memory tool without a person's click: the project's
+// .mcp.json server approved (enabledMcpjsonServers, project scope only: a
+// user-scope server needs no approval), and the tool allowed
+// (permissions.allow). The tool only ever reads, or makes a Draft that a
+// person reviews, so allowing it asks nothing of the person's trust that a
+// review does not keep.
+const (
+	claudeServer = "lore"
+	claudeTool   = "mcp__lore__memory"
+)
+
+// claudeSettingsEdit is hooksEdit and the approvals, for
+// .claude/settings.json (project) or ~/.claude/settings.json (user).
+func claudeSettingsEdit(data []byte, o Options) ([]byte, error) {
+	out, err := hooksEdit(data, o)
+	if err != nil {
+		return nil, err
+	}
+	lists := []struct{ path, value string }{{"permissions.allow", claudeTool}}
+	if o.Scope == "project" {
+		lists = append(lists, struct{ path, value string }{"enabledMcpjsonServers", claudeServer})
+	}
+	edited := out
+	for _, l := range lists {
+		if edited, err = listEdit(edited, l.path, l.value, o.Remove); err != nil {
+			return nil, err
+		}
+	}
+	if o.Remove {
+		if p := gjson.GetBytes(edited, "permissions"); p.IsObject() && len(p.Map()) == 0 {
+			edited, _ = sjson.DeleteBytes(edited, "permissions")
+		}
+	}
+	if string(edited) == string(out) {
+		return out, nil
+	}
+	return finish(data, edited), nil
+}
+
+// listEdit adds value to the JSON list at path (made when missing), or
+// takes it out (and the list with it when nothing else is in it).
+func listEdit(data []byte, path, value string, remove bool) ([]byte, error) {
+	cur := gjson.GetBytes(data, path)
+	if cur.Exists() && !cur.IsArray() {
+		return nil, fmt.Errorf("%s is not a list; fix it and run lore setup again (nothing was changed)", path)
+	}
+	at := -1
+	for i, v := range cur.Array() {
+		if v.String() == value {
+			at = i
+		}
+	}
+	switch {
+	case remove && at >= 0:
+		out, err := sjson.DeleteBytes(data, fmt.Sprintf("%s.%d", path, at))
+		if err == nil && len(gjson.GetBytes(out, path).Array()) == 0 {
+			out, err = sjson.DeleteBytes(out, path)
+		}
+		return out, err
+	case !remove && at < 0:
+		return sjson.SetBytes(startJSON(data), path+".-1", value)
+	}
+	return data, nil
+}
+
 // jsonEqual compares a raw JSON value with v by meaning.
 func jsonEqual(raw string, v any) bool {
 	var a, b any

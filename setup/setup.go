@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/utils/diff"
+	toml "github.com/pelletier/go-toml/v2"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -34,8 +35,14 @@ type Change struct {
 	Before, After []byte
 	Exists        bool // the file was there before
 	// Gone: removing lore's parts left nothing of the file (blank, or a
-	// JSON object without keys), so the file is removed (after its backup).
+	// JSON object without keys), so the file is removed.
 	Gone bool
+	// Remove: the change takes lore out, and writes no backup.
+	Remove bool
+	// DropBackup: taking lore out gives the file back as setup found it
+	// (After is then PATH.lore-backup's own bytes, or the file is Gone and
+	// the backup held nothing), so the backup goes too.
+	DropBackup bool
 }
 
 // Changed reports whether the change changes anything.
@@ -74,7 +81,7 @@ func Plan(o Options) ([]Change, error) {
 		edit func([]byte, Options) ([]byte, error)
 	}{
 		{mcpFile, mcpEdit(o.Client)},
-		{hooksFile, hooksEdit},
+		{hooksFile, hooksFileEdit(o.Client)},
 	} {
 		before, err := os.ReadFile(f.path)
 		exists := err == nil
@@ -85,9 +92,15 @@ func Plan(o Options) ([]Change, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.path, err)
 		}
-		c := Change{Path: f.path, Before: before, After: after, Exists: exists}
-		if o.Remove && exists && c.Changed() && leftEmpty(f.path, after) {
-			c.After, c.Gone = nil, true
+		c := Change{Path: f.path, Before: before, After: after, Exists: exists, Remove: o.Remove}
+		if o.Remove && exists && c.Changed() {
+			backup, berr := os.ReadFile(f.path + ".lore-backup")
+			switch {
+			case berr == nil && sameMeaning(f.path, backup, after):
+				c.After, c.DropBackup = backup, true
+			case leftEmpty(f.path, after):
+				c.After, c.Gone, c.DropBackup = nil, true, berr == nil && leftEmpty(f.path, backup)
+			}
 		}
 		out = append(out, c)
 	}
@@ -102,6 +115,13 @@ func leftEmpty(path string, data []byte) bool {
 	return emptyJSON(data)
 }
 
+func hooksFileEdit(client string) func([]byte, Options) ([]byte, error) {
+	if client == "claude" {
+		return claudeSettingsEdit
+	}
+	return hooksEdit
+}
+
 func mcpEdit(client string) func([]byte, Options) ([]byte, error) {
 	if client == "codex" {
 		return tomlEdit
@@ -111,14 +131,18 @@ func mcpEdit(client string) func([]byte, Options) ([]byte, error) {
 
 // Apply writes the changes that change something, each after a backup of
 // the file as it was (PATH.lore-backup), and returns the paths written (a
-// Gone file is removed).
+// Gone file is removed). Taking lore out writes no backup: when what is
+// left means what the backup holds, the backup's own bytes are put back
+// and the backup goes, so setup then --remove leaves the folder as it was;
+// a folder setup made (.claude, .codex) goes when it is left empty.
 func Apply(changes []Change) ([]string, error) {
 	var wrote []string
 	for _, c := range changes {
 		if !c.Changed() {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+		dir := filepath.Dir(c.Path)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return wrote, err
 		}
 		mode := os.FileMode(0o644)
@@ -126,28 +150,97 @@ func Apply(changes []Change) ([]string, error) {
 			if st, err := os.Stat(c.Path); err == nil {
 				mode = st.Mode().Perm()
 			}
-			if err := os.WriteFile(c.Path+".lore-backup", c.Before, mode); err != nil {
-				return wrote, fmt.Errorf("back up %s: %w", c.Path, err)
+			if !c.Remove {
+				if err := os.WriteFile(c.Path+".lore-backup", c.Before, mode); err != nil {
+					return wrote, fmt.Errorf("back up %s: %w", c.Path, err)
+				}
 			}
 		}
 		if c.Gone {
 			if err := os.Remove(c.Path); err != nil {
 				return wrote, err
 			}
-			wrote = append(wrote, c.Path)
-			continue
-		}
-		tmp := c.Path + ".lore-tmp"
-		if err := os.WriteFile(tmp, c.After, mode); err != nil {
+		} else if err := writeReplace(c.Path, c.After, mode); err != nil {
 			return wrote, err
 		}
-		if err := os.Rename(tmp, c.Path); err != nil {
-			os.Remove(tmp)
-			return wrote, err
+		if c.DropBackup {
+			if err := os.Remove(c.Path + ".lore-backup"); err != nil {
+				return wrote, err
+			}
+		}
+		if c.Gone {
+			removeIfEmpty(dir)
 		}
 		wrote = append(wrote, c.Path)
 	}
 	return wrote, nil
+}
+
+// writeReplace writes data to a new file beside path and renames it over
+// path, so a reader sees the old file or the new one.
+func writeReplace(path string, data []byte, mode os.FileMode) error {
+	tmp := path + ".lore-tmp"
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// removeIfEmpty removes the client's own folder (.claude, .codex) when
+// taking lore out left nothing in it.
+func removeIfEmpty(dir string) {
+	if b := filepath.Base(dir); b != ".claude" && b != ".codex" {
+		return
+	}
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) == 0 {
+		os.Remove(dir)
+	}
+}
+
+// sameMeaning reports whether two versions of a client file hold the same
+// settings: equal JSON values, or equal TOML tables.
+func sameMeaning(path string, a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	if strings.HasSuffix(path, ".toml") {
+		if toml.Unmarshal(a, &x) != nil || toml.Unmarshal(b, &y) != nil {
+			return false
+		}
+	} else if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	p, _ := json.Marshal(pruned(x))
+	q, _ := json.Marshal(pruned(y))
+	return bytes.Equal(p, q)
+}
+
+// pruned is v without empty tables and lists, which taking lore out removes
+// ({"hooks": {}} means what {} means to a client).
+func pruned(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range t {
+			if e = pruned(e); e != nil {
+				out[k] = e
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case []any:
+		if len(t) == 0 {
+			return nil
+		}
+	}
+	return v
 }
 
 // Diff is the change as a person reviews it: removed lines with "-",

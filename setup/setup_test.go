@@ -160,7 +160,7 @@ func TestSetup_CodexKeepsTOMLComments(t *testing.T) {
 		MCP      map[string]struct{ Command string } `toml:"mcp_servers"`
 		Features map[string]bool                     `toml:"features"`
 	}
-	if err := toml.Unmarshal(cfg, &v); err != nil || v.MCP["lore"].Command != "lore" || v.MCP["github"].Command != "gh-mcp" || !v.Features["codex_hooks"] || !v.Features["web_search_request"] {
+	if err := toml.Unmarshal(cfg, &v); err != nil || v.MCP["lore"].Command != "lore" || v.MCP["github"].Command != "gh-mcp" || !v.Features["hooks"] || v.Features["codex_hooks"] || !v.Features["web_search_request"] {
 		t.Errorf("config.toml reads %+v, %v:\n%s", v, err, c)
 	}
 	hooks, _ := os.ReadFile(filepath.Join(home, ".codex", "hooks.json"))
@@ -184,7 +184,7 @@ func TestSetup_CodexKeepsTOMLComments(t *testing.T) {
 	write(t, filepath.Join(home, ".codex", "config.toml"), "model = \"x\"\n")
 	o.Remove = false
 	setUp(t, o)
-	if data, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); !strings.Contains(string(data), "[features]\ncodex_hooks = true\n"+tomlEnd) {
+	if data, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); !strings.Contains(string(data), "[features]\nhooks = true\n"+tomlEnd) {
 		t.Errorf("no [features] table:\n%s", data)
 	}
 }
@@ -203,27 +203,35 @@ func TestSetup_ClaudeUserScope(t *testing.T) {
 }
 
 // In a folder with none of the client's files, setup creates them and
-// --remove takes them away again, for both clients; a file holding only {}
-// is set up as a new one (indented), not written on one line.
-func TestSetup_RemoveTakesAwayTheFilesItMade(t *testing.T) {
+// --remove leaves the folder byte for byte as it was: no file, no backup,
+// no folder setup made. Over files the user has, the same holds: the files
+// are back byte for byte and no backup is left. A file holding only {} is
+// set up as a new one (indented), not written on one line.
+func TestSetup_RemoveLeavesTheTreeAsItWas(t *testing.T) {
 	for _, client := range Clients {
-		ws := t.TempDir()
-		cs := setUp(t, Options{Client: client, Scope: "project", Workspace: ws, Lore: "lore"})
-		for _, c := range cs {
-			if _, err := os.Stat(c.Path); err != nil {
-				t.Fatalf("%s: %s not made: %v", client, c.Path, err)
+		for _, start := range []map[string]string{
+			{},
+			{".mcp.json": mcpJSON, ".claude/settings.json": claudeSettings, ".codex/config.toml": codexConfig, ".codex/hooks.json": "{\"hooks\":{}}"},
+		} {
+			ws := t.TempDir()
+			for p, data := range start {
+				write(t, filepath.Join(ws, p), data)
 			}
-		}
-		rm := setUp(t, Options{Client: client, Scope: "project", Workspace: ws, Lore: "lore", Remove: true})
-		for _, c := range rm {
-			if !c.Gone || !strings.Contains(c.Diff(), "(removed: nothing else was in it)") {
-				t.Errorf("%s: %s is not planned as removed: %+v", client, c.Path, c)
+			before := treeOf(t, ws)
+			cs := setUp(t, Options{Client: client, Scope: "project", Workspace: ws, Lore: "lore"})
+			for _, c := range cs {
+				if _, err := os.Stat(c.Path); err != nil {
+					t.Fatalf("%s: %s not made: %v", client, c.Path, err)
+				}
 			}
-			if _, err := os.Stat(c.Path); !os.IsNotExist(err) {
-				t.Errorf("%s: %s is still there after --remove", client, c.Path)
+			rm := setUp(t, Options{Client: client, Scope: "project", Workspace: ws, Lore: "lore", Remove: true})
+			for _, c := range rm {
+				if len(start) == 0 && (!c.Gone || !strings.Contains(c.Diff(), "(removed: nothing else was in it)")) {
+					t.Errorf("%s: %s is not planned as removed: %+v", client, c.Path, c)
+				}
 			}
-			if _, err := os.Stat(c.Path + ".lore-backup"); err != nil {
-				t.Errorf("%s: no backup of %s", client, c.Path)
+			if after := treeOf(t, ws); after != before {
+				t.Errorf("%s (%d files before): setup then --remove changed the folder:\nbefore:\n%s\nafter:\n%s", client, len(start), before, after)
 			}
 		}
 	}
@@ -233,5 +241,95 @@ func TestSetup_RemoveTakesAwayTheFilesItMade(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
 	if !strings.HasPrefix(string(data), "{\n  \"hooks\": {\n") {
 		t.Errorf("settings.json made from {}:\n%s", data)
+	}
+}
+
+// treeOf lists every file and folder under root with its bytes.
+func treeOf(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			b.WriteString(rel + "/\n")
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		b.WriteString(rel + ": " + string(data) + "\n")
+		return nil
+	})
+	return b.String()
+}
+
+// Claude Code's settings get what the first session needs to use the
+// memory tool with no person's click: the project's server approved and
+// the tool allowed, after the user's own entries; --remove takes out just
+// those.
+func TestSetup_ClaudeApprovesTheServerAndTheTool(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".claude", "settings.json"), claudeSettings)
+	setUp(t, Options{Client: "claude", Scope: "project", Workspace: ws, Lore: "lore"})
+	data, _ := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
+	if got := gjson.GetBytes(data, "permissions.allow").String(); got != `["Bash(go test:*)","mcp__lore__memory"]` {
+		t.Errorf("permissions.allow = %s", got)
+	}
+	if got := gjson.GetBytes(data, "enabledMcpjsonServers").String(); got != `["lore"]` {
+		t.Errorf("enabledMcpjsonServers = %s", got)
+	}
+	home := t.TempDir()
+	setUp(t, Options{Client: "claude", Scope: "user", Home: home, Lore: "lore"})
+	data, _ = os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if gjson.GetBytes(data, "enabledMcpjsonServers").Exists() || gjson.GetBytes(data, "permissions.allow.0").String() != "mcp__lore__memory" {
+		t.Errorf("user scope settings:\n%s", data)
+	}
+}
+
+// A config.toml an older lore set up (features.codex_hooks, which Codex
+// 0.169 calls deprecated) gets features.hooks in its place.
+func TestSetup_CodexReplacesTheDeprecatedKey(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".codex", "config.toml"), "model = \"x\"\n\n"+tomlBegin+"\n[mcp_servers.lore]\ncommand = 'lore'\nargs = [\"mcp\"]\n\n[features]\ncodex_hooks = true\n"+tomlEnd+"\n")
+	setUp(t, Options{Client: "codex", Scope: "project", Workspace: ws, Lore: "lore"})
+	data, _ := os.ReadFile(filepath.Join(ws, ".codex", "config.toml"))
+	if strings.Contains(string(data), "codex_hooks") || !strings.Contains(string(data), "[features]\nhooks = true\n") {
+		t.Errorf("config.toml:\n%s", data)
+	}
+}
+
+// Check names what a person still has to do before Codex runs what setup
+// wrote (trust the project, approve the hooks), and nothing once Codex's
+// own config holds both; for Claude Code, setup's own approvals suffice.
+func TestCheck_NamesWhatThePersonStillHasToDo(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	t.Setenv("CODEX_HOME", "")
+	o := Options{Client: "codex", Scope: "project", Workspace: ws, Home: home, Lore: "lore"}
+	if todo := Check(o); len(todo) != 1 || !strings.Contains(todo[0], "not set up") {
+		t.Errorf("before setup: %q", todo)
+	}
+	setUp(t, o)
+	todo := Check(o)
+	if len(todo) != 2 || !strings.Contains(todo[0], "does not trust "+ws) || !strings.Contains(todo[1], "SessionStart, UserPromptSubmit, PreToolUse") {
+		t.Fatalf("after setup: %q", todo)
+	}
+	hooksFile := filepath.Join(ws, ".codex", "hooks.json")
+	user := "[projects." + tomlString(ws) + "]\ntrust_level = \"trusted\"\n"
+	for _, ev := range []string{"session_start", "user_prompt_submit"} {
+		user += "[hooks.state." + tomlString(hooksFile+":"+ev+":0:0") + "]\ntrusted_hash = \"sha256:00\"\n"
+	}
+	write(t, filepath.Join(home, ".codex", "config.toml"), user)
+	if todo := Check(o); len(todo) != 1 || !strings.Contains(todo[0], "(PreToolUse)") {
+		t.Errorf("trusted, two hooks approved: %q", todo)
+	}
+	write(t, filepath.Join(home, ".codex", "config.toml"), user+"[hooks.state."+tomlString(hooksFile+":pre_tool_use:0:0")+"]\ntrusted_hash = \"sha256:00\"\n")
+	if todo := Check(o); len(todo) != 0 {
+		t.Errorf("all approved: %q", todo)
+	}
+	c := Options{Client: "claude", Scope: "project", Workspace: ws, Home: home, Lore: "lore"}
+	setUp(t, c)
+	if todo := Check(c); len(todo) != 0 {
+		t.Errorf("Claude Code after setup: %q", todo)
 	}
 }

@@ -20,45 +20,55 @@ const (
 
 var featuresHeader = regexp.MustCompile(`(?m)^[ \t]*\[features\][ \t]*(#.*)?$`)
 
+// hooksFeature is the key that turns Codex's hooks on. Codex 0.169 calls
+// the older features.codex_hooks deprecated on every run, so setup writes
+// this one, and a run over an older setup's lines replaces them.
+const hooksFeature = "hooks"
+
 func tomlEdit(data []byte, o Options) ([]byte, error) {
-	var cfg map[string]any
-	if err := toml.Unmarshal(data, &cfg); err != nil {
+	var orig map[string]any
+	if err := toml.Unmarshal(data, &orig); err != nil {
 		return nil, fmt.Errorf("not valid TOML (%v); fix it and run lore setup again (nothing was changed)", err)
 	}
 	text := string(data)
+	// What setup adds is always made anew from the user's own lines, so an
+	// older setup's lines (codex_hooks) are replaced, not kept beside.
+	own := removeMarked(text)
 	if o.Remove {
-		out := removeMarked(text)
-		if out == text {
+		if own == text {
 			return data, nil
 		}
-		return checked(out)
+		return checked(own)
+	}
+	var cfg map[string]any
+	if err := toml.Unmarshal([]byte(own), &cfg); err != nil {
+		return nil, fmt.Errorf("not valid TOML without lore's lines (%v); fix it and run lore setup again (nothing was changed)", err)
 	}
 	servers, _ := cfg["mcp_servers"].(map[string]any)
 	lore, has := servers["lore"].(map[string]any)
 	features, _ := cfg["features"].(map[string]any)
-	hooksOn := features["codex_hooks"] == true || features["hooks"] == true
 	var block []string
 	if !has {
 		block = append(block, "[mcp_servers.lore]", "command = "+tomlString(o.Lore), `args = ["mcp"]`)
 	} else if cmd, _ := lore["command"].(string); !strings.HasSuffix(strings.Trim(cmd, `"`), "lore") {
 		return nil, fmt.Errorf("mcp_servers.lore runs %q, not lore; rename that server and run lore setup again (nothing was changed)", cmd)
 	}
-	out := text
-	if !hooksOn {
+	out := own
+	if v, set := features[hooksFeature]; set && v != true {
+		return nil, fmt.Errorf("features.hooks is %v: lore's hooks would not run; set it to true yourself (nothing was changed)", v)
+	}
+	if features[hooksFeature] != true {
 		if features != nil {
-			if _, set := features["codex_hooks"]; set {
-				return nil, fmt.Errorf("features.codex_hooks is false: lore's hooks would not run; set it to true yourself (nothing was changed)")
-			}
 			loc := featuresHeader.FindStringIndex(out)
 			if loc == nil {
-				return nil, fmt.Errorf("[features] is not a table header lore can find; add codex_hooks = true to it yourself")
+				return nil, fmt.Errorf("[features] is not a table header lore can find; add hooks = true to it yourself")
 			}
-			out = out[:loc[1]] + "\ncodex_hooks = true" + tomlMarked + out[loc[1]:]
+			out = out[:loc[1]] + "\n" + hooksFeature + " = true" + tomlMarked + out[loc[1]:]
 		} else {
 			if len(block) > 0 {
 				block = append(block, "")
 			}
-			block = append(block, "[features]", "codex_hooks = true")
+			block = append(block, "[features]", hooksFeature+" = true")
 		}
 	}
 	if len(block) > 0 {

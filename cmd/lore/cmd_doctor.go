@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/lore-memory/lore/setup"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +75,7 @@ Example: lore doctor`)
 	if repo, err := git.PlainOpenWithOptions(v.Root, &git.PlainOpenOptions{DetectDotGit: true}); err == nil && !drafts.HasIdentity(repo) {
 		fmt.Fprintln(e.stdout, "identity:   git has no user.name and user.email, so lore commits your edits as \"lore <lore@localhost>\"; set them with git config --global user.name \"Your Name\" and git config --global user.email you@example.com")
 	}
+	printClients(ctx, e)
 	if len(st.Problems) == 0 {
 		fmt.Fprintln(e.stdout, "problems:   none")
 		return nil
@@ -176,4 +178,32 @@ func hookFailures(dataDir string, now time.Time) (vault.Problem, bool) {
 		return vault.Problem{}, false
 	}
 	return vault.Problem{Path: p, Message: fmt.Sprintf("lore hook failed %d time(s) in the last day, so agents' sessions got no memory then (a hook prints nothing when it fails); the last: %s", n, last)}, true
+}
+
+// printClients says, for each client lore is set up for here (this
+// workspace's files, or the home folder's), whether the client will run
+// it, and what the person still has to do.
+func printClients(ctx context.Context, e *env) {
+	ws, err := workspaceRoot(ctx)
+	if err != nil {
+		return
+	}
+	home, _ := os.UserHomeDir()
+	for _, client := range setup.Clients {
+		for _, scope := range setup.Scopes {
+			o := setup.Options{Client: client, Scope: scope, Workspace: ws, Home: home}
+			if !setup.Installed(o) {
+				continue
+			}
+			todo := setup.Check(o)
+			if len(todo) == 0 {
+				fmt.Fprintf(e.stdout, "client:     %s (%s scope): set up and ready\n", clientName[client], scope)
+				continue
+			}
+			fmt.Fprintf(e.stdout, "client:     %s (%s scope): set up, but not running yet\n", clientName[client], scope)
+			for _, t := range todo {
+				fmt.Fprintf(e.stdout, "            %s\n", t)
+			}
+		}
+	}
 }

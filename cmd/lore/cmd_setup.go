@@ -98,10 +98,23 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		if _, berr := e.binding(); berr != nil && o.Scope == "project" {
 			fmt.Fprintln(e.stdout, "this folder is not bound to a vault yet: run lore bind --vault DIR --project NAME here, or the hooks will add nothing")
 		}
-		fmt.Fprintf(e.stdout, "start a new %s session here: it begins with the project's loadout, and each prompt gets its relevant memory\n", map[string]string{"claude": "Claude Code", "codex": "Codex"}[o.Client])
+		if o.Client == "claude" {
+			fmt.Fprintf(e.stdout, "the server lore and its tool %s are approved in the settings (enabledMcpjsonServers, permissions.allow): the tool reads memory, and what it stores is a Draft that you review\n", "mcp__lore__memory")
+		}
+		if todo := setup.Check(o); len(todo) > 0 {
+			fmt.Fprintf(e.stdout, "before %s runs any of it, you still need to:\n", clientName[o.Client])
+			for i, t := range todo {
+				fmt.Fprintf(e.stdout, "  %d. %s\n", i+1, t)
+			}
+			fmt.Fprintln(e.stdout, "then start a new session here (lore doctor says what is still missing)")
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "start a new %s session here: it begins with the project's loadout, and each prompt gets its relevant memory\n", clientName[o.Client])
 	}
 	return nil
 }
+
+var clientName = map[string]string{"claude": "Claude Code", "codex": "Codex"}
 
 // loreCommand is how a client should run lore: "lore" when that is this
 // binary on PATH, else this binary's path.
