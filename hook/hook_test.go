@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // Each client's documented input for each event decodes, its unknown
@@ -122,8 +125,8 @@ func TestSessions(t *testing.T) {
 		t.Fatal("the state was not kept")
 	}
 	ents, _ := os.ReadDir(s.Dir)
-	if len(ents) != 1 || strings.Contains(ents[0].Name(), "passwd") {
-		t.Fatalf("files %v", ents)
+	if len(ents) != 2 || ents[0].Name() != ".key" || strings.Contains(ents[1].Name(), "passwd") {
+		t.Fatalf("files %v (want the key and one session)", ents)
 	}
 	s.Forget("../../etc/passwd")
 	if s.State("../../etc/passwd") != "" {
@@ -132,7 +135,43 @@ func TestSessions(t *testing.T) {
 	for i := 0; i < MaxSessions+10; i++ {
 		s.Save(strings.Repeat("s", i+1), "x")
 	}
-	if ents, _ := os.ReadDir(s.Dir); len(ents) > MaxSessions {
+	if ents, _ := os.ReadDir(s.Dir); len(ents) > MaxSessions+1 {
 		t.Errorf("%d sessions kept", len(ents))
+	}
+}
+
+// A prompt's text counts the same whatever its run id: ids are random, and
+// counting the real one made the same prompt, vault and state deliver a
+// different number of fragments from run to run. The fixed count is never
+// below the real one, so the budget still bounds the text.
+func TestTokens_RunIDCountsTheSameEveryTime(t *testing.T) {
+	text := func(id string) string {
+		return MemoryLead(id) + "\n[add] a.md › A\nsome text\n"
+	}
+	ids := []string{"run_019ae1f0c0de0123456789ab", "run_aaaaaaaaaaaaaaaaaaaaaaaa", "run_000000000000000000000000", "run_a1b2c3d4e5f6a7b8c9d0e1f2"}
+	want := Tokens(text(ids[0]), ids[0])
+	for _, id := range ids {
+		if got := Tokens(text(id), id); got != want {
+			t.Errorf("%s counts %d, %s %d", id, got, ids[0], want)
+		}
+		if real := vault.EstimateTokens(text(id)); real > want {
+			t.Errorf("%s: the real count %d is over the fixed one %d", id, real, want)
+		}
+	}
+}
+
+// Drafts waiting for review make one line for the person; none make none.
+func TestWaiting(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	if w := Waiting(nil, now); w != "" {
+		t.Errorf("no Drafts: %q", w)
+	}
+	got := Waiting([]time.Time{now.Add(-time.Hour), now.Add(-5*24*time.Hour - time.Hour), now.Add(-48 * time.Hour)}, now)
+	if got != "lore: 3 Drafts wait for your review (oldest 5 days): lore drafts" {
+		t.Errorf("got %q", got)
+	}
+	out := string(Start("", got))
+	if strings.Contains(out, "additionalContext") || !strings.Contains(out, `"systemMessage"`) {
+		t.Errorf("the person's line reaches the model's context: %s", out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -148,7 +149,7 @@ func (h *hookRun) answer(ctx context.Context, b vault.Binding, dir string, budge
 
 // sessions is where the client sessions' activation states are kept.
 func (h *hookRun) sessions() hook.Sessions {
-	return hook.Sessions{Dir: filepath.Join(h.logDir, "hook-sessions")}
+	return hook.Sessions{Dir: filepath.Join(h.logDir, "hook-sessions")} // as hook.SessionsOf
 }
 
 func (h *hookRun) sessionStart(ctx context.Context, b vault.Binding) ([]byte, error) {
@@ -157,6 +158,12 @@ func (h *hookRun) sessionStart(ctx context.Context, b vault.Binding) ([]byte, er
 		if err := h.sessions().Forget(h.in.SessionID); err != nil {
 			return nil, err
 		}
+	}
+	waiting := h.draftsWaiting(ctx, b)
+	if h.in.Source == "resume" {
+		// The client keeps the session's history, the loadout with it:
+		// sending it again would put a second copy before the model.
+		return hook.Start("", waiting), nil
 	}
 	ix, _, err := h.e.openIndexFor(ctx, b)
 	if err != nil {
@@ -167,17 +174,41 @@ func (h *hookRun) sessionStart(ctx context.Context, b vault.Binding) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	guide := ix.Vault().Config.Guidelines
-	var s strings.Builder
-	s.WriteString(hook.StartLead + " (vault ")
-	s.WriteString(filepath.Base(b.Vault))
-	if b.Project != "" {
-		s.WriteString(", project " + b.Project)
+	handle, err := h.sessions().Handle(h.in.SessionID)
+	if err != nil {
+		return nil, err
 	}
-	s.WriteString(").\n\n")
-	s.WriteString(strings.TrimSpace(loadout))
-	fmt.Fprintf(&s, "\n\nThe memory tool (MCP server lore) has the rest: activate for a task, load for whole notes. Before storing memory, load %s, the vault's guidelines; what you store is a Draft that a person reviews.\n", guide)
-	return hook.Context(hook.SessionStart, s.String()), nil
+	text := hook.StartText(hook.StartInfo{
+		Vault: filepath.Base(b.Vault), Project: b.Project, Loadout: loadout,
+		Guidelines: ix.Vault().Config.Guidelines, Tool: hook.ToolName(h.client), Handle: handle,
+	})
+	return hook.Start(text, waiting), nil
+}
+
+// draftsWaiting says how many Drafts wait for a person's review, and how
+// long the oldest has: "" when none do, or when git cannot tell (the
+// session starts all the same).
+func (h *hookRun) draftsWaiting(ctx context.Context, b vault.Binding) string {
+	v, err := vault.Open(b.Vault)
+	if err != nil {
+		return ""
+	}
+	org := strings.TrimPrefix(v.Config.OrgRef, "refs/heads/")
+	v.Close()
+	if org == "" {
+		org = "main"
+	}
+	out, err := gitcli.Run(ctx, b.Vault, nil, "for-each-ref", "--no-merged=refs/heads/"+org, "--format=%(creatordate:unix)", "refs/heads/drafts/")
+	if err != nil {
+		return ""
+	}
+	var times []time.Time
+	for _, l := range strings.Fields(string(out)) {
+		if n, err := strconv.ParseInt(l, 10, 64); err == nil {
+			times = append(times, time.Unix(n, 0))
+		}
+	}
+	return hook.Waiting(times, h.start)
 }
 
 func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]byte, error) {
@@ -202,7 +233,7 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 	// not even one does, the prompt gets nothing and the session's state
 	// stays as it was (nothing was given).
 	text := hook.Memory(act)
-	for try := 0; try < 3 && act != nil && vault.EstimateTokens(text) > budget; try++ {
+	for try := 0; try < 3 && act != nil && hook.Tokens(text, act.RunID) > budget; try++ {
 		want := fitting(act, budget)
 		if want < 1 || want >= req.Budget {
 			act, text = nil, ""
@@ -214,7 +245,7 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 		}
 		text = hook.Memory(act)
 	}
-	if act == nil || vault.EstimateTokens(text) > budget {
+	if act == nil || hook.Tokens(text, act.RunID) > budget {
 		return nil, nil
 	}
 	if err := sessions.Save(h.in.SessionID, act.NextState); err != nil {
@@ -230,9 +261,9 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 // and each fragment's header line are counted: the text of the answer's
 // first fragments that fit whole.
 func fitting(act *vault.Activation, budget int) int {
-	used := vault.EstimateTokens(hook.Memory(&vault.Activation{RunID: act.RunID, Removed: act.Removed, RemovedLabels: act.RemovedLabels}))
+	used := hook.Tokens(hook.Memory(&vault.Activation{RunID: act.RunID, Removed: act.Removed, RemovedLabels: act.RemovedLabels}), act.RunID)
 	if used == 0 {
-		used = vault.EstimateTokens(hook.MemoryLead(act.RunID))
+		used = hook.Tokens(hook.MemoryLead(act.RunID), act.RunID)
 	}
 	text := 0
 	for _, f := range act.Fragments {

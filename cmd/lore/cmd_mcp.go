@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/hook"
 	"github.com/lore-memory/lore/journal"
 	"github.com/lore-memory/lore/mcp"
 	"github.com/lore-memory/lore/offload"
@@ -228,8 +229,21 @@ func sameFile(a, b string) bool {
 // bounded store of offloaded logs.
 func serverDeps(ix *retrieve.Memory, st *drafts.Store, project string) mcp.Deps {
 	maxBytes, maxNodes := ix.Vault().Config.OffloadLimits()
-	return mcp.Deps{Memory: ix, Store: st, Journal: journal.New(ix, st, project),
+	return mcp.Deps{Memory: sharedMemory{ix, hook.SessionsOf(ix.Vault())}, Store: st, Journal: journal.New(ix, st, project),
 		Offload: offload.NewStore(filepath.Join(ix.Vault().DataDir(), "offload"), maxBytes, maxNodes)}
+}
+
+// sharedMemory is the memory an MCP server's tools read: an activate whose
+// state is a hook session's handle shares that session's state
+// (hook.SharedActivator).
+type sharedMemory struct {
+	*retrieve.Memory
+	sessions hook.Sessions
+}
+
+// Activate implements vault.Activator.
+func (m sharedMemory) Activate(ctx context.Context, req vault.ActivateRequest) (*vault.Activation, error) {
+	return hook.SharedActivator{Activator: m.Memory, Sessions: m.sessions}.Activate(ctx, req)
 }
 
 // serveVaults serves the bound vault and the --also ones over HTTP, each

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lore-memory/lore/hook"
 	"github.com/lore-memory/lore/internal/golden"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
@@ -94,7 +95,7 @@ func TestHook_EachClientsEvents(t *testing.T) {
 		sid := "s-" + client
 		out, ok := h.run("session-start", client, map[string]any{"session_id": sid, "hook_event_name": "SessionStart", "source": "startup", "model": "m"})
 		ctx := hookContext(t, out)
-		if !ok || !strings.Contains(ctx, "ADR 015") || !strings.Contains(ctx, "memory tool") || !strings.Contains(ctx, "LORE.md") {
+		if !ok || !strings.Contains(ctx, "ADR 015") || !strings.Contains(ctx, "The tool "+hook.ToolName(client)+" has the rest") || !strings.Contains(ctx, "LORE.md") {
 			t.Errorf("%s session start: %v\n%s", client, ok, out)
 		}
 		if !strings.Contains(out, `"hookEventName":"SessionStart"`) {
@@ -367,7 +368,7 @@ func TestSetup_TheWrittenHooksWork(t *testing.T) {
 
 // hooks.prompt_budget bounds the whole text a prompt gets, its lead and
 // header lines included, not only the fragments' text: with two sections
-// relevant and room for one with its headers, one is given; with room for
+// relevant and room for one with its headers (90 tokens), one is given; with room for
 // none, nothing, and the session's next prompt still gets it.
 func TestHook_PromptBudgetBoundsTheWholeText(t *testing.T) {
 	h := newHookEnv(t)
@@ -388,8 +389,8 @@ func TestHook_PromptBudgetBoundsTheWholeText(t *testing.T) {
 	if all := ask(600, "wide"); !strings.Contains(all, "Before the release") || !strings.Contains(all, "Cutting the release") {
 		t.Fatalf("the two sections are not both relevant, so this test shows nothing:\n%s", all)
 	}
-	if one := ask(80, "b80"); !strings.Contains(one, "Before the release") || strings.Contains(one, "Cutting the release") {
-		t.Errorf("within 80 tokens:\n%s", one)
+	if one := ask(90, "b90"); !strings.Contains(one, "Before the release") || strings.Contains(one, "Cutting the release") {
+		t.Errorf("within 90 tokens:\n%s", one)
 	}
 	if none := ask(30, "b30"); none != "" {
 		t.Errorf("within 30 tokens something was given:\n%s", none)
@@ -411,6 +412,7 @@ func TestHook_GoldenOutputs(t *testing.T) {
 	h := newHookEnv(t)
 	testvault.Write(t, h.code, "query.sql", "SELECT * FROM users;\n")
 	runID := regexp.MustCompile(`run_[0-9a-z]+`)
+	handle := regexp.MustCompile(`hs1\.[0-9a-f]{24}`)
 	varies := regexp.MustCompile(`\(\d+\.\d ms\)|\d{4}-\d\d-\d\d`) // the guard's time, the commit's day
 	for _, client := range []string{"claude", "codex"} {
 		for _, event := range []string{"session-start", "prompt", "pre-tool"} {
@@ -431,8 +433,65 @@ func TestHook_GoldenOutputs(t *testing.T) {
 				t.Fatalf("%s %s: not exit 0", client, event)
 			}
 			got := runID.ReplaceAllString(strings.ReplaceAll(out, filepath.Dir(h.vault), "TMP"), "run_ID")
+			got = handle.ReplaceAllString(got, "hs1.HANDLE")
 			got = varies.ReplaceAllString(got, "…")
 			golden.Check(t, filepath.Join("hook", client+"-"+event+".json"), got)
 		}
+	}
+}
+
+// One delivery state per session: the session start hands the model the
+// session's handle; an activate the agent makes with it through lore mcp
+// gets what the prompt hook already delivered as reuse, not again, and the
+// next prompt's hook does not send again what that activate delivered.
+// Without the handle, the same activate sends everything anew.
+func TestHook_TheAgentsActivateSharesTheSessionsState(t *testing.T) {
+	h := newHookEnv(t)
+	// room for one section a prompt, so the agent's activate has more
+	testvault.Write(t, h.vault, "lore.yaml", "embedding: {provider: none}\nprojects: {api: {}}\nhooks: {prompt_budget: 90}\n")
+	out, _ := h.run("session-start", "claude", map[string]any{"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"})
+	handle := regexp.MustCompile(`hs1\.[0-9a-f]{24}`).FindString(hookContext(t, out))
+	if handle == "" {
+		t.Fatalf("the session start hands no handle:\n%s", out)
+	}
+	out, _ = h.run("prompt", "claude", map[string]any{"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "what do I run before I tag the release?"})
+	if ctx := hookContext(t, out); !strings.Contains(ctx, "Before the release") || strings.Contains(ctx, "Cutting the release") {
+		t.Fatalf("the prompt hook did not deliver one section of two:\n%s", out)
+	}
+	c := startMCPIn(t, h.code, append(append([]string{}, testGitEnv...), "XDG_CONFIG_HOME="+h.config, "LORE_VAULT=", "LORE_PROJECT=", "LORE_NO_SERVER=1"))
+	activate := func(args map[string]any) vault.Activation {
+		t.Helper()
+		raw, err := c.request("tools/call", map[string]any{"name": "memory", "arguments": map[string]any{"op": map[string]any{"activate": args}}})
+		var res struct {
+			Structured vault.Activation `json:"structuredContent"`
+			IsError    bool             `json:"isError"`
+		}
+		if err != nil || json.Unmarshal(raw, &res) != nil || res.IsError {
+			t.Fatalf("activate %v: %v %s", args, err, raw)
+		}
+		return res.Structured
+	}
+	actions := func(a vault.Activation) map[string]string {
+		m := map[string]string{}
+		for _, f := range a.Fragments {
+			m[strings.Join(f.HeadingPath, " › ")] = f.Action
+		}
+		return m
+	}
+	q := "before the release run make test; tag the release and push the tag"
+	shared := activate(map[string]any{"query": q, "state": handle})
+	got := actions(shared)
+	if got["How to release a new version › Before the release"] != "reuse" || got["How to release a new version › Cutting the release"] != "add" {
+		t.Errorf("with the handle: %v, want the hook's section as reuse and the other added", got)
+	}
+	if shared.NextState != handle {
+		t.Errorf("next_state %q, want the handle back", shared.NextState)
+	}
+	if fresh := actions(activate(map[string]any{"query": q})); fresh["How to release a new version › Before the release"] != "add" {
+		t.Errorf("without the handle: %v", fresh)
+	}
+	out, _ = h.run("prompt", "claude", map[string]any{"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "how do we tag the release and push the tag?"})
+	if strings.Contains(hookContext(t, out), "Cutting the release") {
+		t.Errorf("the next prompt sent again what the agent's activate delivered:\n%s", out)
 	}
 }
