@@ -98,13 +98,10 @@ func checkCodex(o Options) []string {
 }
 
 func checkClaude(o Options) []string {
-	settings := filepath.Join(o.Home, ".claude", "settings.json")
-	if o.Scope == "project" {
-		settings = filepath.Join(o.Workspace, ".claude", "settings.json")
-	}
+	settings := ApprovalsFile(o)
 	data, err := os.ReadFile(settings)
 	if err != nil {
-		return []string{fmt.Sprintf("%s: not set up (lore setup claude --scope %s)", settings, o.Scope)}
+		return []string{fmt.Sprintf("%s: no approvals of lore (lore setup claude --scope %s)", settings, o.Scope)}
 	}
 	var out []string
 	if !hasString(gjson.GetBytes(data, "permissions.allow"), claudeTool) && !hasString(gjson.GetBytes(data, "permissions.allow"), "mcp__lore") {

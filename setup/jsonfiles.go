@@ -209,23 +209,59 @@ func hooksEdit(data []byte, o Options) ([]byte, error) {
 // (permissions.allow). The tool only ever reads, or makes a Draft that a
 // person reviews, so allowing it asks nothing of the person's trust that a
 // review does not keep.
+//
+// At project scope they go to .claude/settings.local.json, the person's own
+// settings for the project (ApprovalsFile), not the shared
+// .claude/settings.json: Claude Code 2.1.328 honours a shared file's
+// permissions only in a workspace whose trust dialog the person accepted,
+// so claude -p in a fresh clone refused the tool with setup's allow rule in
+// settings.json, and took it from settings.local.json (measured with the
+// real client, e2e/clients.test.mjs). An approval is a person's choice on
+// their machine, which is what that file is for; Claude Code writes its own
+// approvals of .mcp.json servers there too.
 const (
 	claudeServer = "lore"
 	claudeTool   = "mcp__lore__memory"
 )
 
-// claudeSettingsEdit is hooksEdit and the approvals, for
-// .claude/settings.json (project) or ~/.claude/settings.json (user).
+// ApprovalsFile is where setup writes Claude Code's approvals of lore: the
+// project's .claude/settings.local.json, or the user's
+// ~/.claude/settings.json.
+func ApprovalsFile(o Options) string {
+	if o.Scope == "project" {
+		return filepath.Join(o.Workspace, ".claude", "settings.local.json")
+	}
+	return filepath.Join(o.Home, ".claude", "settings.json")
+}
+
+// claudeSettingsEdit is hooksEdit and the approvals, for the user's
+// ~/.claude/settings.json.
 func claudeSettingsEdit(data []byte, o Options) ([]byte, error) {
 	out, err := hooksEdit(data, o)
 	if err != nil {
+		return nil, err
+	}
+	edited, err := approvalsEdit(out, o)
+	if err != nil {
+		return nil, err
+	}
+	if string(edited) == string(out) {
+		return out, nil
+	}
+	return finish(data, edited), nil
+}
+
+// approvalsEdit adds (or removes) the approvals.
+func approvalsEdit(data []byte, o Options) ([]byte, error) {
+	if err := checkJSON(data); err != nil {
 		return nil, err
 	}
 	lists := []struct{ path, value string }{{"permissions.allow", claudeTool}}
 	if o.Scope == "project" {
 		lists = append(lists, struct{ path, value string }{"enabledMcpjsonServers", claudeServer})
 	}
-	edited := out
+	edited := data
+	var err error
 	for _, l := range lists {
 		if edited, err = listEdit(edited, l.path, l.value, o.Remove); err != nil {
 			return nil, err
@@ -236,8 +272,8 @@ func claudeSettingsEdit(data []byte, o Options) ([]byte, error) {
 			edited, _ = sjson.DeleteBytes(edited, "permissions")
 		}
 	}
-	if string(edited) == string(out) {
-		return out, nil
+	if string(edited) == string(data) {
+		return data, nil
 	}
 	return finish(data, edited), nil
 }

@@ -75,14 +75,21 @@ func Plan(o Options) ([]Change, error) {
 	default:
 		return nil, fmt.Errorf("client %q: want claude or codex", o.Client)
 	}
-	var out []Change
-	for _, f := range []struct {
+	files := []struct {
 		path string
 		edit func([]byte, Options) ([]byte, error)
 	}{
 		{mcpFile, mcpEdit(o.Client)},
-		{hooksFile, hooksFileEdit(o.Client)},
-	} {
+		{hooksFile, hooksFileEdit(o)},
+	}
+	if o.Client == "claude" && o.Scope == "project" {
+		files = append(files, struct {
+			path string
+			edit func([]byte, Options) ([]byte, error)
+		}{ApprovalsFile(o), approvalsEdit})
+	}
+	var out []Change
+	for _, f := range files {
 		before, err := os.ReadFile(f.path)
 		exists := err == nil
 		if err != nil && !os.IsNotExist(err) {
@@ -115,8 +122,8 @@ func leftEmpty(path string, data []byte) bool {
 	return emptyJSON(data)
 }
 
-func hooksFileEdit(client string) func([]byte, Options) ([]byte, error) {
-	if client == "claude" {
+func hooksFileEdit(o Options) func([]byte, Options) ([]byte, error) {
+	if o.Client == "claude" && o.Scope == "user" {
 		return claudeSettingsEdit
 	}
 	return hooksEdit

@@ -211,7 +211,7 @@ func TestSetup_RemoveLeavesTheTreeAsItWas(t *testing.T) {
 	for _, client := range Clients {
 		for _, start := range []map[string]string{
 			{},
-			{".mcp.json": mcpJSON, ".claude/settings.json": claudeSettings, ".codex/config.toml": codexConfig, ".codex/hooks.json": "{\"hooks\":{}}"},
+			{".mcp.json": mcpJSON, ".claude/settings.json": claudeSettings, ".claude/settings.local.json": "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}}", ".codex/config.toml": codexConfig, ".codex/hooks.json": "{\"hooks\":{}}"},
 		} {
 			ws := t.TempDir()
 			for p, data := range start {
@@ -266,13 +266,16 @@ func treeOf(t *testing.T, root string) string {
 
 // Claude Code's settings get what the first session needs to use the
 // memory tool with no person's click: the project's server approved and
-// the tool allowed, after the user's own entries; --remove takes out just
-// those.
+// the tool allowed, after the user's own entries, in the person's own
+// settings.local.json at project scope.
 func TestSetup_ClaudeApprovesTheServerAndTheTool(t *testing.T) {
 	ws := t.TempDir()
-	write(t, filepath.Join(ws, ".claude", "settings.json"), claudeSettings)
+	write(t, filepath.Join(ws, ".claude", "settings.local.json"), claudeSettings)
 	setUp(t, Options{Client: "claude", Scope: "project", Workspace: ws, Lore: "lore"})
-	data, _ := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
+	if data, _ := os.ReadFile(filepath.Join(ws, ".claude", "settings.json")); gjson.GetBytes(data, "permissions").Exists() {
+		t.Errorf("the approvals went into the shared settings.json, which Claude Code honours only in a trusted workspace:\n%s", data)
+	}
+	data, _ := os.ReadFile(filepath.Join(ws, ".claude", "settings.local.json"))
 	if got := gjson.GetBytes(data, "permissions.allow").String(); got != `["Bash(go test:*)","mcp__lore__memory"]` {
 		t.Errorf("permissions.allow = %s", got)
 	}

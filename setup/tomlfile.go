@@ -25,6 +25,14 @@ var featuresHeader = regexp.MustCompile(`(?m)^[ \t]*\[features\][ \t]*(#.*)?$`)
 // this one, and a run over an older setup's lines replaces them.
 const hooksFeature = "hooks"
 
+// passedEnv names the variables Codex passes to lore's server: Codex starts
+// an MCP server with a short list of its own environment (HOME and PATH
+// among them), so without these a person's LORE_MODEL_DIR, binding
+// variables and XDG folders (where lore bind keeps bindings and the model
+// is cached) did not reach lore mcp, which then found no model, and
+// refused activate with search_model_preparing (e2e/clients.test.mjs).
+const passedEnv = `["LORE_VAULT", "LORE_PROJECT", "LORE_MODEL_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"]`
+
 func tomlEdit(data []byte, o Options) ([]byte, error) {
 	var orig map[string]any
 	if err := toml.Unmarshal(data, &orig); err != nil {
@@ -49,7 +57,7 @@ func tomlEdit(data []byte, o Options) ([]byte, error) {
 	features, _ := cfg["features"].(map[string]any)
 	var block []string
 	if !has {
-		block = append(block, "[mcp_servers.lore]", "command = "+tomlString(o.Lore), `args = ["mcp"]`)
+		block = append(block, "[mcp_servers.lore]", "command = "+tomlString(o.Lore), `args = ["mcp"]`, "env_vars = "+passedEnv)
 	} else if cmd, _ := lore["command"].(string); !strings.HasSuffix(strings.Trim(cmd, `"`), "lore") {
 		return nil, fmt.Errorf("mcp_servers.lore runs %q, not lore; rename that server and run lore setup again (nothing was changed)", cmd)
 	}

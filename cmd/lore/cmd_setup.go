@@ -99,7 +99,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stdout, "this folder is not bound to a vault yet: run lore bind --vault DIR --project NAME here, or the hooks will add nothing")
 		}
 		if o.Client == "claude" {
-			fmt.Fprintf(e.stdout, "the server lore and its tool %s are approved in the settings (enabledMcpjsonServers, permissions.allow): the tool reads memory, and what it stores is a Draft that you review\n", "mcp__lore__memory")
+			fmt.Fprintf(e.stdout, "the server lore and its tool mcp__lore__memory are approved in %s (enabledMcpjsonServers, permissions.allow), so claude -p uses the tool too: it reads memory, and what it stores is a Draft that you review\n", setup.ApprovalsFile(o))
 		}
 		if todo := setup.Check(o); len(todo) > 0 {
 			fmt.Fprintf(e.stdout, "before %s runs any of it, you still need to:\n", clientName[o.Client])

@@ -1,0 +1,300 @@
+// The real agent clients, end to end: Claude Code and Codex, installed from
+// npm at the versions package.json pins, run headless in a workspace after
+// `lore setup claude|codex` and the steps setup prints, each talking to a
+// scripted model on loopback (fakemodel.mjs). The assertions are on what
+// the model received: the loadout, each prompt's memory, the memory tool's
+// result, the guard's refusal, and no Draft's text in any hook's output.
+// Each client gets a fresh HOME; nothing leaves 127.0.0.1.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, appendFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { makeVault, connect, memory, LORE } from "./lib.mjs";
+import { startFakeModel } from "./fakemodel.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const CLAUDE = resolve(here, "node_modules/.bin/claude");
+const CODEX = resolve(here, "node_modules/.bin/codex");
+
+const DRAFT_MARK = "kestrel-draft-only-text";
+const PROMPT = "how do we ship a new release?";
+const gitEnv = {
+  GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@localhost",
+  GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@localhost",
+};
+
+// modelDir is where the built-in model is installed for the real HOME; the
+// clients' fresh HOMEs reach it through LORE_MODEL_DIR.
+function modelDir() {
+  try {
+    const out = execFileSync(LORE, ["model", "status"], { encoding: "utf8" });
+    const m = out.match(/installed in (\S+)/);
+    return m ? m[1] : "";
+  } catch {
+    return "";
+  }
+}
+
+// workspace: the demo vault, a code repository bound to project api whose
+// mcp/log.go breaks the rule no-fmt-println-in-mcp once staged, and an open
+// Draft of the project (stored through lore mcp, as an agent would) that
+// must never reach a hook's output.
+async function workspace() {
+  const v = makeVault("api");
+  const git = (...args) => execFileSync("git", args, { cwd: v.workspace, env: { ...process.env, ...gitEnv }, stdio: "pipe" }).toString();
+  git("init", "-q", "-b", "main");
+  writeFileSync(join(v.workspace, "main.go"), "package main\n");
+  git("add", "-A");
+  git("commit", "-qm", "code");
+  mkdirSync(join(v.workspace, "mcp"));
+  writeFileSync(join(v.workspace, "mcp", "log.go"), 'package mcp\n\nimport "fmt"\n\nfunc log() { fmt.Println("x") }\n');
+  const a = await connect(v.workspace);
+  const stored = await memory(a.client, { op: { store: { create: { path: "howto/ship-checklist.md", body: `# Ship checklist\n\nWhen we ship a new release, ${DRAFT_MARK}: check the release notes.\n` } } } });
+  await a.close();
+  assert.equal(stored.isError, false, JSON.stringify(stored.data));
+  return { ...v, git, draftID: stored.data.draft_id };
+}
+
+function home() {
+  const h = mkdtempSync(join(tmpdir(), "lore-client-home-"));
+  return h;
+}
+
+// clientEnv is a client's whole environment: a fresh HOME, no telemetry,
+// the model on loopback; nothing of the machine's own agent set-up.
+function clientEnv(h, extra = {}) {
+  const env = {
+    PATH: process.env.PATH, HOME: h, USER: "e2e", LANG: "C.UTF-8", TERM: "dumb",
+    XDG_CONFIG_HOME: join(h, ".config"), XDG_CACHE_HOME: join(h, ".cache"), XDG_DATA_HOME: join(h, ".local/share"),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1",
+    LORE_NO_SERVER: "1", ...gitEnv, ...extra,
+  };
+  const m = modelDir();
+  if (m) env.LORE_MODEL_DIR = m;
+  return env;
+}
+
+// run runs a client to its end and returns { code, stdout, stderr }.
+function run(bin, args, cwd, env, timeoutMs = 120000) {
+  return new Promise((resolvePromise, reject) => {
+    const p = spawn(bin, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    p.stdout.on("data", (d) => (stdout += d));
+    p.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => { p.kill("SIGKILL"); reject(new Error(`${bin} ${args.join(" ")}: no end within ${timeoutMs} ms\n${stdout}\n${stderr}`)); }, timeoutMs);
+    p.on("error", reject);
+    p.on("close", (code) => { clearTimeout(timer); resolvePromise({ code, stdout, stderr }); });
+  });
+}
+
+function lore(args, cwd, env) {
+  return execFileSync(LORE, args, { cwd, env, encoding: "utf8" });
+}
+
+// texts flattens every string a request holds, with where it sits.
+function texts(v, path = "", out = []) {
+  if (typeof v === "string") out.push({ path, text: v });
+  else if (Array.isArray(v)) v.forEach((x, i) => texts(x, `${path}[${i}]`, out));
+  else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) texts(x, path ? `${path}.${k}` : k, out);
+  return out;
+}
+
+const START_LEAD = "lore: this project's reviewed memory";
+const PROMPT_LEAD = "lore: reviewed project memory relevant to this prompt";
+
+// handleIn finds the session handle the session start gave the model.
+function handleIn(body) {
+  for (const { text } of texts(body)) {
+    const m = text.includes(START_LEAD) && text.match(/hs1\.[0-9a-f]{24}/);
+    if (m) return m[0];
+  }
+  return undefined;
+}
+
+// hookTexts are the hooks' texts as the model received them: each from
+// lore's lead to the next lead or the end of that string (a client may
+// wrap them, and Claude Code puts several into one system text).
+function hookTexts(body) {
+  const out = [];
+  for (const { text } of texts(body)) {
+    const re = new RegExp(`${START_LEAD}|${PROMPT_LEAD}`, "g");
+    const at = [...text.matchAll(re)].map((m) => m.index);
+    at.forEach((i, k) => out.push(text.slice(i, k + 1 < at.length ? at[k + 1] : undefined)));
+  }
+  return out;
+}
+
+const skipClients = !existsSync(CLAUDE) || !existsSync(CODEX) ? "the pinned clients are not installed (cd e2e && npm ci)" : false;
+
+test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, Drafts marked, the guard's refusal", { skip: skipClients, timeout: 240000 }, async () => {
+  const w = await workspace();
+  const h = home();
+  const model = await startFakeModel(({ body, results }) => {
+    if (results === 0) return { tool: "ToolSearch", input: { query: "select:mcp__lore__memory", max_results: 1 } };
+    if (results === 1) return { tool: "mcp__lore__memory", input: { op: { activate: { query: PROMPT, state: handleIn(body) } } } };
+    if (results === 2) return { tool: "Bash", input: { command: "git add -A && git commit -m 'log from the server'", description: "Commit" } };
+    return { text: "done" };
+  });
+  try {
+    const env = clientEnv(h, { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-e2e" });
+    const setup = lore(["setup", "claude"], w.workspace, env);
+    assert.match(setup, /mcp__lore__memory are approved/);
+    assert.doesNotMatch(setup, /you still need to/, "setup leaves the person nothing to do for Claude Code");
+    // Bash is the person's own choice to allow; the memory tool is not in
+    // --allowedTools: setup's settings allow it.
+    const r = await run(CLAUDE, ["-p", PROMPT, "--allowedTools", "Bash"], w.workspace, env);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const main = model.requests.filter((q) => q.kind === "anthropic" && q.body?.tools?.some((t) => t.name === "Bash"));
+    assert.ok(main.length >= 4, `the scripted conversation ran (${main.length} main requests)`);
+    const first = main[0].body;
+    const hooks = hookTexts(first);
+    assert.ok(hooks.some((t) => t.startsWith(START_LEAD) && t.includes("Context Loadout: api")), "the model starts with the loadout");
+    assert.ok(hooks.some((t) => t.includes("The tool mcp__lore__memory has the rest")), "the loadout names the tool as Claude Code lists it");
+    assert.ok(hooks.some((t) => t.startsWith(PROMPT_LEAD) && t.includes("howto/release.md")), "the prompt's memory reaches the model");
+    for (const q of main) for (const t of hookTexts(q.body)) assert.ok(!t.includes(DRAFT_MARK), "no hook puts a Draft's text before the model");
+    const last = main[main.length - 1].body;
+    const prompts = hookTexts(last).filter((t) => t.startsWith(PROMPT_LEAD));
+    assert.equal(new Set(prompts).size, 1, "the prompt's memory is in the conversation once");
+    // The memory tool's result, as the model received it.
+    const results = texts(last).filter(({ path }) => path.includes("content")).map(({ text }) => text);
+    const tool = results.find((t) => t.includes("next_state") || t.includes("fragments"));
+    assert.ok(tool, "the memory tool answered");
+    assert.doesNotMatch(tool, /haven't granted|requested permissions/, "the memory tool is not refused");
+    assert.ok(tool.includes(DRAFT_MARK), "the agent's own activate shows the project's Draft");
+    assertDraftMarked(tool, w.draftID);
+    assert.match(tool, /reuse/, "what the prompt hook delivered comes back as reuse");
+    const refusal = results.find((t) => t.includes("stdout belongs to the MCP protocol"));
+    assert.ok(refusal, "the guard's refusal reaches the model");
+    assert.equal(w.git("log", "--oneline").trim().split("\n").length, 1, "the rule-breaking commit was not made");
+    // lore activity reads the session from Claude Code's own transcript.
+    const act = lore(["activity", "--json"], w.workspace, env);
+    assertActivity(act, "claude", w.draftID);
+  } finally {
+    if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + "." + (model.requests.some((q) => q.kind === "openai") ? "codex" : "claude") + ".json", JSON.stringify(model.requests, null, 1));
+    await model.close();
+    w.cleanup();
+  }
+});
+
+test("Codex: after trusting the project and approving the hooks, the same promises hold", { skip: skipClients, timeout: 240000 }, async () => {
+  const w = await workspace();
+  const h = home();
+  let trusted = false; // the untrusted run's model only answers
+  const model = await startFakeModel(({ body, results }) => {
+    if (!trusted) return { text: "done" };
+    if (results === 0) return { tool: "memory", namespace: "mcp__lore", input: { op: { activate: { query: PROMPT, state: handleIn(body) } } } };
+    if (results === 1) return { tool: "exec_command", input: { cmd: "git add -A && git commit -m 'log from the server'" } };
+    return { text: "done" };
+  });
+  try {
+    const codexHome = join(h, ".codex");
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(join(codexHome, "config.toml"), [
+      'model = "gpt-e2e"', 'model_provider = "fake"', "",
+      "[model_providers.fake]", 'name = "fake"', `base_url = "${model.url}/v1"`, 'wire_api = "responses"', "",
+    ].join("\n"));
+    const env = clientEnv(h, { CODEX_HOME: codexHome });
+    const setup = lore(["setup", "codex"], w.workspace, env);
+    assert.match(setup, /does not trust/, "setup says the project must be trusted");
+    assert.match(setup, /not approved lore's hooks/, "setup says the hooks must be approved");
+    assert.match(lore(["doctor"], w.workspace, env), /Codex \(project scope\): set up, but not running yet/);
+    // Untrusted, Codex loads none of it, as setup said.
+    let r = await run(CODEX, ["exec", "--skip-git-repo-check", "-s", "danger-full-access", PROMPT], w.workspace, env);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.ok(!model.requests.some((q) => hookTexts(q.body).length > 0), "an untrusted project gets no hook");
+    // The person's steps: trust the project, approve the hooks. The TUI
+    // writes these; Codex's own app-server says what their hashes are.
+    appendFileSync(join(codexHome, "config.toml"), `\n[projects.${JSON.stringify(w.workspace)}]\ntrust_level = "trusted"\n`);
+    for (const hk of await codexHooks(w.workspace, env)) {
+      appendFileSync(join(codexHome, "config.toml"), `\n[hooks.state.${JSON.stringify(hk.key)}]\ntrusted_hash = ${JSON.stringify(hk.currentHash)}\n`);
+    }
+    assert.match(lore(["doctor"], w.workspace, env), /Codex \(project scope\): set up and ready/);
+    model.requests.length = 0;
+    trusted = true;
+    r = await run(CODEX, ["exec", "--skip-git-repo-check", "-s", "danger-full-access", PROMPT], w.workspace, env);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.doesNotMatch(r.stderr, /codex_hooks` is deprecated/, "setup's feature key is the current one");
+    const main = model.requests.filter((q) => q.kind === "openai");
+    assert.ok(main.length >= 3, `the scripted conversation ran (${main.length} requests)`);
+    const first = main[0].body;
+    const hooks = hookTexts(first);
+    assert.ok(hooks.some((t) => t.startsWith(START_LEAD) && t.includes("Context Loadout: api")), "the model starts with the loadout");
+    assert.ok(hooks.some((t) => t.includes("The tool mcp__lore.memory has the rest")), "the loadout names the tool as Codex lists it");
+    assert.ok(hooks.some((t) => t.startsWith(PROMPT_LEAD) && t.includes("howto/release.md")), "the prompt's memory reaches the model");
+    for (const q of main) for (const t of hookTexts(q.body)) assert.ok(!t.includes(DRAFT_MARK), "no hook puts a Draft's text before the model");
+    const last = main[main.length - 1].body;
+    const outputs = (last.input || []).filter((i) => i.type === "function_call_output").map((i) => (typeof i.output === "string" ? i.output : JSON.stringify(i.output)));
+    const tool = outputs.find((t) => t.includes("fragments") || t.includes("next_state"));
+    assert.ok(tool, "the memory tool answered");
+    assert.ok(tool.includes(DRAFT_MARK), "the agent's own activate shows the project's Draft");
+    assertDraftMarked(tool, w.draftID);
+    assert.match(tool, /reuse/, "what the prompt hook delivered comes back as reuse");
+    assert.ok(outputs.some((t) => t.includes("stdout belongs to the MCP protocol")), "the guard's refusal reaches the model");
+    assert.equal(w.git("log", "--oneline").trim().split("\n").length, 1, "the rule-breaking commit was not made");
+    const act = lore(["activity", "--json"], w.workspace, env);
+    assertActivity(act, "codex", w.draftID);
+  } finally {
+    if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + "." + (model.requests.some((q) => q.kind === "openai") ? "codex" : "claude") + ".json", JSON.stringify(model.requests, null, 1));
+    await model.close();
+    w.cleanup();
+  }
+});
+
+// assertDraftMarked: in what the model read of the memory tool's result, the
+// Draft's fragment says it is a Draft before its text does.
+function assertDraftMarked(tool, draftID) {
+  const at = tool.indexOf(DRAFT_MARK);
+  const before = tool.slice(Math.max(0, tool.lastIndexOf("{", tool.lastIndexOf('"content"', at))), at);
+  assert.ok(before.includes('"scope":"draft"') || before.includes('\\"scope\\":\\"draft\\"') || /Draft drf_/.test(tool.slice(0, at)),
+    `the Draft's fragment is marked as a Draft before its text:\n${tool.slice(Math.max(0, at - 400), at + 50)}`);
+  assert.ok(tool.includes(draftID), "the Draft's id is given");
+}
+
+// assertActivity: lore activity lists the session, with the loadout, the
+// prompt's delivery and the agent's activate, the Draft marked as a Draft,
+// and the guard's refusal.
+function assertActivity(out, host, draftID) {
+  const sessions = JSON.parse(out);
+  const list = Array.isArray(sessions) ? sessions : sessions.sessions || [];
+  const s = list.find((x) => (x.host || x.Host) === host);
+  assert.ok(s, `lore activity lists the ${host} session:\n${out.slice(0, 2000)}`);
+  const text = JSON.stringify(s);
+  assert.ok(text.includes(draftID) || /draft/i.test(text), `activity marks the Draft:\n${text.slice(0, 3000)}`);
+  assert.match(text, /guard|refus|denied/i, `activity shows the guard's refusal:\n${text.slice(0, 3000)}`);
+}
+
+// codexHooks asks Codex's own app-server which hooks it found for cwd, with
+// the hash an approval records (the TUI's /hooks approves the same way).
+async function codexHooks(cwd, env) {
+  const p = spawn(CODEX, ["app-server"], { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
+  const lines = [];
+  let buf = "";
+  const got = new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error("codex app-server: no hooks/list answer")), 30000);
+    p.stdout.on("data", (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        try {
+          const m = JSON.parse(line);
+          lines.push(m);
+          if (m.id === 2) { clearTimeout(timer); resolvePromise(m); }
+        } catch { /* not JSON */ }
+      }
+    });
+  });
+  const send = (m) => p.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
+  send({ id: 1, method: "initialize", params: { clientInfo: { name: "lore-e2e", version: "1" } } });
+  send({ method: "initialized" });
+  send({ id: 2, method: "hooks/list", params: { cwds: [cwd] } });
+  const answer = await got;
+  p.kill();
+  const hooks = answer.result.data.flatMap((d) => d.hooks).filter((hk) => hk.command.includes(" hook ") && hk.command.includes("--client codex"));
+  assert.equal(hooks.length, 3, `Codex finds lore's three hooks: ${JSON.stringify(answer)}`);
+  return hooks;
+}
