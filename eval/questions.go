@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lore-memory/lore/vault"
 )
@@ -56,22 +58,61 @@ type Answer struct {
 	ContentTokens int      `json:"content_tokens"`
 	StateTokens   int      `json:"state_tokens"`
 	WireBytes     int      `json:"wire_bytes"`
+	// What the model reads: Claude Code and Codex put the structuredContent
+	// before the model, not the text content (measured with the real
+	// clients, e2e/clients.test.mjs).
+	StructuredChars  int `json:"structured_chars"`
+	StructuredTokens int `json:"structured_tokens"`
+	TextChars        int `json:"text_chars"`
 }
 
 // QuestionMetrics are the figures of a question set.
 type QuestionMetrics struct {
-	Questions int      `json:"questions"`
-	Success1  float64  `json:"success_at_1"` // the expected section first
-	Success3  float64  `json:"success_at_3"`
-	Note1     float64  `json:"note_success_at_1"` // the expected note first (a note counts once, at its first section)
-	Note3     float64  `json:"note_success_at_3"`
-	Delivered float64  `json:"success_at_all"` // delivered at all
-	MRR       float64  `json:"mrr"`
-	Share     float64  `json:"median_content_share"` // of the text's tokens
-	Text      int      `json:"median_text_tokens"`
-	State     int      `json:"median_state_tokens"`
-	Wire      int      `json:"median_wire_bytes"` // text and structuredContent
-	Answers   []Answer `json:"answers"`
+	Questions int     `json:"questions"`
+	Success1  float64 `json:"success_at_1"` // the expected section first
+	Success3  float64 `json:"success_at_3"`
+	Note1     float64 `json:"note_success_at_1"` // the expected note first (a note counts once, at its first section)
+	Note3     float64 `json:"note_success_at_3"`
+	Delivered float64 `json:"success_at_all"` // delivered at all
+	MRR       float64 `json:"mrr"`
+	Share     float64 `json:"median_content_share"` // of the text's tokens
+	Text      int     `json:"median_text_tokens"`
+	State     int     `json:"median_state_tokens"`
+	Wire      int     `json:"median_wire_bytes"` // text and structuredContent
+	// The structuredContent's and the text's characters and tokens,
+	// median and 95th percentile (ModelReads).
+	Structured ModelReads `json:"structured"`
+	TextRead   ModelReads `json:"text"`
+	// AfterHook is the structuredContent of the same activate asked in a
+	// session whose prompt hook already delivered (reviewed, relevant
+	// memory within the hook's 600 tokens), with the session's state, as
+	// the session handle the hook gives the model makes it.
+	AfterHook ModelReads `json:"structured_after_hook"`
+	Answers   []Answer   `json:"answers"`
+}
+
+// ModelReads is the size of one form of an activate answer over a
+// question set.
+type ModelReads struct {
+	CharsMedian  int `json:"chars_median"`
+	CharsP95     int `json:"chars_p95"`
+	TokensMedian int `json:"tokens_median"`
+	TokensP95    int `json:"tokens_p95"`
+}
+
+func readsOf(chars, tokens []int) ModelReads {
+	return ModelReads{medianInt(chars), percentileInt(chars, 0.95), medianInt(tokens), percentileInt(tokens, 0.95)}
+}
+
+// percentileInt is the nearest-rank percentile p (0–1) of xs.
+func percentileInt(xs []int, p float64) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]int(nil), xs...)
+	sort.Ints(s)
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
 }
 
 // Render returns what a tool call sends for an activation: its text
@@ -100,6 +141,7 @@ func ScoreQuestions(ctx context.Context, a vault.Activator, qs []Question, rende
 	var m QuestionMetrics
 	var shares []float64
 	var texts, states, wires []int
+	var sChars, sTokens, tChars, hChars, hTokens []int
 	for _, q := range qs {
 		act, err := a.Activate(ctx, vault.ActivateRequest{Query: q.Query, Project: q.Project})
 		if err != nil {
@@ -119,6 +161,13 @@ func ScoreQuestions(ctx context.Context, a vault.Activator, qs []Question, rende
 		ans.TextTokens = vault.EstimateTokens(text)
 		ans.StateTokens = vault.EstimateTokens(act.NextState)
 		ans.WireBytes = len(text) + len(structured)
+		ans.StructuredChars, ans.StructuredTokens, ans.TextChars = utf8.RuneCountInString(structured), vault.EstimateTokens(structured), utf8.RuneCountInString(text)
+		sChars, sTokens, tChars = append(sChars, ans.StructuredChars), append(sTokens, ans.StructuredTokens), append(tChars, ans.TextChars)
+		c, t, err := afterHook(ctx, a, q, render)
+		if err != nil {
+			return m, err
+		}
+		hChars, hTokens = append(hChars, c), append(hTokens, t)
 		m.add(ans)
 		if ans.TextTokens > 0 {
 			shares = append(shares, float64(ans.ContentTokens)/float64(ans.TextTokens))
@@ -128,7 +177,26 @@ func ScoreQuestions(ctx context.Context, a vault.Activator, qs []Question, rende
 	m.average()
 	m.Share = median(shares)
 	m.Text, m.State, m.Wire = medianInt(texts), medianInt(states), medianInt(wires)
+	m.Structured, m.TextRead, m.AfterHook = readsOf(sChars, sTokens), readsOf(tChars, texts), readsOf(hChars, hTokens)
 	return m, nil
+}
+
+// afterHook asks q as the prompt hook does (reviewed, relevant memory,
+// 6 fragments within 600 tokens: lore hook's defaults), then as the
+// agent's activate with the state that left, and returns the size of the
+// second answer's structuredContent.
+func afterHook(ctx context.Context, a vault.Activator, q Question, render Render) (chars, tokens int, err error) {
+	hooked, err := a.Activate(ctx, vault.ActivateRequest{Query: q.Query, Project: q.Project, PublishedOnly: true, RelevantOnly: true,
+		Limits: vault.Limits{MaxFragments: 6, PerResource: 2, TokenBudget: 600}})
+	if err != nil {
+		return 0, 0, err
+	}
+	act, err := a.Activate(ctx, vault.ActivateRequest{Query: q.Query, Project: q.Project, State: hooked.NextState})
+	if err != nil {
+		return 0, 0, err
+	}
+	_, structured, err := render(act)
+	return utf8.RuneCountInString(structured), vault.EstimateTokens(structured), err
 }
 
 // place is where a delivered fragment or a hit is: its note and headings.

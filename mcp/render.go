@@ -1,12 +1,18 @@
 package mcp
 
-import "github.com/lore-memory/lore/vault"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/lore-memory/lore/vault"
+)
 
 // activation is an activate result: structuredContent is the spec's JSON,
-// exactly (the embedded activation's fields, encoded as every result is,
-// without HTML escaping); the text content is vault.Activation.Text, a
-// rendering an agent reads at a glance in which the notes' own text is most
-// of the tokens (measured by `lore eval --questions`; README).
+// laid out for the model that reads it (Claude Code and Codex put the
+// structuredContent before the model, not the text content: measured with
+// the real clients, e2e/clients.test.mjs). The text content is
+// vault.Activation.Text, a rendering an agent reads at a glance in which the
+// notes' own text is most of the tokens.
 type activation struct{ *vault.Activation }
 
 // AgentText implements agentText.
@@ -16,4 +22,58 @@ func (a activation) AgentText() string { return a.Text() }
 // structuredContent.
 func RenderActivation(a *vault.Activation) (text, structured string, err error) {
 	return Render(activation{a})
+}
+
+// modelFragment is a fragment as the model reads it: every field of the
+// contract's fragment, in the order a reader needs them. What the fragment
+// is comes first: its action, then its scope, which for a Draft's fragment
+// is "draft" with the Draft's id beside it, so that no reader takes an
+// unreviewed proposal for published memory before it reaches the text;
+// then where it is, then the text; the ids and the hash, which only
+// operations take, come last.
+type modelFragment struct {
+	Action      string   `json:"action"`
+	Scope       string   `json:"scope"`
+	DraftID     string   `json:"draft_id,omitempty"`
+	Path        string   `json:"path"`
+	HeadingPath []string `json:"heading_path"`
+	Status      string   `json:"status,omitempty"`
+	Content     string   `json:"content,omitempty"`
+	UnitKey     string   `json:"unit_key"`
+	ResourceID  string   `json:"resource_id"`
+	ContentHash string   `json:"content_hash"`
+	Kind        string   `json:"kind"`
+}
+
+// DraftScope is a Draft's fragment's scope in what the memory tool sends.
+const DraftScope = "draft"
+
+// MarshalJSON implements json.Marshaler: the contract's fields, fragments
+// as modelFragment lays them out.
+func (a activation) MarshalJSON() ([]byte, error) {
+	fs := make([]modelFragment, len(a.Fragments))
+	for i, f := range a.Fragments {
+		scope := f.Scope
+		if f.DraftID != "" {
+			scope = DraftScope
+		}
+		fs[i] = modelFragment{Action: f.Action, Scope: scope, DraftID: f.DraftID, Path: f.Path, HeadingPath: f.HeadingPath,
+			Status: f.Status, Content: f.Content, UnitKey: f.UnitKey, ResourceID: f.ResourceID, ContentHash: f.ContentHash, Kind: f.Kind}
+	}
+	removed := a.Removed
+	if removed == nil {
+		removed = []string{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a note's "<" and "&" stay as written
+	err := enc.Encode(struct {
+		NextState     string          `json:"next_state"`
+		Fragments     []modelFragment `json:"fragments"`
+		Removed       []string        `json:"removed"`
+		IndexRevision string          `json:"index_revision"`
+		Profile       string          `json:"profile"`
+		RunID         string          `json:"run_id,omitempty"`
+	}{a.NextState, fs, removed, a.IndexRevision, a.Profile, a.RunID})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }

@@ -21,7 +21,7 @@ const memoryDescription = `This project's memory (lore): Markdown notes in a git
 
 activate — call once at the start of each substantive task, when you do not yet know which notes matter:
   {"op": {"activate": {"query": "<the task, in natural language>"}}}
-Returns ranked fragments within a token budget, and next_state: in the text, each fragment is a line "[add|replace|reuse] path › headings · unit_key" followed by the note's text; structuredContent holds the same as JSON (resource_id, path, heading_path, content, …). Pass "state" (the previous next_state) only while the fragments it delivered are still complete in your context; after context compaction, when older tool output was dropped, or for a new task, omit it. Fragments with action "reuse" are ones you already have (no content); "removed" lists units that no longer exist.
+Returns JSON: next_state, then fragments, each {"action", "scope", "path", "heading_path", "content", "unit_key", "resource_id", "content_hash", "kind"}, ranked, within a token budget. scope "draft" (with "draft_id" beside it) is a Draft: an unreviewed proposal, not published memory; rely on it only as that. Pass "state" (the previous next_state, or the state your session start named) only while the fragments it delivered are still complete in your context; after context compaction, when older tool output was dropped, or for a new task, omit it. Fragments with action "reuse" are ones you already have (no content); "removed" lists units that no longer exist.
 
 load — whole resources by id or exact path, when a fragment is not enough and always before editing:
   {"op": {"load": {"ids": ["mem_…", "GUIDE"], "knownHashes": {"mem_…": "sha256:…"}}}}

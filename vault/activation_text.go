@@ -8,8 +8,9 @@ import (
 
 // Text is the activation as an agent reads it (the MCP text content of
 // activate; structuredContent carries the spec's JSON). Each fragment is a
-// header line — "[action] path › headings", then " · Draft drf_…" and
-// " · status: …" when they apply — and its text as written; a reuse
+// header line — "[action] path › headings", a Draft's marked first
+// ("[add · Draft drf_…, not reviewed] path › …"), " · status: …" after
+// when it applies — and its text as written; a reuse
 // fragment is the header alone. A text that starts with its own heading
 // line is not given that heading again in the header. The footer names
 // removed units by where they were (RemovedLabels; the unit key when that
@@ -30,16 +31,18 @@ func (a *Activation) Text() string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("[" + f.Action + "] " + f.Path)
+		b.WriteString("[" + f.Action)
+		if f.DraftID != "" {
+			// first, before the path: a Draft is never read as memory
+			b.WriteString(" · Draft " + f.DraftID + ", not reviewed")
+		}
+		b.WriteString("] " + f.Path)
 		hp := f.HeadingPath
 		if n := len(hp); n > 0 && firstHeading(f.Content) == hp[n-1] {
 			hp = hp[:n-1]
 		}
 		for _, h := range hp {
 			b.WriteString(" › " + h)
-		}
-		if f.DraftID != "" {
-			b.WriteString(" · Draft " + f.DraftID)
 		}
 		if f.Status != "" {
 			b.WriteString(" · status: " + f.Status)
@@ -76,7 +79,9 @@ func firstHeading(s string) string {
 }
 
 var (
-	fragmentHeader = lazyre.New(`^\[(add|replace|reuse)\] (\S.*?)(?: · Draft (drf_\S+))?(?: · status: (\S+))?$`)
+	// The Draft stands first ("[add · Draft drf_…, not reviewed]"); a text
+	// of an older lore has it after the headings, and still reads.
+	fragmentHeader = lazyre.New(`^\[(add|replace|reuse)(?: · Draft (drf_[^,\s]+), not reviewed)?\] (\S.*?)(?: · Draft (drf_\S+))?(?: · status: (\S+))?$`)
 	stateFooter    = lazyre.New(`^next_state: (\S*)$`)
 )
 
@@ -141,8 +146,12 @@ func ParseActivationText(s string) (a *Activation, ok bool) {
 			continue
 		}
 		flush()
-		parts := strings.Split(h[2], " › ")
-		cur = &Fragment{Action: h[1], Path: parts[0], HeadingPath: parts[1:], DraftID: h[3], Status: h[4], Kind: "memory"}
+		parts := strings.Split(h[3], " › ")
+		draft := h[2]
+		if draft == "" {
+			draft = h[4]
+		}
+		cur = &Fragment{Action: h[1], Path: parts[0], HeadingPath: parts[1:], DraftID: draft, Status: h[5], Kind: "memory"}
 		text = nil
 	}
 	flush()

@@ -219,6 +219,10 @@ func evalQuestions(ctx context.Context, e *env, file, src, mode, keep string, we
 	fmt.Fprintf(e.stdout, "success@1  %.3f\nsuccess@3  %.3f\ndelivered  %.3f\nMRR        %.3f\n", m.Success1, m.Success3, m.Delivered, m.MRR)
 	fmt.Fprintf(e.stdout, "content share of the text (median)  %.2f\ntext tokens (median)                %d\nnext_state tokens (median)          %d\nwire bytes (median)                 %d\n",
 		m.Share, m.Text, m.State, m.Wire)
+	fmt.Fprintf(e.stdout, "the model reads (chars median/p95, tokens median/p95)\n  structuredContent  %d / %d, %d / %d\n  text content       %d / %d, %d / %d\n  structuredContent after the prompt hook  %d / %d, %d / %d\n",
+		m.Structured.CharsMedian, m.Structured.CharsP95, m.Structured.TokensMedian, m.Structured.TokensP95,
+		m.TextRead.CharsMedian, m.TextRead.CharsP95, m.TextRead.TokensMedian, m.TextRead.TokensP95,
+		m.AfterHook.CharsMedian, m.AfterHook.CharsP95, m.AfterHook.TokensMedian, m.AfterHook.TokensP95)
 	for _, a := range m.Answers {
 		if a.Rank != 1 {
 			fmt.Fprintf(e.stderr, "rank %d  %q wants %s; first: %s\n", a.Rank, a.Query, a.Expected, strings.Join(a.Delivered[:min(3, len(a.Delivered))], ", "))
