@@ -164,6 +164,13 @@ func (b *builder) claude(n int, raw []byte) {
 	for _, bl := range blocks {
 		switch bl.Type {
 		case "tool_use":
+			if bl.Name == "Bash" {
+				if in, ok := bl.Input.(map[string]any); ok {
+					cmd, _ := in["command"].(string)
+					b.shell(bl.ID, cmd, at)
+				}
+				continue
+			}
 			server, tool, ok := splitToolName(bl.Name)
 			if !ok || !loreServers[server] {
 				continue
@@ -178,6 +185,7 @@ func (b *builder) claude(n int, raw []byte) {
 			if json.Unmarshal(bl.Content, &v) != nil {
 				continue
 			}
+			b.shellResult(bl.ToolUseID, resultText(v))
 			// Claude keeps a tool's content blocks: [{"type":"text","text":…}].
 			if list, ok := v.([]any); ok {
 				v = map[string]any{"content": list, "isError": bl.IsError}
@@ -185,4 +193,23 @@ func (b *builder) claude(n int, raw []byte) {
 			b.result(bl.ToolUseID, v, bl.IsError)
 		}
 	}
+}
+
+// resultText is a tool result's text: a string, or its text blocks joined.
+func resultText(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case []any:
+		var parts []string
+		for _, c := range t {
+			if m, ok := c.(map[string]any); ok {
+				if s, ok := m["text"].(string); ok {
+					parts = append(parts, s)
+				}
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
 }

@@ -224,6 +224,9 @@ func (b *builder) codex(n int, raw []byte) {
 		}
 		a.CallID, _ = p["call_id"].(string)
 		applyResult(b.activation(a), p["result"], false)
+	case l.Type == "response_item" && typ == "function_call" && codexShells[fmt.Sprint(p["name"])]:
+		id, _ := p["call_id"].(string)
+		b.shell(id, codexCommand(p["arguments"]), at)
 	case l.Type == "response_item" && typ == "function_call":
 		name, _ := p["name"].(string)
 		server, tool, ok := splitToolName(name)
@@ -239,6 +242,9 @@ func (b *builder) codex(n int, raw []byte) {
 	case l.Type == "response_item" && typ == "function_call_output":
 		id, _ := p["call_id"].(string)
 		out := p["output"]
+		if text, ok := out.(string); ok {
+			b.shellResult(id, text)
+		}
 		if m, ok := out.(map[string]any); ok {
 			if c, ok := m["content"]; ok {
 				out = c
@@ -286,4 +292,30 @@ func (b *builder) codexItem(p map[string]any, at time.Time) {
 		return
 	}
 	applyResult(b.activation(a), res, false)
+}
+
+// codexShells are the names of Codex's shell tools.
+var codexShells = map[string]bool{"exec_command": true, "shell": true, "local_shell": true, "shell_command": true}
+
+// codexCommand reads a shell call's command from its arguments (a JSON
+// string): cmd or command, a string or an argv list.
+func codexCommand(args any) string {
+	s, _ := args.(string)
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"cmd", "command"} {
+		switch v := m[k].(type) {
+		case string:
+			return v
+		case []any:
+			var parts []string
+			for _, x := range v {
+				parts = append(parts, fmt.Sprint(x))
+			}
+			return strings.Join(parts, " ")
+		}
+	}
+	return ""
 }

@@ -65,6 +65,14 @@ func (b *builder) hookText(event, text string, at time.Time) {
 			}
 		}
 	}
+	if a.Event == hook.SessionStart && len(b.requests) > 0 {
+		// A session start after the session's first (a resume, a clear, a
+		// compaction) opens an entry of its own: filed under the previous
+		// prompt, it read as that prompt's memory.
+		if last := b.requests[len(b.requests)-1]; last.Text != "" || len(last.Activations) > 0 {
+			b.requests = append(b.requests, Request{Index: len(b.requests) + 1, At: at, Activations: []Activation{}})
+		}
+	}
 	a.hookText = text
 	b.activation(a)
 }

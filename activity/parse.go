@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lore-memory/lore/hook"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -16,7 +17,8 @@ var loreServers = map[string]bool{"lore": true, "clumsies": true}
 type builder struct {
 	requests []Request
 	problems []string
-	pending  map[string]slot // calls waiting for a result, by call id
+	pending  map[string]slot      // calls waiting for a result, by call id
+	shells   map[string]shellCall // shell commands waiting for a result, by call id
 	// structured: the rollout has structured user messages (set by a first pass).
 	structured bool
 }
@@ -237,6 +239,7 @@ func readActivation(a *Activation, m map[string]any) {
 		fr.ResourceID, _ = fm["resource_id"].(string)
 		fr.Path, _ = fm["path"].(string)
 		fr.Content, _ = fm["content"].(string)
+		fr.DraftID, _ = fm["draft_id"].(string)
 		if hp, ok := fm["heading_path"].([]any); ok {
 			for _, h := range hp {
 				if s, ok := h.(string); ok {
@@ -265,11 +268,49 @@ func readActivationText(a *Activation, pa *vault.Activation) {
 	a.Fragments = []Fragment{}
 	for _, f := range pa.Fragments {
 		fr := Fragment{From: "result", Action: f.Action, UnitKey: f.UnitKey, ResourceID: f.ResourceID, Path: f.Path,
-			HeadingPath: append([]string{}, f.HeadingPath...), Content: f.Content}
+			HeadingPath: append([]string{}, f.HeadingPath...), Content: f.Content, DraftID: f.DraftID}
 		if fr.Content == "" {
 			fr.From = "none"
 		}
 		a.Fragments = append(a.Fragments, fr)
 	}
 	a.Removed = append(a.Removed, pa.Removed...)
+}
+
+// shellCall is a shell command the agent ran, waiting for its result.
+type shellCall struct {
+	request int
+	command string
+	at      time.Time
+}
+
+// shell records a shell command the agent asked to run.
+func (b *builder) shell(id, command string, at time.Time) {
+	if id == "" || command == "" {
+		return
+	}
+	if b.shells == nil {
+		b.shells = map[string]shellCall{}
+	}
+	if len(b.requests) == 0 {
+		b.requests = append(b.requests, Request{Index: 1, Activations: []Activation{}, At: at})
+	}
+	b.shells[id] = shellCall{len(b.requests) - 1, command, at}
+}
+
+// shellResult reads a shell command's result: when lore's guard refused
+// it (the client put the pre-tool hook's reason in the result), the
+// refusal is an event of the request the command was run in.
+func (b *builder) shellResult(id, text string) {
+	c, ok := b.shells[id]
+	if !ok {
+		return
+	}
+	delete(b.shells, id)
+	i := strings.Index(text, hook.GuardLead)
+	if i < 0 {
+		return
+	}
+	r := &b.requests[c.request]
+	r.Refusals = append(r.Refusals, Refusal{Command: c.command, Reason: strings.TrimSpace(text[i:]), At: c.at})
 }

@@ -26,6 +26,17 @@ type Request struct {
 	Text        string       `json:"text"`
 	At          time.Time    `json:"at"`
 	Activations []Activation `json:"activations"`
+	// Refusals are the commands lore's guard refused during the request
+	// (the pre-tool hook's deny, as the client recorded the tool's result).
+	Refusals []Refusal `json:"refusals,omitempty"`
+}
+
+// Refusal is one shell command lore's guard refused, and the reason the
+// model was given.
+type Refusal struct {
+	Command string    `json:"command"`
+	Reason  string    `json:"reason"`
+	At      time.Time `json:"at"`
 }
 
 // Activation is one call of lore's activate, as the log recorded it.
@@ -58,6 +69,9 @@ type Fragment struct {
 	HeadingPath []string `json:"heading_path"`
 	Content     string   `json:"content"`
 	From        string   `json:"from"` // result (the tool result), run (the run's stored copy), none
+	// DraftID names the Draft the fragment came from: an unreviewed
+	// proposal the agent was shown, never published memory.
+	DraftID string `json:"draft_id,omitempty"`
 }
 
 // Runs reads retrieval runs of a vault (implemented over the index).

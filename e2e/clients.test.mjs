@@ -170,8 +170,7 @@ test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, D
     assert.ok(refusal, "the guard's refusal reaches the model");
     assert.equal(w.git("log", "--oneline").trim().split("\n").length, 1, "the rule-breaking commit was not made");
     // lore activity reads the session from Claude Code's own transcript.
-    const act = lore(["activity", "--json"], w.workspace, env);
-    assertActivity(act, "claude", w.draftID);
+    assertActivity(w.workspace, env, "claude", w.draftID);
   } finally {
     if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + "." + (model.requests.some((q) => q.kind === "openai") ? "codex" : "claude") + ".json", JSON.stringify(model.requests, null, 1));
     await model.close();
@@ -234,8 +233,7 @@ test("Codex: after trusting the project and approving the hooks, the same promis
     assert.match(tool, /reuse/, "what the prompt hook delivered comes back as reuse");
     assert.ok(outputs.some((t) => t.includes("stdout belongs to the MCP protocol")), "the guard's refusal reaches the model");
     assert.equal(w.git("log", "--oneline").trim().split("\n").length, 1, "the rule-breaking commit was not made");
-    const act = lore(["activity", "--json"], w.workspace, env);
-    assertActivity(act, "codex", w.draftID);
+    assertActivity(w.workspace, env, "codex", w.draftID);
   } finally {
     if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + "." + (model.requests.some((q) => q.kind === "openai") ? "codex" : "claude") + ".json", JSON.stringify(model.requests, null, 1));
     await model.close();
@@ -253,17 +251,26 @@ function assertDraftMarked(tool, draftID) {
   assert.ok(tool.includes(draftID), "the Draft's id is given");
 }
 
-// assertActivity: lore activity lists the session, with the loadout, the
-// prompt's delivery and the agent's activate, the Draft marked as a Draft,
-// and the guard's refusal.
-function assertActivity(out, host, draftID) {
-  const sessions = JSON.parse(out);
-  const list = Array.isArray(sessions) ? sessions : sessions.sessions || [];
-  const s = list.find((x) => (x.host || x.Host) === host);
-  assert.ok(s, `lore activity lists the ${host} session:\n${out.slice(0, 2000)}`);
-  const text = JSON.stringify(s);
-  assert.ok(text.includes(draftID) || /draft/i.test(text), `activity marks the Draft:\n${text.slice(0, 3000)}`);
-  assert.match(text, /guard|refus|denied/i, `activity shows the guard's refusal:\n${text.slice(0, 3000)}`);
+// assertActivity: lore activity lists the session (read from the client's
+// own log), and shows the loadout, the prompt's delivery and the agent's
+// activate, the Draft marked as a Draft, and the guard's refusal.
+function assertActivity(workspace, env, host, draftID) {
+  const list = JSON.parse(lore(["activity", "list", "--json"], workspace, env));
+  const s = (list.sessions || []).find((x) => x.host === host);
+  assert.ok(s, `lore activity lists the ${host} session:\n${JSON.stringify(list).slice(0, 2000)}`);
+  const page = JSON.parse(lore(["activity", "show", s.session_token, "--json"], workspace, env));
+  const acts = page.requests.flatMap((r) => r.activations);
+  assert.ok(acts.some((a) => a.via === "hook" && a.event === "SessionStart"), "activity shows the loadout");
+  assert.ok(acts.some((a) => a.via === "hook" && a.event === "UserPromptSubmit" && a.fragments.length > 0), "activity shows the prompt's delivery");
+  const call = acts.find((a) => a.via !== "hook" && a.status === "ok");
+  assert.ok(call, `activity shows the agent's activate: ${JSON.stringify(acts).slice(0, 2000)}`);
+  assert.ok(call.fragments.some((f) => f.draft_id === draftID), "activity marks the Draft's fragment as a Draft");
+  assert.ok(call.fragments.filter((f) => !f.draft_id).every((f) => f.draft_id === undefined), "only the Draft's fragment is marked");
+  const refusals = page.requests.flatMap((r) => r.refusals || []);
+  assert.ok(refusals.some((r) => r.command.includes("git commit") && r.reason.includes("no-fmt-println-in-mcp")), `activity shows the guard's refusal: ${JSON.stringify(page.requests).slice(0, 1500)}`);
+  const text = lore(["activity", "show", s.session_token], workspace, env);
+  assert.match(text, /Draft drf_\S+, not reviewed/, "the text view marks the Draft");
+  assert.match(text, /lore guard refused "git add -A && git commit/, "the text view shows the refusal");
 }
 
 // codexHooks asks Codex's own app-server which hooks it found for cwd, with

@@ -17,6 +17,9 @@ const (
 	PromptLead = "lore: reviewed project memory relevant to this prompt"
 	// StartLead begins what a session start gets (the loadout).
 	StartLead = "lore: this project's reviewed memory"
+	// GuardLead begins the reason a pre-tool hook refuses a command with;
+	// a client puts it in the tool's result, where lore activity finds it.
+	GuardLead = "lore guard: the project's rules in memory refuse this"
 )
 
 const noLongerLead = "No longer current (stop relying on it): "

@@ -208,7 +208,11 @@ func printSessions(e *env, a *activity.Activity, p activity.Page, h activity.Hom
 func printSession(e *env, s activity.SessionPage) {
 	fmt.Fprintf(e.stdout, "%s  %s  %s\n%s\n", s.Token, s.Project, s.Workspace, s.Title)
 	for _, r := range s.Requests {
-		fmt.Fprintf(e.stdout, "\n#%d %s\n", r.Index, oneLineText(r.Text, 200))
+		text := oneLineText(r.Text, 200)
+		if text == "" {
+			text = "(before a prompt: a session start, a resume, a clear or a compaction)"
+		}
+		fmt.Fprintf(e.stdout, "\n#%d %s\n", r.Index, text)
 		for _, act := range r.Activations {
 			timing := ""
 			if act.TotalUS != nil {
@@ -230,8 +234,16 @@ func printSession(e *env, s activity.SessionPage) {
 				fmt.Fprintf(e.stdout, "    error: %s\n", act.Error)
 			}
 			for _, f := range act.Fragments {
-				fmt.Fprintf(e.stdout, "    [%s] %s\n", deliveredLabel(f.Action), location(f.Path, f.HeadingPath))
+				label := deliveredLabel(f.Action)
+				if f.DraftID != "" {
+					label += " · Draft " + f.DraftID + ", not reviewed"
+				}
+				fmt.Fprintf(e.stdout, "    [%s] %s\n", label, location(f.Path, f.HeadingPath))
 			}
+		}
+		for _, rf := range r.Refusals {
+			reason, _, _ := strings.Cut(rf.Reason, "\n")
+			fmt.Fprintf(e.stdout, "  lore guard refused %q — %s\n", oneLineText(rf.Command, 120), reason)
 		}
 	}
 	if s.Next > 0 {

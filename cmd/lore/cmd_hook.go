@@ -379,7 +379,7 @@ func (h *hookRun) preTool(ctx context.Context, b vault.Binding, dir string) ([]b
 	if len(refusals) == 0 {
 		return nil, nil
 	}
-	reason := "lore guard: the project's rules in memory refuse this " + gits[0].Verb + ":\n\n" + clipReason(strings.Join(refusals, "\n\n")) +
+	reason := hook.GuardLead + " " + gits[0].Verb + ":\n\n" + clipReason(strings.Join(refusals, "\n\n")) +
 		"\n\nFix the change (or, if the rule is wrong, ask the person to change the note that holds it), then commit again."
 	return hook.Deny(reason), nil
 }

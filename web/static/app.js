@@ -179,9 +179,13 @@ async function showSession(token) {
     el("p", { class: "time" }, s.session.workspace, " · ", s.session.project, " · ", when(s.session.updated_at)));
   if (!s.requests || !s.requests.length) d.append(el("p", { class: "empty" }, "No user requests in this session."));
   for (const r of s.requests || []) {
-    const box = el("section", { class: "request" }, el("div", { class: "text" }, r.text || "(activity before the first request)"));
+    const box = el("section", { class: "request" }, el("div", { class: "text" }, r.text || "(before a prompt: a session start, a resume, a clear or a compaction)"));
     for (const a of r.activations || []) box.append(renderActivation(a, s.session));
-    if (!r.activations || !r.activations.length) box.append(el("div", { class: "activation time" }, "No memory query for this request."));
+    if ((!r.activations || !r.activations.length) && !(r.refusals || []).length) box.append(el("div", { class: "activation time" }, "No memory query for this request."));
+    for (const rf of r.refusals || []) {
+      box.append(el("div", { class: "activation refusal" }, el("div", {}, "lore guard refused ", el("code", {}, rf.command)),
+        el("div", { class: "error" }, rf.reason)));
+    }
     d.append(box);
   }
 }
@@ -205,7 +209,9 @@ function renderActivation(a, session) {
     const body = el("div", { class: "md" });
     body.innerHTML = f.html; // rendered by the server (goldmark, raw HTML left out)
     box.append(el("div", { class: "fragment" },
-      el("div", { class: "where" }, `${deliveredLabel[f.action] || f.action} · ${where(f.path, f.heading_path)}`), body));
+      el("div", { class: "where" }, `${deliveredLabel[f.action] || f.action} · `,
+        ...(f.draft_id ? [el("span", { class: "badge draft" }, `Draft ${f.draft_id}, not reviewed`), " · "] : []),
+        where(f.path, f.heading_path)), body));
   }
   return box;
 }
