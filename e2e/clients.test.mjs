@@ -146,6 +146,7 @@ test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, D
     // Bash is the person's own choice to allow; the memory tool is not in
     // --allowedTools: setup's settings allow it.
     const r = await run(CLAUDE, ["-p", PROMPT, "--allowedTools", "Bash"], w.workspace, env);
+    if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + ".claude.out", r.stdout + "\n----\n" + r.stderr);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const main = model.requests.filter((q) => q.kind === "anthropic" && q.body?.tools?.some((t) => t.name === "Bash"));
     assert.ok(main.length >= 4, `the scripted conversation ran (${main.length} main requests)`);
@@ -171,6 +172,11 @@ test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, D
     assert.equal(w.git("log", "--oneline").trim().split("\n").length, 1, "the rule-breaking commit was not made");
     // lore activity reads the session from Claude Code's own transcript.
     assertActivity(w.workspace, env, "claude", w.draftID);
+    // The Draft waiting for review is told to the person (Claude Code's
+    // hook_system_message, shown in its UI), never to the model.
+    assertNotToTheModel(model.requests);
+    const transcript = readFileSync(JSON.parse(lore(["activity", "list", "--json"], w.workspace, env)).sessions.find((x) => x.host === "claude").file, "utf8");
+    assert.match(transcript, /"type":"hook_system_message"[^\n]*1 Draft waits for your review/, "the person is told a Draft waits");
   } finally {
     if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + "." + (model.requests.some((q) => q.kind === "openai") ? "codex" : "claude") + ".json", JSON.stringify(model.requests, null, 1));
     await model.close();
@@ -215,6 +221,7 @@ test("Codex: after trusting the project and approving the hooks, the same promis
     trusted = true;
     r = await run(CODEX, ["exec", "--skip-git-repo-check", "-s", "danger-full-access", PROMPT], w.workspace, env);
     assert.equal(r.code, 0, r.stdout + r.stderr);
+    if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + ".codex.out", r.stdout + "\n----\n" + r.stderr);
     assert.doesNotMatch(r.stderr, /codex_hooks` is deprecated/, "setup's feature key is the current one");
     const main = model.requests.filter((q) => q.kind === "openai");
     assert.ok(main.length >= 3, `the scripted conversation ran (${main.length} requests)`);
@@ -234,12 +241,30 @@ test("Codex: after trusting the project and approving the hooks, the same promis
     assert.ok(outputs.some((t) => t.includes("stdout belongs to the MCP protocol")), "the guard's refusal reaches the model");
     assert.equal(w.git("log", "--oneline").trim().split("\n").length, 1, "the rule-breaking commit was not made");
     assertActivity(w.workspace, env, "codex", w.draftID);
+    // Codex shows a hook's systemMessage as a warning of the hook's run
+    // (codex-rs hooks/src/events/session_start.rs); the model never gets it.
+    assertNotToTheModel(model.requests);
+    // A resumed session keeps its history, the loadout with it: the resume
+    // sends no second copy, and the new prompt still gets its memory.
+    model.requests.length = 0;
+    r = await run(CODEX, ["exec", "--skip-git-repo-check", "-s", "danger-full-access", "resume", "--last", "what are the rate limits of the API?"], w.workspace, env);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const resumed = model.requests.filter((q) => q.kind === "openai").at(-1).body;
+    const starts = hookTexts(resumed).filter((t) => t.startsWith(START_LEAD));
+    assert.equal(starts.length, 1, `the resumed conversation holds the loadout once, not ${starts.length} times`);
+    assert.equal(hookTexts(resumed).filter((t) => t.startsWith(PROMPT_LEAD)).length, 2, "each of the two prompts got its memory once");
   } finally {
     if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + "." + (model.requests.some((q) => q.kind === "openai") ? "codex" : "claude") + ".json", JSON.stringify(model.requests, null, 1));
     await model.close();
     w.cleanup();
   }
 });
+
+// assertNotToTheModel: the line about Drafts waiting for review reached
+// no request to the model.
+function assertNotToTheModel(requests) {
+  for (const q of requests) assert.ok(!JSON.stringify(q.body).includes("for your review"), "the person's line about waiting Drafts reached the model");
+}
 
 // assertDraftMarked: in what the model read of the memory tool's result, the
 // Draft's fragment says it is a Draft before its text does.
