@@ -46,6 +46,13 @@ const (
 // the view is the shared notes alone.
 func publishedView(project string) string { return publishedPrefix + project }
 
+// PublishedView is the view of a project's published memory alone: its
+// shared and own working-tree notes, with no Draft laid over (none of its
+// text, none of the paths its Drafts shadow or delete). Lookups take it
+// where they take a project; what lore hook puts before a model unasked is
+// ranked and settled in it.
+func PublishedView(project string) string { return publishedView(project) }
+
 // bodyText is the text of a unit's FTS body column: its readable text, and
 // after it what its embeds show.
 func bodyText(readable, embedded string) string {

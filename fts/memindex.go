@@ -640,6 +640,9 @@ func (m *memIndex) visible(r *memRes, project string) bool {
 	if project == "" {
 		return r.draft == ""
 	}
+	if p, ok := strings.CutPrefix(project, publishedPrefix); ok { // PublishedView
+		return r.draft == "" && (r.project == "" || r.project == p)
+	}
 	if r.dproject == project {
 		return true
 	}

@@ -83,7 +83,14 @@ func (p *Pipeline) Activate(ctx context.Context, req vault.ActivateRequest) (*va
 	if mode == "" {
 		mode = p.DefaultMode()
 	}
-	ranked, err := p.rank(ctx, q, mode, req.Project, stageDepth, timings)
+	view := req.Project
+	if req.PublishedOnly {
+		// Reviewed memory alone: no Draft's text, and no Draft deciding
+		// what ranks or what counts as removed (a Delete Draft must not
+		// make reviewed memory read as gone).
+		view = fts.PublishedView(req.Project)
+	}
+	ranked, err := p.rank(ctx, q, mode, view, stageDepth, timings)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,11 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 			return nil, err
 		}
 	}
-	gone, err := p.settleHeld(ctx, a, held, req.Project)
+	view := req.Project
+	if req.PublishedOnly {
+		view = fts.PublishedView(req.Project)
+	}
+	gone, err := p.settleHeld(ctx, a, held, view)
 	if err != nil {
 		return nil, err
 	}
