@@ -108,10 +108,19 @@ func age(d time.Duration) string {
 const countedRun = "run_0a0a0a0a0a0a0a0a0a0a0a0a"
 
 // Tokens is text's token estimate with its run id counted at countedRun's
-// size: the same fragments always count the same.
+// size and its mark at countedMark's: the same fragments always count the
+// same.
 func Tokens(text, runID string) int {
 	if runID != "" {
 		text = strings.Replace(text, runID, countedRun, 1)
 	}
+	// The mark lore's lines begin with is random too: counted, wherever
+	// it stands, at the most six hex digits can cost.
+	first, _, _ := strings.Cut(text, "\n")
+	if m := memoryHead().FindStringSubmatch(first); m != nil && m[2] != "" {
+		text = strings.ReplaceAll(text, m[2], countedMark)
+	}
 	return vault.EstimateTokens(text)
 }
+
+const countedMark = "0a0a0a"

@@ -263,11 +263,11 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 func fitting(act *vault.Activation, budget int) int {
 	used := hook.Tokens(hook.Memory(&vault.Activation{RunID: act.RunID, Removed: act.Removed, RemovedLabels: act.RemovedLabels}), act.RunID)
 	if used == 0 {
-		used = hook.Tokens(hook.MemoryLead(act.RunID), act.RunID)
+		used = hook.Tokens(hook.MemoryLead(act.RunID, hook.Mark(act.RunID)), act.RunID)
 	}
 	text := 0
 	for _, f := range act.Fragments {
-		part := hook.MemoryFragment(f)
+		part := hook.MemoryFragment(f, hook.Mark(act.RunID))
 		if part == "" {
 			continue
 		}
