@@ -130,6 +130,13 @@ func (h *hookRun) run(ctx context.Context) ([]byte, error) {
 	case a := <-done:
 		return a.out, a.err
 	case <-ctx.Done():
+		if h.event == hook.PreToolUse && h.commits() {
+			// A commit the check could not finish on is refused, not let
+			// through: past the deadline, --no-verify or a slow disk would
+			// otherwise land exactly what the check was slow to read.
+			h.log(fmt.Errorf("past the deadline of %v (hooks.deadline_ms): the commit was refused unchecked", deadline))
+			return hook.Deny(hook.GuardLead + " commit: lore could not check it within hooks.deadline_ms (" + deadline.String() + "). Commit fewer files at a time, or ask the person to raise hooks.deadline_ms in lore.yaml."), nil
+		}
 		return nil, fmt.Errorf("past the deadline of %v (hooks.deadline_ms in lore.yaml): nothing was added", deadline)
 	}
 }
@@ -298,11 +305,48 @@ func (h *hookRun) activate(ctx context.Context, b vault.Binding, req warmRequest
 	return ix.Activate(ctx, req.activateRequest())
 }
 
+// shellTool reports whether the pre-tool call runs a shell command.
+func (h *hookRun) shellTool() bool {
+	return h.in.ToolName == "Bash" || h.in.ToolName == "bash" || h.in.ToolName == "shell"
+}
+
+// commits reports whether the pre-tool call's command may commit.
+func (h *hookRun) commits() bool {
+	if !h.shellTool() {
+		return false
+	}
+	gits, suspects := hook.Analyze(h.in.ToolInput.Command)
+	for _, g := range gits {
+		if g.Verb == "commit" || g.MaybeAlias {
+			return true
+		}
+	}
+	return len(suspects) > 0
+}
+
 func (h *hookRun) preTool(ctx context.Context, b vault.Binding, dir string) ([]byte, error) {
-	if h.in.ToolName != "Bash" && h.in.ToolName != "bash" && h.in.ToolName != "shell" {
+	if !h.shellTool() {
 		return nil, nil
 	}
-	gits := hook.GitCommands(h.in.ToolInput.Command)
+	all, suspects := hook.Analyze(h.in.ToolInput.Command)
+	if len(suspects) > 0 {
+		var why []string
+		for _, s := range suspects {
+			why = append(why, fmt.Sprintf("- `%s`: %s", clipCommand(s.Command), s.Reason))
+		}
+		return hook.Deny(hook.GuardLead + " command unchecked: lore cannot see what it would commit.\n\n" + strings.Join(why, "\n") +
+			"\n\nRun the plain form (git add …, then git commit -m …); lore checks it and lets it through when no rule fails."), nil
+	}
+	var gits []hook.Git
+	for _, g := range all {
+		if !g.MaybeAlias {
+			gits = append(gits, g)
+			continue
+		}
+		if alias := gitAlias(ctx, filepath.Join(dir, g.Dir), g.Verb); alias != "" {
+			return hook.Deny(fmt.Sprintf("%s command unchecked: git %s is an alias (%s), and lore cannot see what it would commit.\n\nRun the git command it stands for, written out; lore checks it and lets it through when no rule fails.", hook.GuardLead, g.Verb, clipCommand(alias))), nil
+		}
+	}
 	if len(gits) == 0 {
 		return nil, nil
 	}
@@ -403,6 +447,23 @@ func untracked(ctx context.Context, repo string) []string {
 		}
 	}
 	return files
+}
+
+// gitAlias is what alias.VERB stands for in repo's config ("" for none).
+func gitAlias(ctx context.Context, repo, verb string) string {
+	out, err := gitcli.Run(ctx, repo, nil, "config", "--get", "alias."+verb)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// clipCommand bounds a command quoted in a refusal.
+func clipCommand(s string) string {
+	if r := []rune(s); len(r) > 160 {
+		return string(r[:160]) + "…"
+	}
+	return s
 }
 
 // currentBranch is the branch checked out in repo ("" when none).

@@ -148,3 +148,84 @@ func TestAttack_APersonsHookIsTheirs(t *testing.T) {
 		t.Fatal("the tracked hook was edited")
 	}
 }
+
+// TestAttack_EveryWayToCommitIsCheckedOrRefused: the pre-tool check saw
+// only a few command shapes, so an agent landed a forbidden call with
+// everyday forms: a pathspec commit of an unstaged change, wrappers
+// (timeout, nohup, stdbuf), a shell's -c script, eval, \git, an alias,
+// git -c alias.…, a command named by a variable or $(…), xargs, and
+// update-ref over commit-tree. Each is now refused (checked and failing,
+// or refused as unprovable with the plain form to use); plain commands
+// that commit nothing forbidden still pass.
+func TestAttack_EveryWayToCommitIsCheckedOrRefused(t *testing.T) {
+	h := newHookEnv(t)
+	testvault.Write(t, h.code, "query.sql", "SELECT id FROM users;\n")
+	testvault.Git(t, h.code, "add", "query.sql")
+	testvault.Git(t, h.code, "commit", "-qm", "a clean query")
+	testvault.Git(t, h.code, "config", "alias.ci", "commit")
+	testvault.Write(t, h.code, "query.sql", "SELECT * FROM users;\n") // unstaged
+	preTool := func(command string) string {
+		t.Helper()
+		out, ok := h.run("pre-tool", "claude", map[string]any{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command}})
+		if !ok {
+			t.Fatalf("%q: the hook did not exit 0", command)
+		}
+		return out
+	}
+	for _, command := range []string{
+		"git commit --no-verify -m x query.sql",
+		"git commit -m x -- query.sql",
+		"git commit -o query.sql -m x",
+		"git commit -i query.sql -m x",
+		"git commit -m x .",
+		"git commit -m x :/",
+		"timeout 120 git commit -n -am x",
+		"nohup git commit -n -am x",
+		"stdbuf -oL git commit -n -am x",
+		"bash -c 'git commit -am x'",
+		`sh -c "git add -A && git commit -m x"`,
+		"eval git commit -am x",
+		`\git commit -n -am x`,
+		"git ci -am x",
+		"git -c alias.c2=commit c2 -am x",
+		"g=git; $g commit -am x",
+		"$(command -v git) commit -am x",
+		"echo query.sql | xargs git commit -m x",
+		"git update-ref HEAD $(git commit-tree HEAD^{tree} -p HEAD -m x)",
+	} {
+		out := preTool(command)
+		if !strings.Contains(out, `"permissionDecision":"deny"`) {
+			t.Errorf("%q was let through:\n%s", command, out)
+		}
+	}
+	for _, command := range []string{"git status", "git log --oneline", "bash -c 'ls -la'", "git commit -m 'nothing staged'", "git -c user.name=x commit -m ok"} {
+		if out := preTool(command); strings.Contains(out, "deny") {
+			t.Errorf("%q, which commits nothing forbidden, was refused:\n%s", command, out)
+		}
+	}
+	if l := h.logged(); l != "" {
+		t.Errorf("logged:\n%s", l)
+	}
+}
+
+// TestAttack_ACommitCheckPastItsDeadlineRefuses: with enough staged, the
+// check ran past hooks.deadline_ms, printed nothing, and --no-verify then
+// landed the commit. A commit check that cannot finish in time refuses;
+// anything else past its deadline still prints nothing. (The deadline is
+// one millisecond, less than opening the index takes.)
+func TestAttack_ACommitCheckPastItsDeadlineRefuses(t *testing.T) {
+	h := newHookEnv(t)
+	testvault.Write(t, h.vault, "lore.yaml", "embedding: {provider: none}\nprojects: {api: {}}\nhooks: {deadline_ms: 1}\n")
+	testvault.Write(t, h.code, "ok.go", "package main\n")
+	testvault.Git(t, h.code, "add", "ok.go")
+	run := func(command string) string {
+		out, _ := h.run("pre-tool", "claude", map[string]any{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command}})
+		return out
+	}
+	if out := run("git commit -m 'clean, but not checked in time'"); !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "could not check it within hooks.deadline_ms") {
+		t.Errorf("a commit past the deadline:\n%s", out)
+	}
+	if out := run("git status"); out != "" {
+		t.Errorf("a command that commits nothing, past the deadline:\n%s", out)
+	}
+}
