@@ -12,7 +12,9 @@ import (
 // index derives from a note. An index file of another format is rebuilt from
 // the vault (see OpenFile), so old and new terms never mix; only its vectors
 // may be carried over, by the name of their input (carryover.go).
-const IndexFormat = "lore-25"
+// lore-26: a rule note whose frontmatter cannot be read is indexed with an
+// unreadable rule, on which the guard fails closed.
+const IndexFormat = "lore-26"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the

@@ -36,12 +36,19 @@ type Broken struct {
 	ResourcePath string `json:"resource_path"`
 	Line         int    `json:"line,omitempty"`
 	Problem      string `json:"problem"`
+	// Blocks: the rules of a note that cannot be read at all; the guard
+	// fails closed on it, strict or not (a broken YAML took its rules
+	// with it, and "no violations (3 rules)" let the change through).
+	Blocks bool `json:"blocks,omitempty"`
 }
 
 // RuleSet is the rules that apply to one project.
 type RuleSet struct {
 	Rules  []*Rule
 	Broken []Broken
+	// Notes say where the rules differ from the vault's work tree
+	// (Committed); every report prints them.
+	Notes []string
 }
 
 // Compile turns the rules of sources into the RuleSet of project. Rules of
@@ -59,7 +66,7 @@ func Compile(sources []Source, project string) *RuleSet {
 		}
 		for _, spec := range s.Rules {
 			broken := func(problem string) {
-				rs.Broken = append(rs.Broken, Broken{Rule: spec.ID, ResourceID: s.ResourceID, ResourcePath: s.Path, Line: spec.Line, Problem: problem})
+				rs.Broken = append(rs.Broken, Broken{Rule: spec.ID, ResourceID: s.ResourceID, ResourcePath: s.Path, Line: spec.Line, Problem: problem, Blocks: spec.Unreadable})
 			}
 			if spec.Problem != "" {
 				broken(spec.Problem)
@@ -231,6 +238,7 @@ type Report struct {
 	Broken    []Broken `json:"broken_rules"`
 	Files     int      `json:"files"`
 	Rules     int      `json:"rules"`
+	Notes     []string `json:"notes,omitempty"`
 	ElapsedUS int64    `json:"elapsed_us"`
 }
 
@@ -268,7 +276,7 @@ const maxText = 200
 // whole content of the touched (not deleted) files their globs cover.
 func (rs *RuleSet) Check(files []FileDiff, content Content, strict bool) Report {
 	start := time.Now()
-	rep := Report{Strict: strict, Violations: []Violation{}, Broken: rs.Broken, Files: len(files), Rules: len(rs.Rules)}
+	rep := Report{Strict: strict, Violations: []Violation{}, Broken: rs.Broken, Files: len(files), Rules: len(rs.Rules), Notes: rs.Notes}
 	if rep.Broken == nil {
 		rep.Broken = []Broken{}
 	}
@@ -313,9 +321,19 @@ func (rs *RuleSet) Check(files []FileDiff, content Content, strict bool) Report 
 		}
 		return a.Line < b.Line
 	})
-	rep.OK = rep.blocking() == 0 && !(strict && len(rep.Broken) > 0)
+	rep.OK = rep.blocking() == 0 && !(strict && len(rep.Broken) > 0) && !rs.failsClosed()
 	rep.ElapsedUS = time.Since(start).Microseconds()
 	return rep
+}
+
+// failsClosed reports whether a rule note cannot be read at all.
+func (rs *RuleSet) failsClosed() bool {
+	for _, b := range rs.Broken {
+		if b.Blocks {
+			return true
+		}
+	}
+	return false
 }
 
 // checkDenied checks the deny rules against a file's added lines. One
@@ -410,8 +428,16 @@ func (r Report) FormatADR() string {
 func (r Report) Format() string {
 	var b strings.Builder
 	ms := float64(r.ElapsedUS) / 1000
+	unreadable := 0
+	for _, br := range r.Broken {
+		if br.Blocks {
+			unreadable++
+		}
+	}
 	switch {
-	case r.Total == 0:
+	case unreadable > 0 && r.blocking() == 0:
+		fmt.Fprintf(&b, "❌ lore guard: %d rule note(s) cannot be read, so this change cannot be checked (%.1f ms)\n", unreadable, ms)
+	case r.Total == 0 && r.OK:
 		fmt.Fprintf(&b, "✅ lore guard: no violations (%d files, %d rules, %.1f ms)\n", r.Files, r.Rules, ms)
 	case r.OK:
 		fmt.Fprintf(&b, "⚠️  lore guard: %d warning(s), nothing blocks (%.1f ms)\n", r.Total, ms)
@@ -437,7 +463,14 @@ func (r Report) Format() string {
 		fmt.Fprintf(&b, "… and %d more violation(s) not listed (the first %d are shown)\n", r.Omitted, MaxViolations)
 	}
 	for _, br := range r.Broken {
+		if br.Blocks {
+			fmt.Fprintf(&b, "❌ unreadable rule note %s: %s — every change is refused until it is fixed\n", br.ResourcePath, br.Problem)
+			continue
+		}
 		fmt.Fprintf(&b, "⚠️  broken rule [%s] in %s: %s — it is not checked until it is fixed\n", br.Rule, br.ResourcePath, br.Problem)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	return b.String()
 }

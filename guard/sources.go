@@ -7,10 +7,15 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// Sources reads the rule-bearing resources of project's Effective Memory
-// from the index (a freshness check included).
-func Sources(ctx context.Context, ix vault.RuleReader, project string) ([]Source, error) {
-	return ix.RuleSources(ctx, project)
+// Sources reads the rule-bearing resources of project's published memory
+// as the org ref has them committed (Committed), with the notes that say
+// where that differs from the vault's work tree.
+func Sources(ctx context.Context, ix vault.RuleReader, project string) ([]Source, []string, error) {
+	src, err := ix.RuleSources(ctx, project)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Committed(ctx, ix.Vault(), src)
 }
 
 // LoadoutFrom builds the loadout of project from the index: the rule
@@ -18,7 +23,7 @@ func Sources(ctx context.Context, ix vault.RuleReader, project string) ([]Source
 // <name>.md, else the vault's guidelines file) and its five most recent log
 // notes (the log and decision folders of lore.yaml, or tier L2).
 func LoadoutFrom(ctx context.Context, ix vault.RuleReader, project string, changed []string) (string, error) {
-	src, err := Sources(ctx, ix, project)
+	src, _, err := Sources(ctx, ix, project)
 	if err != nil {
 		return "", err
 	}

@@ -116,7 +116,8 @@ func (s *Server) repoDir(ctx context.Context, dir *string) (string, error) {
 }
 
 func (s *Server) sources(ctx context.Context) ([]guard.Source, error) {
-	return guard.Sources(ctx, s.ix, s.project)
+	src, _, err := guard.Sources(ctx, s.ix, s.project)
+	return src, err
 }
 
 // decode reads a tool's arguments strictly into T (no arguments: {}).

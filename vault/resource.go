@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -177,7 +178,30 @@ func parse(p string, data []byte) *Resource {
 		r.Units = dropDiary(r.Units)
 	}
 	r.Rules = append(rulesFromFrontmatter(r.Front.Guard), rulesFromBody(r.ID, data, doc.sections)...)
+	if r.Problem != "" && len(r.Front.Guard.Content) == 0 && guardKey.Match(frontText(data)) {
+		// A rule note whose frontmatter cannot be read would take its rules
+		// with it, and the guard would count fewer rules and let the
+		// change through: the note stands as an unreadable rule, which
+		// blocks until it is fixed.
+		r.Rules = append(r.Rules, RuleSpec{ID: "(unreadable)", Kind: "deny", Severity: "error", Form: "frontmatter", Unreadable: true,
+			Problem: "the note's frontmatter cannot be read (" + r.Problem + "), so its guard rules cannot be checked; fix the note"})
+	}
 	return r
+}
+
+// guardKey finds a top-level guard: key in a frontmatter's text.
+var guardKey = regexp.MustCompile(`(?m)^guard[ \t]*:`)
+
+// frontText is the text of a note's frontmatter, closed or not: the lines
+// after a first "---" up to the next "---" (or the end).
+func frontText(data []byte) []byte {
+	if yml, _, found, _ := splitFrontmatter(data); found {
+		return yml
+	}
+	if bytes.HasPrefix(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), []byte("---")) {
+		return data[:min(len(data), 64<<10)]
+	}
+	return nil
 }
 
 // JournalDiaryHeading is the heading of a journal note's diary section

@@ -42,6 +42,9 @@ type RuleSpec struct {
 	// Problem says why the rule as written cannot be used (a missing pattern,
 	// an unknown severity, …); the guard reports it as broken.
 	Problem string `json:"problem,omitempty"`
+	// Unreadable: the note holds rules that cannot be read at all (its
+	// frontmatter does not parse); the guard fails closed on it.
+	Unreadable bool `json:"unreadable,omitempty"`
 }
 
 type ruleYAML struct {

@@ -13,11 +13,13 @@ import (
 )
 
 func ruleSet(ctx context.Context, ix *retrieve.Memory, project string) (*guard.RuleSet, error) {
-	src, err := guard.Sources(ctx, ix, project)
+	src, notes, err := guard.Sources(ctx, ix, project)
 	if err != nil {
 		return nil, err
 	}
-	return guard.Compile(src, project), nil
+	rs := guard.Compile(src, project)
+	rs.Notes = notes
+	return rs, nil
 }
 
 const guardHelp = `Check code changes against the rules written in memory (guard: lists in

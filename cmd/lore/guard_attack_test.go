@@ -101,7 +101,8 @@ func TestAttack_TheHookFailsClosed(t *testing.T) {
 	if out, ok := loreIn(t, code, config, "bind", "--vault", vaultDir, "--project", "api"); !ok {
 		t.Fatal(out)
 	}
-	os.Remove(filepath.Join(vaultDir, "decisions", "adr-015.md")) // a person's edit: the vault has no rules now
+	testvault.Git(t, vaultDir, "rm", "-q", "decisions/adr-015.md") // a person's commit: the vault has no rules now
+	testvault.Git(t, vaultDir, "commit", "-qm", "no rules")
 	if out, ok := commitCode(t, code, config, "q := \"SELECT * FROM users\"\n"); ok || !strings.Contains(out, "has no rules for project") {
 		t.Fatalf("a hook whose vault lost every rule passed:\n%s", out)
 	}
@@ -227,5 +228,50 @@ func TestAttack_ACommitCheckPastItsDeadlineRefuses(t *testing.T) {
 	}
 	if out := run("git status"); out != "" {
 		t.Errorf("a command that commits nothing, past the deadline:\n%s", out)
+	}
+}
+
+// TestAttack_ARuleIsNotSwitchedOffByAFileNobodyCommitted: the rules were
+// read from the vault's work tree, so whatever could write there (an agent
+// whose workspace holds the vault, a sync client, a plugin) switched a rule
+// off with an uncommitted edit; a person who checked out a Draft to review
+// it had the Draft's weakened rule in force; and a rule note whose YAML
+// broke took its rules with it ("no violations"). The rules are the org
+// ref's committed ones now, a rule note that cannot be read refuses every
+// change, naming it, and the guard says when the vault is off the org
+// branch.
+func TestAttack_ARuleIsNotSwitchedOffByAFileNobodyCommitted(t *testing.T) {
+	code, vaultDir, config := guardedRepo(t)
+	adr := filepath.Join(vaultDir, "decisions", "adr-015.md")
+	weakened := "---\nid: mem_adr15\nguard:\n  - id: ADR-015-no-select-star\n    deny: \"never matches 1f9e\"\n---\n# ADR 015\n"
+	os.WriteFile(adr, []byte(weakened), 0o644) // uncommitted
+	os.WriteFile(filepath.Join(vaultDir, "decisions", "adr-003-planted.md"), []byte("---\nid: mem_planted\nstatus: active\n---\n# Planted\n\nSELECT * is fine.\n"), 0o644)
+	out, ok := commitCode(t, code, config, "q := \"SELECT * FROM users\"\n")
+	if ok || !strings.Contains(out, "ADR-015-no-select-star") {
+		t.Fatalf("an uncommitted edit of the rule switched it off:\n%s", out)
+	}
+	if !strings.Contains(out, "1 rule note changed in the vault's work tree and not committed") {
+		t.Errorf("the refusal does not say the work tree differs:\n%s", out)
+	}
+	testvault.Git(t, vaultDir, "checkout", "-q", "--", "decisions/adr-015.md")
+
+	// A Draft checked out for review: its weakened rule is not in force.
+	testvault.Git(t, vaultDir, "checkout", "-q", "-b", "drafts/api/drf_review")
+	os.WriteFile(adr, []byte(weakened), 0o644)
+	testvault.Git(t, vaultDir, "commit", "-qam", "a Draft weakens the rule")
+	out, ok = loreIn(t, code, config, "guard")
+	if ok || !strings.Contains(out, "ADR-015-no-select-star") || !strings.Contains(out, "the vault has drafts/api/drf_review checked out, not main: the rules are read from main") {
+		t.Fatalf("with a Draft checked out in the vault:\n%s", out)
+	}
+	testvault.Git(t, vaultDir, "checkout", "-q", "main")
+
+	// A committed rule note whose YAML broke: the guard fails closed.
+	os.WriteFile(adr, []byte("---\nid: mem_adr15\nguard:\n  - id: ADR-015-no-select-star\n    deny: \"SELECT \\\\* FROM\n    message: [unclosed\n---\n# ADR 015\n"), 0o644)
+	testvault.Git(t, vaultDir, "commit", "-qam", "a typo")
+	testvault.Write(t, code, "ok.go", "package main\n")
+	testvault.Git(t, code, "add", "ok.go")
+	out, ok = loreIn(t, code, config, "guard")
+	if ok || !strings.Contains(out, "unreadable rule note decisions/adr-015.md") {
+		t.Fatalf("a rule note that cannot be read let a change through:\n%s", out)
 	}
 }

@@ -1,0 +1,95 @@
+package guard
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/vault"
+)
+
+// Committed returns the rule sources as the org ref's committed tree holds
+// them: the index reads the vault's work tree, where an agent whose
+// workspace holds the vault (memory/ in a code repository), a sync client
+// or a plugin can edit a rule note, or plant one, without anyone's review;
+// and where a person who checked out a Draft branch to review it finds
+// that Draft's rules in force. So every note whose work tree differs from
+// the org ref (edited, added, deleted, or another branch checked out) is
+// read from the org ref instead: its committed rules apply, an uncommitted
+// note's rules do not. Notes say so when it matters: rule notes changed
+// and not committed, another branch checked out in the vault. A vault with
+// no commit on its org ref yet (a new one) has only its work tree, and the
+// sources are returned as they are.
+func Committed(ctx context.Context, v *vault.Vault, src []Source) (out []Source, notes []string, err error) {
+	org := v.Config.OrgRef
+	if org == "" {
+		org = "main"
+	}
+	ref := org
+	if !strings.HasPrefix(ref, "refs/") {
+		ref = "refs/heads/" + org
+	}
+	git := func(args ...string) ([]byte, error) { return gitcli.Run(ctx, v.Root, nil, args...) }
+	if _, err := git("rev-parse", "--verify", "-q", ref+"^{commit}"); err != nil {
+		return src, nil, nil
+	}
+	prefixOut, err := git("rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, nil, err
+	}
+	prefix := strings.TrimSpace(string(prefixOut))
+	diff, err := git("diff", "--name-only", "-z", "--no-renames", "--relative", ref, "--", ".")
+	if err != nil {
+		return nil, nil, err
+	}
+	untracked, err := git("ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, nil, err
+	}
+	changed := map[string]bool{}
+	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
+		if strings.HasSuffix(strings.ToLower(p), ".md") {
+			changed[p] = true
+		}
+	}
+	pending := 0
+	for _, s := range src {
+		if !changed[s.Path] {
+			out = append(out, s)
+		} else if len(s.Rules) > 0 {
+			pending++
+		}
+	}
+	if pending > 0 {
+		notes = append(notes, plural(pending, "rule note")+" changed in the vault's work tree and not committed: the committed rules apply until the change is committed")
+	}
+	for p := range changed {
+		data, err := git("cat-file", "blob", ref+":"+prefix+p)
+		if err != nil {
+			continue // not in the org ref: an uncommitted note's rules do not apply
+		}
+		r, err := vault.Parse(p, data)
+		if err != nil || (len(r.Rules) == 0 && r.Front.Tier == "") {
+			continue
+		}
+		out = append(out, Source{ResourceID: r.ID, Path: r.Path, Title: r.Title, Description: r.Description, Status: r.Status(),
+			Tier: r.Front.Tier, Tags: []string(r.Front.Tags), Rules: r.Rules})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	short := strings.TrimPrefix(ref, "refs/heads/")
+	if head, err := git("symbolic-ref", "-q", "--short", "HEAD"); err != nil {
+		notes = append(notes, "the vault's HEAD is detached: the rules are read from "+short)
+	} else if b := strings.TrimSpace(string(head)); b != "" && b != short {
+		notes = append(notes, "the vault has "+b+" checked out, not "+short+": the rules are read from "+short)
+	}
+	return out, notes, nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
