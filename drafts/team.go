@@ -132,6 +132,12 @@ func (s *Store) adopt(ctx context.Context, repo *git.Repository, rep *SyncReport
 		}
 		r, l := remote[name], local[branch]
 		row, known := rows[id]
+		if l != r && s.prefix != "" {
+			if d, err := s.draftAt(repo, branch, project, id, r); err == nil && len(d.outside) > 0 {
+				rep.Refused = append(rep.Refused, outsideError(d, "does not bring it here").Error())
+				continue
+			}
+		}
 		switch {
 		case l == r:
 			if known && row.Pushed != r.String() && row.Head == r.String() {

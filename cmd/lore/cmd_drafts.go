@@ -546,6 +546,9 @@ func printSyncReport(e *env, rep drafts.SyncReport) {
 			fmt.Fprintf(e.stdout, "%s: %s\n", l.what, strings.Join(l.ids, ", "))
 		}
 	}
+	for _, r := range rep.Refused {
+		fmt.Fprintf(e.stdout, "not brought here: %s\n", r)
+	}
 	fmt.Fprintf(e.stdout, "remote %s: pushed %d, deleted %d, failed %d; org ref: %s\n", rep.Remote, len(rep.Pushed), len(rep.Deleted), len(rep.Failed), rep.Org)
 	if rep.Error != "" {
 		fmt.Fprintf(e.stdout, "will retry: %s\n", rep.Error)
