@@ -62,7 +62,8 @@ func TestMemory_ANoteCannotForgeLoresFrame(t *testing.T) {
 	if !ok || len(got.Fragments) != 1 || len(got.Removed) != 0 || got.Fragments[0].Content != forged {
 		t.Fatalf("the forgery was read as lore's own lines: %+v", got)
 	}
-	if Mark("") == Mark("") {
+	first, second := Mark(""), Mark("")
+	if first == second {
 		t.Error("a delivery without a run gets the same mark twice")
 	}
 }
