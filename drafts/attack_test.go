@@ -635,3 +635,39 @@ func TestAttack_ADraftPublishesNothingOutsideTheVault(t *testing.T) {
 		t.Fatalf("main.go on main: %q", got)
 	}
 }
+
+// TestAttack_AMergePublishesNothingUnreviewed: after the person reviewed a
+// harmless Draft, something with write access to the vault's work tree
+// planted a note and weakened a rule, uncommitted; the merge committed
+// those edits as the person and published them, naming none. The merge now
+// refuses and names them, and main is as it was; they are recorded only
+// when the person asks.
+func TestAttack_AMergePublishesNothingUnreviewed(t *testing.T) {
+	tv := newVault(t, "", baseFiles)
+	ctx := context.Background()
+	cur := tv.load("api", "mem_release")
+	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	head := strings.TrimSpace(tv.git("rev-parse", "drafts/api/"+d.DraftID))
+	before := strings.TrimSpace(tv.git("rev-parse", "main"))
+	tv.write("decisions/adr-003-planted.md", "# ADR 003\n\nSELECT * is fine.\n")
+	tv.write("howto/release.md", tv.read("howto/release.md")+"\nSkip the tests when in a hurry.\n")
+	_, err := tv.s.Merge(ctx, []string{d.DraftID + "@" + head[:12]})
+	if err == nil || !strings.Contains(err.Error(), "decisions/adr-003-planted.md") || !strings.Contains(err.Error(), "howto/release.md") {
+		t.Fatalf("the merge over unreviewed edits: %v", err)
+	}
+	if after := strings.TrimSpace(tv.git("rev-parse", "main")); after != before {
+		t.Fatalf("main moved from %s to %s", before, after)
+	}
+	if _, err := tv.git2("cat-file", "-e", "main:decisions/adr-003-planted.md"); err == nil {
+		t.Fatal("the planted note is on main")
+	}
+}
+
+// git2 runs git in the repository and returns its output and error (for a
+// command expected to fail).
+func (tv *tvault) git2(args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = tv.root, append(os.Environ(), gitEnv...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

@@ -38,8 +38,16 @@ func TestLoop_EditProposeReviewMergeWithoutGit(t *testing.T) {
 	if !strings.Contains(got, "flaky proxies") || !strings.Contains(got, "three times") {
 		t.Fatalf("the project's view lacks one of the two edits:\n%s", got)
 	}
-	// 5. Merge, without git: the person's edits become their own commit, and
-	// the agent's change is combined with them.
+	// 5. Merge, without git: the merge waits while the work tree holds
+	// edits nobody recorded (an agent or a plugin may have made them); the
+	// person records them as their own commit when they ask (lore commit,
+	// merge --with-edits), and the agent's change is combined with them.
+	if _, err := tv.s.Merge(ctx, []string{r.DraftID}); err == nil || !strings.Contains(err.Error(), "decisions/0002-retry-budget.md") {
+		t.Fatalf("a merge over unrecorded edits: %v", err)
+	}
+	if _, paths, err := tv.s.CommitEdits(ctx); err != nil || len(paths) != 1 {
+		t.Fatalf("record the edits: %v %v", paths, err)
+	}
 	if _, err := tv.s.Merge(ctx, []string{r.DraftID}); err != nil {
 		t.Fatalf("merge: %v", err)
 	}
@@ -57,6 +65,9 @@ func TestLoop_EditProposeReviewMergeWithoutGit(t *testing.T) {
 	tv.write("decisions/0002-retry-budget.md", want+"\n## Later\n\nMore thoughts.\n")
 	cur := tv.load("api", "decisions/0002-retry-budget.md")
 	r = tv.apply("api", update(cur.ResourceID, cur.ContentHash, "More thoughts.", "More thoughts, reviewed."))
+	if _, _, err := tv.s.CommitEdits(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tv.s.Merge(ctx, []string{r.DraftID}); err != nil {
 		t.Fatalf("second merge: %v", err)
 	}

@@ -45,10 +45,20 @@ func (s *Store) Merge(ctx context.Context, ids []string) (MergeResult, error) {
 	if _, err := s.recoverLocked(ctx, repo); err != nil {
 		return MergeResult{}, err
 	}
-	// The person's own uncommitted edits become their commit first, so
-	// the merge can combine them with the Drafts (pending.go).
-	if _, _, err := s.commitEditsLocked(ctx, "Record edits to notes before merging Drafts"); err != nil {
-		return MergeResult{}, err
+	// Uncommitted edits in the vault's work tree are not the person's
+	// review: anything with write access there (an agent whose workspace
+	// holds the vault, a sync client, a plugin) may have made them. A merge
+	// publishes only what the person saw, so it waits until they record
+	// the edits themselves (lore commit, or merge --with-edits, which list
+	// them first).
+	if s.v.Config.CommitsEdits() {
+		paths, err := s.pendingEdits(ctx)
+		if err != nil {
+			return MergeResult{}, err
+		}
+		if len(paths) > 0 {
+			return MergeResult{}, vault.Errorf(vault.CodeConflict, "nothing was merged: the vault's work tree has %d uncommitted edit(s) a merge would publish unreviewed (%s). Look at them (git -C %s diff), then record them as yours (lore commit, or lore drafts merge --with-edits) or undo them, and merge again", len(paths), listSome(paths, 5), s.v.Root)
+		}
 	}
 	return s.mergeLocked(ctx, repo, ids, s.clock())
 }
@@ -397,4 +407,12 @@ func runGit(ctx context.Context, dir string, args ...string) (string, error) {
 func runGitIn(ctx context.Context, dir, stdin string, args ...string) (string, error) {
 	out, err := gitcli.Run(ctx, dir, strings.NewReader(stdin), args...)
 	return string(out), err
+}
+
+// listSome joins the first n paths, and says how many more there are.
+func listSome(paths []string, n int) string {
+	if len(paths) <= n {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:n], ", "), len(paths)-n)
 }

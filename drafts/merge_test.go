@@ -80,8 +80,14 @@ func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
 	cur = tv.load("api", "mem_release")
 	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Tests first."))
 	tv.write("howto/release.md", strings.Replace(tv.read("howto/release.md"), "# Release\n", "# Release (my unsaved note)\n", 1))
+	if _, err = tv.s.Merge(ctx, []string{d.DraftID}); err == nil || !strings.Contains(err.Error(), "uncommitted edit") {
+		t.Fatalf("a merge over an unrecorded edit went ahead: %v", err)
+	}
+	if _, _, err := tv.s.CommitEdits(ctx); err != nil { // the person asks (merge --with-edits)
+		t.Fatal(err)
+	}
 	if _, err = tv.s.Merge(ctx, []string{d.DraftID}); err != nil {
-		t.Fatalf("merge over a person's uncommitted edit: %v", err)
+		t.Fatalf("merge over a person's recorded edit: %v", err)
 	}
 	got := tv.read("howto/release.md")
 	if !strings.Contains(got, "my unsaved note") || !strings.Contains(got, "Tests first.") {
@@ -91,7 +97,7 @@ func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
 	// process, sees it), not as an agent or lore.
 	ident, _ := runGit(ctx, tv.root, "var", "GIT_AUTHOR_IDENT")
 	name := strings.TrimSpace(ident[:strings.Index(ident, " <")])
-	if log := tv.git("log", "--format=%an|%s", "main"); !strings.Contains(log, name+"|Record edits to notes before merging Drafts") {
+	if log := tv.git("log", "--format=%an|%s", "main"); !strings.Contains(log, name+"|Record edits to notes") {
 		t.Fatalf("the person's edit is not their own commit (%s):\n%s", name, log)
 	}
 	if st := strings.TrimSpace(tv.git("status", "--porcelain")); st != "" {

@@ -18,8 +18,8 @@ import (
 // A person edits notes in any editor and need not know git: their edits are
 // published memory from the moment they are saved (lore reads the work
 // tree), and lore records them as the person's own commit on the org ref
-// (CommitEdits) at two well-defined moments — before it merges Drafts, and
-// when asked (`lore commit`). A person who commits themselves sets
+// (CommitEdits) only when they ask: `lore commit`, or a merge with
+// --with-edits; a plain merge waits while there are any (merge.go). A person who commits themselves sets
 // commit_edits: false in lore.yaml; a merge touching an uncommitted note then
 // waits for them, as before.
 //

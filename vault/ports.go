@@ -72,7 +72,13 @@ type Rememberer interface {
 type Reviewer interface {
 	List(ctx context.Context, project string, all bool) ([]Draft, error)
 	Diff(ctx context.Context, id string) (patch string, d Draft, err error)
+	// Merge refuses while the vault's work tree holds uncommitted edits:
+	// they are not the person's review.
 	Merge(ctx context.Context, reviewed []string) (MergeResult, error)
+	// CommitEdits records the work tree's uncommitted edits to notes as
+	// the person's own commit, when they ask (lore commit, merge
+	// --with-edits), and returns the commit and the paths.
+	CommitEdits(ctx context.Context) (string, []string, error)
 	Discard(ctx context.Context, ids []string) ([]string, error)
 	OrgRef() string
 }

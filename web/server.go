@@ -365,6 +365,9 @@ type idsInput struct {
 type mergeInput struct {
 	IDs   []string          `json:"ids"`
 	Heads map[string]string `json:"heads"`
+	// WithEdits first records the vault's uncommitted edits as the
+	// person's commit; without it a merge waits while there are any.
+	WithEdits bool `json:"with_edits,omitempty"`
 }
 
 // draftMerge merges Drafts at the heads the page showed; a Draft without
@@ -383,6 +386,12 @@ func (s *Server) draftMerge(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		reviewed = append(reviewed, id+"@"+h)
+	}
+	if in.WithEdits {
+		if _, _, err := s.store.CommitEdits(r.Context()); err != nil {
+			fail(w, err)
+			return
+		}
 	}
 	res, err := s.store.Merge(r.Context(), reviewed)
 	if err != nil {

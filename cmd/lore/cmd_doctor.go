@@ -143,7 +143,7 @@ func printPendingEdits(ctx context.Context, e *env, v *vault.Vault) {
 	if err != nil || len(pending) == 0 {
 		return
 	}
-	what := "lore records them as your own commit before it merges Drafts, or now with `lore commit`"
+	what := "a merge waits for them: lore commit, or lore drafts merge --with-edits, records them as your own commit"
 	if !v.Config.CommitsEdits() {
 		what = "commit_edits is false: commit them yourself; a merge that touches one waits until you do"
 	}

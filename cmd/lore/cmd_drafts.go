@@ -360,6 +360,7 @@ Examples:
   lore drafts merge drf_01JABCDEFG --head 0123456789ab`)
 	asJSON := fs.Bool("json", false, "print JSON")
 	head := fs.String("head", "", "the head you reviewed, for one Draft")
+	withEdits := fs.Bool("with-edits", false, "first record the vault's uncommitted edits as your own commit (they are listed); without it a merge waits while there are any")
 	ids, done, err := draftIDs(ctx, e, fs, args)
 	if err != nil {
 		return err
@@ -380,6 +381,15 @@ Examples:
 			return err
 		}
 		ids[i] = reviewed
+	}
+	if *withEdits {
+		commit, paths, err := e.store.CommitEdits(ctx)
+		if err != nil {
+			return err
+		}
+		if len(paths) > 0 {
+			fmt.Fprintf(e.stdout, "recorded %d edit(s) as your commit %s: %s\n", len(paths), shortHash(commit), strings.Join(paths, ", "))
+		}
 	}
 	res, err := e.store.Merge(ctx, ids)
 	if err != nil {
