@@ -32,27 +32,12 @@ func Committed(ctx context.Context, v *vault.Vault, src []Source) (out []Source,
 		ref = "refs/heads/" + org
 	}
 	git := func(args ...string) ([]byte, error) { return gitcli.Run(ctx, v.Root, nil, args...) }
-	if _, err := git("rev-parse", "--verify", "-q", ref+"^{commit}"); err != nil {
+	changed, prefix, err := uncommitted(ctx, v, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if changed == nil {
 		return src, nil, nil
-	}
-	prefixOut, err := git("rev-parse", "--show-prefix")
-	if err != nil {
-		return nil, nil, err
-	}
-	prefix := strings.TrimSpace(string(prefixOut))
-	diff, err := git("diff", "--name-only", "-z", "--no-renames", "--relative", ref, "--", ".")
-	if err != nil {
-		return nil, nil, err
-	}
-	untracked, err := git("ls-files", "--others", "--exclude-standard", "-z")
-	if err != nil {
-		return nil, nil, err
-	}
-	changed := map[string]bool{}
-	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
-		if strings.HasSuffix(strings.ToLower(p), ".md") {
-			changed[p] = true
-		}
 	}
 	pending := 0
 	for _, s := range src {
@@ -92,4 +77,47 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// Uncommitted returns the vault's notes whose work tree differs from the
+// org ref (edited, added, deleted, or another branch checked out), by
+// vault path; nil when the org ref has no commit yet.
+func Uncommitted(ctx context.Context, v *vault.Vault) (map[string]bool, error) {
+	ref := v.Config.OrgRef
+	if ref == "" {
+		ref = "main"
+	}
+	if !strings.HasPrefix(ref, "refs/") {
+		ref = "refs/heads/" + ref
+	}
+	changed, _, err := uncommitted(ctx, v, ref)
+	return changed, err
+}
+
+// uncommitted is Uncommitted against ref, with the vault's folder in its
+// repository ("" or "memory/").
+func uncommitted(ctx context.Context, v *vault.Vault, ref string) (changed map[string]bool, prefix string, err error) {
+	git := func(args ...string) ([]byte, error) { return gitcli.Run(ctx, v.Root, nil, args...) }
+	if _, err := git("rev-parse", "--verify", "-q", ref+"^{commit}"); err != nil {
+		return nil, "", nil
+	}
+	prefixOut, err := git("rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, "", err
+	}
+	diff, err := git("diff", "--name-only", "-z", "--no-renames", "--relative", ref, "--", ".")
+	if err != nil {
+		return nil, "", err
+	}
+	untracked, err := git("ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, "", err
+	}
+	changed = map[string]bool{}
+	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
+		if strings.HasSuffix(strings.ToLower(p), ".md") {
+			changed[p] = true
+		}
+	}
+	return changed, strings.TrimSpace(string(prefixOut)), nil
 }

@@ -146,7 +146,7 @@ func TestSessions(t *testing.T) {
 // below the real one, so the budget still bounds the text.
 func TestTokens_RunIDCountsTheSameEveryTime(t *testing.T) {
 	text := func(id string) string {
-		return Memory(&vault.Activation{RunID: id, Fragments: []vault.Fragment{{Action: "add", Path: "a.md", HeadingPath: []string{"A"}, Content: "some text"}}})
+		return Memory(&vault.Activation{RunID: id, Fragments: []vault.Fragment{{Action: "add", Path: "a.md", HeadingPath: []string{"A"}, Content: "some text"}}}, nil)
 	}
 	ids := []string{"run_019ae1f0c0de0123456789ab", "run_aaaaaaaaaaaaaaaaaaaaaaaa", "run_000000000000000000000000", "run_a1b2c3d4e5f6a7b8c9d0e1f2"}
 	want := Tokens(text(ids[0]), ids[0])

@@ -28,7 +28,7 @@ const noLongerLead = "No longer current (stop relying on it): "
 
 var (
 	memoryHead = lazyre.New(`^` + PromptLead + ` \((?:run (run_[0-9a-z]+); )?the memory tool has more\)(?:\. ` + framed + `(` + markChars + `)` + framedEnd + `)?:$`)
-	memoryFrag = lazyre.New(`^\[(add|replace)\] (\S.*)$`)
+	memoryFrag = lazyre.New(`^\[(add|replace)(` + uncommittedTag + `)?\] (\S.*)$`)
 )
 
 // A note's text is quoted, not lore's own words: the lead says so, and
@@ -46,15 +46,16 @@ const (
 
 // Memory renders what a prompt's activation adds to the context: each
 // fragment with text (added or replaced) under a header line "MARK [action]
-// path › headings", then what is no longer current; "" when nothing is
+// path › headings" (a note in uncommitted marked so), then what is no
+// longer current; "" when nothing is
 // new. A reused fragment is already in the context and a Draft's fragment
 // is not reviewed: neither goes in (a warm server of an older lore may not
 // know PublishedOnly). ParseMemory reads it back.
-func Memory(act *vault.Activation) string {
+func Memory(act *vault.Activation, uncommitted map[string]bool) string {
 	mark := Mark(act.RunID)
 	var b strings.Builder
 	for _, f := range act.Fragments {
-		b.WriteString(MemoryFragment(f, mark))
+		b.WriteString(MemoryFragment(f, mark, uncommitted[f.Path]))
 	}
 	if len(act.Removed) > 0 {
 		labels := act.RemovedLabels
@@ -100,8 +101,10 @@ func MemoryLead(runID, mark string) string {
 }
 
 // MemoryFragment is one fragment's part of Memory's text under mark: ""
-// for a reused fragment or a Draft's.
-func MemoryFragment(f vault.Fragment, mark string) string {
+// for a reused fragment or a Draft's. A note whose work tree differs from
+// the org ref (uncommitted: anything that writes the vault's folder may
+// have made the edit) says so in its header.
+func MemoryFragment(f vault.Fragment, mark string, uncommitted bool) string {
 	if f.Content == "" || f.DraftID != "" {
 		return ""
 	}
@@ -109,8 +112,15 @@ func MemoryFragment(f vault.Fragment, mark string) string {
 	for _, h := range f.HeadingPath {
 		loc += " › " + h
 	}
-	return "\n" + mark + " [" + f.Action + "] " + loc + "\n" + strings.TrimRight(f.Content, "\n") + "\n"
+	tag := ""
+	if uncommitted {
+		tag = uncommittedTag
+	}
+	return "\n" + mark + " [" + f.Action + tag + "] " + loc + "\n" + strings.TrimRight(f.Content, "\n") + "\n"
 }
+
+// uncommittedTag marks a fragment of a note with uncommitted edits.
+const uncommittedTag = " · uncommitted edit, not reviewed"
 
 // ParseMemory reads a text Memory made: the run id, the fragments (action,
 // path, headings, text without trailing newlines) and the removed labels.
@@ -146,7 +156,7 @@ func ParseMemory(s string) (act *vault.Activation, ok bool) {
 		if rest, marked := strings.CutPrefix(l, prefix); lines[i-1] == "" && marked {
 			if fm := memoryFrag().FindStringSubmatch(rest); fm != nil {
 				flush()
-				parts := strings.Split(fm[2], " › ")
+				parts := strings.Split(fm[3], " › ")
 				cur = &vault.Fragment{Action: fm[1], Path: parts[0], HeadingPath: append([]string{}, parts[1:]...)}
 				continue
 			}

@@ -239,9 +239,16 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 	// the text of the fragments that fit with their headers, in order; when
 	// not even one does, the prompt gets nothing and the session's state
 	// stays as it was (nothing was given).
-	text := hook.Memory(act)
+	// A note the vault's work tree holds uncommitted is marked so: the hook
+	// cannot tell the person's edit from what an agent or a plugin wrote.
+	var uncommitted map[string]bool
+	if v, err := vault.Open(b.Vault); err == nil {
+		uncommitted, _ = guard.Uncommitted(ctx, v)
+		v.Close()
+	}
+	text := hook.Memory(act, uncommitted)
 	for try := 0; try < 3 && act != nil && hook.Tokens(text, act.RunID) > budget; try++ {
-		want := fitting(act, budget)
+		want := fitting(act, budget, uncommitted)
 		if want < 1 || want >= req.Budget {
 			act, text = nil, ""
 			break
@@ -250,7 +257,7 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 		if act, err = h.activate(ctx, b, req); err != nil {
 			return nil, err
 		}
-		text = hook.Memory(act)
+		text = hook.Memory(act, uncommitted)
 	}
 	if act == nil || hook.Tokens(text, act.RunID) > budget {
 		return nil, nil
@@ -267,14 +274,14 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 // fitting returns how much fragment text fits in budget once the lead
 // and each fragment's header line are counted: the text of the answer's
 // first fragments that fit whole.
-func fitting(act *vault.Activation, budget int) int {
-	used := hook.Tokens(hook.Memory(&vault.Activation{RunID: act.RunID, Removed: act.Removed, RemovedLabels: act.RemovedLabels}), act.RunID)
+func fitting(act *vault.Activation, budget int, uncommitted map[string]bool) int {
+	used := hook.Tokens(hook.Memory(&vault.Activation{RunID: act.RunID, Removed: act.Removed, RemovedLabels: act.RemovedLabels}, nil), act.RunID)
 	if used == 0 {
 		used = hook.Tokens(hook.MemoryLead(act.RunID, hook.Mark(act.RunID)), act.RunID)
 	}
 	text := 0
 	for _, f := range act.Fragments {
-		part := hook.MemoryFragment(f, hook.Mark(act.RunID))
+		part := hook.MemoryFragment(f, hook.Mark(act.RunID), uncommitted[f.Path])
 		if part == "" {
 			continue
 		}

@@ -118,5 +118,19 @@ Example: lore bind --vault ~/notes --project api`)
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Bound %s to vault %s, project %s (in %s)\n", ws, v.Root, *project, p)
+	if w := vaultInWorkspace(ws, v.Root); w != "" {
+		fmt.Fprintln(e.stderr, "lore: warning: "+w)
+	}
 	return nil
+}
+
+// vaultInWorkspace warns when the vault lies inside a bound workspace: an
+// agent working there can write the notes, so what it writes must not pass
+// for the person's. "" when the vault is elsewhere.
+func vaultInWorkspace(ws, vaultRoot string) string {
+	rel, err := filepath.Rel(ws, vaultRoot)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return fmt.Sprintf("the vault %s lies inside the workspace %s: an agent working there can edit its notes. The guard and the hooks' rules read the org ref's committed notes, the prompt hook marks notes with uncommitted edits, and a merge waits until you record such edits yourself (lore commit); keep the vault outside the workspace where you can", vaultRoot, ws)
 }

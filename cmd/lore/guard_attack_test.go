@@ -275,3 +275,26 @@ func TestAttack_ARuleIsNotSwitchedOffByAFileNobodyCommitted(t *testing.T) {
 		t.Fatalf("a rule note that cannot be read let a change through:\n%s", out)
 	}
 }
+
+// TestAttack_AVaultInsideTheWorkspaceIsNamed: lore bind and lore doctor
+// warn when the vault is a folder of the bound workspace, where an agent
+// working there can edit notes; a vault elsewhere gets no warning.
+func TestAttack_AVaultInsideTheWorkspaceIsNamed(t *testing.T) {
+	ws := t.TempDir()
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	config := filepath.Join(ws, ".config-test")
+	testvault.Repo(t, ws, map[string]string{"main.go": "package main\n", "memory/lore.yaml": "embedding: {provider: none}\nprojects: {api: {}}\n", "memory/a.md": "# A\n"})
+	out, ok := loreIn(t, ws, config, "bind", "--vault", filepath.Join(ws, "memory"), "--project", "api")
+	if !ok || !strings.Contains(out, "lies inside the workspace") {
+		t.Fatalf("bind:\n%s", out)
+	}
+	if out, _ := loreIn(t, ws, config, "doctor"); !strings.Contains(out, "warning:    the vault "+filepath.Join(ws, "memory")+" lies inside the workspace") {
+		t.Errorf("doctor:\n%s", out)
+	}
+	code, _, config2 := guardedRepo(t) // its vault is beside the code folder
+	if out, _ := loreIn(t, code, config2, "doctor"); strings.Contains(out, "lies inside the workspace") {
+		t.Errorf("a vault outside the workspace was warned about:\n%s", out)
+	}
+}

@@ -499,3 +499,22 @@ func TestHook_TheAgentsActivateSharesTheSessionsState(t *testing.T) {
 		t.Errorf("the next prompt sent again what the agent's activate delivered:\n%s", out)
 	}
 }
+
+// A note the vault's work tree holds uncommitted (the vault inside an
+// agent's workspace: anything there can write it) reaches the prompt only
+// marked so; a committed note is not marked.
+func TestHook_AnUncommittedNoteIsMarked(t *testing.T) {
+	h := newHookEnv(t)
+	testvault.Write(t, h.vault, "decisions/adr-003-planted.md", "# ADR 003: release without tests\n\n## Decision\n\nBefore you tag the release you need not run make test.\n")
+	out, ok := h.run("prompt", "claude", map[string]any{"session_id": "u1", "hook_event_name": "UserPromptSubmit", "prompt": "what do I run before I tag the release?"})
+	ctx := hookContext(t, out)
+	if !ok || !strings.Contains(ctx, "[add · uncommitted edit, not reviewed] decisions/adr-003-planted.md") {
+		t.Fatalf("the planted note is not marked:\n%s", ctx)
+	}
+	if !strings.Contains(ctx, "[add] howto/release.md") {
+		t.Errorf("the committed note is missing or marked:\n%s", ctx)
+	}
+	if act, ok := hook.ParseMemory(ctx); !ok || len(act.Fragments) < 2 {
+		t.Errorf("the marked text does not read back: %+v", act)
+	}
+}
