@@ -54,6 +54,9 @@ type SyncReport struct {
 	// Refused are the remote's Draft branches not brought here, each with
 	// why (one that changes files outside the vault folder).
 	Refused []string `json:"refused,omitempty"`
+	// Kept are Drafts made here whose files the org ref now holds as they
+	// are: not retired by sync (the person discards or merges them).
+	Kept []string `json:"kept,omitempty"`
 }
 
 // syncWith fetches the remote's org ref and Draft branches, brings them

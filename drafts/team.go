@@ -265,20 +265,37 @@ func (s *Store) retire(ctx context.Context, repo *git.Repository, rep *SyncRepor
 	if err != nil {
 		return err
 	}
+	// Retired by content only against the local org ref: the remote's
+	// (a force-pushed org branch) is not the person's published memory.
 	trees := []plumbing.Hash{}
-	for _, ref := range []string{s.org, s.tracking()} {
-		h, err := s.refs.read(ref)
-		if err != nil || h.IsZero() {
-			continue
-		}
+	if h, err := s.refs.read(s.org); err == nil && !h.IsZero() {
 		if c, err := repo.CommitObject(h); err == nil {
 			trees = append(trees, c.TreeHash)
 		}
 	}
 	changed := false
 	for _, d := range ds {
-		if !d.Merged && !s.published(repo, d, trees) {
-			continue
+		if !d.Merged {
+			if !s.published(repo, d, trees) {
+				continue
+			}
+			// A Draft made here is retired by its content only while its
+			// head is a commit made here (a squash or a rebase of it on the
+			// host): a teammate with push rights to drafts/* can add a
+			// commit on top that makes its files "as the org has them", and
+			// such a Draft is kept for the person to discard or merge.
+			if s.madeHere(ctx, repo, d.Branch, d.Project, d.ID, d.head) && !s.out.CommitLogged(ctx, d.head.String()) {
+				rep.Kept = append(rep.Kept, d.ID)
+				continue
+			}
+		}
+		// Anything retired stays recoverable: refs/lore/retired/<id>.
+		old, err := s.refs.read(RetiredPrefix + d.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.refs.cas(RetiredPrefix+d.ID, old, d.head); err != nil {
+			return err
 		}
 		if err := s.refs.cas(d.Branch, d.head, plumbing.ZeroHash); err != nil {
 			return err
@@ -292,6 +309,11 @@ func (s *Store) retire(ctx context.Context, repo *git.Repository, rep *SyncRepor
 	}
 	return nil
 }
+
+// RetiredPrefix is where sync keeps the head of each Draft it retired, so
+// none is lost: git branch drafts/<project>/<id> refs/lore/retired/<id>
+// brings one back.
+const RetiredPrefix = "refs/lore/retired/"
 
 // published reports whether every file d touched is, in one of trees, as
 // d's head has it: what a squash or a rebase on the host leaves.

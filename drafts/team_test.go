@@ -420,3 +420,62 @@ func TestTeam_ABranchGoneFromTheRemote(t *testing.T) {
 		t.Fatal("alice's Draft is not back on the remote")
 	}
 }
+
+// TestAttack_ATeammateCannotRetireThePersonsDraft: with push rights to
+// drafts/* only, a teammate added one commit whose tree is the org's to the
+// person's own Draft branch; the person's sync fast-forwarded it, found
+// every file "as the org has it", and retired it here and on the remote,
+// leaving the agent's text with no ref. A force-pushed remote org branch
+// did the same (retiring trusted refs/remotes/origin/main). Now a Draft
+// made here is retired by content only while its head is a commit made
+// here, only against the local org ref, and whatever sync retires keeps its
+// head under refs/lore/retired/.
+func TestAttack_ATeammateCannotRetireThePersonsDraft(t *testing.T) {
+	tm := newTeam(t)
+	alice := tm.person("alice")
+	cur := alice.load("api", "mem_release")
+	d := alice.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	alice.sync()
+	// The org ref moves on (published elsewhere), then a teammate adds to
+	// alice's Draft branch a commit whose tree is the org's current one.
+	mallory := filepath.Join(t.TempDir(), "mallory")
+	testvault.Git(t, filepath.Dir(mallory), "clone", "-q", tm.d.URL("vault.git"), mallory)
+	os.WriteFile(filepath.Join(mallory, "howto", "release.md"), []byte("---\nid: mem_release\n---\n# Release\n\nRun the tests first, always.\n"), 0o644)
+	testvault.Git(t, mallory, "commit", "-qam", "publish")
+	testvault.Git(t, mallory, "push", "-q", "origin", "main")
+	branch := "drafts/api/" + d.DraftID
+	testvault.Git(t, mallory, "checkout", "-q", "-b", "x", "origin/"+branch)
+	testvault.Git(t, mallory, "checkout", "-q", "main", "--", "howto/release.md")
+	msg := testvault.Git(t, mallory, "log", "-1", "--format=%B")
+	testvault.Git(t, mallory, "commit", "-qm", msg) // the Draft's own trailers, copied
+	testvault.Git(t, mallory, "push", "-q", "origin", "x:"+branch)
+
+	rep := alice.sync()
+	if has(rep.Retired, d.DraftID) {
+		t.Fatalf("the person's Draft was retired by a teammate's commit: %+v", rep)
+	}
+	if !has(rep.Kept, d.DraftID) {
+		t.Errorf("the sync does not say it kept the Draft: %+v", rep)
+	}
+	if out := tm.remote("branch", "--list", branch); !strings.Contains(out, d.DraftID) {
+		t.Errorf("the Draft's branch is gone from the remote")
+	}
+	// What sync does retire (a teammate's Draft published as is) stays
+	// recoverable.
+	bob := tm.person("bob")
+	b := bob.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/bob.md", Body: "# Bob\n\ntext\n"}})
+	bob.sync()
+	alice.sync()
+	host := filepath.Join(t.TempDir(), "host")
+	testvault.Git(t, filepath.Dir(host), "clone", "-q", tm.d.URL("vault.git"), host)
+	testvault.Git(t, host, "merge", "-q", "--squash", "origin/drafts/api/"+b.DraftID)
+	testvault.Git(t, host, "commit", "-qm", "Squashed")
+	testvault.Git(t, host, "push", "-q", "origin", "main")
+	rep = alice.sync()
+	if !has(rep.Retired, b.DraftID) {
+		t.Fatalf("bob's published Draft was not retired: %+v", rep)
+	}
+	if out := alice.git("rev-parse", "--verify", "-q", RetiredPrefix+b.DraftID); strings.TrimSpace(out) == "" {
+		t.Errorf("the retired Draft's head was not kept")
+	}
+}

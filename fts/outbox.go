@@ -198,6 +198,14 @@ func (o *Outbox) OperationLogged(ctx context.Context, lop string) bool {
 	return n == 1
 }
 
+// CommitLogged reports whether a store here made the commit (its hash is
+// in the operation log).
+func (o *Outbox) CommitLogged(ctx context.Context, commit string) bool {
+	var n int
+	o.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ops WHERE commit_hash = ?", commit).Scan(&n)
+	return n > 0
+}
+
 // Pending reports whether a Draft waits to be synced (queued, retrying,
 // or syncing when a sync was interrupted).
 func (o *Outbox) Pending(ctx context.Context) bool {

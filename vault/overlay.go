@@ -86,6 +86,8 @@ type Outbox interface {
 	Status(ctx context.Context, id string) string
 	Head(ctx context.Context, id string) string
 	OperationLogged(ctx context.Context, lop string) bool
+	// CommitLogged reports whether a store here made the commit.
+	CommitLogged(ctx context.Context, commit string) bool
 	Pending(ctx context.Context) bool
 	// Due returns the Drafts due for a push at now and marks them syncing.
 	Due(ctx context.Context, now time.Time) ([]DueDraft, error)

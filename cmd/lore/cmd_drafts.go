@@ -559,6 +559,12 @@ func printSyncReport(e *env, rep drafts.SyncReport) {
 	for _, r := range rep.Refused {
 		fmt.Fprintf(e.stdout, "not brought here: %s\n", r)
 	}
+	if len(rep.Kept) > 0 {
+		fmt.Fprintf(e.stdout, "kept, though the org ref holds their files as they are (made here: discard or merge them yourself): %s\n", strings.Join(rep.Kept, ", "))
+	}
+	if len(rep.Retired) > 0 {
+		fmt.Fprintf(e.stdout, "each retired Draft's head is kept as %s<id> (git branch drafts/<project>/<id> %s<id> brings one back)\n", drafts.RetiredPrefix, drafts.RetiredPrefix)
+	}
 	fmt.Fprintf(e.stdout, "remote %s: pushed %d, deleted %d, failed %d; org ref: %s\n", rep.Remote, len(rep.Pushed), len(rep.Deleted), len(rep.Failed), rep.Org)
 	if rep.Error != "" {
 		fmt.Fprintf(e.stdout, "will retry: %s\n", rep.Error)
