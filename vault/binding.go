@@ -117,7 +117,11 @@ func vaultFolder(cwd string) (string, bool) {
 func workspaceBinding(cwd string) (Binding, bool, error) {
 	for d := cwd; ; {
 		p := filepath.Join(d, WorkspaceFile)
-		if data, err := os.ReadFile(p); err == nil {
+		data, err := ReadConfigFile(p)
+		if err != nil && !isMissing(err) {
+			return Binding{}, false, err
+		}
+		if err == nil {
 			var wf workspaceFile
 			if err := strictYAML(data, &wf); err != nil {
 				return Binding{}, false, Errorf(CodeConfig, "%s: %s", p, yamlError(err, data))
@@ -181,7 +185,7 @@ func strictYAML(data []byte, v any) error {
 
 func readBindings(p string) (bindingsFile, error) {
 	var bf bindingsFile
-	data, err := os.ReadFile(p)
+	data, err := ReadConfigFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return bf, nil
 	}

@@ -356,7 +356,7 @@ func ParseConfig(data []byte) (Config, error) {
 
 // LoadConfig reads lore.yaml from the vault root; a missing file gives the defaults.
 func LoadConfig(root string) (Config, error) {
-	data, err := os.ReadFile(filepath.Join(root, ConfigFile))
+	data, err := ReadConfigFile(filepath.Join(root, ConfigFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return DefaultConfig(), nil
 	}

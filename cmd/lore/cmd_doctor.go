@@ -75,7 +75,8 @@ Example: lore doctor`)
 	if repo, err := git.PlainOpenWithOptions(v.Root, &git.PlainOpenOptions{DetectDotGit: true}); err == nil && !drafts.HasIdentity(repo) {
 		fmt.Fprintln(e.stdout, "identity:   git has no user.name and user.email, so lore commits your edits as \"lore <lore@localhost>\"; set them with git config --global user.name \"Your Name\" and git config --global user.email you@example.com")
 	}
-	if ws, err := workspaceRoot(ctx); err == nil {
+	boundHere := strings.HasSuffix(b.Source, vault.WorkspaceFile) || strings.HasSuffix(b.Source, "bindings.yaml")
+	if ws, err := workspaceRoot(ctx); err == nil && boundHere {
 		if w := vaultInWorkspace(ws, v.Root); w != "" && ws != v.Root {
 			fmt.Fprintln(e.stdout, "warning:    "+w)
 		}

@@ -99,18 +99,48 @@ func (h *hookRun) run(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 	}
-	b, err := h.e.bindingFor(dir)
-	if err != nil {
-		return nil, err
+	// The binding and lore.yaml are read under the default deadline (the
+	// configured one is in lore.yaml): files a cloned repository or an
+	// agent planted are read bounded and without blocking
+	// (vault.ReadConfigFile), and whatever else stalls is given up on.
+	type opened struct {
+		b        vault.Binding
+		logDir   string
+		budget   int
+		deadline time.Duration
+		err      error
 	}
-	v, err := vault.Open(b.Vault) // cheap: lore.yaml and the git directory
-	if err != nil {
-		return nil, err
+	got := make(chan opened, 1)
+	go func() {
+		b, err := h.e.bindingFor(dir)
+		if err != nil {
+			got <- opened{err: err}
+			return
+		}
+		v, err := vault.Open(b.Vault) // cheap: lore.yaml and the git directory
+		if err != nil {
+			got <- opened{err: err}
+			return
+		}
+		budget, deadline := v.Config.HookLimits()
+		got <- opened{b: b, logDir: v.DataDir(), budget: budget, deadline: deadline}
+		v.Close()
+	}()
+	var o opened
+	select {
+	case o = <-got:
+	case <-time.After(vault.DefaultHookDeadline):
+		o.err = fmt.Errorf("the binding and lore.yaml could not be read within %v: nothing was added", vault.DefaultHookDeadline)
 	}
-	h.logDir = v.DataDir()
-	budget, deadline := v.Config.HookLimits()
-	v.Close()
-	ctx, cancel := context.WithTimeout(ctx, deadline)
+	if o.err != nil {
+		if h.event == hook.PreToolUse && h.commits() && vault.ErrorCode(o.err) != vault.CodeUnbound {
+			return hook.Deny(hook.GuardLead + " commit: lore could not read the workspace's binding or the vault's lore.yaml (" + o.err.Error() + "), so it could not check the commit."), nil
+		}
+		return nil, o.err
+	}
+	b, budget, deadline := o.b, o.budget, o.deadline
+	h.logDir = o.logDir
+	ctx, cancel := context.WithTimeout(ctx, deadline-min(deadline/2, time.Since(h.start)))
 	defer cancel()
 	type answer struct {
 		out []byte

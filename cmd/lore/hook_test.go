@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -516,5 +517,37 @@ func TestHook_AnUncommittedNoteIsMarked(t *testing.T) {
 	}
 	if act, ok := hook.ParseMemory(ctx); !ok || len(act.Fragments) < 2 {
 		t.Errorf("the marked text does not read back: %+v", act)
+	}
+}
+
+// A .lore.yaml that a cloned repository or an agent planted as /dev/zero
+// or a FIFO: the prompt hook read it unbounded and died out of memory, or
+// hung past its client's timeout and took the pre-commit hook with it.
+// Now every hook answers at once: the prompt gets nothing (logged), a
+// commit is refused (the binding was tampered with), lore guard fails
+// with the reason.
+func TestHook_APlantedConfigFileHangsNothing(t *testing.T) {
+	for _, kind := range []string{"dev-zero", "fifo"} {
+		h := newHookEnv(t)
+		p := filepath.Join(h.code, ".lore.yaml")
+		os.Remove(p)
+		if kind == "fifo" {
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("no FIFO here: %v", err)
+			}
+		} else if err := os.Symlink("/dev/zero", p); err != nil {
+			t.Fatal(err)
+		}
+		out, ok := h.run("prompt", "claude", map[string]any{"session_id": "z", "hook_event_name": "UserPromptSubmit", "prompt": "what do I run before I tag the release?"})
+		if !ok || out != "" {
+			t.Errorf("%s: the prompt hook: %v %q", kind, ok, out)
+		}
+		if l, _ := os.ReadFile(filepath.Join(h.config, "lore", "hooks.log")); !strings.Contains(string(l), "not a regular file") {
+			t.Errorf("%s: the failure is not logged where lore doctor reads it: %q", kind, l)
+		}
+		out, _ = h.run("pre-tool", "claude", map[string]any{"session_id": "z", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -am x"}})
+		if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "is not a regular file") {
+			t.Errorf("%s: a commit under a planted binding: %s", kind, out)
+		}
 	}
 }
