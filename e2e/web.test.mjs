@@ -239,7 +239,12 @@ test("drafts: diff and merge from the page", async (t) => {
   await page.waitForFunction((b) => [...document.querySelectorAll(b + " pre.diff span.add")].some((x) => x.textContent.includes("Merged from the page.")), box);
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector("pre.diff")).whiteSpace), "pre-wrap", "long lines wrap");
   await shot(page, "drafts");
+  // The vault's work tree holds the person's unrecorded notes (pictures.md):
+  // the merge waits and names them, until the person records them.
   await page.click(`${box} button.merge`);
+  await page.waitForSelector(`${box} .draft-status button.merge-with-edits`);
+  assert.match(await page.textContent(`${box} .draft-status`), /uncommitted edit\(s\).*howto\/pictures\.md/);
+  await page.click(`${box} .draft-status button.merge-with-edits`);
   await page.waitForFunction((b) => document.querySelector(b + " .draft-status").textContent.startsWith("Merged into main"), box);
   assert.ok(existsSync(join(v.vault, "howto", "web-ui.md")), "the clean work tree follows the merge");
   assert.match(execFileSync("git", ["-C", v.vault, "log", "-3", "--format=%B"]).toString(), /Lore-Draft: /);

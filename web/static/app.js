@@ -294,14 +294,23 @@ async function showDrafts(openID) {
       el("div", { class: "activation" }, origin,
         el("button", { class: "diff-btn", onclick: showDiff }, "Diff"), " ",
         el("button", { class: "merge", onclick: async () => {
-          try {
-            if (!reviewed) { await showDiff(); status.textContent = "Review the diff below, then Merge."; status.classList.remove("error"); return; }
-            const r = await api("/api/drafts/merge", { ids: [dr.draft_id], heads: { [dr.draft_id]: reviewed } });
-            status.classList.remove("error"); status.textContent = `Merged into ${data.org_ref.replace("refs/heads/", "")} (${r.commit.slice(0, 12)}); work tree ${r.work_tree}.` + (r.published ? ` Remote: ${r.published}.` : "");
-          } catch (err) {
-            status.textContent = err.message; status.classList.add("error");
-            if (/moved after it was reviewed/.test(err.message)) { reviewed = ""; await showDiff().catch(() => {}); }
-          }
+          // A merge waits while the vault's work tree holds edits nobody
+          // recorded: the server names them, and the person may record them
+          // as their own commit first (with_edits), from here or with lore commit.
+          const merge = async (withEdits) => {
+            try {
+              if (!reviewed) { await showDiff(); status.textContent = "Review the diff below, then Merge."; status.classList.remove("error"); return; }
+              const r = await api("/api/drafts/merge", { ids: [dr.draft_id], heads: { [dr.draft_id]: reviewed }, ...(withEdits ? { with_edits: true } : {}) });
+              status.classList.remove("error"); status.textContent = `Merged into ${data.org_ref.replace("refs/heads/", "")} (${r.commit.slice(0, 12)}); work tree ${r.work_tree}.` + (r.published ? ` Remote: ${r.published}.` : "");
+            } catch (err) {
+              status.replaceChildren(err.message); status.classList.add("error");
+              if (/moved after it was reviewed/.test(err.message)) { reviewed = ""; await showDiff().catch(() => {}); }
+              if (/uncommitted edit/.test(err.message)) {
+                status.append(" ", el("button", { class: "merge-with-edits", onclick: () => merge(true) }, "Record those edits as mine, then merge"));
+              }
+            }
+          };
+          await merge(false);
         } }, "Merge"), " ",
         el("button", { class: "discard", onclick: async () => { await api("/api/drafts/discard", { ids: [dr.draft_id] }); status.textContent = "Discarded."; } }, "Discard"), " ",
         status, diff));
