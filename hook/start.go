@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -55,10 +56,10 @@ func StartText(i StartInfo) string {
 func Start(text, waiting string) []byte {
 	out := map[string]any{}
 	if text != "" {
-		out["hookSpecificOutput"] = map[string]any{"hookEventName": SessionStart, "additionalContext": text}
+		out["hookSpecificOutput"] = map[string]any{"hookEventName": SessionStart, "additionalContext": termtext.Visible(text)}
 	}
 	if waiting != "" {
-		out["systemMessage"] = waiting
+		out["systemMessage"] = termtext.Visible(waiting)
 	}
 	if len(out) == 0 {
 		return nil

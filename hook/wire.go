@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/lore-memory/lore/internal/termtext"
 )
 
 // Events lore answers, by the names the clients send.
@@ -87,15 +89,19 @@ func ReadInput(r io.Reader) (Input, error) {
 }
 
 // Context is the output that adds text to the model's context at event.
+// Control, escape and bidirectional characters (a note's clear-screen,
+// window-title or clipboard-write sequence, a right-to-left override) are
+// shown visibly (termtext.Visible): the client may print the text to the
+// person's terminal.
 func Context(event, text string) []byte {
-	return mustJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
+	return mustJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": termtext.Visible(text)}})
 }
 
 // Deny is the output that refuses a tool call, with the reason the model
-// and the person read.
+// and the person read (its rule's message shown visibly, as Context's).
 func Deny(reason string) []byte {
 	return mustJSON(map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName": PreToolUse, "permissionDecision": "deny", "permissionDecisionReason": reason}})
+		"hookEventName": PreToolUse, "permissionDecision": "deny", "permissionDecisionReason": termtext.Visible(reason)}})
 }
 
 func mustJSON(v any) []byte {

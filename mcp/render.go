@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -15,8 +16,9 @@ import (
 // notes' own text is most of the tokens.
 type activation struct{ *vault.Activation }
 
-// AgentText implements agentText.
-func (a activation) AgentText() string { return a.Text() }
+// AgentText implements agentText: control, escape and bidirectional
+// characters shown visibly (termtext.Visible), as in the JSON.
+func (a activation) AgentText() string { return termtext.Visible(a.Text()) }
 
 // RenderActivation returns what an activate call sends: its text and its
 // structuredContent.
@@ -29,8 +31,9 @@ func RenderActivation(a *vault.Activation) (text, structured string, err error) 
 // is comes first: its action, then its scope, which for a Draft's fragment
 // is "draft" with the Draft's id beside it, so that no reader takes an
 // unreviewed proposal for published memory before it reaches the text;
-// then where it is, then the text; the ids and the hash, which only
-// operations take, come last.
+// then where it is, then the text (its control, escape and bidirectional
+// characters shown visibly: <U+202E>, ^[; content_hash is of the note's own
+// bytes); the ids and the hash, which only operations take, come last.
 type modelFragment struct {
 	Action      string   `json:"action"`
 	Scope       string   `json:"scope"`
@@ -58,7 +61,7 @@ func (a activation) MarshalJSON() ([]byte, error) {
 			scope = DraftScope
 		}
 		fs[i] = modelFragment{Action: f.Action, Scope: scope, DraftID: f.DraftID, Path: f.Path, HeadingPath: f.HeadingPath,
-			Status: f.Status, Content: f.Content, UnitKey: f.UnitKey, ResourceID: f.ResourceID, ContentHash: f.ContentHash, Kind: f.Kind}
+			Status: f.Status, Content: termtext.Visible(f.Content), UnitKey: f.UnitKey, ResourceID: f.ResourceID, ContentHash: f.ContentHash, Kind: f.Kind}
 	}
 	removed := a.Removed
 	if removed == nil {

