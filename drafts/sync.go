@@ -100,7 +100,7 @@ func (s *Store) syncWith(ctx context.Context, opt SyncOptions) (SyncReport, erro
 	// Fetch first: what the remote has decides what is pushed.
 	tracking := s.tracking()
 	before, _ := s.refs.read(tracking)
-	if _, err := runGit(ctx, s.top, "fetch", "--no-tags", "--quiet", s.remote, "+"+s.org+":"+tracking); err != nil && !strings.Contains(err.Error(), "couldn't find remote ref") {
+	if _, err := remoteGit(ctx, s.top, "fetch", "--no-tags", "--quiet", s.remote, "+"+s.org+":"+tracking); err != nil && !strings.Contains(err.Error(), "couldn't find remote ref") {
 		return fail(err.Error())
 	}
 	if err := s.fetchDrafts(ctx); err != nil {
@@ -124,7 +124,7 @@ func (s *Store) syncWith(ctx context.Context, opt SyncOptions) (SyncReport, erro
 		// The org ref goes first: a Draft merged here is deleted there only
 		// once the org ref that holds it is (a protected branch refuses the
 		// push, and the Draft must stay where teammates can see it).
-		out, err := runGit(ctx, s.top, "push", "--porcelain", s.remote, s.org+":"+s.org)
+		out, err := remoteGit(ctx, s.top, "push", "--porcelain", s.remote, s.org+":"+s.org)
 		crashPoint("sync-after-org-push")
 		s.recordPush(ctx, out, nil, now, &rep)
 		if err != nil {
@@ -148,7 +148,7 @@ func (s *Store) syncWith(ctx context.Context, opt SyncOptions) (SyncReport, erro
 	if len(specs) == 0 {
 		return s.finishReport(ctx, rep)
 	}
-	out, pushErr := runGit(ctx, s.top, append(append(append([]string{"push", "--porcelain"}, leases...), s.remote), specs...)...)
+	out, pushErr := remoteGit(ctx, s.top, append(append(append([]string{"push", "--porcelain"}, leases...), s.remote), specs...)...)
 	crashPoint("sync-after-push")
 	seen := s.recordPush(ctx, out, byRef, now, &rep)
 	if pushErr != nil {
@@ -379,3 +379,20 @@ func (r Remote) Pending(ctx context.Context) bool { return r.s.pending(ctx) }
 
 // OutboxError is the last error writing the outbox met in this process.
 func (r Remote) OutboxError() error { return r.s.outboxError() }
+
+// RemoteTimeout bounds one fetch or push: a remote that accepts and never
+// answers (or a dead link) made lore sync, and a running lore mcp's
+// background sync with its lock, wait forever.
+var RemoteTimeout = 2 * time.Minute
+
+// remoteGit runs a git command that talks to the remote, within
+// RemoteTimeout, and with HTTP's own stall limit (under 1 KB/s for 30 s).
+func remoteGit(ctx context.Context, dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+	defer cancel()
+	out, err := runGit(ctx, dir, append([]string{"-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30"}, args...)...)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return out, fmt.Errorf("git %s: the remote did not answer within %v", args[0], RemoteTimeout)
+	}
+	return out, err
+}

@@ -3,9 +3,11 @@ package drafts
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -233,5 +235,62 @@ func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
 		if e := outboxOf(t, tv.s, id); !strings.Contains(e.LastError, "someone pushed to drafts/api/"+id) {
 			t.Errorf("outbox of %s: %+v; want it to say the branch moved on the remote", id, e)
 		}
+	}
+}
+
+// TestAttack_ASilentRemoteHoldsNothing: a remote that accepts the
+// connection and never answers made lore sync never return (git fetch had
+// no timeout), and a running lore mcp's background sync held its lock with
+// it. A fetch or push now gives up after RemoteTimeout (1 s here), the sync
+// returns and says so, and the store's lock is free for a merge.
+func TestAttack_ASilentRemoteHoldsNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	old := RemoteTimeout
+	RemoteTimeout = time.Second
+	t.Cleanup(func() { RemoteTimeout = old })
+	tv := newVault(t, "", baseFiles)
+	tv.git("remote", "add", "origin", "git://"+ln.Addr().String()+"/vault.git")
+	tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/x.md", Body: "# X\n\ntext\n"}})
+	done := make(chan SyncReport, 1)
+	go func() {
+		rep, _ := tv.s.syncWith(context.Background(), SyncOptions{})
+		done <- rep
+	}()
+	select {
+	case rep := <-done:
+		if !strings.Contains(rep.Error, "did not answer") {
+			t.Errorf("the sync's report: %+v", rep)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("lore sync against a silent remote never returned")
+	}
+	cur := tv.load("api", "mem_release")
+	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	if _, err := tv.s.Merge(context.Background(), []string{d.DraftID}); err != nil {
+		t.Errorf("a merge after the silent remote: %v", err)
 	}
 }

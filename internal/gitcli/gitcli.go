@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Run runs git with args in dir, feeding it stdin (nil: none), and returns
@@ -36,10 +38,22 @@ func Run(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]by
 
 // Command returns git with args, set up to run in dir the way Run runs it,
 // for a caller that streams its input and output itself.
+//
+// git runs in a process group of its own, and a cancelled ctx kills the
+// whole group: a fetch's transport helpers (git-remote-http, ssh) die with
+// it, and Wait does not wait on pipes they held (WaitDelay).
 func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LITERAL_PATHSPECS=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
 	return cmd
 }
 
