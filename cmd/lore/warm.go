@@ -167,17 +167,23 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 	// search` 25.6 and 25.8 → 25.2 and 25.1 ms p50, `lore activate` 35.6
 	// and 35.1 → 35.1 and 34.4 ms (two builds of each binary, all four
 	// written at once, in turn, 40 rounds, 10,000 notes).
-	conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	// The dial and the proof have a sub-second deadline of their own: a
+	// server stopped with ^Z, or a silent program on a crashed server's
+	// port, made every command wait the full 30 s and every prompt hook
+	// give nothing; past it, the command answers in process.
+	conn, err := (&net.Dialer{Timeout: warmHandshake}).DialContext(ctx, network, addr)
 	if err != nil {
 		return warmReply{}, errNoServer
 	}
 	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) }) // the time-out, or ^C
-	defer stop()
+	conn.SetDeadline(time.Now().Add(warmHandshake))
 	br := bufio.NewReader(conn)
 	if network == "tcp" && !proveServer(conn, br, u, tok) {
-		return warmReply{}, errNoServer // not the server lore started: nothing is sent
+		return warmReply{}, errNoServer // not the server lore started (or not answering): nothing is sent
 	}
+	conn.SetDeadline(time.Time{})
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) }) // the time-out, or ^C
+	defer stop()
 	if req.Write(conn) != nil {
 		return warmReply{}, errNoServer
 	}
@@ -195,6 +201,9 @@ func askWarm(ctx context.Context, e *env, b vault.Binding, path string, in warmR
 	}
 	return out, nil
 }
+
+// warmHandshake bounds the dial and the proof of a warm server.
+const warmHandshake = 500 * time.Millisecond
 
 // proveServer asks the server on conn to prove it holds tok for the port
 // dialled (warmproof.go); the token itself is not sent.

@@ -433,3 +433,31 @@ func TestAttack_TheTokenFileIsTheUsersAndLoresOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack_AStoppedWarmServerCostsNoWait: a server stopped with ^Z (its
+// port accepts, nothing answers) made every lore search and activate wait
+// 30 s, and every prompt hook give nothing. The dial and the proof have a
+// deadline of their own now, and the command works alone after it.
+func TestAttack_AStoppedWarmServerCostsNoWait(t *testing.T) {
+	dir := demoVault(t, "api")
+	data := filepath.Join(dir, ".git", "lore")
+	os.MkdirAll(data, 0o700)
+	os.WriteFile(filepath.Join(data, httpTokenFile), []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	l, err := net.Listen("tcp", "127.0.0.1:0") // accepts into its backlog, never reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	info, _ := json.Marshal(httpServerInfo{URL: "http://" + l.Addr().String() + "/mcp", PID: os.Getpid()})
+	os.WriteFile(filepath.Join(data, httpServerFile), info, 0o600)
+	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	// The request's own time-out is 30 s; the answer must come from the
+	// handshake's deadline, long before (this bounds a hang, it measures
+	// nothing).
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = askWarm(ctx, e, vault.Binding{Vault: dir, Project: "api"}, "/lore/v1/search", warmRequest{Query: "release", Project: "api", Limit: 3})
+	if !errors.Is(err, errNoServer) || ctx.Err() != nil {
+		t.Fatalf("askWarm with a stopped server: %v (context: %v); want errNoServer from the handshake", err, ctx.Err())
+	}
+}
