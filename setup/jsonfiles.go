@@ -53,7 +53,54 @@ func checkJSON(data []byte) error {
 	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
 		return fmt.Errorf("not a JSON object; fix or move it, and run lore setup again (nothing was changed)")
 	}
+	if k := duplicateKey(data); k != "" {
+		// A client reads one of the two (which one is its parser's
+		// choice): setup reported success, and the client saw none of
+		// lore's hooks.
+		return fmt.Errorf("the key %q appears twice; merge the two into one and run lore setup again (nothing was changed)", k)
+	}
 	return nil
+}
+
+// duplicateKey returns the path of a key an object holds twice ("" when
+// none).
+func duplicateKey(data []byte) string {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	var walk func(path string) string
+	walk = func(path string) string {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return ""
+				}
+				k, _ := kt.(string)
+				if seen[k] {
+					return strings.TrimPrefix(path+"."+k, ".")
+				}
+				seen[k] = true
+				if d := walk(path + "." + k); d != "" {
+					return d
+				}
+			}
+			dec.Token() // }
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if d := walk(fmt.Sprintf("%s.%d", path, i)); d != "" {
+					return d
+				}
+			}
+			dec.Token() // ]
+		}
+		return ""
+	}
+	return walk("")
 }
 
 func startJSON(data []byte) []byte {

@@ -90,6 +90,11 @@ func Plan(o Options) ([]Change, error) {
 	}
 	var out []Change
 	for _, f := range files {
+		real, err := resolve(base, f.path, o.Scope == "project")
+		if err != nil {
+			return nil, err
+		}
+		f.path = real
 		before, err := os.ReadFile(f.path)
 		exists := err == nil
 		if err != nil && !os.IsNotExist(err) {
@@ -158,7 +163,7 @@ func Apply(changes []Change) ([]string, error) {
 				mode = st.Mode().Perm()
 			}
 			if !c.Remove {
-				if err := os.WriteFile(c.Path+".lore-backup", c.Before, mode); err != nil {
+				if err := createNew(c.Path+".lore-backup", c.Before, mode); err != nil {
 					return wrote, fmt.Errorf("back up %s: %w", c.Path, err)
 				}
 			}
@@ -187,7 +192,7 @@ func Apply(changes []Change) ([]string, error) {
 // path, so a reader sees the old file or the new one.
 func writeReplace(path string, data []byte, mode os.FileMode) error {
 	tmp := path + ".lore-tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
+	if err := createNew(tmp, data, mode); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {

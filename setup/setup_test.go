@@ -336,3 +336,90 @@ func TestCheck_NamesWhatThePersonStillHasToDo(t *testing.T) {
 		t.Errorf("Claude Code after setup: %q", todo)
 	}
 }
+
+// TestAttack_SetupWritesNothingThroughAPlantedLink: a cloned repository's
+// links redirected setup's writes outside the workspace (a backup link to a
+// stand-in ~/.bashrc got the repository's settings; a .lore-tmp link got
+// the new .mcp.json; .claude and .codex links to outside folders got the
+// settings, the user's global Codex config among them). Each is refused
+// now, naming the link, and nothing outside the workspace changes.
+func TestAttack_SetupWritesNothingThroughAPlantedLink(t *testing.T) {
+	for _, c := range []struct {
+		client, link, target string // link: inside the workspace; target: a file or folder outside
+		dir                         bool
+	}{
+		{"claude", ".claude/settings.json.lore-backup", "bashrc", false},
+		{"claude", ".mcp.json.lore-tmp", "elsewhere.json", false},
+		{"claude", ".claude", "outside", true},
+		{"codex", ".codex", "dot-codex", true},
+	} {
+		ws, outside := t.TempDir(), t.TempDir()
+		write(t, filepath.Join(ws, ".claude", "settings.json"), claudeSettings)
+		target := filepath.Join(outside, c.target)
+		if c.dir {
+			os.MkdirAll(target, 0o755)
+			if c.link == ".claude" {
+				os.RemoveAll(filepath.Join(ws, ".claude"))
+			}
+		} else {
+			write(t, target, "# the user's own file\n")
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, c.link)), 0o755)
+		if err := os.Symlink(target, filepath.Join(ws, c.link)); err != nil {
+			t.Fatal(err)
+		}
+		before := treeOf(t, outside)
+		o := Options{Client: c.client, Scope: "project", Workspace: ws, Home: t.TempDir(), Lore: "lore"}
+		cs, err := Plan(o)
+		if err == nil {
+			_, err = Apply(cs)
+		}
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(ws, c.link)) {
+			t.Errorf("%s through %s: %v", c.client, c.link, err)
+		}
+		if after := treeOf(t, outside); after != before {
+			t.Errorf("%s through %s wrote outside the workspace:\n%s", c.client, c.link, after)
+		}
+	}
+}
+
+// TestSetup_ALinkedUserFileIsEditedWhereItIs: a dotfile manager's link
+// (~/.claude/settings.json → ~/dotfiles/…, outside any repository) is edited
+// at its target and stays a link; a link into a git repository is refused.
+func TestSetup_ALinkedUserFileIsEditedWhereItIs(t *testing.T) {
+	home, dots := t.TempDir(), t.TempDir()
+	target := filepath.Join(dots, "claude-settings.json")
+	write(t, target, "{\"model\": \"opus\"}\n")
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	link := filepath.Join(home, ".claude", "settings.json")
+	os.Symlink(target, link)
+	setUp(t, Options{Client: "claude", Scope: "user", Home: home, Lore: "lore"})
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced by a file: %v", err)
+	}
+	if data, _ := os.ReadFile(target); !strings.Contains(string(data), "hook prompt --client claude") || !strings.Contains(string(data), `"model": "opus"`) {
+		t.Errorf("the target:\n%s", data)
+	}
+	os.MkdirAll(filepath.Join(dots, ".git"), 0o755) // the dotfiles are a repository now
+	os.Remove(target + ".lore-backup")
+	if _, err := Plan(Options{Client: "claude", Scope: "user", Home: home, Lore: "/other/lore"}); err == nil || !strings.Contains(err.Error(), "inside the git repository") {
+		t.Errorf("a link into a repository: %v", err)
+	}
+}
+
+// TestSetup_RefusesFilesItWouldCorrupt: "hooks" twice in a settings file
+// (the client reads one; setup reported success) and a [features] header
+// inside a TOML multi-line string (setup's line landed in the string) are
+// refused, and nothing is written.
+func TestSetup_RefusesFilesItWouldCorrupt(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".claude", "settings.json"), `{"hooks": {}, "model": "x", "hooks": {"Stop": []}}`)
+	if _, err := Plan(Options{Client: "claude", Scope: "project", Workspace: ws, Lore: "lore"}); err == nil || !strings.Contains(err.Error(), `"hooks" appears twice`) {
+		t.Errorf("hooks twice: %v", err)
+	}
+	ws = t.TempDir()
+	write(t, filepath.Join(ws, ".codex", "config.toml"), "notes = \"\"\"\n[features]\nnot a table\n\"\"\"\n\n[features]\nweb_search_request = true\n")
+	if _, err := Plan(Options{Client: "codex", Scope: "project", Workspace: ws, Lore: "lore"}); err == nil || !strings.Contains(err.Error(), "by hand") {
+		t.Errorf("[features] inside a string: %v", err)
+	}
+}

@@ -91,7 +91,21 @@ func tomlEdit(data []byte, o Options) ([]byte, error) {
 	if out == text {
 		return data, nil
 	}
-	return checked(out)
+	edited, err := checked(out)
+	if err != nil {
+		return nil, err
+	}
+	// The edit must mean what it says: a [features] header lore found
+	// inside a multi-line string, say, gets lore's line inside the string,
+	// and Codex's hooks stay off.
+	var v struct {
+		MCP      map[string]map[string]any `toml:"mcp_servers"`
+		Features map[string]any            `toml:"features"`
+	}
+	if err := toml.Unmarshal(edited, &v); err != nil || v.Features[hooksFeature] != true || v.MCP["lore"] == nil {
+		return nil, fmt.Errorf("lore cannot add its lines safely here (a [features] table it cannot tell apart from text?); add [mcp_servers.lore] and features.hooks = true by hand (lore mcp config --client codex prints them; nothing was changed)")
+	}
+	return edited, nil
 }
 
 // removeMarked takes out lore's block and marked lines.
