@@ -346,7 +346,7 @@ func TestCheck_NamesWhatThePersonStillHasToDo(t *testing.T) {
 func TestAttack_SetupWritesNothingThroughAPlantedLink(t *testing.T) {
 	for _, c := range []struct {
 		client, link, target string // link: inside the workspace; target: a file or folder outside
-		dir                         bool
+		dir                  bool
 	}{
 		{"claude", ".claude/settings.json.lore-backup", "bashrc", false},
 		{"claude", ".mcp.json.lore-tmp", "elsewhere.json", false},
