@@ -107,7 +107,33 @@ func CheckContent(p string, data []byte) error {
 	if !utf8.Valid(data) {
 		return Errorf(CodeInvalid, "%s is not valid UTF-8 (offset %d)", p, invalidUTF8Offset(data))
 	}
+	if line := conflictLine(data); line > 0 {
+		// Mid-merge, both sides and git's markers would be searched and
+		// delivered as one note ("<<<<<<< HEAD" as a section).
+		return Errorf(CodeInvalid, "%s holds git's conflict markers (line %d): an unfinished merge; resolve the conflict (git status in the vault says how) and it is memory again", p, line)
+	}
 	return nil
+}
+
+// conflictLine returns the line of the first git conflict block in data
+// (a "<<<<<<< " line, then "=======", then ">>>>>>> "), or 0.
+func conflictLine(data []byte) int {
+	if !bytes.Contains(data, []byte("<<<<<<< ")) {
+		return 0
+	}
+	start, stage := 0, 0
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		l = bytes.TrimRight(l, "\r")
+		switch {
+		case stage == 0 && bytes.HasPrefix(l, []byte("<<<<<<< ")):
+			start, stage = i+1, 1
+		case stage == 1 && bytes.Equal(l, []byte("=======")):
+			stage = 2
+		case stage == 2 && bytes.HasPrefix(l, []byte(">>>>>>> ")):
+			return start
+		}
+	}
+	return 0
 }
 
 func invalidUTF8Offset(b []byte) int {

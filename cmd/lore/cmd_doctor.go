@@ -71,6 +71,11 @@ Example: lore doctor`)
 		st.Problems = append(st.Problems, vault.Problem{Path: br.ResourcePath, Message: fmt.Sprintf("guard rule %s is broken (not checked): %s", br.Rule, br.Problem)})
 	}
 	st.Problems = append(st.Problems, storeProblems(ctx, e, v)...)
+	for _, f := range []struct{ name, what string }{{"MERGE_HEAD", "a merge"}, {"rebase-merge", "a rebase"}, {"rebase-apply", "a rebase or git am"}, {"CHERRY_PICK_HEAD", "a cherry-pick"}} {
+		if _, err := os.Stat(filepath.Join(v.GitDir, f.name)); err == nil {
+			st.Problems = append(st.Problems, vault.Problem{Path: v.Root, Message: "the vault is in the middle of " + f.what + ": notes with conflict markers are left out; finish it (git status in the vault says how) or abort it"})
+		}
+	}
 	printPendingEdits(ctx, e, v)
 	if repo, err := git.PlainOpenWithOptions(v.Root, &git.PlainOpenOptions{DetectDotGit: true}); err == nil && !drafts.HasIdentity(repo) {
 		fmt.Fprintln(e.stdout, "identity:   git has no user.name and user.email, so lore commits your edits as \"lore <lore@localhost>\"; set them with git config --global user.name \"Your Name\" and git config --global user.email you@example.com")

@@ -298,3 +298,32 @@ func TestAttack_AVaultInsideTheWorkspaceIsNamed(t *testing.T) {
 		t.Errorf("a vault outside the workspace was warned about:\n%s", out)
 	}
 }
+
+// TestVault_AConflictedMergeIsNotMemory: during a conflicted git merge in
+// the vault, search returned a section headed "<<<<<<< HEAD" and lore
+// doctor said "problems: none". A file with conflict markers is left out
+// and named now, and doctor names the unfinished merge.
+func TestVault_AConflictedMergeIsNotMemory(t *testing.T) {
+	dir := t.TempDir()
+	testvault.Repo(t, dir, map[string]string{"lore.yaml": "embedding: {provider: none}\n", "howto/deploy.md": "# Deploy\n\nRun make deploy on Tuesdays.\n"})
+	testvault.Git(t, dir, "checkout", "-q", "-b", "other")
+	testvault.Write(t, dir, "howto/deploy.md", "# Deploy\n\nRun make deploy on Fridays.\n")
+	testvault.Git(t, dir, "commit", "-qam", "fridays")
+	testvault.Git(t, dir, "checkout", "-q", "main")
+	testvault.Write(t, dir, "howto/deploy.md", "# Deploy\n\nRun make deploy on Mondays.\n")
+	testvault.Git(t, dir, "commit", "-qam", "mondays")
+	cmd := exec.Command("git", "merge", "other")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), testGitEnv...)
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("the merge did not conflict:\n%s", out)
+	}
+	config := t.TempDir()
+	out, _ := loreIn(t, dir, config, "search", "deploy")
+	if strings.Contains(out, "<<<<<<<") || strings.Contains(out, "howto/deploy.md") {
+		t.Errorf("search returned the conflicted note:\n%s", out)
+	}
+	out, ok := loreIn(t, dir, config, "doctor")
+	if ok || !strings.Contains(out, "howto/deploy.md: howto/deploy.md holds git's conflict markers") || !strings.Contains(out, "in the middle of a merge") {
+		t.Errorf("doctor:\n%s", out)
+	}
+}
