@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/vault"
 )
 
 // Repo is the code repository a check runs in, through the git CLI (the
@@ -152,21 +153,7 @@ func readIn(root, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", rel, st.Mode().Type())
-	}
-	if st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s is %d bytes, over the guard's %d MiB limit for one file", rel, st.Size(), MaxFileBytes>>20)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err == nil && len(data) > MaxFileBytes {
-		err = fmt.Errorf("%s grew over the guard's %d MiB limit while being read", rel, MaxFileBytes>>20)
-	}
-	return data, err
+	return vault.ReadBounded(f, rel, MaxFileBytes) // the guard's limit for one file
 }
 
 // Files returns a Content that reads files of the work tree under root.

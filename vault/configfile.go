@@ -25,22 +25,34 @@ func ReadConfigFile(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	data, err := ReadBounded(f, p, MaxConfigFile)
+	if err != nil {
+		return nil, Errorf(CodeConfig, "%s; lore reads config only from a small regular file: remove it or replace it with one", err)
+	}
+	return data, nil
+}
+
+// ReadBounded reads an open file that must be a regular file of at most
+// max bytes (name is how errors call it): a FIFO, a device (/dev/zero) or
+// a file that grows while it is read is an error, never a hang or a heap
+// filled.
+func ReadBounded(f *os.File, name string, max int64) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, Errorf(CodeConfig, "%s is not a regular file (%s): lore reads config only from a file; remove it or replace it with one", p, kindOf(st.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s)", name, kindOf(st.Mode()))
 	}
-	if st.Size() > MaxConfigFile {
-		return nil, Errorf(CodeConfig, "%s is %d bytes, over the %d a config file may have", p, st.Size(), MaxConfigFile)
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", name, st.Size(), max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxConfigFile+1))
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	if len(data) > MaxConfigFile {
-		return nil, Errorf(CodeConfig, "%s grew over the %d bytes a config file may have", p, MaxConfigFile)
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s grew over the limit of %d bytes while being read", name, max)
 	}
 	return data, nil
 }
