@@ -8,7 +8,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, appendFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, appendFileSync, statSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +16,19 @@ import { makeVault, connect, memory, LORE } from "./lib.mjs";
 import { startFakeModel } from "./fakemodel.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const CLAUDE = resolve(here, "node_modules/.bin/claude");
+// The wrapper package's postinstall copies the native binary over its
+// placeholder; where an npm that runs no install scripts left the
+// placeholder, the platform package's own binary is the same program.
+const CLAUDE = (() => {
+  const wrapper = resolve(here, "node_modules/.bin/claude");
+  if (existsSync(wrapper) && statSync(wrapper).size > 1 << 20) return wrapper;
+  const scope = resolve(here, "node_modules/@anthropic-ai");
+  for (const d of existsSync(scope) ? readdirSync(scope) : []) {
+    const bin = join(scope, d, "claude");
+    if (d.startsWith("claude-code-") && existsSync(bin)) return bin;
+  }
+  return wrapper;
+})();
 const CODEX = resolve(here, "node_modules/.bin/codex");
 
 const DRAFT_MARK = "kestrel-draft-only-text";
