@@ -145,6 +145,11 @@ func commitAll(dir string, repo *git.Repository, when time.Time) (int, error) {
 	if _, err := runGit(ctx, dir, "add", "-A"); err != nil {
 		return 0, err
 	}
+	// Per-device files are never in the first commit, whatever a
+	// .gitignore the folder already had says (init names the lines to add).
+	if _, err := runGit(ctx, dir, append([]string{"rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"}, obsidianIgnores...)...); err != nil {
+		return 0, err
+	}
 	out, err := runGit(ctx, dir, "diff", "--cached", "--name-only", "-z")
 	if err != nil {
 		return 0, err

@@ -67,3 +67,30 @@ func TestInitRepo_NestedOnlyWhenAsked(t *testing.T) {
 		t.Errorf("a second call created another repository")
 	}
 }
+
+// Obsidian's per-device files (the open panes) were committed by lore init
+// when the folder already had a .gitignore without them, though init named
+// the lines to add. They are never in the first commit now; the person's
+// own .gitignore is left as it was, and the lines are still named.
+func TestInit_PerDeviceFilesAreNeverCommitted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "notes")
+	os.MkdirAll(filepath.Join(dir, ".obsidian"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".obsidian", "workspace.json"), []byte(`{"main":{}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, ".obsidian", "app.json"), []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.tmp\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "mine.md"), []byte("# Mine\n"), 0o644)
+	res, err := Init(dir, false, func() time.Time { return time.Unix(1700000000, 0) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := testvault.Git(t, dir, "ls-files")
+	if strings.Contains(files, "workspace.json") || !strings.Contains(files, ".obsidian/app.json") {
+		t.Errorf("committed files:\n%s", files)
+	}
+	if len(res.Ignore) == 0 {
+		t.Errorf("init no longer names the lines to add to .gitignore")
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(data) != "*.tmp\n" {
+		t.Errorf(".gitignore was changed: %q", data)
+	}
+}

@@ -71,6 +71,13 @@ Example: lore doctor`)
 		st.Problems = append(st.Problems, vault.Problem{Path: br.ResourcePath, Message: fmt.Sprintf("guard rule %s is broken (not checked): %s", br.Rule, br.Problem)})
 	}
 	st.Problems = append(st.Problems, storeProblems(ctx, e, v)...)
+	if b.Project != "" {
+		if _, known := v.Config.Projects[b.Project]; !known {
+			if fi, err := os.Stat(filepath.Join(v.Root, "projects", b.Project)); err != nil || !fi.IsDir() {
+				st.Problems = append(st.Problems, vault.Problem{Path: b.Source, Message: fmt.Sprintf("binds project %q, which %s's lore.yaml does not declare and which has no projects/%s/ folder: a typo? Add it under projects: in lore.yaml, or bind the right one", b.Project, v.Root, b.Project)})
+			}
+		}
+	}
 	for _, f := range []struct{ name, what string }{{"MERGE_HEAD", "a merge"}, {"rebase-merge", "a rebase"}, {"rebase-apply", "a rebase or git am"}, {"CHERRY_PICK_HEAD", "a cherry-pick"}} {
 		if _, err := os.Stat(filepath.Join(v.GitDir, f.name)); err == nil {
 			st.Problems = append(st.Problems, vault.Problem{Path: v.Root, Message: "the vault is in the middle of " + f.what + ": notes with conflict markers are left out; finish it (git status in the vault says how) or abort it"})

@@ -327,3 +327,22 @@ func TestVault_AConflictedMergeIsNotMemory(t *testing.T) {
 		t.Errorf("doctor:\n%s", out)
 	}
 }
+
+// TestDoctor_NamesABindingToAProjectNobodyDeclared: lore bind --project
+// nope warned once, and lore doctor then said "problems: none".
+func TestDoctor_NamesABindingToAProjectNobodyDeclared(t *testing.T) {
+	h := newHookEnv(t)
+	if out, ok := loreIn(t, h.code, h.config, "bind", "--vault", h.vault, "--project", "nope"); !ok {
+		t.Fatal(out)
+	}
+	out, ok := loreIn(t, h.code, h.config, "doctor")
+	if ok || !strings.Contains(out, `binds project "nope", which`) {
+		t.Errorf("doctor:\n%s", out)
+	}
+	if out, _ := loreIn(t, h.code, h.config, "bind", "--vault", h.vault, "--project", "api"); !strings.Contains(out, "Bound") {
+		t.Fatal(out)
+	}
+	if out, _ := loreIn(t, h.code, h.config, "doctor"); strings.Contains(out, "binds project") {
+		t.Errorf("a declared project was named:\n%s", out)
+	}
+}
