@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lore-memory/lore/internal/gitcli"
 	"github.com/lore-memory/lore/vault"
@@ -97,22 +98,37 @@ func Uncommitted(ctx context.Context, v *vault.Vault) (map[string]bool, error) {
 // uncommitted is Uncommitted against ref, with the vault's folder in its
 // repository ("" or "memory/").
 func uncommitted(ctx context.Context, v *vault.Vault, ref string) (changed map[string]bool, prefix string, err error) {
-	git := func(args ...string) ([]byte, error) { return gitcli.Run(ctx, v.Root, nil, args...) }
-	if _, err := git("rev-parse", "--verify", "-q", ref+"^{commit}"); err != nil {
-		return nil, "", nil
+	// Three git commands at once (a prompt hook pays for this on every
+	// prompt): the vault's folder in its repository, what differs from the
+	// org ref, what git does not track. An org ref with no commit yet
+	// makes the diff fail, and there is nothing committed to compare with.
+	var outs [3][]byte
+	var errs [3]error
+	var wg sync.WaitGroup
+	for i, args := range [][]string{
+		{"rev-parse", "--show-prefix"},
+		{"diff", "--name-only", "-z", "--no-renames", "--relative", ref + "^{commit}", "--", "."},
+		{"ls-files", "--others", "--exclude-standard", "-z"},
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = gitcli.Run(ctx, v.Root, nil, args...)
+		}()
 	}
-	prefixOut, err := git("rev-parse", "--show-prefix")
-	if err != nil {
-		return nil, "", err
+	wg.Wait()
+	if errs[1] != nil {
+		if _, err := gitcli.Run(ctx, v.Root, nil, "rev-parse", "--verify", "-q", ref+"^{commit}"); err != nil {
+			return nil, "", nil // no commit on the org ref yet
+		}
+		return nil, "", errs[1]
 	}
-	diff, err := git("diff", "--name-only", "-z", "--no-renames", "--relative", ref, "--", ".")
-	if err != nil {
-		return nil, "", err
+	for _, err := range errs {
+		if err != nil {
+			return nil, "", err
+		}
 	}
-	untracked, err := git("ls-files", "--others", "--exclude-standard", "-z")
-	if err != nil {
-		return nil, "", err
-	}
+	prefixOut, diff, untracked := outs[0], outs[1], outs[2]
 	changed = map[string]bool{}
 	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
 		if strings.HasSuffix(strings.ToLower(p), ".md") {
