@@ -2,6 +2,8 @@ package guard
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,8 +98,35 @@ func Uncommitted(ctx context.Context, v *vault.Vault) (map[string]bool, error) {
 }
 
 // uncommitted is Uncommitted against ref, with the vault's folder in its
-// repository ("" or "memory/").
+// repository ("" or "memory/"). With the org branch checked out in a plain
+// repository (the usual case), one git status says it all; otherwise the
+// work tree is compared with ref itself.
 func uncommitted(ctx context.Context, v *vault.Vault, ref string) (changed map[string]bool, prefix string, err error) {
+	if head, err := os.ReadFile(filepath.Join(v.GitDir, "HEAD")); err == nil && strings.TrimSpace(string(head)) == "ref: "+ref && filepath.Base(v.GitDir) == ".git" {
+		if rel, err := filepath.Rel(filepath.Dir(v.GitDir), v.Root); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel == "." {
+				rel = ""
+			} else {
+				rel = filepath.ToSlash(rel) + "/"
+			}
+			if out, err := gitcli.Run(ctx, v.Root, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."); err == nil {
+				changed = map[string]bool{}
+				for _, rec := range strings.Split(string(out), "\x00") {
+					if len(rec) < 4 {
+						continue
+					}
+					if p, ok := strings.CutPrefix(rec[3:], rel); ok && strings.HasSuffix(strings.ToLower(p), ".md") {
+						changed[p] = true
+					}
+				}
+				return changed, rel, nil
+			}
+		}
+	}
+	return uncommittedSlow(ctx, v, ref)
+}
+
+func uncommittedSlow(ctx context.Context, v *vault.Vault, ref string) (changed map[string]bool, prefix string, err error) {
 	// Three git commands at once (a prompt hook pays for this on every
 	// prompt): the vault's folder in its repository, what differs from the
 	// org ref, what git does not track. An org ref with no commit yet
