@@ -209,9 +209,13 @@ test("Codex: after trusting the project and approving the hooks, the same promis
   try {
     const codexHome = join(h, ".codex");
     mkdirSync(codexHome, { recursive: true });
+    // features.plugins off: Codex would otherwise run git ls-remote on its
+    // curated plugin repository at every start (a DNS look-up and a
+    // connection off this machine); nothing leaves 127.0.0.1.
     writeFileSync(join(codexHome, "config.toml"), [
       'model = "gpt-e2e"', 'model_provider = "fake"', "",
       "[model_providers.fake]", 'name = "fake"', `base_url = "${model.url}/v1"`, 'wire_api = "responses"', "",
+      "[features]", "plugins = false", "",
     ].join("\n"));
     const env = clientEnv(h, { CODEX_HOME: codexHome });
     const setup = lore(["setup", "codex"], w.workspace, env);

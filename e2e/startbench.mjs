@@ -57,7 +57,7 @@ function workspace(kind, client) {
   const e = env(home, client === "codex" ? { CODEX_HOME: join(home, ".codex") } : { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-b" });
   if (client === "codex") {
     mkdirSync(join(home, ".codex"));
-    writeFileSync(join(home, ".codex", "config.toml"), `model = "gpt-b"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\n[projects.${JSON.stringify(v.workspace)}]\ntrust_level = "trusted"\n`);
+    writeFileSync(join(home, ".codex", "config.toml"), `model = "gpt-b"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\n[features]\nplugins = false\n[projects.${JSON.stringify(v.workspace)}]\ntrust_level = "trusted"\n`);
   }
   if (kind !== "none") {
     execFileSync(LORE, ["setup", client], { cwd: v.workspace, env: e });
