@@ -74,7 +74,8 @@ Example: lore doctor`)
 	if b.Project != "" {
 		if _, known := v.Config.Projects[b.Project]; !known {
 			if fi, err := os.Stat(filepath.Join(v.Root, "projects", b.Project)); err != nil || !fi.IsDir() {
-				st.Problems = append(st.Problems, vault.Problem{Path: b.Source, Message: fmt.Sprintf("binds project %q, which %s's lore.yaml does not declare and which has no projects/%s/ folder: a typo? Add it under projects: in lore.yaml, or bind the right one", b.Project, v.Root, b.Project)})
+				// Named, not counted as a problem: a project may be new.
+				fmt.Fprintf(e.stdout, "warning:    the binding (%s) names project %q, which %s's lore.yaml does not declare and which has no projects/%s/ folder: a typo? Add it under projects: in lore.yaml, or bind the right one\n", b.Source, b.Project, v.Root, b.Project)
 			}
 		}
 	}

@@ -335,14 +335,14 @@ func TestDoctor_NamesABindingToAProjectNobodyDeclared(t *testing.T) {
 	if out, ok := loreIn(t, h.code, h.config, "bind", "--vault", h.vault, "--project", "nope"); !ok {
 		t.Fatal(out)
 	}
-	out, ok := loreIn(t, h.code, h.config, "doctor")
-	if ok || !strings.Contains(out, `binds project "nope", which`) {
+	out, _ := loreIn(t, h.code, h.config, "doctor")
+	if !strings.Contains(out, `names project "nope", which`) {
 		t.Errorf("doctor:\n%s", out)
 	}
 	if out, _ := loreIn(t, h.code, h.config, "bind", "--vault", h.vault, "--project", "api"); !strings.Contains(out, "Bound") {
 		t.Fatal(out)
 	}
-	if out, _ := loreIn(t, h.code, h.config, "doctor"); strings.Contains(out, "binds project") {
+	if out, _ := loreIn(t, h.code, h.config, "doctor"); strings.Contains(out, "names project") {
 		t.Errorf("a declared project was named:\n%s", out)
 	}
 }
