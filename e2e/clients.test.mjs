@@ -12,7 +12,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, append
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeVault, connect, memory, LORE } from "./lib.mjs";
+import { makeVault, connect, memory, jsonLines, LORE } from "./lib.mjs";
 import { startFakeModel } from "./fakemodel.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -317,32 +317,16 @@ function assertActivity(workspace, env, host, draftID) {
 // codexHooks asks Codex's own app-server which hooks it found for cwd, with
 // the hash an approval records (the TUI's /hooks approves the same way).
 async function codexHooks(cwd, env) {
-  const p = spawn(CODEX, ["app-server"], { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
-  const lines = [];
-  let buf = "";
-  const got = new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error("codex app-server: no hooks/list answer")), 30000);
-    p.stdout.on("data", (d) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        try {
-          const m = JSON.parse(line);
-          lines.push(m);
-          if (m.id === 2) { clearTimeout(timer); resolvePromise(m); }
-        } catch { /* not JSON */ }
-      }
-    });
-  });
-  const send = (m) => p.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
-  send({ id: 1, method: "initialize", params: { clientInfo: { name: "lore-e2e", version: "1" } } });
-  send({ method: "initialized" });
-  send({ id: 2, method: "hooks/list", params: { cwds: [cwd] } });
-  const answer = await got;
-  p.kill();
-  const hooks = answer.result.data.flatMap((d) => d.hooks).filter((hk) => hk.command.includes(" hook ") && hk.command.includes("--client codex"));
-  assert.equal(hooks.length, 3, `Codex finds lore's three hooks: ${JSON.stringify(answer)}`);
-  return hooks;
+  const c = jsonLines(CODEX, ["app-server"], { cwd, env });
+  try {
+    c.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "lore-e2e", version: "1" } } });
+    c.send({ jsonrpc: "2.0", method: "initialized" });
+    c.send({ jsonrpc: "2.0", id: 2, method: "hooks/list", params: { cwds: [cwd] } });
+    const answer = await c.reply(2, 30000);
+    const hooks = answer.result.data.flatMap((d) => d.hooks).filter((hk) => hk.command.includes(" hook ") && hk.command.includes("--client codex"));
+    assert.equal(hooks.length, 3, `Codex finds lore's three hooks: ${JSON.stringify(answer)}`);
+    return hooks;
+  } finally {
+    c.proc.kill();
+  }
 }

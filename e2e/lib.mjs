@@ -85,7 +85,13 @@ export async function memory(client, args) {
 
 // raw starts `lore mcp` and exchanges raw JSON-RPC lines with it.
 export function raw(cwd, extraEnv = {}) {
-  const p = spawn(LORE, ["mcp"], { cwd, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_EMBED: "1", ...extraEnv } });
+  return jsonLines(LORE, ["mcp"], { cwd, env: { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", LORE_MCP_NO_EMBED: "1", ...extraEnv } });
+}
+
+// jsonLines starts a program that speaks JSON-RPC in lines on its standard
+// input and output (lore mcp, codex app-server), and exchanges them with it.
+export function jsonLines(command, args, opts) {
+  const p = spawn(command, args, opts);
   let buf = "";
   const lines = [];
   const waiters = [];
@@ -116,7 +122,8 @@ export function raw(cwd, extraEnv = {}) {
       const deadline = Date.now() + timeout;
       for (;;) {
         for (const l of lines) {
-          const m = JSON.parse(l);
+          let m;
+          try { m = JSON.parse(l); } catch { continue; } // not a message: lines keeps it for the tests that check
           if (m.id === id) return m;
         }
         if (Date.now() > deadline) throw new Error(`no reply to ${JSON.stringify(id)}; got ${lines.join("\n")}`);
