@@ -70,7 +70,7 @@ func (s *Store) finishInterrupted(ctx context.Context) (string, error) {
 	if _, err := os.Stat(s.intentPath()); err != nil {
 		return "", nil
 	}
-	unlock, err := lockFile(s.lock)
+	unlock, err := lockFile(ctx, s.lock)
 	if err != nil {
 		return "", err
 	}

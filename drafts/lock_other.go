@@ -3,6 +3,7 @@
 package drafts
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,9 +11,10 @@ import (
 )
 
 // lockFile takes an exclusive lock by creating path exclusively, waiting
-// while another process holds it. (On Unix, lock_unix.go uses flock.) A
-// lock older than ten minutes is taken to be left by a crashed process.
-func lockFile(path string) (func(), error) {
+// while another process holds it, or until ctx ends. (On Unix,
+// lock_unix.go uses flock.) A lock older than ten minutes is taken to be
+// left by a crashed process.
+func lockFile(ctx context.Context, path string) (func(), error) {
 	p := path + ".excl"
 	for {
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -26,6 +28,17 @@ func lockFile(path string) (func(), error) {
 		if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > 10*time.Minute {
 			os.Remove(p)
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return nil, &LockBusyError{Path: path, Err: ctx.Err()}
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
+}
+
+// tryLockFile is lockFile waiting at most wait.
+func tryLockFile(ctx context.Context, path string, wait time.Duration) (func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	return lockFile(ctx, path)
 }

@@ -33,7 +33,7 @@ func (s *Store) Merge(ctx context.Context, ids []string) (MergeResult, error) {
 	if len(ids) == 0 {
 		return MergeResult{}, vault.Errorf(vault.CodeInvalid, "name at least one Draft to merge")
 	}
-	unlock, err := lockFile(s.lock)
+	unlock, err := lockFile(ctx, s.lock)
 	if err != nil {
 		return MergeResult{}, err
 	}
@@ -317,7 +317,7 @@ func (s *Store) Discard(ctx context.Context, ids []string) ([]string, error) {
 	if err := s.writable("discard"); err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(s.lock)
+	unlock, err := lockFile(ctx, s.lock)
 	if err != nil {
 		return nil, err
 	}

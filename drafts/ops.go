@@ -62,7 +62,7 @@ func (s *Store) Apply(ctx context.Context, project string, op vault.Op) (vault.S
 	if err != nil {
 		return vault.StoreResult{}, err
 	}
-	w, unlock, err := s.begin(project, name, op)
+	w, unlock, err := s.begin(ctx, project, name, op)
 	if err != nil {
 		return vault.StoreResult{}, err
 	}
@@ -85,7 +85,7 @@ func (s *Store) Remember(ctx context.Context, project, folder string, c vault.Cr
 		return vault.StoreResult{}, vault.Errorf(vault.CodeInvalid, "remember writes inside a journal namespace's folder (journal/<userId>/<projectId>/), not %q", folder)
 	}
 	op := vault.Op{Create: &c}
-	w, unlock, err := s.begin(project, "create", op)
+	w, unlock, err := s.begin(ctx, project, "create", op)
 	if err != nil {
 		return vault.StoreResult{}, err
 	}
@@ -131,7 +131,7 @@ func (w *write) do(ctx context.Context, name string, op vault.Op) error {
 
 // begin checks an operation's input and project, takes the store lock and
 // opens the repository: the start of every write.
-func (s *Store) begin(project, name string, op vault.Op) (*write, func(), error) {
+func (s *Store) begin(ctx context.Context, project, name string, op vault.Op) (*write, func(), error) {
 	if err := s.writable("store " + name); err != nil {
 		return nil, nil, err
 	}
@@ -141,7 +141,7 @@ func (s *Store) begin(project, name string, op vault.Op) (*write, func(), error)
 	if err := s.validate(name, op, project); err != nil {
 		return nil, nil, err
 	}
-	unlock, err := lockFile(s.lock)
+	unlock, err := lockFile(ctx, s.lock)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -777,7 +777,7 @@ func setFrontmatter(s, key, value string) (string, error) {
 // Memory) status: superseded with superseded_by naming the new one. The
 // caller's body should say supersedes: itself. It is flush_session's write.
 func (s *Store) CreateSuperseding(ctx context.Context, project string, c vault.CreateOp, supersede []string) (vault.StoreResult, error) {
-	w, unlock, err := s.begin(project, "create", vault.Op{Create: &c})
+	w, unlock, err := s.begin(ctx, project, "create", vault.Op{Create: &c})
 	if err != nil {
 		return vault.StoreResult{}, err
 	}

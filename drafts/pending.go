@@ -88,7 +88,7 @@ func (s *Store) CommitEdits(ctx context.Context) (string, []string, error) {
 	if err := s.writable("commit"); err != nil {
 		return "", nil, err
 	}
-	unlock, err := lockFile(s.lock)
+	unlock, err := lockFile(ctx, s.lock)
 	if err != nil {
 		return "", nil, err
 	}

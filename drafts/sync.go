@@ -2,6 +2,7 @@ package drafts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -70,11 +71,20 @@ func (s *Store) syncWith(ctx context.Context, opt SyncOptions) (SyncReport, erro
 	if err := s.writable("sync"); err != nil {
 		return rep, err
 	}
-	unlock, err := lockFile(filepath.Join(s.v.DataDir(), "sync.lock"))
+	unlock, err := lockFile(ctx, s.syncLock())
 	if err != nil {
 		return rep, err
 	}
 	defer unlock()
+	return s.syncLocked(ctx, opt, rep)
+}
+
+// syncLock is the lock one sync at a time holds (beside the store's write
+// lock, which a sync takes only while it changes refs here).
+func (s *Store) syncLock() string { return filepath.Join(s.v.DataDir(), "sync.lock") }
+
+// syncLocked is syncWith under the sync lock.
+func (s *Store) syncLocked(ctx context.Context, opt SyncOptions, rep SyncReport) (SyncReport, error) {
 	if !s.hasRemote(ctx) {
 		return rep, vault.Errorf(vault.CodeConfig, "the vault has no git remote %q: add one with `git remote add %s URL`, or name another with remote: in lore.yaml", s.remote, s.remote)
 	}
@@ -327,13 +337,21 @@ func remoteSaid(gitErr string) string {
 	return strings.Join(said, " ")
 }
 
+// PublishWait is how long a merge's publish waits for a sync already
+// running (lore mcp's background sync, another lore sync) before it leaves
+// the publish to a later sync and returns.
+var PublishWait = 3 * time.Second
+
 // publish syncs after a merge, when the vault has a remote, and says in one
-// line how the org ref went ("" without a remote).
+// line how the org ref went ("" without a remote). When another sync holds
+// the sync lock past PublishWait (a remote that is slow or stuck), the
+// merge is already done here and the publish queues: the org ref is ahead
+// of the remote's, so the next sync pushes it.
 func (s *Store) publish(ctx context.Context) string {
 	if !s.hasRemote(ctx) {
 		return ""
 	}
-	rep, err := s.syncWith(ctx, SyncOptions{})
+	rep, err := s.publishSync(ctx)
 	switch {
 	case err != nil:
 		return "not published yet (lore sync tries again): " + err.Error()
@@ -341,6 +359,28 @@ func (s *Store) publish(ctx context.Context) string {
 		return "not published yet (lore sync tries again): " + rep.Error
 	}
 	return "org ref: " + rep.Org
+}
+
+// errSyncRunning is a publish left to a later sync.
+var errSyncRunning = errors.New("another sync is still running (a slow or silent remote?); the next lore sync, or a running lore mcp's next background sync, publishes it")
+
+// publishSync is the sync after a merge: as syncWith, but waiting at most
+// PublishWait for a sync already running.
+func (s *Store) publishSync(ctx context.Context) (SyncReport, error) {
+	rep := SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{},
+		Fetched: []string{}, Updated: []string{}, Combined: []string{}, Retired: []string{}, CameIn: []NoteChange{}}
+	if err := s.writable("sync"); err != nil {
+		return rep, err
+	}
+	unlock, err := tryLockFile(ctx, s.syncLock(), PublishWait)
+	if err != nil {
+		if ctx.Err() == nil {
+			return rep, errSyncRunning
+		}
+		return rep, err
+	}
+	defer unlock()
+	return s.syncLocked(ctx, SyncOptions{}, rep)
 }
 
 // Remote is the store's side that faces the vault's git remote: sync, the
@@ -364,6 +404,10 @@ func (r Remote) SyncWith(ctx context.Context, opt SyncOptions) (SyncReport, erro
 
 // Publish sends what a merge changed to the remote (see publish).
 func (r Remote) Publish(ctx context.Context) string { return r.s.publish(ctx) }
+
+// PublishSync is the sync after a merge (see publishSync): it leaves the
+// publish to a later sync when another one holds the sync lock.
+func (r Remote) PublishSync(ctx context.Context) (SyncReport, error) { return r.s.publishSync(ctx) }
 
 // Exists reports whether the vault's git remote exists.
 func (r Remote) Exists(ctx context.Context) bool { return r.s.hasRemote(ctx) }

@@ -2,6 +2,7 @@ package drafts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -292,5 +293,105 @@ func TestAttack_ASilentRemoteHoldsNothing(t *testing.T) {
 	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
 	if _, err := tv.s.Merge(context.Background(), []string{d.DraftID}); err != nil {
 		t.Errorf("a merge after the silent remote: %v", err)
+	}
+}
+
+// TestAttack_AStuckSyncQueuesThePublish: with a sync stuck on a silent
+// remote (lore mcp's background sync holding the sync lock), a merge moved
+// the org ref here and then waited forever to publish, ignoring ^C. The
+// merge now returns, saying the publish waits for a later sync; the stuck
+// sync's lock wait ends when its context does (^C); and once the remote
+// answers, the next sync publishes the merge.
+func TestAttack_AStuckSyncQueuesThePublish(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c // held open, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for len(accepted) > 0 {
+			(<-accepted).Close()
+		}
+	})
+	oldT, oldW := RemoteTimeout, PublishWait
+	RemoteTimeout, PublishWait = 10*time.Minute, 200*time.Millisecond
+	t.Cleanup(func() { RemoteTimeout, PublishWait = oldT, oldW })
+
+	tv := newVault(t, "", baseFiles)
+	bare := filepath.Join(t.TempDir(), "good.git")
+	testvault.Git(t, tv.root, "clone", "-q", "--bare", tv.root, bare)
+	tv.git("remote", "add", "origin", "git://"+ln.Addr().String()+"/vault.git")
+
+	stuckCtx, unstick := context.WithCancel(context.Background())
+	stuck := make(chan error, 1)
+	go func() {
+		_, err := tv.s.syncWith(stuckCtx, SyncOptions{})
+		stuck <- err
+	}()
+	select { // the background sync is now inside git fetch, holding the lock
+	case c := <-accepted:
+		accepted <- c
+	case <-time.After(time.Minute):
+		t.Fatal("the sync never reached the remote")
+	}
+
+	cur := tv.load("api", "mem_release")
+	d := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
+	res, err := tv.s.Merge(context.Background(), []string{d.DraftID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := make(chan string, 1)
+	go func() { published <- tv.s.publish(context.Background()) }()
+	select {
+	case got := <-published:
+		if !strings.Contains(got, "not published yet") || !strings.Contains(got, "another sync is still running") {
+			t.Errorf("the merge's publish said %q; want it to say a later sync publishes it", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the merge's publish waited on the stuck sync")
+	}
+
+	// A second sync started meanwhile waits for the lock; ^C ends the wait.
+	waitCtx, cancelWait := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() {
+		_, err := tv.s.syncWith(waitCtx, SyncOptions{})
+		second <- err
+	}()
+	cancelWait()
+	select {
+	case err := <-second:
+		var busy *LockBusyError
+		if !errors.As(err, &busy) {
+			t.Errorf("a sync whose wait was cancelled returned %v; want a LockBusyError", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a cancelled sync kept waiting for the lock")
+	}
+
+	unstick() // the stuck sync's git is killed with its context
+	select {
+	case <-stuck:
+	case <-time.After(time.Minute):
+		t.Fatal("the stuck sync did not end with its context")
+	}
+	tv.git("remote", "set-url", "origin", bare)
+	rep, err := tv.s.syncWith(context.Background(), SyncOptions{})
+	if err != nil || rep.Error != "" {
+		t.Fatalf("the next sync: %v %+v", err, rep)
+	}
+	if got := strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "main")); got != res.Commit {
+		t.Errorf("the remote's main is %s after the next sync; want the merge %s", got, res.Commit)
 	}
 }

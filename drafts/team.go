@@ -83,7 +83,7 @@ func (s *Store) fetchDrafts(ctx context.Context) error {
 // team brings what the remote has into this vault (see above). It runs
 // under the store's write lock.
 func (s *Store) team(ctx context.Context, opt SyncOptions, rep *SyncReport) error {
-	unlock, err := lockFile(s.lock)
+	unlock, err := lockFile(ctx, s.lock)
 	if err != nil {
 		return err
 	}

@@ -401,7 +401,7 @@ Examples:
 	var syncErr error
 	synced := len(res.Merged) > 0 && e.store.Remote().Exists(ctx)
 	if synced {
-		rep, syncErr = e.store.Remote().Sync(ctx)
+		rep, syncErr = e.store.Remote().PublishSync(ctx)
 	}
 	if *asJSON {
 		return printJSON(e.stdout, res)
