@@ -58,6 +58,9 @@ type SyncReport struct {
 	// Kept are Drafts made here whose files the org ref now holds as they
 	// are: not retired by sync (the person discards or merges them).
 	Kept []string `json:"kept,omitempty"`
+	// MergedNothing is a sync --merge that left both sides as they were
+	// (OrgNote says why, and the one thing to do).
+	MergedNothing bool `json:"merged_nothing,omitempty"`
 }
 
 // syncWith fetches the remote's org ref and Draft branches, brings them
@@ -130,6 +133,12 @@ func (s *Store) syncLocked(ctx context.Context, opt SyncOptions, rep SyncReport)
 		return rep, err
 	}
 	rep.Org = orgState
+	if opt.Merge && strings.HasPrefix(orgState, "diverged") {
+		// --merge merged nothing: the note says why and what to do, and
+		// the org line must not send the person back to --merge.
+		rep.MergedNothing = true
+		rep.Org = fmt.Sprintf("diverged from %s/%s; nothing was merged", s.remote, strings.TrimPrefix(s.org, "refs/heads/"))
+	}
 	if pushOrg {
 		// The org ref goes first: a Draft merged here is deleted there only
 		// once the org ref that holds it is (a protected branch refuses the

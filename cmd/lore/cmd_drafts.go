@@ -500,10 +500,16 @@ syncing.`)
 		return err
 	}
 	if *asJSON {
-		return printJSON(e.stdout, rep)
+		if err := printJSON(e.stdout, rep); err != nil || !rep.MergedNothing {
+			return err
+		}
+		return errMergedNothing(rep)
 	}
 	if !*status {
 		printSyncReport(e, rep)
+	}
+	if rep.MergedNothing {
+		return errMergedNothing(rep)
 	}
 	if !st.Remote().Exists(ctx) {
 		fmt.Fprintf(e.stdout, "no remote %q: Drafts stay on this machine (that is fine for one person); add one with `git remote add %s URL` to share them\n", ix.Vault().Config.Remote, ix.Vault().Config.Remote)
@@ -522,6 +528,12 @@ syncing.`)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", o.DraftID, o.Project, s, o.Attempts, o.LastError)
 	}
 	return tw.Flush()
+}
+
+// errMergedNothing is sync --merge's failure: both sides published and
+// nothing was merged (the report's note said why and what to do).
+func errMergedNothing(rep drafts.SyncReport) error {
+	return vault.Errorf(vault.CodeConflict, "lore sync --merge merged nothing: %s", rep.OrgNote)
 }
 
 // age says how long ago, as a person reads it in a list (5m, 3h, 2d).
@@ -544,7 +556,7 @@ func printSyncReport(e *env, rep drafts.SyncReport) {
 		for _, c := range rep.CameIn {
 			fmt.Fprintf(e.stdout, "  %s (%s)\n", c.Path, strings.Join(c.Authors, ", "))
 		}
-	} else if rep.OrgNote != "" {
+	} else if rep.OrgNote != "" && !rep.MergedNothing { // the error says it
 		fmt.Fprintf(e.stdout, "published memory: %s\n", rep.OrgNote)
 	}
 	for _, l := range []struct {

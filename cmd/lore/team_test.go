@@ -211,3 +211,44 @@ func TestTeam_ARunningServerFetchesTeammatesDrafts(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// Both sides changed the same line and the person asks lore sync --merge
+// to join them: it printed two instructions that contradict each other
+// ("merge with git" and "run lore sync --merge") and exited 0, though
+// nothing was merged. It now exits non-zero with one instruction.
+func TestTeam_SyncMergeThatMergesNothingFails(t *testing.T) {
+	d, bare := testvault.Remote(t, "vault.git")
+	seed := testvault.Committed(t, map[string]string{
+		"lore.yaml":        "embedding: {provider: none}\nprojects: {api: {}}\n",
+		"howto/release.md": "---\nid: mem_release\n---\n# Release\n\nRun the tests first.\n",
+	})
+	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
+	testvault.Git(t, seed, "push", "-q", "origin", "main")
+	alice, bob := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "bob", d.URL("vault.git"))
+	edit := func(p *teammate, line string) {
+		rel := filepath.Join(p.vault, "howto", "release.md")
+		data, _ := os.ReadFile(rel)
+		os.WriteFile(rel, []byte(strings.Replace(string(data), "Run the tests first.", line, 1)), 0o644)
+		p.must("commit")
+	}
+	edit(bob, "Run the tests and the linter first.")
+	bob.must("sync")
+	edit(alice, "Run the tests and the fuzzers first.")
+	before := strings.TrimSpace(alice.git(alice.vault, "rev-parse", "main"))
+	out, ok := alice.lore(alice.code, "sync", "--merge")
+	if ok {
+		t.Fatalf("lore sync --merge merged nothing and exited 0:\n%s", out)
+	}
+	if strings.Count(out, "lore sync --merge to join") > 0 || strings.Count(out, "with git") != 1 {
+		t.Errorf("want exactly one instruction (merge with git), got:\n%s", out)
+	}
+	if !strings.Contains(out, "howto/release.md") {
+		t.Errorf("the clash is not named:\n%s", out)
+	}
+	if after := strings.TrimSpace(alice.git(alice.vault, "rev-parse", "main")); after != before {
+		t.Errorf("alice's main moved: %s → %s", before, after)
+	}
+	if got := strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "main")); got == before {
+		t.Error("alice's side reached the remote")
+	}
+}
