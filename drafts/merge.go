@@ -3,10 +3,13 @@ package drafts
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -261,13 +264,19 @@ func (s *Store) checkClean(repo *git.Repository, from, to plumbing.Hash) error {
 	if err != nil {
 		return err
 	}
-	var dirty []string
+	var dirty, inTheWay []string
 	for _, p := range paths {
 		want, inTree, err := readBlob(repo.Storer, from, p)
 		if err != nil {
 			return err
 		}
 		have, err := os.ReadFile(filepath.Join(s.top, filepath.FromSlash(p)))
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+			// An untracked file where the new tree has a folder, or a
+			// folder where it has a file: git would refuse, or lose it.
+			inTheWay = append(inTheWay, s.blocker(p))
+			continue
+		}
 		if err != nil && !os.IsNotExist(err) {
 			return err
 		}
@@ -275,10 +284,28 @@ func (s *Store) checkClean(repo *git.Repository, from, to plumbing.Hash) error {
 			dirty = append(dirty, p)
 		}
 	}
+	if len(inTheWay) > 0 {
+		slices.Sort(inTheWay)
+		return vault.Errorf(vault.CodeConflict, "nothing was merged: untracked %s in the vault's work tree stands where the new tree has other files; move it aside (it is not lost), then try again", strings.Join(slices.Compact(inTheWay), ", "))
+	}
 	if len(dirty) > 0 {
 		return vault.Errorf(vault.CodeConflict, "nothing was merged: uncommitted changes to %s; commit or stash them, then merge again", strings.Join(dirty, ", "))
 	}
 	return nil
+}
+
+// blocker is what stands in the way of the repository path p in the work
+// tree: p itself when it is a folder, or the first of its parents that is
+// not one.
+func (s *Store) blocker(p string) string {
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		prefix := strings.Join(parts[:i], "/")
+		if st, err := os.Lstat(filepath.Join(s.top, filepath.FromSlash(prefix))); err == nil && !st.IsDir() {
+			return prefix
+		}
+	}
+	return p + "/"
 }
 
 // SplitReviewed splits a Draft named with the head a person reviewed,

@@ -479,3 +479,44 @@ func TestAttack_ATeammateCannotRetireThePersonsDraft(t *testing.T) {
 		t.Errorf("the retired Draft's head was not kept")
 	}
 }
+
+// TestAttack_AnUntrackedFileBlocksNoSync: an untracked file "guides" in
+// the person's vault, where the remote adds a folder guides/, made every
+// sync fail before it pushed the person's Drafts. The published memory now
+// stays out (nothing of the file is lost), the Drafts still go out, and
+// the report names the file and what to do.
+func TestAttack_AnUntrackedFileBlocksNoSync(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice, bob := tm.person("alice"), tm.person("bob")
+	rb := bob.apply("api", vault.Op{Create: &vault.CreateOp{Path: "guides/style.md", Body: "# Style\n\nshort lines\n"}})
+	if _, err := bob.s.Merge(ctx, []string{rb.DraftID}); err != nil {
+		t.Fatal(err)
+	}
+	bob.sync()
+	alice.write("guides", "my own scratch file\n")
+	ra := alice.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/alice.md", Body: "# Alice\n\nalice's\n"}})
+	before := alice.orgHead()
+	rep, err := alice.s.syncWith(ctx, SyncOptions{})
+	if err != nil {
+		t.Fatalf("the sync failed: %v", err)
+	}
+	if !has(rep.Pushed, ra.DraftID) {
+		t.Errorf("alice's Draft was not pushed: %+v", rep)
+	}
+	if !strings.Contains(rep.OrgNote, "guides") || !strings.Contains(rep.OrgNote, "untracked") {
+		t.Errorf("the report does not name the untracked file: %q", rep.OrgNote)
+	}
+	if alice.orgHead() != before {
+		t.Error("the org ref moved though its work tree could not")
+	}
+	if got := alice.read("guides"); got != "my own scratch file\n" {
+		t.Errorf("the untracked file now holds %q", got)
+	}
+	// Moved aside, the next sync brings the published memory in.
+	os.Rename(filepath.Join(alice.dir, "guides"), filepath.Join(alice.dir, "scratch.txt"))
+	alice.sync()
+	if !strings.Contains(alice.read("guides/style.md"), "short lines") {
+		t.Error("the next sync did not bring bob's note in")
+	}
+}
