@@ -82,6 +82,9 @@ func (s *Store) mergeLocked(ctx context.Context, repo *git.Repository, ids []str
 		if err := d.checkReviewed(head); err != nil {
 			return res, err
 		}
+		if len(d.oversize) > 0 {
+			return res, oversizeError(d, "does not merge it")
+		}
 		if len(d.outside) > 0 {
 			// The diff a person reviews shows the vault folder only; a
 			// fast-forward to the Draft's head would publish the rest too.

@@ -191,6 +191,11 @@ func blobBytes(repo *git.Repository, h plumbing.Hash) ([]byte, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
+	if size, err := blobSize(repo.Storer, h); err != nil {
+		return nil, err
+	} else if size > vault.MaxFileBytes {
+		return nil, blobTooLarge(h.String(), size)
+	}
 	b, err := object.GetBlob(repo.Storer, h)
 	if err != nil {
 		return nil, err

@@ -181,6 +181,11 @@ type Draft struct {
 	// that is a folder of a code repository): a Draft changes notes only,
 	// so one that changes anything else is never merged nor adopted.
 	outside []string
+	// oversize are the files it writes larger than vault.MaxFileBytes
+	// ("path (size)"): a note that large is no note, and reading it would
+	// cost every teammate its size in memory, so such a Draft is never
+	// adopted nor merged, and its blobs never read.
+	oversize []string
 }
 
 // Operation is one store call recorded on a Draft (one commit).
@@ -256,6 +261,12 @@ func (s *Store) listFrom(repo *git.Repository, heads map[string]plumbing.Hash, o
 			s.broken[name] = err.Error()
 			s.mu.Unlock()
 			continue
+		}
+		if len(d.oversize) > 0 {
+			// Listed (so it can be discarded) and named, never read.
+			s.mu.Lock()
+			s.broken[name] = oversizeError(d, "does not lay it over the index nor merge it").Error()
+			s.mu.Unlock()
 		}
 		if oldest.IsZero() || d.forked.Before(oldest) {
 			oldest = d.forked
@@ -348,6 +359,13 @@ func (s *Store) draftAt(repo *git.Repository, name, project, id string, head plu
 	}
 	if d.Paths, err = changedPaths(repo.Storer, baseTree, headTree, s.prefix); err != nil {
 		return nil, err
+	}
+	for _, p := range d.Paths {
+		if h, ok, err := blobAt(repo.Storer, headTree, p); err == nil && ok {
+			if size, err := blobSize(repo.Storer, h); err == nil && size > vault.MaxFileBytes {
+				d.oversize = append(d.oversize, fmt.Sprintf("%s (%s)", strings.TrimPrefix(p, s.prefix), humanBytes(size)))
+			}
+		}
 	}
 	if s.prefix != "" {
 		all, err := changedPaths(repo.Storer, baseTree, headTree, "")
@@ -553,8 +571,8 @@ func (o overlays) Overlay(ctx context.Context, have map[string]string) ([]vault.
 	}
 	var out []vault.OverlayDraft
 	for _, d := range ds {
-		if d.Merged {
-			continue
+		if d.Merged || len(d.oversize) > 0 {
+			continue // an oversize Draft is never read (BrokenDrafts names it)
 		}
 		head := d.Head + "+" + s.workStamp(d)
 		if have[d.ID] == head {
@@ -694,6 +712,25 @@ func writeCommit(repo *git.Repository, c *object.Commit) (plumbing.Hash, error) 
 		return plumbing.ZeroHash, err
 	}
 	return repo.Storer.SetEncodedObject(obj)
+}
+
+// oversizeError is the refusal of a Draft that writes a file larger than
+// vault.MaxFileBytes.
+func oversizeError(d *Draft, what string) error {
+	return vault.Errorf(vault.CodeInvalid, "Draft %s writes %s, over the %s a note may hold: lore %s, and never reads it. Discard it (lore drafts discard %s), or ask its author to split it", d.ID, strings.Join(d.oversize, ", "), humanBytes(vault.MaxFileBytes), what, d.ID)
+}
+
+// humanBytes is a size as a person reads it.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // outsideError is the refusal of a Draft that changes files outside the

@@ -132,9 +132,12 @@ func (s *Store) adopt(ctx context.Context, repo *git.Repository, rep *SyncReport
 		}
 		r, l := remote[name], local[branch]
 		row, known := rows[id]
-		if l != r && s.prefix != "" {
+		if l != r {
 			if d, err := s.draftAt(repo, branch, project, id, r); err == nil && len(d.outside) > 0 {
 				rep.Refused = append(rep.Refused, outsideError(d, "does not bring it here").Error())
+				continue
+			} else if err == nil && len(d.oversize) > 0 {
+				rep.Refused = append(rep.Refused, oversizeError(d, "does not bring it here").Error())
 				continue
 			}
 		}

@@ -520,3 +520,53 @@ func TestAttack_AnUntrackedFileBlocksNoSync(t *testing.T) {
 		t.Error("the next sync did not bring bob's note in")
 	}
 }
+
+// TestAttack_AHugeNoteIsNeverRead: a Draft with one 512 MiB note of one
+// letter packs to about 2 MiB, and every teammate's sync read it whole
+// (2.4 GB of memory). A Draft that writes a file over vault.MaxFileBytes
+// is listed and refused with its size, and its blob is never read; a
+// merge refuses it too.
+func TestAttack_AHugeNoteIsNeverRead(t *testing.T) {
+	tm := newTeam(t)
+	ctx := context.Background()
+	alice, bob := tm.person("alice"), tm.person("bob")
+	r := bob.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/big.md", Body: "# Big\n\nsmall for now\n"}})
+	branch := "drafts/api/" + r.DraftID
+	bob.git("checkout", "-q", branch)
+	huge := "---\nid: " + r.ResourceID + "\n---\n# Big\n\n" + strings.Repeat("a", vault.MaxFileBytes+1) + "\n"
+	bob.write("notes/big.md", huge)
+	bob.git("commit", "-q", "--amend", "--no-edit", "-a") // its trailers kept: lore reads it as its own
+	bob.git("checkout", "-q", "main")
+	bob.git("push", "-q", "origin", branch)
+
+	rep, err := alice.s.syncWith(ctx, SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(rep.Fetched, r.DraftID) || len(rep.Refused) != 1 || !strings.Contains(rep.Refused[0], "notes/big.md (8.0 MiB)") {
+		t.Fatalf("the huge Draft was not refused with its size: %+v", rep)
+	}
+	if _, err := alice.s.Merge(ctx, []string{r.DraftID}); err == nil {
+		t.Error("alice merged a Draft she never adopted")
+	}
+	// On bob's machine, where the Draft is, a merge refuses it by size.
+	bob.open()
+	if _, err := bob.s.Merge(ctx, []string{r.DraftID}); err == nil || !strings.Contains(err.Error(), "over the 8.0 MiB") {
+		t.Errorf("bob's merge of the huge Draft: %v", err)
+	}
+	// bob's own reads go on: the overlay leaves the Draft out, and doctor's
+	// list of broken Drafts names it with its size.
+	if _, err := (overlays{bob.s}).Overlay(ctx, nil); err != nil {
+		t.Errorf("bob's overlay failed on the huge Draft: %v", err)
+	}
+	if broken, _ := bob.s.Health().BrokenDrafts(ctx); !strings.Contains(broken["refs/heads/"+branch], "notes/big.md (8.0 MiB)") {
+		t.Errorf("BrokenDrafts: %v", broken)
+	}
+	// The reader itself refuses a blob over the bound without reading it.
+	repo, _ := bob.s.repo()
+	head, _ := bob.s.refs.read("refs/heads/" + branch)
+	c, _ := repo.CommitObject(head)
+	if _, _, err := readBlob(repo.Storer, c.TreeHash, "notes/big.md"); err == nil || !strings.Contains(err.Error(), "lore does not read it") {
+		t.Errorf("readBlob of the huge note: %v", err)
+	}
+}

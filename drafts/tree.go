@@ -10,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // writeBlob stores data as a blob and returns its hash.
@@ -37,6 +39,11 @@ func readBlob(st storer.EncodedObjectStorer, root plumbing.Hash, path string) ([
 	if err != nil || !ok {
 		return nil, ok, err
 	}
+	if size, err := blobSize(st, h); err != nil {
+		return nil, false, err
+	} else if size > vault.MaxFileBytes {
+		return nil, true, blobTooLarge(path, size)
+	}
 	b, err := object.GetBlob(st, h)
 	if err != nil {
 		return nil, false, err
@@ -48,6 +55,30 @@ func readBlob(st storer.EncodedObjectStorer, root plumbing.Hash, path string) ([
 	defer r.Close()
 	data, err := io.ReadAll(r)
 	return data, true, err
+}
+
+// blobSize is a blob's size, read from its header (a packed object is not
+// inflated).
+func blobSize(st storer.EncodedObjectStorer, h plumbing.Hash) (int64, error) {
+	// go-git reads a loose object whole to make it an EncodedObject; its
+	// storage's EncodedObjectSize reads the header alone.
+	if sz, ok := st.(interface {
+		EncodedObjectSize(plumbing.Hash) (int64, error)
+	}); ok {
+		return sz.EncodedObjectSize(h)
+	}
+	o, err := st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return 0, err
+	}
+	return o.Size(), nil
+}
+
+// blobTooLarge refuses to read a blob over vault.MaxFileBytes: a 512 MiB
+// note of one letter packs to 2 MiB, and read whole it cost every
+// teammate's sync gigabytes.
+func blobTooLarge(path string, size int64) error {
+	return vault.Errorf(vault.CodeInvalid, "%s is %s, over the %s a note may hold; lore does not read it", path, humanBytes(size), humanBytes(vault.MaxFileBytes))
 }
 
 // blobAt returns the blob hash at path in tree root, if a regular file is there.
