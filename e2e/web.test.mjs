@@ -10,12 +10,13 @@ import { chromium } from "playwright-core";
 import { makeVault, LORE } from "./lib.mjs";
 
 const CHROMIUM = process.env.LORE_CHROMIUM || "/usr/bin/chromium";
-let v, serve, browser, url, runId, draftId, hookText;
+let v, serve, browser, url, runId, draftId, hookText, loreEnv;
 
 before(async () => {
   v = makeVault("api");
   const env = { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", XDG_CONFIG_HOME: join(v.root, ".config"),
     GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@localhost", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@localhost" };
+  loreEnv = env;
   const lore = (...args) => execFileSync(LORE, args, { cwd: v.workspace, env }).toString();
   const act = JSON.parse(lore("activate", "--json", "how do we ship a new release"));
   runId = act.run_id;
@@ -205,6 +206,28 @@ test("memory: find a note, open it rendered, follow a wikilink, go back; a favic
   await page.close();
 });
 
+test("memory: a section hit opens its note at that section", async (t) => {
+  if (!needBrowser(t)) return;
+  // A short window, so the section is below the fold unless the page goes there.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 260 } });
+  await page.goto(url.replace("/#", "/search?q=" + encodeURIComponent("after the release announce") + "#"));
+  const hit = "#sessions li a:has-text('After the release')";
+  await page.waitForSelector(hit);
+  await page.click(hit);
+  await page.waitForSelector(".md.note .target");
+  assert.equal((await page.textContent(".md.note .target")).trim(), "After the release", "the heading of the section that was hit");
+  // The heading is in the window, though it lies below the fold of the
+  // note's top: the page went there.
+  const at = await page.evaluate(() => {
+    const r = document.querySelector(".md.note .target").getBoundingClientRect();
+    const scrolled = Math.max(...[document.scrollingElement, ...document.querySelectorAll("*")].map((e) => e.scrollTop));
+    return { top: r.top, bottom: r.bottom, scrolled, height: innerHeight };
+  });
+  assert.ok(at.top >= 0 && at.bottom <= at.height, `the section's heading is in the window: ${JSON.stringify(at)}`);
+  assert.ok(at.top + at.scrolled > at.height, `the section lies below the fold of the note's top, so the page scrolled: ${JSON.stringify(at)}`);
+  await page.close();
+});
+
 test("an empty state that says how to get agent sessions there", async (t) => {
   if (!needBrowser(t)) return;
   const empty = spawn(LORE, ["serve", "--codex-home", join(v.root, "none"), "--claude-home", join(v.root, "none"), "--dsh-home", join(v.root, "none")],
@@ -227,10 +250,14 @@ test("an empty state that says how to get agent sessions there", async (t) => {
 
 test("drafts: diff and merge from the page", async (t) => {
   if (!needBrowser(t)) return;
+  // A second Draft, discarded from the page below.
+  const other = JSON.parse(execFileSync(LORE, ["store", "create", "--json", "--path", "howto/scratch.md", "--body", "# Scratch\n\nNot wanted.\n"],
+    { cwd: v.workspace, env: loreEnv }).toString()).draft_id;
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url.replace("/#", "/drafts#"));
   const box = `section[data-draft='${draftId}']`;
   await page.waitForSelector(box);
+  await page.waitForFunction(() => document.querySelector("#drafts-count").textContent === "2");
   assert.match(await page.textContent(box), /local \(no remote\)/, "the same word as the CLI");
   assert.match(await page.textContent(box), / · e2e on \S+ · /, "who made the Draft, and on which machine");
   assert.match(await page.textContent(box), /made in codex session “Ship version 2\.0”/, "a Draft links to the session that made it");
@@ -248,6 +275,15 @@ test("drafts: diff and merge from the page", async (t) => {
   await page.waitForFunction((b) => document.querySelector(b + " .draft-status").textContent.startsWith("Merged into main"), box);
   assert.ok(existsSync(join(v.vault, "howto", "web-ui.md")), "the clean work tree follows the merge");
   assert.match(execFileSync("git", ["-C", v.vault, "log", "-3", "--format=%B"]).toString(), /Lore-Draft: /);
+  // The page follows what it just did, with no reload: the merged card
+  // offers neither Merge nor Discard, and the count goes down.
+  assert.equal(await page.locator(`${box} button.merge, ${box} button.discard`).count(), 0, "the merged Draft still offers Merge or Discard");
+  await page.waitForFunction(() => document.querySelector("#drafts-count").textContent === "1");
+  const second = `section[data-draft='${other}']`;
+  await page.click(`${second} button.discard`);
+  await page.waitForFunction((b) => document.querySelector(b + " .draft-status").textContent === "Discarded.", second);
+  assert.equal(await page.locator(`${second} button.merge, ${second} button.discard`).count(), 0, "the discarded Draft still offers Merge or Discard");
+  await page.waitForFunction(() => document.querySelector("#drafts-count").textContent === "");
   await page.close();
 });
 

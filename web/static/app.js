@@ -95,7 +95,7 @@ async function route() {
     if (p.startsWith("/session/")) return await showSession(decodeURIComponent(p.slice("/session/".length)));
     if (p === "/run") return await showRun(q.get("vault") || "", q.get("id") || "");
     if (p === "/drafts" || p.startsWith("/drafts/")) return await showDrafts(decodeURIComponent(p.slice("/drafts/".length)));
-    if (p.startsWith("/note/")) return await showNote(decodeURIComponent(p.slice("/note/".length)));
+    if (p.startsWith("/note/")) return await showNote(decodeURIComponent(p.slice("/note/".length)), q.getAll("s"));
     if (p === "/search") return await showSearch(q.get("q") || "");
     d.replaceChildren(el("p", { class: "error" }, "No such page: " + p));
   } catch (err) {
@@ -302,6 +302,7 @@ async function showDrafts(openID) {
               if (!reviewed) { await showDiff(); status.textContent = "Review the diff below, then Merge."; status.classList.remove("error"); return; }
               const r = await api("/api/drafts/merge", { ids: [dr.draft_id], heads: { [dr.draft_id]: reviewed }, ...(withEdits ? { with_edits: true } : {}) });
               status.classList.remove("error"); status.textContent = `Merged into ${data.org_ref.replace("refs/heads/", "")} (${r.commit.slice(0, 12)}); work tree ${r.work_tree}.` + (r.published ? ` Remote: ${r.published}.` : "");
+              closed("merged");
             } catch (err) {
               status.replaceChildren(err.message); status.classList.add("error");
               if (/moved after it was reviewed/.test(err.message)) { reviewed = ""; await showDiff().catch(() => {}); }
@@ -312,8 +313,18 @@ async function showDrafts(openID) {
           };
           await merge(false);
         } }, "Merge"), " ",
-        el("button", { class: "discard", onclick: async () => { await api("/api/drafts/discard", { ids: [dr.draft_id] }); status.textContent = "Discarded."; } }, "Discard"), " ",
+        el("button", { class: "discard", onclick: async () => {
+          try { await api("/api/drafts/discard", { ids: [dr.draft_id] }); status.classList.remove("error"); status.textContent = "Discarded."; closed("discarded"); }
+          catch (err) { status.replaceChildren(err.message); status.classList.add("error"); }
+        } }, "Discard"), " ",
         status, diff));
+    // A Draft merged or discarded from here is closed: its card says so
+    // and offers nothing more, and the count beside Drafts follows.
+    const closed = (how) => {
+      box.classList.add(how);
+      box.querySelectorAll("button.merge, button.discard, button.merge-with-edits").forEach((b) => b.remove());
+      refreshCount();
+    };
     d.append(box);
     if (openID && (dr.draft_id === openID || dr.draft_id.startsWith(openID))) { showDiff().catch(() => {}); box.scrollIntoView(); }
   }
@@ -332,12 +343,31 @@ async function showSearch(q) {
   ul.replaceChildren();
   if (!r.hits.length) ul.append(el("li", { class: "time" }, "No note matches “" + q + "”."));
   for (const h of r.hits) {
-    ul.append(el("li", {}, link("/note/" + encodeURIComponent(h.resource_id || h.path),
+    // A section hit opens its note at the section (?s= names its headings).
+    const at = h.heading_path && h.heading_path.length ? "?" + new URLSearchParams(h.heading_path.map((x) => ["s", x])) : "";
+    ul.append(el("li", {}, link("/note/" + encodeURIComponent(h.resource_id || h.path) + at,
       el("div", {}, where(h.path, h.heading_path)), el("div", { class: "time" }, h.snippet || ""))));
   }
 }
 
-async function showNote(id) {
+// sectionIn is the heading of body that heads the section named by its
+// headings (outermost first): each found after the one before it, or, when
+// the note's rendering lacks an outer one, the innermost alone.
+function sectionIn(body, path) {
+  const hs = [...body.querySelectorAll("h1,h2,h3,h4,h5,h6")];
+  const find = (names) => {
+    let from = 0, found = null;
+    for (const name of names) {
+      const j = hs.findIndex((h, k) => k >= from && h.textContent.trim() === name.trim());
+      if (j < 0) return null;
+      found = hs[j]; from = j + 1;
+    }
+    return found;
+  };
+  return path.length ? find(path) || find(path.slice(-1)) : null;
+}
+
+async function showNote(id, section = []) {
   const d = $("#detail");
   const n = await api("/api/note?" + new URLSearchParams({ id }));
   if (state.view !== "search") { $("#list").classList.add("hidden"); nav("note"); }
@@ -355,6 +385,13 @@ async function showNote(id) {
   });
   d.replaceChildren(el("h2", {}, n.title || n.path),
     el("div", { class: "time" }, n.path + " · " + n.resource_id + (n.draft_id ? " · Draft " + n.draft_id : "")), body);
+  const target = sectionIn(body, section);
+  if (target) { target.classList.add("target"); target.scrollIntoView({ block: "start" }); }
+}
+
+// refreshCount shows the vault's name and how many Drafts are open.
+function refreshCount() {
+  return api("/api/overview").then((o) => { $("#vault-name").textContent = o.vault_name; $("#drafts-count").textContent = o.open_drafts ? String(o.open_drafts) : ""; }).catch(() => {});
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -362,6 +399,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#nav-drafts").addEventListener("click", (e) => { e.preventDefault(); go("/drafts"); });
   $("#nav-home").addEventListener("click", (e) => { e.preventDefault(); go("/"); });
   $("#refresh").addEventListener("click", () => route());
-  api("/api/overview").then((o) => { $("#vault-name").textContent = o.vault_name; const c = $("#drafts-count"); c.textContent = o.open_drafts ? String(o.open_drafts) : ""; }).catch(() => {});
+  refreshCount();
   route();
 });
