@@ -625,7 +625,23 @@ func (s *Store) brokenDrafts(ctx context.Context) (map[string]string, error) {
 // List returns the Drafts of project ("" for all); merged ones only with all.
 func (s *Store) List(ctx context.Context, project string, all bool) ([]vault.Draft, error) {
 	ds, err := s.listDrafts(ctx, project, all)
-	return views(ds), err
+	out := views(ds)
+	for i, d := range ds {
+		out[i].MadeHere = s.loggedHere(ctx, d)
+	}
+	return out, err
+}
+
+// loggedHere reports whether a store on this machine made every commit of
+// d (the outbox logs each one's hash, which no one can forge; a name or a
+// Lore-Host trailer anyone can).
+func (s *Store) loggedHere(ctx context.Context, d *Draft) bool {
+	for _, op := range d.Operations {
+		if !s.out.CommitLogged(ctx, op.Commit) {
+			return false
+		}
+	}
+	return len(d.Operations) > 0
 }
 
 // views are Drafts as the domain has them.
@@ -663,7 +679,9 @@ func (s *Store) Find(ctx context.Context, id string) (vault.Draft, error) {
 	if err != nil {
 		return vault.Draft{}, err
 	}
-	return d.Draft, nil
+	v := d.Draft
+	v.MadeHere = s.loggedHere(ctx, d)
+	return v, nil
 }
 
 // find is Find, with what the store reads of the Draft.

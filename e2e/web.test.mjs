@@ -259,7 +259,7 @@ test("drafts: diff and merge from the page", async (t) => {
   await page.waitForSelector(box);
   await page.waitForFunction(() => document.querySelector("#drafts-count").textContent === "2");
   assert.match(await page.textContent(box), /local \(no remote\)/, "the same word as the CLI");
-  assert.match(await page.textContent(box), / · e2e on \S+ · /, "who made the Draft, and on which machine");
+  assert.match(await page.textContent(box), / · e2e on \S+ \(here\) · /, "who made the Draft, and on which machine: this one, as its outbox logged");
   assert.match(await page.textContent(box), /made in codex session “Ship version 2\.0”/, "a Draft links to the session that made it");
   assert.equal(await page.getAttribute(`${box} a[href^='/session/']`, "href"), "/session/codex%3Aweb1");
   await page.click(`${box} button.diff-btn`);

@@ -26,6 +26,11 @@ type Draft struct {
 	// Lore-Host trailer; "" for Drafts of an older lore).
 	Author string `json:"author,omitempty"`
 	Host   string `json:"host,omitempty"`
+	// MadeHere: a store on this machine made every one of its commits (the
+	// outbox logged each commit's hash). Author and Host are what the
+	// commits claim, which anyone with push rights can write; MadeHere is
+	// what this machine knows.
+	MadeHere bool `json:"made_here"`
 }
 
 // DraftOperation is one store call recorded on a Draft (one commit).

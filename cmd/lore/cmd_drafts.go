@@ -260,10 +260,7 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		if n := len(d.Operations); n > 0 {
 			last = d.Operations[n-1].Op
 		}
-		p := d.Path
-		if p == "" && len(d.Paths) > 0 {
-			p = d.Paths[0]
-		}
+		p := changedPaths(d.Paths)
 		status := st.Remote().Status(ctx, d.ID)
 		if status == "queued" && !hasRemote {
 			status = "local (no remote)"
@@ -271,12 +268,15 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		if d.Merged {
 			status = "merged"
 		}
+		// "(here)" is what this machine logged, not what a commit claims.
 		from := d.Host
 		switch {
+		case d.MadeHere:
+			from = orDash(from) + " (here)"
 		case from == "":
 			from = "-"
 		case from == here:
-			from += " (here)"
+			from += " (claimed; not made here)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", vault.ShortID(d.ID, ds), d.Project, last, p, len(d.Operations), orDash(d.Author), from, status, age(time.Since(d.Updated)))
 	}
@@ -534,6 +534,19 @@ syncing.`)
 // nothing was merged (the report's note said why and what to do).
 func errMergedNothing(rep drafts.SyncReport) error {
 	return vault.Errorf(vault.CodeConflict, "lore sync --merge merged nothing: %s", rep.OrgNote)
+}
+
+// changedPaths is a Draft's PATH as lore drafts list shows it: the paths
+// its commits change (not the path its trailers name), the first two and
+// how many more.
+func changedPaths(paths []string) string {
+	switch {
+	case len(paths) == 0:
+		return "-"
+	case len(paths) <= 2:
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s, %s +%d", paths[0], paths[1], len(paths)-2)
 }
 
 // age says how long ago, as a person reads it in a list (5m, 3h, 2d).

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/internal/testvault"
 )
 
@@ -216,7 +217,7 @@ func TestTeam_ARunningServerFetchesTeammatesDrafts(t *testing.T) {
 // to join them: it printed two instructions that contradict each other
 // ("merge with git" and "run lore sync --merge") and exited 0, though
 // nothing was merged. It now exits non-zero with one instruction.
-func TestTeam_SyncMergeThatMergesNothingFails(t *testing.T) {
+func TestAttack_SyncMergeThatMergesNothingFails(t *testing.T) {
 	d, bare := testvault.Remote(t, "vault.git")
 	seed := testvault.Committed(t, map[string]string{
 		"lore.yaml":        "embedding: {provider: none}\nprojects: {api: {}}\n",
@@ -250,5 +251,64 @@ func TestTeam_SyncMergeThatMergesNothingFails(t *testing.T) {
 	}
 	if got := strings.TrimSpace(testvault.Git(t, bare, "rev-parse", "main")); got == before {
 		t.Error("alice's side reached the remote")
+	}
+}
+
+// TestAttack_ProvenanceIsWhatThisMachineLogged: a teammate's commit that
+// carries the person's name and `Lore-Host: <this machine>` was listed as
+// the person's, "vm (here)", and its PATH column showed the trailer's path
+// while the Draft changed a rule note. "(here)" now comes from this
+// machine's outbox alone, and PATH from the paths the commits change.
+func TestAttack_ProvenanceIsWhatThisMachineLogged(t *testing.T) {
+	d, _ := testvault.Remote(t, "vault.git")
+	seed := testvault.Committed(t, map[string]string{
+		"lore.yaml":             "embedding: {provider: none}\nprojects: {api: {}}\n",
+		"howto/release.md":      "---\nid: mem_release\n---\n# Release\n\nRun the tests first.\n",
+		"decisions/0001-cfg.md": "---\nid: mem_cfg\nguard:\n  - deny: 'os.Getenv'\n    severity: error\n    message: read config through cfg\n---\n# Config\n\nRead config through cfg.\n",
+	})
+	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
+	testvault.Git(t, seed, "push", "-q", "origin", "main")
+	alice, mallory := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "mallory", d.URL("vault.git"))
+	alice.must("store", "create", "--path", "notes/mine.md", "--body", "# Mine\n\nalice's own\n")
+	// mallory's commit claims to be alice's, from alice's machine (the
+	// same host name here), names notes/typos.md and rewrites the rule.
+	host, _ := os.Hostname()
+	mallory.git(mallory.vault, "checkout", "-q", "-b", "drafts/api/drf_01JZZZZZZZZZZZZZZZZZZZZZZZ")
+	os.MkdirAll(filepath.Join(mallory.vault, "notes"), 0o755)
+	os.WriteFile(filepath.Join(mallory.vault, "notes", "typos.md"), []byte("# Typos\n\nfixed\n"), 0o644)
+	os.WriteFile(filepath.Join(mallory.vault, "decisions", "0001-cfg.md"), []byte("---\nid: mem_cfg\nguard:\n  - deny: 'never-matches'\n    severity: warning\n---\n# Config\n"), 0o644)
+	mallory.git(mallory.vault, "add", "-A")
+	mallory.git(mallory.vault, "-c", "user.name=alice", "-c", "user.email=alice@localhost", "commit", "-q", "-m",
+		"lore create notes/typos.md\n\nLore-Draft: drf_01JZZZZZZZZZZZZZZZZZZZZZZZ\nLore-Operation: create\nLore-Operation-Id: lop_01JZZZZZZZZZZZZZZZZZZZZZZZ\nLore-Resource: mem_typos\nLore-Path: notes/typos.md\nLore-Project: api\nLore-Host: "+drafts.HostName()+"\n")
+	mallory.git(mallory.vault, "push", "-q", "origin", "drafts/api/drf_01JZZZZZZZZZZZZZZZZZZZZZZZ")
+	alice.must("sync")
+	list := alice.must("drafts", "list")
+	var forged, own string
+	for _, l := range strings.Split(list, "\n") {
+		switch {
+		case strings.HasPrefix(l, "drf_01JZZZ"):
+			forged = l
+		case strings.Contains(l, "notes/mine.md"):
+			own = l
+		}
+	}
+	if forged == "" || own == "" {
+		t.Fatalf("lore drafts list:\n%s", list)
+	}
+	if strings.Contains(forged, "(here)") || !strings.Contains(forged, "not made here") {
+		t.Errorf("the forged Draft is listed as made here (host %s):\n%s", host, forged)
+	}
+	if !strings.Contains(forged, "decisions/0001-cfg.md") {
+		t.Errorf("the forged Draft's PATH hides the rule note it changes:\n%s", forged)
+	}
+	if !strings.Contains(own, "(here)") {
+		t.Errorf("alice's own Draft is not listed as made here:\n%s", own)
+	}
+	var shown struct {
+		MadeHere bool `json:"made_here"`
+	}
+	json.Unmarshal([]byte(alice.must("drafts", "show", "--json", "drf_01JZZZZZZZZZZZZZZZZZZZZZZZ")), &shown)
+	if shown.MadeHere {
+		t.Error("drafts show --json says made_here for the forged Draft")
 	}
 }

@@ -288,9 +288,9 @@ async function showDrafts(openID) {
       ? el("div", { class: "time" }, "made in ", link("/session/" + encodeURIComponent(dr.session.session_token), `${dr.session.host} session “${dr.session.title || dr.session.session_token}”`))
       : el("div", { class: "time" }, "no agent session on this machine names it");
     const box = el("section", { class: "request draft", "data-draft": dr.draft_id },
-      el("div", { class: "text" }, link("/drafts/" + encodeURIComponent(dr.draft_id), dr.short_id || dr.draft_id), ` · ${dr.project} · ${last.op} ${dr.path || dr.changed_paths.join(", ")} · ${dr.sync_status}`,
+      el("div", { class: "text" }, link("/drafts/" + encodeURIComponent(dr.draft_id), dr.short_id || dr.draft_id), ` · ${dr.project} · ${last.op} ${dr.changed_paths.join(", ") || dr.path} · ${dr.sync_status}`,
         // Who made it and where (a teammate's, fetched by lore sync), and when.
-        el("span", { class: "time" }, ` · ${dr.author || "?"}${dr.host ? " on " + dr.host : ""} · `, when(dr.updated_at))),
+        el("span", { class: "time" }, ` · ${dr.author || "?"}${dr.host ? " on " + dr.host : ""}${dr.made_here ? " (here)" : " (as its commits claim)"} · `, when(dr.updated_at))),
       el("div", { class: "activation" }, origin,
         el("button", { class: "diff-btn", onclick: showDiff }, "Diff"), " ",
         el("button", { class: "merge", onclick: async () => {
