@@ -86,26 +86,25 @@ func (p *Pipeline) loadStateKey() ([]byte, error) {
 	// Written whole to a temporary file, then linked into place: link never
 	// replaces an existing file, so a racing process either wins or reads the
 	// winner's complete key — never a half-written one.
+	//
+	// A vault whose git directory cannot be written (read-only, or a full
+	// disk, where the file is made but its bytes are not) and has no key
+	// yet: this process signs with a key of its own, so its states verify
+	// within it (others answer invalid_activation_state, and their agents
+	// start over). An activation is a read, and reads go on.
 	tmp, err := os.CreateTemp(dir, ".state.key-*")
 	if err != nil {
-		// A vault whose git directory cannot be written (read-only, full)
-		// and has no key yet: this process signs with a key of its own,
-		// so its states verify within it (others answer
-		// invalid_activation_state, and their agents start over).
 		return key, nil
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(key); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
+	_, werr := tmp.Write(key)
+	if cerr := tmp.Close(); werr != nil || cerr != nil {
+		return key, nil
 	}
 	if err := os.Link(tmp.Name(), path); err == nil {
 		return key, nil
 	} else if !errors.Is(err, os.ErrExist) {
-		return nil, err
+		return key, nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil || len(b) != 32 {

@@ -22,8 +22,18 @@ func smallFS(t *testing.T, size string) string {
 	return dir
 }
 
-// indexedVault puts the demo vault, indexed, in dir.
+// indexedVault puts the demo vault, indexed and activated once, in dir.
 func indexedVault(t *testing.T, dir string) string {
+	t.Helper()
+	v := indexedOnly(t, dir)
+	if out, ok := loreIn(t, v, t.TempDir(), "--vault", v, "--project", "api", "activate", "release"); !ok {
+		t.Fatal(out)
+	}
+	return v
+}
+
+// indexedOnly puts the demo vault, indexed and never activated, in dir.
+func indexedOnly(t *testing.T, dir string) string {
 	t.Helper()
 	v := filepath.Join(dir, "vault")
 	demo, _ := filepath.Abs("../../testdata/demo-vault")
@@ -31,9 +41,6 @@ func indexedVault(t *testing.T, dir string) string {
 	os.WriteFile(filepath.Join(v, "lore.yaml"), []byte("embedding: {provider: none}\nprojects: {api: {}}\n"), 0o644)
 	testvault.Repo(t, v, nil)
 	if out, ok := loreIn(t, v, t.TempDir(), "--vault", v, "index"); !ok {
-		t.Fatal(out)
-	}
-	if out, ok := loreIn(t, v, t.TempDir(), "--vault", v, "--project", "api", "activate", "release"); !ok {
 		t.Fatal(out)
 	}
 	return v
@@ -77,6 +84,16 @@ func TestAttack_AFullDiskStillReads(t *testing.T) {
 	v := indexedVault(t, fs)
 	exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(fs, "fill"), "bs=1M", "count=64").Run()
 	readsWork(t, v, "full disk")
+}
+
+// TestAttack_AFullDiskFirstActivation: on a full disk, the first activate
+// of a vault that was never activated failed (it could not create what an
+// activation keeps). It answers like any other read.
+func TestAttack_AFullDiskFirstActivation(t *testing.T) {
+	fs := smallFS(t, "24m")
+	v := indexedOnly(t, fs)
+	exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(fs, "fill"), "bs=1M", "count=64").Run()
+	readsWork(t, v, "full disk, never activated")
 }
 
 // TestAttack_AReadOnlyVaultStillReads: on a file system remounted
