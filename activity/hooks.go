@@ -8,9 +8,10 @@ import (
 	"github.com/lore-memory/lore/hook"
 )
 
-// What lore's own hooks delivered (lore hook, see package hook) is read from
-// where each client records a hook's output in its session log, not from
-// lore's records:
+// That a hook of lore's ran, and into which request, is read from where
+// each client records a hook's output in its session log; what it
+// delivered is then read from the run record the text names (join), and
+// from the text only when that record is missing:
 //
 //   - Claude Code writes an "attachment" record: hook_additional_context
 //     with the text in content (a list of strings), and hook_success with

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/lore-memory/lore/hook"
 )
 
 // Session is one opened session: its requests, each with its activations.
@@ -213,9 +215,38 @@ type runRecord struct {
 	TotalUS       int64  `json:"total_us"`
 	IndexRevision string `json:"index_revision"`
 	Delivered     []struct {
+		Action  string `json:"action"`
 		UnitKey string `json:"unit_key"`
+		Path    string `json:"path"`
 		Content string `json:"content"`
 	} `json:"delivered"`
+	Removed    []string `json:"removed"`
+	Candidates []struct {
+		UnitKey     string   `json:"unit_key"`
+		HeadingPath []string `json:"heading_path"`
+	} `json:"candidates"`
+}
+
+// fromRun replaces a hook delivery's fragments, parsed from the text the
+// client recorded, with what the run record says was delivered: the text a
+// client logs is the context the model saw, which a note's own lines are
+// part of, while the record is lore's. (A hook's frame cannot be forged by
+// a note — its mark is made per run — but what activity reports as
+// delivered rests on lore's record, not on a parse of text.)
+func fromRun(act *Activation, rec runRecord) {
+	headings := map[string][]string{}
+	for _, c := range rec.Candidates {
+		headings[c.UnitKey] = c.HeadingPath
+	}
+	frags := make([]Fragment, 0, len(rec.Delivered))
+	for _, d := range rec.Delivered {
+		h := headings[d.UnitKey]
+		if h == nil {
+			h = []string{}
+		}
+		frags = append(frags, Fragment{Action: d.Action, UnitKey: d.UnitKey, Path: d.Path, HeadingPath: h, Content: d.Content, From: "run"})
+	}
+	act.Fragments, act.Removed = frags, rec.Removed
 }
 
 // join links activations to retrieval runs (see the package doc).
@@ -261,6 +292,10 @@ func (a *Activity) join(ctx context.Context, s *Session, runs Runs) {
 			act.TotalUS = &t
 			if act.IndexRevision == "" {
 				act.IndexRevision = rec.IndexRevision
+			}
+			if act.Via == "hook" && act.Event != hook.SessionStart {
+				fromRun(act, rec)
+				continue
 			}
 			stored := map[string]string{}
 			byText := map[string]string{} // a hook's text names no unit key
