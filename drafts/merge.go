@@ -14,9 +14,11 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -424,7 +426,39 @@ func (s *Store) diff(ctx context.Context, d *Draft) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return patch.String(), nil
+	return linkNotes(repo, keep) + patch.String(), nil
+}
+
+// linkNotes says, above a diff, which of its paths are or were symbolic
+// links, and to what: in a unified diff a link is a one-line file holding
+// its target, which reads as a note's edit (a link replaced by a file, or
+// a new link serving another folder's note under a shared name).
+func linkNotes(repo *git.Repository, chs object.Changes) string {
+	var b strings.Builder
+	target := func(e object.ChangeEntry) string {
+		data, err := blobBytes(repo, e.TreeEntry.Hash)
+		if err != nil {
+			return "?"
+		}
+		return termtext.Visible(string(data))
+	}
+	for _, ch := range chs {
+		fromLink := ch.From.Name != "" && ch.From.TreeEntry.Mode == filemode.Symlink
+		toLink := ch.To.Name != "" && ch.To.TreeEntry.Mode == filemode.Symlink
+		switch {
+		case fromLink && toLink:
+			fmt.Fprintf(&b, "# %s: symlink to %s, now a symlink to %s\n", ch.To.Name, target(ch.From), target(ch.To))
+		case toLink && ch.From.Name == "":
+			fmt.Fprintf(&b, "# %s: new symlink to %s (not a note of its own: another name of its target)\n", ch.To.Name, target(ch.To))
+		case toLink:
+			fmt.Fprintf(&b, "# %s: was a file, now a symlink to %s\n", ch.To.Name, target(ch.To))
+		case fromLink && ch.To.Name == "":
+			fmt.Fprintf(&b, "# %s: symlink to %s, deleted\n", ch.From.Name, target(ch.From))
+		case fromLink:
+			fmt.Fprintf(&b, "# %s: was a symlink to %s, now a file of its own (the note it named is unchanged)\n", ch.To.Name, target(ch.From))
+		}
+	}
+	return b.String()
 }
 
 // runGit runs the git CLI in dir (gitcli: never prompting, literal

@@ -74,6 +74,16 @@ func (w *write) resolve(ctx context.Context, target string) (seen, bool, error) 
 			return seen{}, false, err
 		}
 	}
+	// A symlink in the work tree is another name of the note it points
+	// to: an edit through it edits that note (seen, and owned, under its
+	// own path), and a link to anything else is refused with the reason.
+	// Written at the link's path, it replaced the link with a file, and
+	// the diff showed a one-line edit.
+	if to, err := w.s.v.LinkTarget(filepath.FromSlash(p)); err != nil {
+		return seen{}, false, err
+	} else if to != "" && to != p {
+		return w.resolve(ctx, to)
+	}
 	if owner := vault.ProjectOf(p); owner != "" && owner != w.project {
 		return seen{}, false, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	pathpkg "path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -343,6 +344,13 @@ func (ix *Index) loadOne(ctx context.Context, target, project string) (vault.Loa
 		r, err = ix.loadExact(ctx, target, p, project)
 		if vault.ErrorCode(err) != vault.CodeNotFound {
 			return r, err
+		}
+		// A symlink is another name of the note it points to: that note,
+		// if this project sees it there.
+		if to, lerr := ix.v.LinkTarget(filepath.FromSlash(p)); lerr == nil && to != "" {
+			if r, err := ix.loadExact(ctx, to, to, project); vault.ErrorCode(err) != vault.CodeNotFound {
+				return r, err
+			}
 		}
 	}
 	// Not an id or a path of this memory: a name, then.

@@ -455,12 +455,16 @@ func TestScan_SkipsDotFoldersAndRefusesSymlinksOut(t *testing.T) {
 	for _, f := range files {
 		got = append(got, f.Path)
 	}
-	for _, want := range []string{"a.md", "sub/b.MD", "link-in.md"} {
+	for _, want := range []string{"a.md", "sub/b.MD"} {
 		if !contains(got, want) {
 			t.Errorf("scan missed %s (got %q)", want, got)
 		}
 	}
-	if contains(got, ".obsidian/c.md") || contains(got, "link-out.md") || contains(got, "notes.txt") {
+	// A link to a note is another name of it, not a file of its own.
+	if to, err := v.LinkTarget("link-in.md"); err != nil || to != "a.md" {
+		t.Errorf("LinkTarget(link-in.md) = %q, %v; want a.md", to, err)
+	}
+	if contains(got, ".obsidian/c.md") || contains(got, "link-out.md") || contains(got, "notes.txt") || contains(got, "link-in.md") {
 		t.Errorf("scan returned files it must skip: %q", got)
 	}
 	if len(problems) != 1 || problems[0].Path != "link-out.md" {

@@ -206,19 +206,18 @@ func (v *Vault) scanDir(rel string) (files []FileStat, problems []Problem, dirs 
 		p := NormalizePath(childRel)
 		var size, mod int64
 		if d.Type()&fs.ModeSymlink != 0 {
-			info, err := v.root.Stat(childRel) // follows the link, refusing escapes
-			if err != nil {
+			// A link to a note is another name of that note, which the
+			// scan reads under its own path: indexed once, seen only by
+			// those who see the target (journal/, projects/<name>/). A
+			// link to anything else is not read.
+			if _, err := v.root.Stat(childRel); err != nil { // follows the link, refusing escapes
 				problems = append(problems, Problem{p, "symlink leads out of the vault or nowhere; not read"})
 				continue
 			}
-			if err := v.checkLink(childRel); err != nil {
+			if _, err := v.LinkTarget(childRel); err != nil {
 				problems = append(problems, Problem{p, Message(err) + "; not read"})
-				continue
 			}
-			if !info.Mode().IsRegular() {
-				continue
-			}
-			size, mod = info.Size(), info.ModTime().UnixNano()
+			continue
 		} else if d.Type().IsRegular() {
 			var ok bool
 			size, mod, ok = statAt(f, name)
@@ -241,11 +240,37 @@ func (v *Vault) StatFile(rel string) (FileStat, bool) {
 	if !IsMemoryPath(p) {
 		return FileStat{}, false
 	}
-	info, err := v.root.Stat(rel) // follows symlinks, refusing escapes
-	if err != nil || !info.Mode().IsRegular() || v.checkLink(rel) != nil {
+	if l, err := v.root.Lstat(rel); err != nil || !l.Mode().IsRegular() {
+		return FileStat{}, false // gone, or a link: another name of a note (see scanDir)
+	}
+	info, err := v.root.Stat(rel)
+	if err != nil || !info.Mode().IsRegular() {
 		return FileStat{}, false
 	}
 	return FileStat{Path: p, FSPath: rel, Size: info.Size(), ModNs: info.ModTime().UnixNano()}, true
+}
+
+// LinkTarget is the note a symlink in the vault (rel, OS-relative) names,
+// as a vault path, when rel is a link to a regular memory file inside the
+// vault; "" when rel is no link. A link out of the vault, into a git
+// directory or dot-folder, to a folder, or to a file that is not memory is
+// an error naming it.
+func (v *Vault) LinkTarget(rel string) (string, error) {
+	info, err := v.root.Lstat(rel)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return "", nil
+	}
+	if err := v.checkLink(rel); err != nil {
+		return "", err
+	}
+	real, _ := filepath.EvalSymlinks(filepath.Join(v.Root, rel))
+	in, _ := filepath.Rel(v.Root, real)
+	target := NormalizePath(in)
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() || !IsMemoryPath(target) {
+		return "", Errorf(CodeInvalid, "%s is a symlink to %s, which is not a note", NormalizePath(rel), target)
+	}
+	return target, nil
 }
 
 // checkLink refuses a file that is a symlink into a git directory or any
