@@ -162,7 +162,22 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	if len(hits) > opt.Limit {
 		hits = hits[:opt.Limit]
 	}
-	orderHits(q, hits)
+	// The exact stage's hits keep their places, first; the others are
+	// ordered within their notes. An exact hit scores just above the best
+	// of the rest, so every score is finite and comparable (a section that
+	// took an exact hit's place once showed its 1e9).
+	nExact := 0
+	for nExact < len(hits) && hits[nExact].Stage == "exact" {
+		nExact++
+	}
+	orderHits(q, hits[nExact:])
+	top := 0.0
+	if nExact < len(hits) {
+		top = hits[nExact].Score
+	}
+	for i := range hits[:nExact] {
+		hits[i].Score = top + float64(nExact-i)
+	}
 	snip := fts.SnippetTerms(q)
 	out := make([]vault.Hit, len(hits))
 	for i, h := range hits {

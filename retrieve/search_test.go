@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -231,5 +232,30 @@ func TestSearchAndActivate_HeadingPathsReadAsShown(t *testing.T) {
 	embedOnly := []string{"An Introduction to Dataview", "![[diagram.png]]"}
 	if hits := tv.search("diagram of list values", vault.SearchOptions{}); len(hits) == 0 || !slices.Equal(hits[0].HeadingPath, embedOnly) {
 		t.Errorf("search: %+v, want heading path %q first", hits, embedOnly)
+	}
+}
+
+// Every score search gives is finite and the hits are in score order. A
+// query that named a note's title ("timestamp format", on the ADR
+// examples) gave the note's title section the exact stage's place, and
+// ordering the note's sections then moved another of its sections
+// ("Related decisions") into that place, with the exact stage's score of
+// 1,000,000,000: the web search showed it first.
+func TestSearch_EveryScoreIsFiniteAndInOrder(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"timestamp-format.md": "# Timestamp format\n\nContents: summary, decision.\n\n## Decision\n\nUse ISO 8601 with UTC and nanoseconds.\n\n## Related\n\nDurations are easy with Unix epoch timestamps; timestamp format of logs too.\n",
+		"other.md":            "# Logging\n\nEvery log line carries a timestamp in one format.\n",
+	})
+	hits := tv.search("timestamp format", vault.SearchOptions{})
+	if len(hits) == 0 || hits[0].Stage != "exact" || hits[0].Path != "timestamp-format.md" || len(hits[0].HeadingPath) != 1 {
+		t.Fatalf("the note named by its title is not first, by its title section: %+v", hits)
+	}
+	for i, h := range hits {
+		if math.IsInf(h.Score, 0) || math.IsNaN(h.Score) || h.Score >= 1e6 {
+			t.Errorf("hit %d (%s %v) scores %v", i, h.Path, h.HeadingPath, h.Score)
+		}
+		if i > 0 && h.Score > hits[i-1].Score {
+			t.Errorf("hit %d (%s %v, %v) outscores the hit before it (%v)", i, h.Path, h.HeadingPath, h.Score, hits[i-1].Score)
+		}
 	}
 }
