@@ -18,13 +18,20 @@ import (
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
+	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR | --table FILE [--data DIR]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
 queries.jsonl, qrels/test.tsv): builds a temporary vault and index from the
 corpus, runs every judged query, and prints nDCG@10, Recall@100 and MRR@10
 as BEIR computes them.
 
 With --cases, it scores the bound vault instead on the evaluation cases people
 made from retrieval runs (Recall@20, nDCG@10, MRR).
+
+With --table FILE, it runs every question set of the table on its vault
+(a folder, or an archive in the --data folder; a vault whose archive is
+absent is named and left out) and prints one table: note@1, note@3,
+section@1 and section@3 for activate, and plain FTS5's on the same
+questions beside them (one row per note, and one per heading section, an
+OR of the query's words, bm25).
 
 With --questions FILE VAULT_DIR, it copies the vault into a temporary one,
 asks each question of FILE (JSON Lines: query, project, expected
@@ -36,11 +43,14 @@ median next_state tokens and bytes on the wire.
 Examples:
   lore eval ~/data/scifact
   lore eval --cases --mode hybrid
-  lore eval --questions testdata/demo-questions.jsonl testdata/demo-vault`)
+  lore eval --questions testdata/demo-questions.jsonl testdata/demo-vault
+  lore eval --table testdata/eval/table.json --data DIR`)
 	mode := fs.String("mode", "lexical", "retrieval mode: lexical, vector or hybrid (the last two use the built-in model)")
 	keep := fs.String("keep", "", "build the vault in DIR and keep it (default: a temporary folder, removed)")
 	cases := fs.Bool("cases", false, "score the bound vault on its evaluation cases (made with \"Report inaccurate\" in lore serve) instead of a data set")
 	questions := fs.String("questions", "", "score activate on the questions in FILE over the vault VAULT_DIR")
+	table := fs.String("table", "", "score every question set of the table FILE on its vault, beside plain FTS5 (testdata/eval/table.json)")
+	data := fs.String("data", os.Getenv("LORE_DATA"), "--table: the folder holding the vault archives the table names (default $LORE_DATA)")
 	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
 	weight := fs.Float64("vector-weight", 0, "the weight of cosine similarity in score fusion (default: lore.yaml's retrieval.vector_weight, else 0.3)")
 	pos, err := e.parse(fs, args)
@@ -53,6 +63,8 @@ Examples:
 	switch {
 	case *cases:
 		return evalCases(ctx, e, *mode)
+	case *table != "":
+		return evalTable(ctx, e, *table, *data, *mode, *weight)
 	case *questions != "":
 		if len(pos) != 1 {
 			return usageError{"eval --questions FILE needs one vault folder"}
@@ -287,5 +299,108 @@ func evalCases(ctx context.Context, e *env, mode string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "cases      %d\nmode       %s\nRecall@20  %.4f\nnDCG@10    %.4f\nMRR        %.4f\n", m.Cases, mode, m.Recall20, m.NDCG10, m.MRR)
+	return nil
+}
+
+// evalTable scores every question set of a table on its vault, beside
+// plain FTS5, and prints one Markdown table.
+func evalTable(ctx context.Context, e *env, file, data, mode string, weight float64) error {
+	t, err := eval.LoadTable(file)
+	if err != nil {
+		return vault.Errorf(vault.CodeInvalid, "read table: %v", err)
+	}
+	fmt.Fprintf(e.stdout, "mode %s; plain FTS5 beside each figure (lore / FTS5)\n\n", mode)
+	fmt.Fprintln(e.stdout, "| vault | set | questions | note@1 | note@3 | section@1 | section@3 |")
+	fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|---|")
+	var missing []string
+	for _, tv := range t.Vaults {
+		rows, err := evalTableVault(ctx, e, tv, data, mode, weight)
+		if errors.Is(err, fs.ErrNotExist) && tv.Archive != "" {
+			missing = append(missing, fmt.Sprintf("%s (%s)", tv.Name, filepath.Join(data, tv.Archive)))
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", tv.Name, err)
+		}
+		for _, r := range rows {
+			fmt.Fprintln(e.stdout, r)
+		}
+	}
+	for _, m := range missing {
+		fmt.Fprintf(e.stdout, "\nleft out, its archive is absent (--data names the folder that holds it): %s\n", m)
+	}
+	return nil
+}
+
+// evalTableVault indexes one vault of the table and asks it each set.
+func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode string, weight float64) ([]string, error) {
+	dir, cleanup, err := scratchVault("", "lore-eval-*")
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	root := dir
+	if tv.Archive != "" {
+		if data == "" {
+			return nil, fmt.Errorf("%s: %w", tv.Archive, fs.ErrNotExist)
+		}
+		if err := extractInto(filepath.Join(data, tv.Archive), dir); err != nil {
+			return nil, err
+		}
+	} else if err := copyNotes(tv.Dir, dir); err != nil {
+		return nil, err
+	}
+	ref, err := eval.OpenFTS5(root)
+	if err != nil {
+		return nil, err
+	}
+	defer ref.Close()
+	ix, _, err := evalIndex(ctx, e, root, mode, weight, embed.FromConfig)
+	if err != nil {
+		return nil, err
+	}
+	defer closeEvalIndex(ix)
+	var rows []string
+	for _, set := range tv.Sets {
+		qs, err := eval.LoadQuestions(set)
+		if err != nil {
+			return nil, vault.Errorf(vault.CodeInvalid, "read questions %s: %v", set, err)
+		}
+		m, err := eval.ScoreQuestions(ctx, eval.InMode(ix, mode), qs, mcp.RenderActivation)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ref.Score(ctx, qs)
+		if err != nil {
+			return nil, err
+		}
+		pair := func(a, b float64) string { return fmt.Sprintf("%.3f / %.3f", a, b) }
+		rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s |", tv.Name, filepath.Base(set), len(qs),
+			pair(m.Note1, r.Note1), pair(m.Note3, r.Note3), pair(m.Success1, r.Section1), pair(m.Success3, r.Section3)))
+	}
+	return rows, nil
+}
+
+// extractInto unpacks a vault archive and moves its notes into the scratch
+// vault dir (a git repository already).
+func extractInto(archive, dir string) error {
+	tmp, err := os.MkdirTemp("", "lore-eval-archive-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	root, err := eval.ExtractArchive(archive, tmp)
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	for _, en := range entries {
+		if err := os.Rename(filepath.Join(root, en.Name()), filepath.Join(dir, en.Name())); err != nil {
+			return err
+		}
+	}
 	return nil
 }
