@@ -459,8 +459,10 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
 	}
-	if err := p.boostLinks(ctx, q, ranked, project); err != nil {
-		return nil, err
+	if !p.off["links"] {
+		if err := p.boostLinks(ctx, q, ranked, project); err != nil {
+			return nil, err
+		}
 	}
 	lap("fuse", t)
 	if p.reranker != nil && len(ranked) > 0 {
@@ -471,13 +473,21 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		lap("rerank", t)
 	}
 	t = time.Now()
-	ranked = p.applyStatus(ctx, ranked, project)
+	if !p.off["status"] {
+		ranked = p.applyStatus(ctx, ranked, project)
+	}
 	lap("status", t)
 	t = time.Now()
-	markTemplates(ranked) // for the assembly's cut, and section order's short leads (scoreSections)
-	orderSections(q, ranked)
-	if err := p.markCopies(ctx, ranked, project); err != nil {
-		return nil, err
+	if !p.off["templates"] {
+		markTemplates(ranked) // for the assembly's cut, and section order's short leads (scoreSections)
+	}
+	if !p.off["sections"] {
+		orderSections(q, ranked)
+	}
+	if !p.off["copies"] {
+		if err := p.markCopies(ctx, ranked, project); err != nil {
+			return nil, err
+		}
 	}
 	lap("sections", t)
 	return ranked, nil
@@ -512,8 +522,10 @@ func (p *Pipeline) find(ctx context.Context, q, mode, project string, depth int,
 			defer wg.Done()
 			if err := safe.Do(func() {
 				t := time.Now()
-				if f.exact, lexErr = p.look.Exact(ctx, q, project); lexErr != nil {
-					return
+				if !p.off["exact"] {
+					if f.exact, lexErr = p.look.Exact(ctx, q, project); lexErr != nil {
+						return
+					}
 				}
 				record("exact", t)
 				t = time.Now()

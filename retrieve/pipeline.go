@@ -3,6 +3,8 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +32,32 @@ type Pipeline struct {
 	keyErr  error
 
 	early atomic.Int64 // searches answered by the query run beside the freshness check (tests count them)
+
+	off map[string]bool // ranking stages turned off (Without; lore eval's ablation)
+}
+
+// Stages are the ranking stages activate runs after BM25 (and the vector
+// stage), each of which Without can turn off, to measure what it pays:
+// exact (ids, paths, titles and names matched whole), links (the one-hop
+// bonus from the top notes), status (superseded notes below their
+// successors), templates (text shared with other notes cut), sections (a
+// note's places given to its best sections) and copies (a copy of a text
+// delivered once).
+var Stages = []string{"exact", "links", "status", "templates", "sections", "copies"}
+
+// Without turns the named ranking stages off (Stages), for lore eval's
+// ablation; nothing else calls it.
+func (p *Pipeline) Without(stages ...string) error {
+	for _, s := range stages {
+		if !slices.Contains(Stages, s) {
+			return vault.Errorf(vault.CodeInvalid, "no ranking stage %q: the stages are %s", s, strings.Join(Stages, ", "))
+		}
+		if p.off == nil {
+			p.off = map[string]bool{}
+		}
+		p.off[s] = true
+	}
+	return nil
 }
 
 // New returns the pipeline over ix, lexical and vector stages fused by score

@@ -51,6 +51,8 @@ Examples:
 	questions := fs.String("questions", "", "score activate on the questions in FILE over the vault VAULT_DIR")
 	table := fs.String("table", "", "score every question set of the table FILE on its vault, beside plain FTS5 (testdata/eval/table.json)")
 	data := fs.String("data", os.Getenv("LORE_DATA"), "--table: the folder holding the vault archives the table names (default $LORE_DATA)")
+	var without stringList
+	fs.Var(&without, "without", "--table: turn a ranking `stage` off, to measure what it pays ("+strings.Join(retrieve.Stages, ", ")+"); may be given more than once")
 	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
 	weight := fs.Float64("vector-weight", 0, "the weight of cosine similarity in score fusion (default: lore.yaml's retrieval.vector_weight, else 0.3)")
 	pos, err := e.parse(fs, args)
@@ -64,7 +66,7 @@ Examples:
 	case *cases:
 		return evalCases(ctx, e, *mode)
 	case *table != "":
-		return evalTable(ctx, e, *table, *data, *mode, *weight)
+		return evalTable(ctx, e, *table, *data, *mode, *weight, without)
 	case *questions != "":
 		if len(pos) != 1 {
 			return usageError{"eval --questions FILE needs one vault folder"}
@@ -304,17 +306,21 @@ func evalCases(ctx context.Context, e *env, mode string) error {
 
 // evalTable scores every question set of a table on its vault, beside
 // plain FTS5, and prints one Markdown table.
-func evalTable(ctx context.Context, e *env, file, data, mode string, weight float64) error {
+func evalTable(ctx context.Context, e *env, file, data, mode string, weight float64, without []string) error {
 	t, err := eval.LoadTable(file)
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "read table: %v", err)
 	}
-	fmt.Fprintf(e.stdout, "mode %s; plain FTS5 beside each figure (lore / FTS5)\n\n", mode)
+	off := ""
+	if len(without) > 0 {
+		off = "; without " + strings.Join(without, ", ")
+	}
+	fmt.Fprintf(e.stdout, "mode %s%s; plain FTS5 beside each figure (lore / FTS5)\n\n", mode, off)
 	fmt.Fprintln(e.stdout, "| vault | set | questions | note@1 | note@3 | section@1 | section@3 |")
 	fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|---|")
 	var missing []string
 	for _, tv := range t.Vaults {
-		rows, err := evalTableVault(ctx, e, tv, data, mode, weight)
+		rows, err := evalTableVault(ctx, e, tv, data, mode, weight, without)
 		if errors.Is(err, fs.ErrNotExist) && tv.Archive != "" {
 			missing = append(missing, fmt.Sprintf("%s (%s)", tv.Name, filepath.Join(data, tv.Archive)))
 			continue
@@ -333,7 +339,7 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 }
 
 // evalTableVault indexes one vault of the table and asks it each set.
-func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode string, weight float64) ([]string, error) {
+func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode string, weight float64, without []string) ([]string, error) {
 	dir, cleanup, err := scratchVault("", "lore-eval-*")
 	if err != nil {
 		return nil, err
@@ -360,6 +366,9 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode 
 		return nil, err
 	}
 	defer closeEvalIndex(ix)
+	if err := ix.Pipeline.Without(without...); err != nil {
+		return nil, err
+	}
 	var rows []string
 	for _, set := range tv.Sets {
 		qs, err := eval.LoadQuestions(set)
