@@ -23,8 +23,8 @@ RACE := ./vault ./fts ./retrieve ./drafts ./embed ./activity ./mcp ./web ./journ
 # daemon on loopback), the concurrent packages' tests under -race, then the
 # end-to-end tests: the official MCP TypeScript SDK client driving lore mcp.
 test: build e2e/node_modules lint
-	$(GO) test -tags $(TAGS) -count=1 ./...
-	$(GO) test -race -tags $(TAGS) -count=1 $(RACE)
+	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
+	$(GO) test -race -tags $(TAGS) -count=1 -timeout 30m $(RACE)
 	cd e2e && npm test
 
 # The e2e tests' npm packages, exactly as package-lock.json pins them.
