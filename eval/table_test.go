@@ -100,7 +100,9 @@ var newVaultSets = []struct {
 	// Floors one question under the figures of the first run (lexical;
 	// docs/BENCHMARKS.md has the table).
 	{"adr-examples", "../testdata/eval/adr-examples.jsonl", map[string]float64{"activate note@1": 0.55, "activate note@3": 0.65, "activate section@1": 0.45, "activate section@3": 0.60}},
-	{"advanced-java", "../testdata/eval/advanced-java.jsonl", map[string]float64{"activate note@1": 0.75, "activate note@3": 0.95, "activate section@1": 0.65, "activate section@3": 0.75}},
+	{"advanced-java", "../testdata/eval/advanced-java.jsonl", map[string]float64{"activate note@1": 0.85, "activate note@3": 0.95, "activate section@1": 0.75, "activate section@3": 0.85}},
+	// Written after the Chinese phrasing change was designed (fts/phrasing.go).
+	{"advanced-java", "../testdata/eval/advanced-java-2.jsonl", map[string]float64{"activate note@1": 0.94, "activate note@3": 0.94, "activate section@1": 0.94, "activate section@3": 0.94}},
 	{"go-proposals", "../testdata/eval/go-proposals.jsonl", map[string]float64{"activate note@1": 0.95, "activate note@3": 0.95, "activate section@1": 0.73, "activate section@3": 0.82}},
 }
 
@@ -117,7 +119,7 @@ func TestNewVaults_Figures(t *testing.T) {
 		t.Skip(err)
 	}
 	for _, nv := range newVaultSets {
-		t.Run(nv.name, func(t *testing.T) {
+		t.Run(nv.name+"/"+filepath.Base(nv.set), func(t *testing.T) {
 			archive := filepath.Join(shared, "data", nv.name, nv.name+".tar.gz")
 			dir := t.TempDir()
 			root, err := ExtractArchive(archive, dir)

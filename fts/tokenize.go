@@ -398,11 +398,13 @@ func isLowerASCII(s string) bool {
 	return true
 }
 
-// QueryTerms returns the distinct terms of a query, dropping English stop words
+// QueryTerms returns the distinct terms of a query, leaving out its Chinese
+// question phrasing (MaskPhrasing), dropping English stop words
 // unless nothing else is left or the query writes them in capitals (a name:
 // capitalStops), then each phrasal verb joined into its noun (particles),
 // at most MaxQueryTerms.
 func QueryTerms(q string) []string {
+	q = MaskPhrasing(q)
 	seen := map[string]bool{}
 	names := capitalStops(q)
 	var all, content, joined []string

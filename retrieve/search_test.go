@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -257,5 +258,24 @@ func TestSearch_EveryScoreIsFiniteAndInOrder(t *testing.T) {
 		if i > 0 && h.Score > hits[i-1].Score {
 			t.Errorf("hit %d (%s %v, %v) outscores the hit before it (%v)", i, h.Path, h.HeadingPath, h.Score, hits[i-1].Score)
 		}
+	}
+}
+
+// Chinese question phrasing is not content. "由哪几部分组成" ("what parts
+// is it made of") matched a heading of that shape in another note, above
+// the note the question named (issue 62's outside runs on a Chinese
+// knowledge base).
+func TestSearch_ChinesePhrasingIsNotContent(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"jvm.md":   "# JVM 内存由哪几部分组成\n\n堆、栈、方法区和程序计数器。\n",
+		"redis.md": "# Redis 集群\n\nRedis 集群的节点：master 和 slave，哈希槽分在各个 master 上。\n",
+	})
+	for _, q := range []string{"Redis 集群由哪几部分组成", "Redis 集群是什么", "Redis 集群有哪些节点"} {
+		if hits := tv.search(q, vault.SearchOptions{}); len(hits) == 0 || hits[0].Path != "redis.md" {
+			t.Errorf("%s: %v, want redis.md first", q, paths(hits))
+		}
+	}
+	if got := fts.QueryTerms("由哪几部分组成"); len(got) == 0 {
+		t.Error("a query of phrasing alone lost every term")
 	}
 }

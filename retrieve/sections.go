@@ -113,7 +113,7 @@ type sectionTerm struct {
 func sectionQueryTerms(q string) []sectionTerm {
 	var out []sectionTerm
 	seen := map[string]bool{}
-	fts.EachToken(q, func(t string, stop bool) {
+	fts.EachToken(fts.MaskPhrasing(q), func(t string, stop bool) {
 		w := 1.0
 		if stop {
 			w = sectionStopWeight
