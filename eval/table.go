@@ -27,6 +27,10 @@ import (
 // Table is a table file.
 type Table struct {
 	Vaults []TableVault `json:"vaults"`
+	// OffTopic is a file of everyday prompts in a bound code repository
+	// (one a line, beside the table file), which the prompt hook should
+	// send nothing for; each vault's sets are its on-topic prompts.
+	OffTopic string `json:"off_topic,omitempty"`
 }
 
 // TableVault is one vault of the table and its question sets.
@@ -52,6 +56,9 @@ func LoadTable(path string) (Table, error) {
 		return t, fmt.Errorf("%s: %w", path, err)
 	}
 	base := filepath.Dir(path)
+	if t.OffTopic != "" {
+		t.OffTopic = filepath.Join(base, t.OffTopic)
+	}
 	for i := range t.Vaults {
 		v := &t.Vaults[i]
 		if v.Name == "" || (v.Dir == "") == (v.Archive == "") || len(v.Sets) == 0 {

@@ -297,10 +297,11 @@ const plausibleRank = 3
 // finds something for almost any query; this says whether it is about it.
 const relevantSimilarity = 0.5
 
-// contentTerms are a query's distinct tokens that are not stop words.
+// contentTerms are a query's distinct tokens that are not stop words nor
+// Chinese question phrasing (fts.MaskPhrasing).
 func contentTerms(q string) map[string]bool {
 	out := map[string]bool{}
-	fts.EachToken(q, func(t string, stop bool) {
+	fts.EachToken(fts.MaskPhrasing(q), func(t string, stop bool) {
 		if !stop {
 			out[t] = true
 		}

@@ -123,3 +123,28 @@ func TestActivate_RelevantOnlyDeliversNothingUnrelated(t *testing.T) {
 		t.Errorf("the incident was not delivered first: %v", keys(act))
 	}
 }
+
+// The relevance bar counts a Chinese question's content, not its phrasing:
+// "一下" counted among the words a section held, so the hook sent a
+// section for "跑一下测试" (run the tests) by its "一下". A question whose
+// content a section holds ("前端怎么回滚") still gets it.
+func TestActivate_RelevanceBarLeavesChinesePhrasingOut(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"发布流程.md": "# 发布流程\n\n## 回滚\n\n前端上线后出问题时回滚到上一个版本。\n",
+		"工具.md":   "# 测试\n\n测试前先看一下日志。\n",
+	})
+	ctx := t.Context()
+	act, err := tv.Ix.Activate(ctx, vaultRequest("前端怎么回滚", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(act.Fragments) == 0 || act.Fragments[0].Path != "发布流程.md" {
+		t.Errorf("the rollback section was not sent: %v", keys(act))
+	}
+	if act, err = tv.Ix.Activate(ctx, vaultRequest("跑一下测试", true)); err != nil {
+		t.Fatal(err)
+	}
+	if len(act.Fragments) != 0 {
+		t.Errorf("跑一下测试 was sent %v", keys(act))
+	}
+}

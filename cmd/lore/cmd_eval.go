@@ -311,16 +311,22 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "read table: %v", err)
 	}
-	off := ""
+	stages := ""
 	if len(without) > 0 {
-		off = "; without " + strings.Join(without, ", ")
+		stages = "; without " + strings.Join(without, ", ")
 	}
-	fmt.Fprintf(e.stdout, "mode %s%s; plain FTS5 beside each figure (lore / FTS5)\n\n", mode, off)
+	fmt.Fprintf(e.stdout, "mode %s%s; plain FTS5 beside each figure (lore / FTS5)\n\n", mode, stages)
 	fmt.Fprintln(e.stdout, "| vault | set | questions | note@1 | note@3 | section@1 | section@3 |")
 	fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|---|")
-	var missing []string
+	var off []string
+	if t.OffTopic != "" {
+		if off, err = eval.LoadPrompts(t.OffTopic); err != nil {
+			return err
+		}
+	}
+	var missing, hookRows []string
 	for _, tv := range t.Vaults {
-		rows, err := evalTableVault(ctx, e, tv, data, mode, weight, without)
+		rows, hook, err := evalTableVault(ctx, e, tv, data, mode, weight, without, off)
 		if errors.Is(err, fs.ErrNotExist) && tv.Archive != "" {
 			missing = append(missing, fmt.Sprintf("%s (%s)", tv.Name, filepath.Join(data, tv.Archive)))
 			continue
@@ -331,6 +337,15 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 		for _, r := range rows {
 			fmt.Fprintln(e.stdout, r)
 		}
+		hookRows = append(hookRows, hook)
+	}
+	if len(off) > 0 {
+		fmt.Fprintf(e.stdout, "\nthe prompt hook (reviewed memory that clears the relevance bar, 6 fragments in 600 tokens): on-topic prompts are the vault's questions, off-topic the %d of %s\n\n", len(off), filepath.Base(t.OffTopic))
+		fmt.Fprintln(e.stdout, "| vault | on-topic: answering section sent / sent first | off-topic: nothing sent | off-topic prompts that got something |")
+		fmt.Fprintln(e.stdout, "|---|---|---|---|")
+		for _, r := range hookRows {
+			fmt.Fprintln(e.stdout, r)
+		}
 	}
 	for _, m := range missing {
 		fmt.Fprintf(e.stdout, "\nleft out, its archive is absent (--data names the folder that holds it): %s\n", m)
@@ -339,55 +354,67 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 }
 
 // evalTableVault indexes one vault of the table and asks it each set.
-func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode string, weight float64, without []string) ([]string, error) {
+func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode string, weight float64, without, off []string) (rows []string, hook string, err error) {
 	dir, cleanup, err := scratchVault("", "lore-eval-*")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer cleanup()
 	root := dir
 	if tv.Archive != "" {
 		if data == "" {
-			return nil, fmt.Errorf("%s: %w", tv.Archive, fs.ErrNotExist)
+			return nil, "", fmt.Errorf("%s: %w", tv.Archive, fs.ErrNotExist)
 		}
 		if err := extractInto(filepath.Join(data, tv.Archive), dir); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	} else if err := copyNotes(tv.Dir, dir); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ref, err := eval.OpenFTS5(root)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer ref.Close()
 	ix, _, err := evalIndex(ctx, e, root, mode, weight, embed.FromConfig)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer closeEvalIndex(ix)
 	if err := ix.Pipeline.Without(without...); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	var rows []string
+	var all []eval.Question
 	for _, set := range tv.Sets {
 		qs, err := eval.LoadQuestions(set)
 		if err != nil {
-			return nil, vault.Errorf(vault.CodeInvalid, "read questions %s: %v", set, err)
+			return nil, "", vault.Errorf(vault.CodeInvalid, "read questions %s: %v", set, err)
 		}
+		all = append(all, qs...)
 		m, err := eval.ScoreQuestions(ctx, eval.InMode(ix, mode), qs, mcp.RenderActivation)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		r, err := ref.Score(ctx, qs)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		pair := func(a, b float64) string { return fmt.Sprintf("%.3f / %.3f", a, b) }
 		rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s |", tv.Name, filepath.Base(set), len(qs),
 			pair(m.Note1, r.Note1), pair(m.Note3, r.Note3), pair(m.Success1, r.Section1), pair(m.Success3, r.Section3)))
 	}
-	return rows, nil
+	if len(off) > 0 {
+		h, err := eval.ScoreHook(ctx, eval.InMode(ix, mode), all, off)
+		if err != nil {
+			return nil, "", err
+		}
+		sent := strings.Join(h.OffTopicSent, "; ")
+		if sent == "" {
+			sent = "none"
+		}
+		hook = fmt.Sprintf("| %s | %.3f / %.3f (%d) | %.3f (%d) | %s |", tv.Name, h.Answered, h.First, h.On, h.Silent, h.Off, sent)
+	}
+	return rows, hook, nil
 }
 
 // extractInto unpacks a vault archive and moves its notes into the scratch

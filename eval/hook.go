@@ -1,0 +1,99 @@
+package eval
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"strings"
+
+	"github.com/lore-memory/lore/vault"
+)
+
+// The prompt hook's bar: lore hook prompt sends reviewed memory that
+// clears a relevance bar, and nothing when nothing does. It is judged on
+// two kinds of prompt: on-topic ones (the question sets, each with the
+// section that answers it) and everyday off-topic ones a developer types
+// in a bound code repository ("run the tests", "add a field"), which
+// should get nothing.
+
+// HookRequest is activate as lore hook prompt asks it: reviewed memory
+// only, what clears the relevance bar, 6 fragments within 600 tokens
+// (the hook's defaults).
+func HookRequest(query, project string) vault.ActivateRequest {
+	return vault.ActivateRequest{Query: query, Project: project, PublishedOnly: true, RelevantOnly: true,
+		Limits: vault.Limits{MaxFragments: 6, PerResource: 2, TokenBudget: 600}}
+}
+
+// HookFigures are the hook's figures on a vault: the share of on-topic
+// prompts whose answering section it sends (and sends first), and the
+// share of off-topic prompts it sends nothing for.
+type HookFigures struct {
+	On, Off         int
+	Answered, First float64
+	Silent          float64
+	OffTopicSent    []string // the off-topic prompts that got something
+}
+
+// ScoreHook asks each prompt as the hook does.
+func ScoreHook(ctx context.Context, a vault.Activator, on []Question, off []string) (HookFigures, error) {
+	f := HookFigures{On: len(on), Off: len(off)}
+	for _, q := range on {
+		act, err := a.Activate(ctx, HookRequest(q.Query, q.Project))
+		if err != nil {
+			return f, err
+		}
+		var ans Answer
+		ans.Question = q
+		ans.rank(placesOf(act))
+		if ans.Rank > 0 {
+			f.Answered++
+		}
+		if ans.Rank == 1 {
+			f.First++
+		}
+	}
+	for _, p := range off {
+		act, err := a.Activate(ctx, HookRequest(p, ""))
+		if err != nil {
+			return f, err
+		}
+		if len(act.Fragments) == 0 {
+			f.Silent++
+		} else {
+			f.OffTopicSent = append(f.OffTopicSent, p)
+		}
+	}
+	if f.On > 0 {
+		f.Answered, f.First = f.Answered/float64(f.On), f.First/float64(f.On)
+	}
+	if f.Off > 0 {
+		f.Silent /= float64(f.Off)
+	}
+	return f, nil
+}
+
+// LoadPrompts reads a file of prompts, one a line (blank lines skipped).
+func LoadPrompts(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, sc.Err()
+}
+
+// placesOf is where each delivered fragment is, in order.
+func placesOf(act *vault.Activation) []place {
+	var out []place
+	for _, f := range act.Fragments {
+		out = append(out, place{f.Path, f.HeadingPath})
+	}
+	return out
+}
