@@ -79,6 +79,17 @@ func (p *teammate) must(args ...string) string {
 	return out
 }
 
+// seededRemote is a bare remote served by git daemon on loopback, holding
+// one commit of files on main; it returns the remote's URL and folder.
+func seededRemote(t *testing.T, files map[string]string) (url, bare string) {
+	t.Helper()
+	d, bare := testvault.Remote(t, "vault.git")
+	seed := testvault.Committed(t, files)
+	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
+	testvault.Git(t, seed, "push", "-q", "origin", "main")
+	return d.URL("vault.git"), bare
+}
+
 // Two people on two clones run the loop with lore commands alone, over a
 // remote served by git daemon: alice's agent stores, alice syncs; bob
 // syncs and lists her Draft (project, author, where it came from, age,
@@ -87,15 +98,12 @@ func (p *teammate) must(args ...string) string {
 // agent's activate gets the merged text. A note bob edits by hand reaches
 // alice's running agent session: its next prompt's hook gets it replaced.
 func TestTeam_TheLoopWithLoreCommandsAlone(t *testing.T) {
-	d, bare := testvault.Remote(t, "vault.git")
-	seed := testvault.Committed(t, map[string]string{
+	url, bare := seededRemote(t, map[string]string{
 		"lore.yaml":        "embedding: {provider: none}\nprojects: {api: {}}\n",
 		"LORE.md":          "# Guidelines\n\nKeep notes short.\n",
 		"howto/release.md": "---\nid: mem_release\n---\n# Release\n\nRun the tests first.\n",
 	})
-	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
-	testvault.Git(t, seed, "push", "-q", "origin", "main")
-	alice, bob := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "bob", d.URL("vault.git"))
+	alice, bob := newTeammate(t, "alice", url), newTeammate(t, "bob", url)
 
 	// alice's agent session is running, its prompt hook has given it the
 	// release note.
@@ -178,14 +186,11 @@ func TestTeam_TheLoopWithLoreCommandsAlone(t *testing.T) {
 // syncs reaches alice's vault while her agent's server runs, with no
 // command of hers.
 func TestTeam_ARunningServerFetchesTeammatesDrafts(t *testing.T) {
-	d, _ := testvault.Remote(t, "vault.git")
-	seed := testvault.Committed(t, map[string]string{
+	url, _ := seededRemote(t, map[string]string{
 		"lore.yaml":        "embedding: {provider: none}\nprojects: {api: {}}\nfetch_every_seconds: 1\n",
 		"howto/release.md": "---\nid: mem_release\n---\n# Release\n\nRun the tests first.\n",
 	})
-	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
-	testvault.Git(t, seed, "push", "-q", "origin", "main")
-	alice, bob := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "bob", d.URL("vault.git"))
+	alice, bob := newTeammate(t, "alice", url), newTeammate(t, "bob", url)
 	server := exec.Command(binary(t), "mcp")
 	server.Dir, server.Env = alice.code, alice.env()
 	stdin, err := server.StdinPipe() // held open: the server serves until it closes
@@ -218,14 +223,11 @@ func TestTeam_ARunningServerFetchesTeammatesDrafts(t *testing.T) {
 // ("merge with git" and "run lore sync --merge") and exited 0, though
 // nothing was merged. It now exits non-zero with one instruction.
 func TestAttack_SyncMergeThatMergesNothingFails(t *testing.T) {
-	d, bare := testvault.Remote(t, "vault.git")
-	seed := testvault.Committed(t, map[string]string{
+	url, bare := seededRemote(t, map[string]string{
 		"lore.yaml":        "embedding: {provider: none}\nprojects: {api: {}}\n",
 		"howto/release.md": "---\nid: mem_release\n---\n# Release\n\nRun the tests first.\n",
 	})
-	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
-	testvault.Git(t, seed, "push", "-q", "origin", "main")
-	alice, bob := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "bob", d.URL("vault.git"))
+	alice, bob := newTeammate(t, "alice", url), newTeammate(t, "bob", url)
 	edit := func(p *teammate, line string) {
 		rel := filepath.Join(p.vault, "howto", "release.md")
 		data, _ := os.ReadFile(rel)
@@ -260,15 +262,12 @@ func TestAttack_SyncMergeThatMergesNothingFails(t *testing.T) {
 // while the Draft changed a rule note. "(here)" now comes from this
 // machine's outbox alone, and PATH from the paths the commits change.
 func TestAttack_ProvenanceIsWhatThisMachineLogged(t *testing.T) {
-	d, _ := testvault.Remote(t, "vault.git")
-	seed := testvault.Committed(t, map[string]string{
+	url, _ := seededRemote(t, map[string]string{
 		"lore.yaml":             "embedding: {provider: none}\nprojects: {api: {}}\n",
 		"howto/release.md":      "---\nid: mem_release\n---\n# Release\n\nRun the tests first.\n",
 		"decisions/0001-cfg.md": "---\nid: mem_cfg\nguard:\n  - deny: 'os.Getenv'\n    severity: error\n    message: read config through cfg\n---\n# Config\n\nRead config through cfg.\n",
 	})
-	testvault.Git(t, seed, "remote", "add", "origin", d.URL("vault.git"))
-	testvault.Git(t, seed, "push", "-q", "origin", "main")
-	alice, mallory := newTeammate(t, "alice", d.URL("vault.git")), newTeammate(t, "mallory", d.URL("vault.git"))
+	alice, mallory := newTeammate(t, "alice", url), newTeammate(t, "mallory", url)
 	alice.must("store", "create", "--path", "notes/mine.md", "--body", "# Mine\n\nalice's own\n")
 	// mallory's commit claims to be alice's, from alice's machine (the
 	// same host name here), names notes/typos.md and rewrites the rule.
