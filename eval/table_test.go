@@ -103,6 +103,9 @@ var newVaultSets = []struct {
 	{"advanced-java", "../testdata/eval/advanced-java.jsonl", map[string]float64{"activate note@1": 0.85, "activate note@3": 0.95, "activate section@1": 0.75, "activate section@3": 0.85}},
 	// Written after the Chinese phrasing change was designed (fts/phrasing.go).
 	{"advanced-java", "../testdata/eval/advanced-java-2.jsonl", map[string]float64{"activate note@1": 0.94, "activate note@3": 0.94, "activate section@1": 0.94, "activate section@3": 0.94}},
+	// Written after the note-evidence change was designed (not kept:
+	// docs/decisions/not-kept-note-evidence.md).
+	{"go-proposals", "../testdata/eval/go-proposals-2.jsonl", map[string]float64{"activate note@1": 0.90, "activate note@3": 0.95, "activate section@1": 0.75, "activate section@3": 0.90}},
 	{"go-proposals", "../testdata/eval/go-proposals.jsonl", map[string]float64{"activate note@1": 0.95, "activate note@3": 0.95, "activate section@1": 0.73, "activate section@3": 0.82}},
 }
 
