@@ -92,7 +92,7 @@ func Open(ctx context.Context, ix vault.DraftIndex, out vault.Outbox) (*Store, e
 	if rel != "." {
 		s.prefix = filepath.ToSlash(rel) + "/"
 	}
-	s.org = "refs/heads/" + v.Config.OrgRef
+	s.org = v.Config.OrgBranch()
 	s.remote = v.Config.Remote
 	s.lock = filepath.Join(v.DataDir(), "drafts.lock")
 	ix.UseOverlay(overlays{s})

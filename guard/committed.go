@@ -26,14 +26,7 @@ import (
 // no commit on its org ref yet (a new one) has only its work tree, and the
 // sources are returned as they are.
 func Committed(ctx context.Context, v *vault.Vault, src []Source) (out []Source, notes []string, err error) {
-	org := v.Config.OrgRef
-	if org == "" {
-		org = "main"
-	}
-	ref := org
-	if !strings.HasPrefix(ref, "refs/") {
-		ref = "refs/heads/" + org
-	}
+	org, ref := v.Config.OrgRef, v.Config.OrgBranch()
 	git := func(args ...string) ([]byte, error) { return gitcli.Run(ctx, v.Root, nil, args...) }
 	changed, prefix, err := uncommitted(ctx, v, ref)
 	if err != nil {
@@ -66,7 +59,7 @@ func Committed(ctx context.Context, v *vault.Vault, src []Source) (out []Source,
 			Tier: r.Front.Tier, Tags: []string(r.Front.Tags), Rules: r.Rules})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	short := strings.TrimPrefix(ref, "refs/heads/")
+	short := org
 	if head, err := git("symbolic-ref", "-q", "--short", "HEAD"); err != nil {
 		notes = append(notes, "the vault's HEAD is detached: the rules are read from "+short)
 	} else if b := strings.TrimSpace(string(head)); b != "" && b != short {
@@ -86,14 +79,7 @@ func plural(n int, what string) string {
 // org ref (edited, added, deleted, or another branch checked out), by
 // vault path; nil when the org ref has no commit yet.
 func Uncommitted(ctx context.Context, v *vault.Vault) (map[string]bool, error) {
-	ref := v.Config.OrgRef
-	if ref == "" {
-		ref = "main"
-	}
-	if !strings.HasPrefix(ref, "refs/") {
-		ref = "refs/heads/" + ref
-	}
-	changed, _, err := uncommitted(ctx, v, ref)
+	changed, _, err := uncommitted(ctx, v, v.Config.OrgBranch())
 	return changed, err
 }
 

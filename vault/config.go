@@ -302,6 +302,11 @@ func DefaultConfig() Config {
 }
 
 // ParseConfig decodes lore.yaml strictly. The error names the file, the line and
+
+// OrgBranch is the full ref name of the org ref (org_ref is a branch name,
+// "main" by default).
+func (c Config) OrgBranch() string { return "refs/heads/" + c.OrgRef }
+
 // the offending key or value.
 func ParseConfig(data []byte) (Config, error) {
 	cfg := DefaultConfig()

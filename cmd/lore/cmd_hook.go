@@ -230,11 +230,8 @@ func (h *hookRun) draftsWaiting(ctx context.Context, b vault.Binding) string {
 	if err != nil {
 		return ""
 	}
-	org := strings.TrimPrefix(v.Config.OrgRef, "refs/heads/")
+	org := v.Config.OrgRef
 	v.Close()
-	if org == "" {
-		org = "main"
-	}
 	out, err := gitcli.Run(ctx, b.Vault, nil, "for-each-ref", "--no-merged=refs/heads/"+org, "--format=%(creatordate:unix)", "refs/heads/drafts/")
 	if err != nil {
 		return ""
@@ -396,10 +393,7 @@ func (h *hookRun) preTool(ctx context.Context, b vault.Binding, dir string) ([]b
 	if err != nil {
 		return nil, err
 	}
-	org := strings.TrimPrefix(ix.Vault().Config.OrgRef, "refs/heads/")
-	if org == "" {
-		org = "main"
-	}
+	org := ix.Vault().Config.OrgRef
 	added := strings.Contains(h.in.ToolInput.Command, "git add") || strings.Contains(h.in.ToolInput.Command, "git stage")
 	check := func(repo string, in guard.Input) (string, error) {
 		diffs, content, done, err := guard.Changes(ctx, repo, in)
