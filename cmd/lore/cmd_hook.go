@@ -268,10 +268,14 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 	// stays as it was (nothing was given).
 	// A note the vault's work tree holds uncommitted is marked so: the hook
 	// cannot tell the person's edit from what an agent or a plugin wrote.
+	// Asked only when there is a note to mark: a git status on every
+	// prompt that gets nothing is time the hook does not need.
 	var uncommitted map[string]bool
-	if v, err := vault.Open(b.Vault); err == nil {
-		uncommitted, _ = guard.Uncommitted(ctx, v)
-		v.Close()
+	if act != nil && len(act.Fragments) > 0 {
+		if v, err := vault.Open(b.Vault); err == nil {
+			uncommitted, _ = guard.Uncommitted(ctx, v)
+			v.Close()
+		}
 	}
 	text := hook.Memory(act, uncommitted)
 	for try := 0; try < 3 && act != nil && hook.Tokens(text, act.RunID) > budget; try++ {
