@@ -1,6 +1,10 @@
 package drafts
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"time"
+)
 
 // LockBusyError is a lock wait that ended (its context was cancelled or
 // timed out) before another lore process released the lock.
@@ -14,3 +18,10 @@ func (e *LockBusyError) Error() string {
 }
 
 func (e *LockBusyError) Unwrap() error { return e.Err }
+
+// tryLockFile is lockFile waiting at most wait.
+func tryLockFile(ctx context.Context, path string, wait time.Duration) (func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	return lockFile(ctx, path)
+}

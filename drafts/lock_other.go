@@ -35,10 +35,3 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		}
 	}
 }
-
-// tryLockFile is lockFile waiting at most wait.
-func tryLockFile(ctx context.Context, path string, wait time.Duration) (func(), error) {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	return lockFile(ctx, path)
-}

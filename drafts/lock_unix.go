@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -59,13 +58,6 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		}()
 		return nil, &LockBusyError{Path: path, Err: ctx.Err()}
 	}
-}
-
-// tryLockFile is lockFile waiting at most wait.
-func tryLockFile(ctx context.Context, path string, wait time.Duration) (func(), error) {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	return lockFile(ctx, path)
 }
 
 func flockTry(f *os.File) error {

@@ -69,8 +69,7 @@ type SyncReport struct {
 // retrying with the reason (and returns no error: the outbox has it); a
 // refused push marks the Draft failed.
 func (s *Store) syncWith(ctx context.Context, opt SyncOptions) (SyncReport, error) {
-	rep := SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{},
-		Fetched: []string{}, Updated: []string{}, Combined: []string{}, Retired: []string{}, CameIn: []NoteChange{}}
+	rep := s.newReport()
 	if err := s.writable("sync"); err != nil {
 		return rep, err
 	}
@@ -80,6 +79,13 @@ func (s *Store) syncWith(ctx context.Context, opt SyncOptions) (SyncReport, erro
 	}
 	defer unlock()
 	return s.syncLocked(ctx, opt, rep)
+}
+
+// newReport is an empty report on the store's remote (lists empty, not
+// null, in JSON).
+func (s *Store) newReport() SyncReport {
+	return SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{},
+		Fetched: []string{}, Updated: []string{}, Combined: []string{}, Retired: []string{}, CameIn: []NoteChange{}}
 }
 
 // syncLock is the lock one sync at a time holds (beside the store's write
@@ -376,8 +382,7 @@ var errSyncRunning = errors.New("another sync is still running (a slow or silent
 // publishSync is the sync after a merge: as syncWith, but waiting at most
 // PublishWait for a sync already running.
 func (s *Store) publishSync(ctx context.Context) (SyncReport, error) {
-	rep := SyncReport{Remote: s.remote, Pushed: []string{}, Deleted: []string{}, Failed: []string{},
-		Fetched: []string{}, Updated: []string{}, Combined: []string{}, Retired: []string{}, CameIn: []NoteChange{}}
+	rep := s.newReport()
 	if err := s.writable("sync"); err != nil {
 		return rep, err
 	}
