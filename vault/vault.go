@@ -210,10 +210,6 @@ func (v *Vault) scanDir(rel string) (files []FileStat, problems []Problem, dirs 
 			// scan reads under its own path: indexed once, seen only by
 			// those who see the target (journal/, projects/<name>/). A
 			// link to anything else is not read.
-			if _, err := v.root.Stat(childRel); err != nil { // follows the link, refusing escapes
-				problems = append(problems, Problem{p, "symlink leads out of the vault or nowhere; not read"})
-				continue
-			}
 			if _, err := v.LinkTarget(childRel); err != nil {
 				problems = append(problems, Problem{p, Message(err) + "; not read"})
 			}
@@ -256,14 +252,10 @@ func (v *Vault) StatFile(rel string) (FileStat, bool) {
 // directory or dot-folder, to a folder, or to a file that is not memory is
 // an error naming it.
 func (v *Vault) LinkTarget(rel string) (string, error) {
-	info, err := v.root.Lstat(rel)
-	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
-		return "", nil
-	}
-	if err := v.checkLink(rel); err != nil {
+	real, err := v.linkedTo(rel)
+	if err != nil || real == "" {
 		return "", err
 	}
-	real, _ := filepath.EvalSymlinks(filepath.Join(v.Root, rel))
 	in, _ := filepath.Rel(v.Root, real)
 	target := NormalizePath(in)
 	st, err := os.Stat(real)
@@ -279,27 +271,34 @@ func (v *Vault) LinkTarget(rel string) (string, error) {
 // credential as memory, and a store would commit it to a Draft branch that
 // sync pushes. A file that is no symlink passes at the cost of one lstat.
 func (v *Vault) checkLink(rel string) error {
+	_, err := v.linkedTo(rel)
+	return err
+}
+
+// linkedTo is checkLink that also returns where the link leads, resolved
+// ("" when rel is no link, or is gone).
+func (v *Vault) linkedTo(rel string) (string, error) {
 	info, err := v.root.Lstat(rel)
 	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
-		return nil // not a link (or gone: the caller's own open says so)
+		return "", nil // not a link (or gone: the caller's own open says so)
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(v.Root, rel))
 	if err != nil {
-		return Errorf(CodeInvalid, "%s is a symlink that leads nowhere", NormalizePath(rel))
+		return "", Errorf(CodeInvalid, "%s is a symlink that leads nowhere", NormalizePath(rel))
 	}
 	in, err := filepath.Rel(v.Root, real)
 	if err != nil || in == ".." || strings.HasPrefix(in, ".."+string(filepath.Separator)) {
-		return Errorf(CodeInvalid, "%s is a symlink out of the vault", NormalizePath(rel))
+		return "", Errorf(CodeInvalid, "%s is a symlink out of the vault", NormalizePath(rel))
 	}
 	if within(v.GitDir, real) {
-		return Errorf(CodeInvalid, "%s is a symlink into the git directory", NormalizePath(rel))
+		return "", Errorf(CodeInvalid, "%s is a symlink into the git directory", NormalizePath(rel))
 	}
 	for _, seg := range strings.Split(in, string(filepath.Separator)) {
 		if strings.HasPrefix(seg, ".") {
-			return Errorf(CodeInvalid, "%s is a symlink into %s, a git directory or dot-folder, which is not memory", NormalizePath(rel), seg)
+			return "", Errorf(CodeInvalid, "%s is a symlink into %s, a git directory or dot-folder, which is not memory", NormalizePath(rel), seg)
 		}
 	}
-	return nil
+	return real, nil
 }
 
 // MaxAttachmentBytes is the largest attachment (an image a note shows) the
