@@ -504,8 +504,8 @@ func TestAttack_AnUntrackedFileBlocksNoSync(t *testing.T) {
 	if !has(rep.Pushed, ra.DraftID) {
 		t.Errorf("alice's Draft was not pushed: %+v", rep)
 	}
-	if !strings.Contains(rep.OrgNote, "guides") || !strings.Contains(rep.OrgNote, "untracked") {
-		t.Errorf("the report does not name the untracked file: %q", rep.OrgNote)
+	if !strings.Contains(rep.OrgNote, "guides") || !strings.Contains(rep.OrgNote, "untracked") || !strings.Contains(rep.OrgNote, "move it aside") {
+		t.Errorf("the report does not name the untracked file and what to do: %q", rep.OrgNote)
 	}
 	if alice.orgHead() != before {
 		t.Error("the org ref moved though its work tree could not")
@@ -524,8 +524,10 @@ func TestAttack_AnUntrackedFileBlocksNoSync(t *testing.T) {
 // TestAttack_AHugeNoteIsNeverRead: a Draft with one 512 MiB note of one
 // letter packs to about 2 MiB, and every teammate's sync read it whole
 // (2.4 GB of memory). A Draft that writes a file over vault.MaxFileBytes
-// is listed and refused with its size, and its blob is never read; a
-// merge refuses it too.
+// is refused by sync with its size, by a merge, and by the overlay, which
+// leaves it out while doctor names it; the blob reader refuses it from its
+// header. (That sync no longer reads it is measured, not asserted: 2.9 GB
+// → 24 MB on a 572 MiB note, docs/RELIABILITY.md.)
 func TestAttack_AHugeNoteIsNeverRead(t *testing.T) {
 	tm := newTeam(t)
 	ctx := context.Background()

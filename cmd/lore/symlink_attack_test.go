@@ -66,6 +66,10 @@ func TestAttack_SymlinkedNotes(t *testing.T) {
 	if out, ok := lore("api", "load", "mem_diary"); ok || strings.Contains(out, "zebra") {
 		t.Errorf("the diary is reachable by its id:\n%s", out)
 	}
+	// A note keeps its id: the link does not take it.
+	if out, ok := lore("payments", "load", "mem_pay"); !ok || !strings.Contains(out, "path: projects/payments/secret.md") {
+		t.Errorf("the payments note's id does not load the note under its own path:\n%s", out)
+	}
 	// One note under several names is indexed once.
 	out, _ := lore("api", "search", "ledger rows postgres")
 	if n := strings.Count(out, "postgres"); n != 1 || strings.Contains(out, "README.md") {
