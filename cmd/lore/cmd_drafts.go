@@ -260,7 +260,7 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 		if n := len(d.Operations); n > 0 {
 			last = d.Operations[n-1].Op
 		}
-		p := changedPaths(d.Paths)
+		p := pathsColumn(d.Paths)
 		status := st.Remote().Status(ctx, d.ID)
 		if status == "queued" && !hasRemote {
 			status = "local (no remote)"
@@ -536,10 +536,10 @@ func errMergedNothing(rep drafts.SyncReport) error {
 	return vault.Errorf(vault.CodeConflict, "lore sync --merge merged nothing: %s", rep.OrgNote)
 }
 
-// changedPaths is a Draft's PATH as lore drafts list shows it: the paths
+// pathsColumn is a Draft's PATH as lore drafts list shows it: the paths
 // its commits change (not the path its trailers name), the first two and
 // how many more.
-func changedPaths(paths []string) string {
+func pathsColumn(paths []string) string {
 	switch {
 	case len(paths) == 0:
 		return "-"
