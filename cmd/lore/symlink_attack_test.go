@@ -60,6 +60,9 @@ func TestAttack_SymlinkedNotes(t *testing.T) {
 	if out, ok := lore("api", "load", "notes/pay.md"); ok || strings.Contains(out, "walrus") {
 		t.Errorf("project api loads another project's note through a link:\n%s", out)
 	}
+	if out, ok := lore("api", "load", "notes/diary.md"); ok || strings.Contains(out, "zebra") {
+		t.Errorf("project api loads a diary through a link:\n%s", out)
+	}
 	if out, ok := lore("payments", "load", "notes/pay.md"); !ok || !strings.Contains(out, "path: projects/payments/secret.md") {
 		t.Errorf("project payments' load through the link does not give the note under its own path:\n%s", out)
 	}
