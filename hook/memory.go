@@ -101,7 +101,9 @@ func MemoryLead(runID, mark string) string {
 }
 
 // MemoryFragment is one fragment's part of Memory's text under mark: ""
-// for a reused fragment or a Draft's. A note whose work tree differs from
+// for a reused fragment or a Draft's. A fragment whose citations of code
+// broke has a marked line under its header saying which, and the commit
+// that broke each. A note whose work tree differs from
 // the org ref (uncommitted: anything that writes the vault's folder may
 // have made the edit) says so in its header.
 func MemoryFragment(f vault.Fragment, mark string, uncommitted bool) string {
@@ -116,7 +118,13 @@ func MemoryFragment(f vault.Fragment, mark string, uncommitted bool) string {
 	if uncommitted {
 		tag = uncommittedTag
 	}
-	return "\n" + mark + " [" + f.Action + tag + "] " + loc + "\n" + strings.TrimRight(f.Content, "\n") + "\n"
+	stale := ""
+	if len(f.Stale) > 0 {
+		// under the header, with the mark: a note cannot write it, nor
+		// hide that its citations broke
+		stale = mark + " " + vault.StaleText(f.Stale) + "\n"
+	}
+	return "\n" + mark + " [" + f.Action + tag + "] " + loc + "\n" + stale + strings.TrimRight(f.Content, "\n") + "\n"
 }
 
 // uncommittedTag marks a fragment of a note with uncommitted edits.
@@ -158,6 +166,9 @@ func ParseMemory(s string) (act *vault.Activation, ok bool) {
 				flush()
 				parts := strings.Split(fm[3], " › ")
 				cur = &vault.Fragment{Action: fm[1], Path: parts[0], HeadingPath: append([]string{}, parts[1:]...)}
+				if i+1 < len(lines) && prefix != "" && strings.HasPrefix(lines[i+1], prefix+vault.StaleLead) {
+					i++ // the fragment's stale marker, not its text
+				}
 				continue
 			}
 			if gone, isRemoved := strings.CutPrefix(rest, noLongerLead); isRemoved && i == len(lines)-1 {

@@ -67,3 +67,18 @@ func TestMemory_ANoteCannotForgeLoresFrame(t *testing.T) {
 		t.Error("a delivery without a run gets the same mark twice")
 	}
 }
+
+// A fragment whose citations of code broke gets a marked line under its
+// header; ParseMemory reads the text without it.
+func TestMemory_StaleMarkerIsMarkedAndReadBack(t *testing.T) {
+	act := &vault.Activation{RunID: "run_0000abcdef", Fragments: []vault.Fragment{{Action: "add", Path: "notes/retry.md", HeadingPath: []string{"Backoff"},
+		Content: "`backoffFor` caps the wait.", Stale: []vault.CodeFinding{{Cites: "backoffFor", Kind: "identifier", Problem: vault.ProblemIdentifier, Commit: "3f2a1c9aa", Date: "2026-11-02"}}}}}
+	text := Memory(act, nil)
+	if !strings.Contains(text, "abcdef [add] notes/retry.md › Backoff\nabcdef "+vault.StaleLead+"cites `backoffFor`, removed in 3f2a1c9 on 2026-11-02\n`backoffFor` caps") {
+		t.Fatalf("no marked line under the header:\n%s", text)
+	}
+	got, ok := ParseMemory(text)
+	if !ok || len(got.Fragments) != 1 || got.Fragments[0].Content != act.Fragments[0].Content {
+		t.Fatalf("read back: %v %+v", ok, got)
+	}
+}

@@ -74,6 +74,10 @@ type Options struct {
 	Getenv  func(string) string // for the skill folders of distill_session_skill
 	Now     func() time.Time    // the clock (notes' dates and names); default time.Now
 	Log     io.Writer           // where a recovered panic's stack goes; default os.Stderr
+	// Code checks activate's fragments' citations of code against the
+	// workspace's repository (nil: not checked). When it has a Flush
+	// method, activate calls it after each answer (the checker's cache).
+	Code vault.CodeChecker
 }
 
 func (s *Server) now() time.Time {
@@ -272,5 +276,6 @@ func (s *Server) Serve(ctx context.Context, stdin io.Reader, stdout, logw io.Wri
 func instructions(guide string) string {
 	return fmt.Sprintf("lore holds this project's memory: Markdown notes in a git vault that the team reviews. "+
 		"Call the memory tool's activate once at the start of each substantive task; load whole resources before editing them; "+
-		"store only when the user asks to maintain memory, after loading the guideline file %s.", guide)
+		"store only when the user asks to maintain memory, after loading the guideline file %s. "+
+		"A fragment marked stale cites code that changed since: check the code before relying on it.", guide)
 }

@@ -21,7 +21,7 @@ const memoryDescription = `This project's memory (lore): Markdown notes in a git
 
 activate — call once at the start of each substantive task, when you do not yet know which notes matter:
   {"op": {"activate": {"query": "<the task, in natural language>"}}}
-Returns JSON: next_state, then fragments, each {"action", "scope", "path", "heading_path", "content", "unit_key", "resource_id", "content_hash", "kind"}, ranked, within a token budget. scope "draft" (with "draft_id" beside it) is a Draft: an unreviewed proposal, not published memory; rely on it only as that. Pass "state" (the previous next_state, or the state your session start named) only while the fragments it delivered are still complete in your context; after context compaction, when older tool output was dropped, or for a new task, omit it. Fragments with action "reuse" are ones you already have (no content); "removed" lists units that no longer exist.
+Returns JSON: next_state, then fragments, each {"action", "scope", "path", "heading_path", "content", "unit_key", "resource_id", "content_hash", "kind"}, ranked, within a token budget. scope "draft" (with "draft_id" beside it) is a Draft: an unreviewed proposal, not published memory; rely on it only as that. "stale" on a fragment lists code it cites that changed since it was written, each with the commit: check the code before relying on it, and propose the fix with store only if the user asks. Pass "state" (the previous next_state, or the state your session start named) only while the fragments it delivered are still complete in your context; after context compaction, when older tool output was dropped, or for a new task, omit it. Fragments with action "reuse" are ones you already have (no content); "removed" lists units that no longer exist.
 
 load — whole resources by id or exact path, when a fragment is not enough and always before editing:
   {"op": {"load": {"ids": ["mem_…", "GUIDE"], "knownHashes": {"mem_…": "sha256:…"}}}}
@@ -231,9 +231,12 @@ func (s *Server) activate(ctx context.Context, a *activateInput) (any, error) {
 		}
 		state = *a.State
 	}
-	act, err := s.ix.Activate(ctx, vault.ActivateRequest{Query: a.Query, State: state, Project: s.project})
+	act, err := s.ix.Activate(ctx, vault.ActivateRequest{Query: a.Query, State: state, Project: s.project, Code: s.opt.Code})
 	if err != nil {
 		return nil, err
+	}
+	if f, ok := s.opt.Code.(interface{ Flush() error }); ok {
+		f.Flush()
 	}
 	return activation{act}, nil
 }

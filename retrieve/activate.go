@@ -100,6 +100,11 @@ func (p *Pipeline) Activate(ctx context.Context, req vault.ActivateRequest) (*va
 		return nil, err
 	}
 	timings["assemble"] = time.Since(t).Microseconds()
+	if req.Code != nil {
+		t = time.Now()
+		p.markStale(ctx, req.Code, act, ranked)
+		timings["stale"] = time.Since(t).Microseconds()
+	}
 	total := time.Since(start).Microseconds()
 	runID, err := p.recordRun(ctx, runRecord{
 		Query: q, Project: req.Project, Mode: mode, IndexRevision: act.IndexRevision,

@@ -20,6 +20,8 @@ import (
 // index revision and the run id are left to the structured form: on the
 // demo questions that made the notes' own text about half of the tokens,
 // against under a fifth when the text repeated the JSON.
+// A fragment whose section cites code that changed has a marker line under
+// its header (StaleLead, then each finding's Sentence).
 // ParseActivationText reads it back (the activity view reads agents' logs,
 // which may hold only this text).
 func (a *Activation) Text() string {
@@ -48,6 +50,11 @@ func (a *Activation) Text() string {
 			b.WriteString(" · status: " + f.Status)
 		}
 		b.WriteByte('\n')
+		if len(f.Stale) > 0 || f.Action != "reuse" && strings.HasPrefix(f.Content, StaleLead) {
+			// (a text that starts as a marker does gets one, empty or not, so
+			// it reads back as text)
+			b.WriteString(StaleText(f.Stale) + "\n")
+		}
 		if f.Action != "reuse" && f.Content != "" {
 			b.WriteString(strings.TrimRight(f.Content, "\n"))
 			b.WriteByte('\n')
@@ -64,6 +71,20 @@ func (a *Activation) Text() string {
 		b.WriteString("\n" + removedLead + strings.Join(names, "; ") + "\n")
 	}
 	b.WriteString("\nnext_state: " + a.NextState + "\n")
+	return b.String()
+}
+
+// StaleText is the marker under a fragment's header: its broken
+// citations of code, each with the commit that broke it.
+func StaleText(fs []CodeFinding) string {
+	var b strings.Builder
+	b.WriteString(StaleLead)
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.Sentence())
+	}
 	return b.String()
 }
 
@@ -120,6 +141,7 @@ func ParseActivationText(s string) (a *Activation, ok bool) {
 	}
 	var cur *Fragment
 	var text []string
+	marked := false // the fragment's stale marker was read
 	flush := func() {
 		if cur == nil {
 			return
@@ -138,6 +160,10 @@ func ParseActivationText(s string) (a *Activation, ok bool) {
 	for i, line := range body {
 		h := fragmentHeader().FindStringSubmatch(line)
 		if h == nil || (i > 0 && body[i-1] != "") { // a header follows a blank line
+			if cur != nil && text == nil && !marked && strings.HasPrefix(line, StaleLead) {
+				marked = true // the marker under the header, not the note's text
+				continue
+			}
 
 			if cur == nil {
 				return nil, false
@@ -152,7 +178,7 @@ func ParseActivationText(s string) (a *Activation, ok bool) {
 			draft = h[4]
 		}
 		cur = &Fragment{Action: h[1], Path: parts[0], HeadingPath: parts[1:], DraftID: draft, Status: h[5], Kind: "memory"}
-		text = nil
+		text, marked = nil, false
 	}
 	flush()
 	return a, true

@@ -77,3 +77,26 @@ func FuzzParseActivationText(f *testing.F) {
 		}
 	})
 }
+
+// A fragment whose citations of code broke carries a marker line under its
+// header, with the evidence; reading the text back gives the note's text
+// without it, and a note's own line that looks like a marker stays text.
+func TestActivationText_StaleMarker(t *testing.T) {
+	a := &Activation{NextState: "las2.s", Fragments: []Fragment{
+		{Action: "add", Path: "notes/retry.md", HeadingPath: []string{"Retries", "Backoff"}, Content: "## Backoff\n\n`backoffFor` caps at 5 minutes.",
+			Stale: []CodeFinding{{Cites: "backoffFor", Kind: "identifier", Problem: ProblemIdentifier, Path: "sync/retry.go", Commit: "3f2a1c9d00", Date: "2026-11-02", Author: "Ada"}}},
+		{Action: "add", Path: "notes/other.md", HeadingPath: []string{"Other"}, Content: StaleLead + "written by hand"},
+	}}
+	text := a.Text()
+	want := "[add] notes/retry.md › Retries\n" + StaleLead + "cites `backoffFor` in sync/retry.go, removed in 3f2a1c9 on 2026-11-02 by Ada\n## Backoff"
+	if !strings.Contains(text, want) {
+		t.Fatalf("no marker under the header:\n%s", text)
+	}
+	got, ok := ParseActivationText(text)
+	if !ok || len(got.Fragments) != 2 {
+		t.Fatalf("not read back: %v\n%s", ok, text)
+	}
+	if got.Fragments[0].Content != a.Fragments[0].Content || got.Fragments[1].Content != a.Fragments[1].Content {
+		t.Fatalf("read back %q and %q", got.Fragments[0].Content, got.Fragments[1].Content)
+	}
+}

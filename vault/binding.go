@@ -16,6 +16,11 @@ type Binding struct {
 	Vault   string // absolute path of the vault folder
 	Project string // may be "" when only a vault is bound
 	Source  string // where it came from: "env", a .lore.yaml path, or the bindings file
+	// Workspace is the code folder bound (the bindings file's workspace,
+	// the .lore.yaml's folder, the working folder for LORE_VAULT); "" when
+	// lore runs in the vault itself. Its git repository is the code the
+	// notes' citations are checked against.
+	Workspace string
 }
 
 // WorkspaceFile is the per-workspace binding file, found walking up.
@@ -58,7 +63,7 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 		if err != nil {
 			return Binding{}, err
 		}
-		return CheckProject(Binding{Vault: abs, Project: getenv("LORE_PROJECT"), Source: "env"})
+		return CheckProject(Binding{Vault: abs, Project: getenv("LORE_PROJECT"), Source: "env", Workspace: cwd})
 	}
 	file, found, err := workspaceBinding(cwd)
 	if err != nil {
@@ -77,7 +82,7 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 		}
 		if best >= 0 {
 			b := bf.Bindings[best]
-			bound := Binding{Vault: b.Vault, Project: b.Project, Source: bindingsPath}
+			bound := Binding{Vault: b.Vault, Project: b.Project, Source: bindingsPath, Workspace: b.Workspace}
 			if found && !sameBinding(file, bound) {
 				return Binding{}, Errorf(CodeConfig, "%s binds this folder to vault %s, project %q, but you bound %s to vault %s, project %q (lore bind): a file in the workspace does not change your binding. Remove %s, or run lore bind again to choose", file.Source, file.Vault, file.Project, b.Workspace, b.Vault, b.Project, file.Source)
 			}
@@ -133,7 +138,7 @@ func workspaceBinding(cwd string) (Binding, bool, error) {
 			if !filepath.IsAbs(v) {
 				v = filepath.Join(d, v)
 			}
-			return Binding{Vault: filepath.Clean(v), Project: wf.Project, Source: p}, true, nil
+			return Binding{Vault: filepath.Clean(v), Project: wf.Project, Source: p, Workspace: d}, true, nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {

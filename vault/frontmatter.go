@@ -24,6 +24,9 @@ type Frontmatter struct {
 	OccurredAt   string     `yaml:"occurred_at"`
 	Importance   string     `yaml:"importance"`
 	Source       string     `yaml:"source"`
+	// Code lists code the note is about that its text does not cite
+	// (paths, path:line ranges, identifiers, commit ids), for lore stale.
+	Code StringList `yaml:"code"`
 	// Guard is kept as a raw node; the guard package decodes it.
 	Guard yaml.Node `yaml:"guard"`
 }

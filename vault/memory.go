@@ -70,6 +70,10 @@ type Fragment struct {
 	// deprecated, …): an agent must not take a replaced decision for a
 	// current one.
 	Status string `json:"status,omitempty"`
+	// Stale lists the section's citations of code that no longer hold in
+	// the bound workspace's repository, each with the commit that broke
+	// it: check the code before relying on the text.
+	Stale []CodeFinding `json:"stale,omitempty"`
 }
 
 // Activation is the response of activate, shaped as the spec shows it.
@@ -101,6 +105,9 @@ type ActivateRequest struct {
 	// match, a section whose own text covers half the query's words, or a
 	// close vector), so an unrelated query delivers nothing.
 	RelevantOnly bool
+	// Code checks the fragments' citations of code against the bound
+	// workspace's repository (nil: not checked).
+	Code CodeChecker `json:"-"`
 }
 
 // Limits are the assembly limits of activate.

@@ -38,7 +38,7 @@ Example: lore activate "fix the sync retry budget" --json`)
 	}
 	q := strings.Join(pos, " ")
 	var act *vault.Activation
-	if warm, err := askWarm(ctx, e, b, "/lore/v1/activate", warmRequest{Query: q, Project: b.Project, State: *state}); err == nil {
+	if warm, err := askWarm(ctx, e, b, "/lore/v1/activate", warmRequest{Query: q, Project: b.Project, State: *state, Workspace: b.Workspace}); err == nil {
 		act = warm.Activation
 	} else if !errors.Is(err, errNoServer) {
 		return err
@@ -48,9 +48,11 @@ Example: lore activate "fix the sync retry budget" --json`)
 			return err
 		}
 		defer e.closeIndex(ix)
-		if act, err = ix.Activate(ctx, vault.ActivateRequest{Query: q, State: *state, Project: b.Project}); err != nil {
+		code := codeChecker(ctx, e.getenv, b.Workspace, ix.Vault())
+		if act, err = ix.Activate(ctx, vault.ActivateRequest{Query: q, State: *state, Project: b.Project, Code: code}); err != nil {
 			return err
 		}
+		flushCheckers()
 	}
 	return printActivation(e, act, *asJSON)
 }

@@ -94,6 +94,7 @@ Example: lore doctor`)
 			fmt.Fprintln(e.stdout, "warning:    "+w)
 		}
 	}
+	printStaleCount(ctx, e, ix, b)
 	printClients(ctx, e)
 	if len(st.Problems) == 0 {
 		fmt.Fprintln(e.stdout, "problems:   none")

@@ -252,7 +252,7 @@ func (h *hookRun) prompt(ctx context.Context, b vault.Binding, budget int) ([]by
 	}
 	sessions := h.sessions()
 	state := sessions.State(h.in.SessionID)
-	req := warmRequest{Query: q, Project: b.Project, State: state, Published: true, Relevant: true, Budget: budget, Fragments: hookFragments}
+	req := warmRequest{Query: q, Project: b.Project, State: state, Published: true, Relevant: true, Budget: budget, Fragments: hookFragments, Workspace: b.Workspace}
 	act, err := h.activate(ctx, b, req)
 	if vault.ErrorCode(err) == vault.CodeInvalidState && state != "" {
 		req.State = "" // the state expired or the index was rebuilt: start afresh
@@ -340,7 +340,10 @@ func (h *hookRun) activate(ctx context.Context, b vault.Binding, req warmRequest
 	if err := useModels(ctx, ix); err != nil {
 		return nil, err
 	}
-	return ix.Activate(ctx, req.activateRequest())
+	ar := req.activateRequest()
+	ar.Code = codeChecker(ctx, h.e.getenv, req.Workspace, ix.Vault())
+	defer flushCheckers()
+	return ix.Activate(ctx, ar)
 }
 
 // shellTool reports whether the pre-tool call runs a shell command.

@@ -99,6 +99,7 @@ func commands() []command {
 		{"sync", "push Drafts to the vault's remote; --status shows the outbox", runSync},
 		{"mcp", "serve agents over MCP (stdio); mcp config prints the set-up", runMCP},
 		{"guard", "check code changes against the rules in memory; install the hook", runGuard},
+		{"stale", "the notes whose citations of code no longer hold, with the commit", runStale},
 		{"hook", "answer an agent's hook (Claude Code, Codex): memory and the guard, unasked", runHook},
 		{"setup", "write lore's MCP server and hooks into Claude Code's or Codex's files", runSetup},
 		{"loadout", "the project's vision, stack and invariants in 300 tokens", runLoadout},

@@ -46,6 +46,9 @@ type warmRequest struct {
 	Relevant  bool `json:"relevant,omitempty"`
 	Budget    int  `json:"budget,omitempty"`
 	Fragments int  `json:"fragments,omitempty"`
+	// Workspace is the code folder the asker is bound to: activate checks
+	// the fragments' citations of code against its repository.
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // activateRequest is the activation a warm request asks for.
@@ -102,7 +105,10 @@ func warmHandler(ix *retrieve.Memory) http.Handler {
 	})
 	mux.HandleFunc("POST /lore/v1/activate", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, r, func(ctx context.Context, in warmRequest) (warmReply, error) {
-			act, err := ix.Activate(ctx, in.activateRequest())
+			req := in.activateRequest()
+			req.Code = codeChecker(ctx, os.Getenv, in.Workspace, ix.Vault())
+			act, err := ix.Activate(ctx, req)
+			flushCheckers()
 			return warmReply{Activation: act}, err
 		})
 	})

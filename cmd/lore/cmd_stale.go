@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/stale"
+	"github.com/lore-memory/lore/vault"
+)
+
+func runStale(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "stale", "[--all] [--json] [--code DIR]", `List the notes whose citations of code no longer hold in the bound
+workspace's code repository: a cited path deleted or renamed, an identifier
+removed, cited lines changed, a cited commit no branch or tag holds. Each
+comes with the commit that did it, its author and date, oldest first, and
+the edit that would mend the note. --all adds the cited files that changed
+since the section citing them was written (worth a look, not broken).
+
+What counts as a citation: a code span that names a path (sync/retry.go,
+sync/retry.go:40-60, cmd/lore) or a name in code (backoffFor, Store.Merge,
+snake_case), a link to a file or commit of the code repository's remote,
+a commit id on a line that says "commit", and the frontmatter's code: list.
+A path or name the code repository never had is not a citation of it.
+
+Checking changes no note and makes no commit. Exit status 1 when a citation
+is broken (for CI), 0 when none is.
+
+Example: lore stale --json`)
+	all := fs.Bool("all", false, "also list cited files that changed since (not broken)")
+	asJSON := fs.Bool("json", false, "print the findings as JSON")
+	codeDir := fs.String("code", "", "the code repository (default: the bound workspace)")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		fs.Usage()
+		return usageError{"stale takes no arguments"}
+	}
+	ix, b, err := e.openIndex(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.closeIndex(ix)
+	ws := orElse(*codeDir, b.Workspace)
+	if ws == "" {
+		return usageError{"no code repository to check against: run lore stale in a bound workspace, or give --code DIR"}
+	}
+	code, _ := codeChecker(ctx, func(string) string { return "" }, ws, ix.Vault()).(*stale.Checker)
+	if code == nil {
+		return vault.Errorf(vault.CodeInvalid, "%s is not a git repository apart from the vault: give the code repository with --code DIR", ws)
+	}
+	rep, err := staleReport(ctx, ix, b.Project, code)
+	flushCheckers()
+	if err != nil {
+		return err
+	}
+	broken := 0
+	var shown []staleEntry
+	for _, s := range rep.Entries {
+		if s.Broken() {
+			broken++
+		}
+		if s.Broken() || *all {
+			shown = append(shown, s)
+		}
+	}
+	if *asJSON {
+		if err := writeJSON(e.stdout, staleJSON{Code: code.Code(), Notes: rep.Notes, Citing: rep.Citing, Broken: broken, Findings: orEmpty(shown)}); err != nil {
+			return err
+		}
+	} else {
+		printStale(e, rep, shown, broken)
+	}
+	if broken > 0 {
+		return problemsFound{broken}
+	}
+	return nil
+}
+
+// staleEntry is a finding with the note it is in and the edit that would
+// mend the note.
+type staleEntry struct {
+	Note string `json:"note"`
+	vault.CodeFinding
+	Edit string `json:"edit"`
+}
+
+type staleJSON struct {
+	Code     string       `json:"code"`
+	Notes    int          `json:"notes_checked"`
+	Citing   int          `json:"notes_citing_code"`
+	Broken   int          `json:"broken"`
+	Findings []staleEntry `json:"findings"`
+}
+
+func orEmpty(s []staleEntry) []staleEntry {
+	if s == nil {
+		return []staleEntry{}
+	}
+	return s
+}
+
+// staleResult is what checking a project's notes found.
+type staleResult struct {
+	Notes, Citing int
+	Entries       []staleEntry // oldest evidence first; a missing commit (no date) first of all
+}
+
+// staleReport checks every note the project sees (a Draft's aside: it is
+// not reviewed memory) against code.
+func staleReport(ctx context.Context, ix *retrieve.Memory, project string, code *stale.Checker) (staleResult, error) {
+	notes, err := ix.Under(ctx, "", project)
+	if err != nil {
+		return staleResult{}, err
+	}
+	var r staleResult
+	for _, n := range notes {
+		if n.DraftID != "" {
+			continue
+		}
+		r.Notes++
+		fs, err := code.CheckNote(ctx, n.Path, []byte(n.Content))
+		if err != nil {
+			if ctx.Err() != nil {
+				return r, ctx.Err()
+			}
+			return r, fmt.Errorf("%s: %v", n.Path, err)
+		}
+		if code.Cites(n.Path, []byte(n.Content)) > 0 {
+			r.Citing++
+		}
+		for _, f := range fs {
+			r.Entries = append(r.Entries, staleEntry{Note: n.Path, CodeFinding: f, Edit: editFor(f)})
+		}
+	}
+	sort.SliceStable(r.Entries, func(i, j int) bool {
+		a, b := r.Entries[i], r.Entries[j]
+		if a.Broken() != b.Broken() {
+			return a.Broken()
+		}
+		return a.Date < b.Date
+	})
+	return r, nil
+}
+
+// editFor is the edit a person would make to the note.
+func editFor(f vault.CodeFinding) string {
+	at := ""
+	if f.Commit != "" {
+		at = " (git show " + vault.ShortCommit(f.Commit) + " shows the change)"
+	}
+	switch f.Problem {
+	case vault.ProblemRenamed:
+		return fmt.Sprintf("replace %s with %s in `%s`", f.Path, f.RenamedTo, f.Cites)
+	case vault.ProblemRemoved:
+		return "the file is gone: cite what replaced it, or drop `" + f.Cites + "` and the text that relies on it" + at
+	case vault.ProblemIdentifier:
+		where := "the code"
+		if f.Path != "" {
+			where = f.Path
+		}
+		return "`" + f.Cites + "` is no longer in " + where + ": name what replaced it, or drop the sentence" + at
+	case vault.ProblemLines:
+		return "re-read " + f.Path + " and update the section, or cite the lines where they are now" + at
+	case vault.ProblemCommit:
+		return "cite a commit that a branch or tag holds (the history was rewritten?), or drop `" + f.Cites + "`"
+	case vault.ProblemChanged:
+		return "check the section still says what " + f.Path + " does" + at
+	}
+	return ""
+}
+
+func printStale(e *env, rep staleResult, shown []staleEntry, broken int) {
+	fmt.Fprintf(e.stdout, "%d notes checked, %d cite code; broken citations: %d\n", rep.Notes, rep.Citing, broken)
+	for _, s := range shown {
+		loc := s.Note
+		if s.Line > 0 {
+			loc += fmt.Sprintf(":%d", s.Line)
+		}
+		if len(s.HeadingPath) > 0 {
+			loc += " › " + strings.Join(s.HeadingPath, " › ")
+		}
+		fmt.Fprintf(e.stdout, "\n%s\n  %s\n  edit: %s\n", loc, s.Sentence(), s.Edit)
+	}
+}
+
+// printStaleCount is doctor's line on the notes whose citations of code
+// broke, when the binding names a code repository. Not counted among
+// doctor's problems: those are files lore cannot read; this is what the
+// notes say (lore stale lists it, with an exit status for CI).
+func printStaleCount(ctx context.Context, e *env, ix *retrieve.Memory, b vault.Binding) {
+	code, _ := codeChecker(ctx, e.getenv, b.Workspace, ix.Vault()).(*stale.Checker)
+	if code == nil {
+		return
+	}
+	rep, err := staleReport(ctx, ix, b.Project, code)
+	flushCheckers()
+	if err != nil {
+		fmt.Fprintf(e.stdout, "stale:      not checked: %v\n", err)
+		return
+	}
+	notes := map[string]bool{}
+	for _, s := range rep.Entries {
+		if s.Broken() {
+			notes[s.Note] = true
+		}
+	}
+	if len(notes) == 0 {
+		fmt.Fprintf(e.stdout, "stale:      none (%d of %d notes cite code in %s)\n", rep.Citing, rep.Notes, code.Code())
+		return
+	}
+	fmt.Fprintf(e.stdout, "stale:      %d notes cite code that changed (lore stale lists each, with the commit and the edit)\n", len(notes))
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/internal/golden"
+	"github.com/lore-memory/lore/internal/testvault"
+)
+
+// A note that cites code, in a vault bound to a code repository, both real
+// git: while the code holds, nothing is marked; once the cited function is
+// renamed, lore stale lists the note with the commit and the edit (exit 1),
+// activate's JSON and text and the prompt hook carry the finding, and
+// nothing in the vault was changed or committed.
+func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
+	h := newHookEnv(t)
+	testvault.Write(t, h.vault, "notes/retry.md", "---\nid: mem_retry\n---\n# Sync retries\n\n"+
+		"## Backoff cap\n\nThe retry backoff lives in `sync/retry.go`: `backoffFor` caps the wait at five minutes.\n\n"+
+		"## Retry budget\n\nA sync gives up after the retry budget of ten tries; the backoff cap is unrelated.\n")
+	testvault.Git(t, h.vault, "add", "-A")
+	testvault.Git(t, h.vault, "commit", "-qm", "retry note")
+	retry := "package sync\n\n// backoffFor is the wait before retry n.\nfunc backoffFor(n int) int { return min(1<<n, 300) }\n"
+	testvault.Write(t, h.code, "sync/retry.go", retry)
+	testvault.Git(t, h.code, "add", "-A")
+	testvault.Git(t, h.code, "commit", "-qm", "retries")
+	vaultHead := testvault.Git(t, h.vault, "rev-parse", "HEAD")
+
+	lore := func(args ...string) (string, bool) {
+		t.Helper()
+		return loreInEnv(t, h.code, h.config, []string{"LORE_NO_SERVER=1"}, args...)
+	}
+	if out, ok := lore("stale"); !ok || !strings.Contains(out, "1 cite code; broken citations: 0") {
+		t.Fatalf("nothing moved: %v\n%s", ok, out)
+	}
+	if out, _ := lore("activate", "retry backoff cap", "--json"); strings.Contains(out, `"stale"`) {
+		t.Fatalf("nothing moved, yet activate marks:\n%s", out)
+	}
+
+	testvault.Write(t, h.code, "sync/retry.go", strings.ReplaceAll(retry, "backoffFor", "delayFor"))
+	testvault.Git(t, h.code, "commit", "-qam", "rename backoffFor")
+	commit := strings.TrimSpace(testvault.Git(t, h.code, "rev-parse", "--short=7", "HEAD"))
+	day := strings.TrimSpace(testvault.Git(t, h.code, "log", "-1", "--format=%ad", "--date=short"))
+	sentence := "cites `backoffFor` in sync/retry.go, removed in " + commit + " on " + day + " by t"
+
+	out, ok := lore("stale")
+	if ok || !strings.Contains(out, "notes/retry.md:8 › Sync retries › Backoff cap\n  "+sentence+"\n  edit: `backoffFor` is no longer in sync/retry.go") {
+		t.Fatalf("lore stale (exit 0: %v):\n%q\nwant %q", ok, out, sentence)
+	}
+	out, _ = lore("stale", "--json")
+	var rep struct {
+		Broken   int `json:"broken"`
+		Findings []struct {
+			Note, Cites, Problem, Commit, Edit string
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Broken != 1 || len(rep.Findings) != 1 ||
+		rep.Findings[0].Note != "notes/retry.md" || rep.Findings[0].Problem != "identifier_removed" || !strings.HasPrefix(rep.Findings[0].Commit, commit) {
+		t.Fatalf("lore stale --json: %v\n%s", err, out)
+	}
+
+	out, _ = lore("activate", "retry backoff cap", "--json")
+	var act struct {
+		Fragments []struct {
+			HeadingPath []string `json:"heading_path"`
+			Stale       []struct{ Cites, Problem string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &act); err != nil || len(act.Fragments) == 0 {
+		t.Fatalf("activate: %v\n%s", err, out)
+	}
+	for _, f := range act.Fragments {
+		cap := f.HeadingPath[len(f.HeadingPath)-1] == "Backoff cap"
+		if cap != (len(f.Stale) == 1) || cap && (f.Stale[0].Cites != "backoffFor" || f.Stale[0].Problem != "identifier_removed") {
+			t.Errorf("fragment %v: stale %+v", f.HeadingPath, f.Stale)
+		}
+	}
+
+	// The prompt hook says it under the fragment's header, with its mark.
+	hk, ok := h.run("prompt", "claude", map[string]any{"session_id": "s-stale", "hook_event_name": "UserPromptSubmit", "prompt": "what is the retry backoff cap?"})
+	if !ok {
+		t.Fatalf("hook: %s", hk)
+	}
+	got := regexp.MustCompile(`run_[0-9a-z]+`).ReplaceAllString(hk, "run_ID")
+	if m := regexp.MustCompile(`lore's own lines start with ([0-9a-f]{6})`).FindStringSubmatch(got); m != nil {
+		got = strings.ReplaceAll(got, m[1], "MARK")
+	}
+	got = strings.ReplaceAll(strings.ReplaceAll(got, commit, "COMMIT"), day, "DAY")
+	golden.Check(t, filepath.Join("hook", "claude-prompt-stale.json"), got)
+
+	// Marking is not editing.
+	if st := testvault.Git(t, h.vault, "status", "--porcelain"); st != "" {
+		t.Errorf("the vault's work tree changed:\n%s", st)
+	}
+	if head := testvault.Git(t, h.vault, "rev-parse", "HEAD"); head != vaultHead {
+		t.Errorf("the vault got a commit: %s", head)
+	}
+}
