@@ -22,6 +22,9 @@ type cacheFile struct {
 	CodeHead  string                         `json:"code_head"`
 	VaultHead string                         `json:"vault_head"`
 	Notes     map[string][]vault.CodeFinding `json:"notes"`
+	// Facts are answers about a commit (did it have this path, this
+	// identifier there): true whatever HEAD is, so kept when it moves.
+	Facts map[string]bool `json:"facts"`
 }
 
 const cacheVersion = 1
@@ -59,7 +62,7 @@ func (c *cache) get(codeHead, vaultHead, key string) ([]vault.CodeFinding, bool)
 func (c *cache) put(codeHead, vaultHead, key string, fs []vault.CodeFinding) {
 	c.load()
 	if c.c.CodeHead != codeHead || c.c.VaultHead != vaultHead || c.c.Notes == nil || len(c.c.Notes) >= maxCacheNotes {
-		c.c = cacheFile{Version: cacheVersion, CodeHead: codeHead, VaultHead: vaultHead, Notes: map[string][]vault.CodeFinding{}}
+		c.c = cacheFile{Version: cacheVersion, CodeHead: codeHead, VaultHead: vaultHead, Notes: map[string][]vault.CodeFinding{}, Facts: c.c.Facts}
 	}
 	c.c.Notes[key] = fs
 	c.dirty = true
@@ -93,4 +96,19 @@ func (c *cache) flush() error {
 	}
 	c.dirty = false
 	return nil
+}
+
+func (c *cache) fact(key string) (bool, bool) {
+	c.load()
+	v, ok := c.c.Facts[key]
+	return v, ok
+}
+
+func (c *cache) setFact(key string, v bool) {
+	c.load()
+	if c.c.Facts == nil || len(c.c.Facts) >= maxCacheNotes {
+		c.c.Facts = map[string]bool{}
+	}
+	c.c.Facts[key] = v
+	c.dirty = true
 }

@@ -176,6 +176,11 @@ func headings(hp []string) []string {
 // check runs the git side of a note's check.
 func (c *Checker) check(ctx context.Context, notePath string, raw []byte, head string, cites []Citation) ([]vault.CodeFinding, error) {
 	k := &checking{Checker: c, head: head, bases: map[int64]string{}}
+	for _, ct := range cites {
+		if ct.Kind == KindIdentifier && !contains(k.idents, ct.Ident) {
+			k.idents = append(k.idents, ct.Ident)
+		}
+	}
 	if err := k.objects(ctx, cites); err != nil {
 		return nil, err
 	}
@@ -194,7 +199,7 @@ func (c *Checker) check(ctx context.Context, notePath string, raw []byte, head s
 		case KindPath, KindLines:
 			fs, err = k.path(ctx, ct, since(ct, times))
 		case KindIdentifier:
-			fs, err = k.identifier(ctx, ct)
+			fs, err = k.identifier(ctx, ct, since(ct, times))
 		case KindCommit:
 			fs, err = k.commit(ctx, ct)
 		}
@@ -212,12 +217,13 @@ func (c *Checker) check(ctx context.Context, notePath string, raw []byte, head s
 // checking is one note's check: what it learned of the code repository.
 type checking struct {
 	*Checker
-	head    string
-	present map[string]bool     // path (no trailing slash) → at HEAD
-	gone    map[string]goneInfo // path → how it left
-	bases   map[int64]string    // a section's time → the code's commit then ("" none)
-	blobs   map[string]string   // rev:path → content
-	idents  map[string]bool     // scope+ident → at HEAD
+	head      string
+	present   map[string]bool            // path (no trailing slash) → at HEAD
+	gone      map[string]goneInfo        // path → how it left
+	bases     map[int64]string           // a section's time → the code's commit then ("" none)
+	blobs     map[string]string          // rev:path → content
+	idents    []string                   // the identifiers the note cites
+	headWords map[string]map[string]bool // scope → the identifiers HEAD has there
 }
 
 type goneInfo struct {
@@ -228,7 +234,7 @@ type goneInfo struct {
 
 func needsTime(cites []Citation) bool {
 	for _, c := range cites {
-		if c.Kind == KindPath || c.Kind == KindLines {
+		if c.Kind != KindCommit {
 			return true
 		}
 	}
@@ -292,18 +298,27 @@ func (k *checking) objects(ctx context.Context, cites []Citation) error {
 // whereGone learns how a path HEAD lacks left the repository: deleted or
 // renamed by a commit, or never there at all (then it is no citation of
 // this repository: a vault path, another project's file).
-func (k *checking) whereGone(ctx context.Context, p string) (goneInfo, error) {
+func (k *checking) whereGone(ctx context.Context, p, base string) (goneInfo, error) {
 	if k.gone == nil {
 		k.gone = map[string]goneInfo{}
 	}
-	if g, ok := k.gone[p]; ok {
+	if g, ok := k.gone[base+":"+p]; ok {
 		return g, nil
 	}
-	out, err := k.git(ctx, k.code, nil, "log", "-1", "--no-renames", "--diff-filter=D", "--date=short", logFormat, k.head, "--", p)
+	g := goneInfo{never: true}
+	had, err := k.fact(ctx, "path\x00"+base+"\x00"+p, func() (bool, error) {
+		_, ok, err := k.objectAt(ctx, base, p)
+		return ok, err
+	})
+	if err != nil || !had {
+		k.gone[base+":"+p] = g
+		return g, err
+	}
+	out, err := k.git(ctx, k.code, nil, "log", "-1", "--no-renames", "--diff-filter=D", "--date=short", logFormat, base+".."+k.head, "--", p)
 	if err != nil {
 		return goneInfo{}, err
 	}
-	g := goneInfo{never: true}
+	g = goneInfo{}
 	if cs := parseLog(out); len(cs) > 0 {
 		g = goneInfo{by: cs[0]}
 		names, err := k.git(ctx, k.code, nil, "diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "--root", cs[0].id)
@@ -325,15 +340,52 @@ func (k *checking) whereGone(ctx context.Context, p string) (goneInfo, error) {
 			}
 		}
 	}
-	k.gone[p] = g
+	k.gone[base+":"+p] = g
 	return g, nil
+}
+
+// objectAt reports whether rev has path p (a file or a folder).
+func (k *checking) objectAt(ctx context.Context, rev, p string) (string, bool, error) {
+	out, err := k.git(ctx, k.code, []byte(rev+":"+p+"\n"), "cat-file", "--batch-check")
+	if err != nil {
+		return "", false, err
+	}
+	line := strings.TrimSpace(string(out))
+	f := strings.Fields(line)
+	if len(f) != 3 || strings.HasSuffix(line, " missing") {
+		return "", false, nil
+	}
+	return f[1], true, nil
+}
+
+// fact answers a question about a commit (never changes once answered)
+// from the checker's cache, else by ask, and keeps the answer.
+func (k *checking) fact(ctx context.Context, key string, ask func() (bool, error)) (bool, error) {
+	k.mu.Lock()
+	v, ok := k.cache.fact(key)
+	k.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := ask()
+	if err != nil {
+		return false, err
+	}
+	k.mu.Lock()
+	k.cache.setFact(key, v)
+	k.mu.Unlock()
+	return v, nil
 }
 
 // path checks a path or a path:lines citation.
 func (k *checking) path(ctx context.Context, c Citation, t int64) ([]vault.CodeFinding, error) {
 	p := strings.TrimSuffix(c.Path, "/")
+	base, err := k.base(ctx, t)
+	if err != nil || base == "" {
+		return nil, err // the code has no commit as old as the section
+	}
 	if !k.present[p] {
-		g, err := k.whereGone(ctx, p)
+		g, err := k.whereGone(ctx, p, base)
 		if err != nil || g.never {
 			return nil, err
 		}
@@ -344,9 +396,8 @@ func (k *checking) path(ctx context.Context, c Citation, t int64) ([]vault.CodeF
 		f.RenamedTo = g.renamedTo
 		return []vault.CodeFinding{f}, nil
 	}
-	base, err := k.base(ctx, t)
-	if err != nil || base == "" || base == k.head {
-		return nil, err
+	if base == k.head {
+		return nil, nil
 	}
 	if c.Kind == KindLines {
 		return k.lines(ctx, c, base)
@@ -518,55 +569,57 @@ func (k *checking) base(ctx context.Context, t int64) (string, error) {
 
 // identifier checks an identifier in the files its section cites (those
 // at HEAD, or where they were renamed to), else in the whole repository.
-func (k *checking) identifier(ctx context.Context, c Citation) ([]vault.CodeFinding, error) {
+// It is a citation only if the code had it when the section was written
+// (at base): a name the code never had is another tool's, or prose.
+func (k *checking) identifier(ctx context.Context, c Citation, t int64) ([]vault.CodeFinding, error) {
+	base, err := k.base(ctx, t)
+	if err != nil || base == "" || base == k.head {
+		return nil, err // nothing older to compare with: what HEAD lacks, the section never saw
+	}
 	var scope []string
 	for _, p := range c.Scope {
 		if k.present[p] {
 			scope = append(scope, p)
-		} else if g, err := k.whereGone(ctx, p); err != nil {
+		} else if g, err := k.whereGone(ctx, p, base); err != nil {
 			return nil, err
 		} else if g.renamedTo != "" {
 			scope = append(scope, p, g.renamedTo)
 		}
 	}
 	if len(scope) > 0 {
-		fs, had, err := k.identIn(ctx, c, scope)
+		fs, had, err := k.identIn(ctx, c, scope, base)
 		if had || err != nil {
 			return fs, err
 		}
 	}
-	fs, _, err := k.identIn(ctx, c, nil)
+	fs, _, err := k.identIn(ctx, c, nil, base)
 	return fs, err
 }
 
-// identIn looks for c's identifier in scope (nil: everywhere). had is
-// false when the scope never had it.
-func (k *checking) identIn(ctx context.Context, c Citation, scope []string) ([]vault.CodeFinding, bool, error) {
-	k.runs.Add(1)
-	cmd := gitcli.Command(ctx, k.code, append([]string{"grep", "-q", "-w", "-F", "-e", c.Ident, k.head, "--"}, scope...)...)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	err := cmd.Run()
-	if err == nil {
-		return nil, true, nil
+// identIn looks for c's identifier in scope (nil: everywhere) at HEAD, and
+// when it is not there, at base. had is false when base did not have it
+// there either (then it is no citation of scope).
+func (k *checking) identIn(ctx context.Context, c Citation, scope []string, base string) ([]vault.CodeFinding, bool, error) {
+	now, err := k.atHead(ctx, c.Ident, scope)
+	if err != nil || now {
+		return nil, now, err
 	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
-		}
-		return nil, false, fmt.Errorf("git grep: %s", strings.TrimSpace(errb.String()+" "+err.Error()))
+	had, err := k.fact(ctx, "ident\x00"+base+"\x00"+c.Ident+"\x00"+strings.Join(scope, "\x00"), func() (bool, error) {
+		return k.grep(ctx, base, c.Ident, scope)
+	})
+	if err != nil || !had {
+		return nil, false, err
 	}
-	args := append([]string{"log", "-1", "-S", c.Ident, "--date=short", logFormat, k.head, "--"}, scope...)
+	args := append([]string{"log", "-1", "-S", c.Ident, "--date=short", logFormat, base + ".." + k.head, "--"}, scope...)
 	out, err := k.git(ctx, k.code, nil, args...)
 	if err != nil {
 		return nil, false, err
 	}
-	cs := parseLog(out)
-	if len(cs) == 0 {
-		return nil, false, nil
+	var by commitInfo
+	if cs := parseLog(out); len(cs) > 0 {
+		by = cs[0]
 	}
-	f := cs[0].finding(c, vault.ProblemIdentifier)
+	f := by.finding(c, vault.ProblemIdentifier)
 	if len(scope) > 0 {
 		f.Path = scope[len(scope)-1] // a renamed file's new name comes last
 		for _, p := range scope {
@@ -577,6 +630,64 @@ func (k *checking) identIn(ctx context.Context, c Citation, scope []string) ([]v
 		}
 	}
 	return []vault.CodeFinding{f}, true, nil
+}
+
+// atHead reports whether HEAD has ident as a word in scope. The first
+// question about a scope asks for every identifier the note cites at once
+// (one pass over the tree, where one each took 25 ms on lore's own
+// repository).
+func (k *checking) atHead(ctx context.Context, ident string, scope []string) (bool, error) {
+	key := strings.Join(scope, "\x00")
+	if found, ok := k.headWords[key]; ok {
+		return found[ident], nil
+	}
+	args := []string{"grep", "-h", "-o", "-w", "-F"}
+	for _, id := range k.idents {
+		args = append(args, "-e", id)
+	}
+	args = append(append(args, k.head, "--"), scope...)
+	k.runs.Add(1)
+	cmd := gitcli.Command(ctx, k.code, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	found := map[string]bool{}
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
+			return false, fmt.Errorf("git grep: %s", strings.TrimSpace(errb.String()+" "+err.Error()))
+		}
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		found[line] = true
+	}
+	if k.headWords == nil {
+		k.headWords = map[string]map[string]bool{}
+	}
+	k.headWords[key] = found
+	return found[ident], nil
+}
+
+// grep reports whether rev has ident as a word in scope (nil: anywhere).
+func (k *checking) grep(ctx context.Context, rev, ident string, scope []string) (bool, error) {
+	k.runs.Add(1)
+	cmd := gitcli.Command(ctx, k.code, append([]string{"grep", "-q", "-w", "-F", "-e", ident, rev, "--"}, scope...)...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	if err == nil {
+		return true, nil
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, fmt.Errorf("git grep: %s", strings.TrimSpace(errb.String()+" "+err.Error()))
+	}
+	return false, nil
 }
 
 // commit checks a commit id: a commit that some branch or tag holds.

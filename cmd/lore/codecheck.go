@@ -54,7 +54,7 @@ func codeChecker(ctx context.Context, getenv func(string) string, workspace stri
 	if err != nil {
 		return nil
 	}
-	if within(c.Code(), v.Root) {
+	if within(v.Root, c.Code()) {
 		return nil // the vault's own repository
 	}
 	if checkers.m == nil || len(checkers.m) >= maxCheckers {
