@@ -14,6 +14,22 @@ let v, serve, browser, url, runId, draftId, hookText, loreEnv;
 
 before(async () => {
   v = makeVault("api");
+  // The workspace is a code repository, and a note cites its code: the
+  // function it names was there before the note was written (2020) and
+  // renamed after (2099): the "may be stale" view lists it.
+  writeFileSync(join(v.vault, "notes", "retry-backoff.md"), "# Retry backoff\n\n## Cap\n\n`backoffFor` in `sync/retry.go` caps the wait at five minutes.\n");
+  v.git("add", "-A");
+  v.git("commit", "-qm", "retry note");
+  const codeGit = (date, ...args) => execFileSync("git", args, { cwd: v.workspace, stdio: "pipe", env: { ...process.env,
+    GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@localhost", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@localhost",
+    GIT_AUTHOR_DATE: date + "T12:00:00Z", GIT_COMMITTER_DATE: date + "T12:00:00Z" } });
+  mkdirSync(join(v.workspace, "sync"));
+  writeFileSync(join(v.workspace, "sync", "retry.go"), "package sync\n\nfunc backoffFor(n int) int { return n }\n");
+  codeGit("2020-01-02", "init", "-q", "-b", "main");
+  codeGit("2020-01-02", "add", "-A");
+  codeGit("2020-01-02", "commit", "-qm", "retries");
+  writeFileSync(join(v.workspace, "sync", "retry.go"), "package sync\n\nfunc delayFor(n int) int { return n }\n");
+  codeGit("2099-01-02", "commit", "-qam", "rename backoffFor");
   const env = { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", XDG_CONFIG_HOME: join(v.root, ".config"),
     GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@localhost", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@localhost" };
   loreEnv = env;
@@ -337,4 +353,29 @@ test("attack: another local port gets no credential and cannot merge", async (t)
   } finally {
     other.close();
   }
+});
+
+test("may be stale: a note whose cited function was renamed, with the commit, the edit and a request for an agent", async (t) => {
+  if (!needBrowser(t)) return;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(url);
+  await page.waitForFunction(() => document.querySelector("#detail").textContent.includes("open Draft"));
+  await page.click("#nav-stale");
+  await page.waitForSelector(".stale-list li.stale");
+  assert.equal(pathOf(page), "/stale");
+  assert.ok((await page.getAttribute("#nav-stale", "class") || "").includes("active"));
+  assert.equal(await page.locator(".stale-list li.stale").count(), 1, "only the note whose citation broke");
+  const item = await page.textContent(".stale-list li.stale");
+  assert.match(item, /notes\/retry-backoff\.md:5 › Retry backoff › Cap/);
+  assert.match(item, /cites `backoffFor` in sync\/retry\.go, removed in [0-9a-f]{7} on 2099-01-02 by e2e/);
+  assert.match(item, /Edit: `backoffFor` is no longer in sync\/retry\.go/);
+  assert.match(await page.textContent("pre.ask"), /^Update notes\/retry-backoff\.md › Retry backoff › Cap: it cites .*Propose the change as a Draft\.$/);
+  assert.equal((await page.textContent("#stale-count")).trim(), "1");
+  await shot(page, "stale");
+  // The note opens at the section.
+  await page.click(".stale-list li.stale a");
+  await page.waitForSelector("#detail .note .target");
+  assert.match(pathOf(page), /^\/note\//);
+  assert.equal((await page.textContent("#detail .note .target")).trim(), "Cap");
+  await page.close();
 });

@@ -21,6 +21,7 @@ import (
 // store), called through its handler with the token, as the page calls it.
 type apiServer struct {
 	t     *testing.T
+	srv   *Server
 	h     http.Handler
 	store *drafts.Store
 	root  string
@@ -28,7 +29,13 @@ type apiServer struct {
 
 func newAPIServer(t *testing.T) *apiServer {
 	t.Helper()
-	root := testvault.New(t, map[string]string{
+	return newAPIServerWith(t, nil)
+}
+
+// newAPIServerWith is newAPIServer's vault with more files.
+func newAPIServerWith(t *testing.T, more map[string]string) *apiServer {
+	t.Helper()
+	files := map[string]string{
 		"lore.yaml":          "embedding: {provider: none}\nprojects: {api: {}}\n",
 		"howto/release.md":   "---\nid: mem_release\n---\n# Release\n\nTag the commit, then run make release. See [[Deploy]].\n\n![[diagram.png]]\n",
 		"howto/deploy.md":    "---\nid: mem_deploy\n---\n# Deploy\n\nRun make deploy after the release.\n",
@@ -37,7 +44,11 @@ func newAPIServer(t *testing.T) *apiServer {
 		"a/Home.md":          "---\nid: mem_home_a\n---\n# Home of a\n",
 		"bb/Home.md":         "---\nid: mem_home_bb\n---\n# Home of bb\n",
 		"bb/note.md":         "---\nid: mem_bb_note\n---\n# Note in bb\n\nSee [[Home]] and [md home](Home.md).\n",
-	})
+	}
+	for p, s := range more {
+		files[p] = s
+	}
+	root := testvault.New(t, files)
 	testvault.Git(t, root, "add", "-A")
 	testvault.Git(t, root, "commit", "-qm", "start")
 	_, ix := testvault.Open(t, root, retrieve.Open)
@@ -51,7 +62,7 @@ func newAPIServer(t *testing.T) *apiServer {
 	}
 	s := New(activity.New(activity.Homes{}, nil), activity.NewIndexRuns(nil), ix, st, st.Remote(), "api")
 	s.token = "secret"
-	return &apiServer{t: t, h: s.Handler(), store: st, root: root}
+	return &apiServer{t: t, srv: s, h: s.Handler(), store: st, root: root}
 }
 
 // call sends one API request and returns its status and decoded body.

@@ -14,9 +14,9 @@ import (
 
 // The page's views, each at a URL of its own (the page routes them; the
 // server answers each with the page): / (the overview), /sessions,
-// /session/TOKEN, /run?vault=V&id=ID, /drafts, /drafts/ID, /note/ID and
-// /search?q=Q. Back, bookmarks and links work.
-var views = []string{"/sessions", "/session/", "/run", "/drafts", "/drafts/", "/note/", "/search"}
+// /session/TOKEN, /run?vault=V&id=ID, /drafts, /drafts/ID, /note/ID,
+// /search?q=Q and /stale. Back, bookmarks and links work.
+var views = []string{"/sessions", "/session/", "/run", "/drafts", "/drafts/", "/note/", "/search", "/stale"}
 
 // page serves the page itself.
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {

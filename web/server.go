@@ -21,6 +21,7 @@ import (
 	"github.com/lore-memory/lore/activity"
 	"github.com/lore-memory/lore/eval"
 	"github.com/lore-memory/lore/internal/termtext"
+	"github.com/lore-memory/lore/stale"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -47,6 +48,9 @@ type Server struct {
 	project string
 	token   string
 	port    string
+	// staleOf checks the project's notes' citations of code (nil: no code
+	// repository is bound; UseStale sets it).
+	staleOf func(ctx context.Context, project string) (stale.Report, error)
 	// headerTimeout bounds how long a connection may take to send a
 	// request's headers (and stay idle between requests); tests shorten it.
 	headerTimeout time.Duration
@@ -96,6 +100,7 @@ func (s *Server) Handler() http.Handler {
 	api.HandleFunc("POST /api/drafts/discard", s.draftDiscard)
 	api.HandleFunc("GET /api/search", s.search)
 	api.HandleFunc("GET /api/note", s.note)
+	api.HandleFunc("GET /api/stale", s.stale)
 	mux.Handle("/api/", s.needToken(api))
 	return s.guard(mux)
 }
@@ -486,4 +491,40 @@ func (s *Server) viewProject(r *http.Request) string {
 		return p
 	}
 	return s.project
+}
+
+// UseStale sets how the "may be stale" view checks a project's notes
+// against the code repository of the bound workspace.
+func (s *Server) UseStale(check func(ctx context.Context, project string) (stale.Report, error)) {
+	s.staleOf = check
+}
+
+// stale is the "may be stale" view's data: the notes whose citations of
+// code broke, each with the commit that broke it and the edit that would
+// mend the note. Nothing is changed: the fix is the person's edit, or a
+// Draft an agent proposes when asked, reviewed as any other.
+func (s *Server) stale(w http.ResponseWriter, r *http.Request) {
+	type out struct {
+		Bound    bool          `json:"bound"`
+		Code     string        `json:"code,omitempty"`
+		Notes    int           `json:"notes_checked"`
+		Citing   int           `json:"notes_citing_code"`
+		Findings []stale.Entry `json:"findings"`
+	}
+	if s.staleOf == nil {
+		writeJSON(w, out{Findings: []stale.Entry{}})
+		return
+	}
+	rep, err := s.staleOf(r.Context(), s.viewProject(r))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	o := out{Bound: true, Code: rep.Code, Notes: rep.Notes, Citing: rep.Citing, Findings: []stale.Entry{}}
+	for _, e := range rep.Entries {
+		if e.Broken() {
+			o.Findings = append(o.Findings, e)
+		}
+	}
+	writeJSON(w, o)
 }

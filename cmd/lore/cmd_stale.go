@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/lore-memory/lore/retrieve"
@@ -58,18 +57,15 @@ Example: lore stale --json`)
 	if err != nil {
 		return err
 	}
-	broken := 0
-	var shown []staleEntry
+	broken := rep.Broken
+	shown := []stale.Entry{}
 	for _, s := range rep.Entries {
-		if s.Broken() {
-			broken++
-		}
 		if s.Broken() || *all {
 			shown = append(shown, s)
 		}
 	}
 	if *asJSON {
-		if err := writeJSON(e.stdout, staleJSON{Code: code.Code(), Notes: rep.Notes, Citing: rep.Citing, Broken: broken, Findings: orEmpty(shown)}); err != nil {
+		if err := writeJSON(e.stdout, staleJSON{Code: rep.Code, Notes: rep.Notes, Citing: rep.Citing, Broken: broken, Findings: shown}); err != nil {
 			return err
 		}
 	} else {
@@ -81,100 +77,24 @@ Example: lore stale --json`)
 	return nil
 }
 
-// staleEntry is a finding with the note it is in and the edit that would
-// mend the note.
-type staleEntry struct {
-	Note string `json:"note"`
-	vault.CodeFinding
-	Edit string `json:"edit"`
-}
-
 type staleJSON struct {
-	Code     string       `json:"code"`
-	Notes    int          `json:"notes_checked"`
-	Citing   int          `json:"notes_citing_code"`
-	Broken   int          `json:"broken"`
-	Findings []staleEntry `json:"findings"`
+	Code     string        `json:"code"`
+	Notes    int           `json:"notes_checked"`
+	Citing   int           `json:"notes_citing_code"`
+	Broken   int           `json:"broken"`
+	Findings []stale.Entry `json:"findings"`
 }
 
-func orEmpty(s []staleEntry) []staleEntry {
-	if s == nil {
-		return []staleEntry{}
-	}
-	return s
-}
-
-// staleResult is what checking a project's notes found.
-type staleResult struct {
-	Notes, Citing int
-	Entries       []staleEntry // oldest evidence first; a missing commit (no date) first of all
-}
-
-// staleReport checks every note the project sees (a Draft's aside: it is
-// not reviewed memory) against code.
-func staleReport(ctx context.Context, ix *retrieve.Memory, project string, code *stale.Checker) (staleResult, error) {
+// staleReport checks every note the project sees against code.
+func staleReport(ctx context.Context, ix *retrieve.Memory, project string, code *stale.Checker) (stale.Report, error) {
 	notes, err := ix.Under(ctx, "", project)
 	if err != nil {
-		return staleResult{}, err
+		return stale.Report{}, err
 	}
-	var r staleResult
-	for _, n := range notes {
-		if n.DraftID != "" {
-			continue
-		}
-		r.Notes++
-		fs, err := code.CheckNote(ctx, n.Path, []byte(n.Content))
-		if err != nil {
-			if ctx.Err() != nil {
-				return r, ctx.Err()
-			}
-			return r, fmt.Errorf("%s: %v", n.Path, err)
-		}
-		if code.Cites(n.Path, []byte(n.Content)) > 0 {
-			r.Citing++
-		}
-		for _, f := range fs {
-			r.Entries = append(r.Entries, staleEntry{Note: n.Path, CodeFinding: f, Edit: editFor(f)})
-		}
-	}
-	sort.SliceStable(r.Entries, func(i, j int) bool {
-		a, b := r.Entries[i], r.Entries[j]
-		if a.Broken() != b.Broken() {
-			return a.Broken()
-		}
-		return a.Date < b.Date
-	})
-	return r, nil
+	return code.Report(ctx, notes)
 }
 
-// editFor is the edit a person would make to the note.
-func editFor(f vault.CodeFinding) string {
-	at := ""
-	if f.Commit != "" {
-		at = " (git show " + vault.ShortCommit(f.Commit) + " shows the change)"
-	}
-	switch f.Problem {
-	case vault.ProblemRenamed:
-		return fmt.Sprintf("replace %s with %s in `%s`", f.Path, f.RenamedTo, f.Cites)
-	case vault.ProblemRemoved:
-		return "the file is gone: cite what replaced it, or drop `" + f.Cites + "` and the text that relies on it" + at
-	case vault.ProblemIdentifier:
-		where := "the code"
-		if f.Path != "" {
-			where = f.Path
-		}
-		return "`" + f.Cites + "` is no longer in " + where + ": name what replaced it, or drop the sentence" + at
-	case vault.ProblemLines:
-		return "re-read " + f.Path + " and update the section, or cite the lines where they are now" + at
-	case vault.ProblemCommit:
-		return "cite a commit that a branch or tag holds (the history was rewritten?), or drop `" + f.Cites + "`"
-	case vault.ProblemChanged:
-		return "check the section still says what " + f.Path + " does" + at
-	}
-	return ""
-}
-
-func printStale(e *env, rep staleResult, shown []staleEntry, broken int) {
+func printStale(e *env, rep stale.Report, shown []stale.Entry, broken int) {
 	fmt.Fprintf(e.stdout, "%d notes checked, %d cite code; broken citations: %d\n", rep.Notes, rep.Citing, broken)
 	for _, s := range shown {
 		loc := s.Note

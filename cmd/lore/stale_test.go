@@ -24,9 +24,12 @@ func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
 	testvault.Git(t, h.vault, "add", "-A")
 	testvault.Git(t, h.vault, "commit", "-qm", "retry note")
 	retry := "package sync\n\n// backoffFor is the wait before retry n.\nfunc backoffFor(n int) int { return min(1<<n, 300) }\n"
+	// The code had backoffFor before the note was written (the vault's
+	// commit is now) and loses it after: dated commits, not the clock's
+	// second.
 	testvault.Write(t, h.code, "sync/retry.go", retry)
 	testvault.Git(t, h.code, "add", "-A")
-	testvault.Git(t, h.code, "commit", "-qm", "retries")
+	testvault.GitAt(t, h.code, "2020-01-02", "commit", "-qm", "retries")
 	vaultHead := testvault.Git(t, h.vault, "rev-parse", "HEAD")
 
 	lore := func(args ...string) (string, bool) {
@@ -41,7 +44,7 @@ func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
 	}
 
 	testvault.Write(t, h.code, "sync/retry.go", strings.ReplaceAll(retry, "backoffFor", "delayFor"))
-	testvault.Git(t, h.code, "commit", "-qam", "rename backoffFor")
+	testvault.GitAt(t, h.code, "2099-01-02", "commit", "-qam", "rename backoffFor")
 	commit := strings.TrimSpace(testvault.Git(t, h.code, "rev-parse", "--short=7", "HEAD"))
 	day := strings.TrimSpace(testvault.Git(t, h.code, "log", "-1", "--format=%ad", "--date=short"))
 	sentence := "cites `backoffFor` in sync/retry.go, removed in " + commit + " on " + day + " by t"

@@ -74,6 +74,22 @@ func Git(t testing.TB, dir string, args ...string) string {
 	return string(out)
 }
 
+// GitAt is Git with the commit's dates set to date ("2026-01-02"): a test
+// that orders two repositories' commits in time sets them rather than
+// waiting for the clock's second to turn.
+func GitAt(t testing.TB, dir, date string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@localhost", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@localhost",
+		"GIT_AUTHOR_DATE="+date+"T12:00:00Z", "GIT_COMMITTER_DATE="+date+"T12:00:00Z")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
 // Write writes a file at slash path p under root, making its folders.
 func Write(t testing.TB, root, p, s string) {
 	t.Helper()

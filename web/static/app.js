@@ -75,6 +75,7 @@ window.addEventListener("popstate", () => route());
 function nav(which, project) {
   document.querySelectorAll("#sidebar a").forEach((a) => a.classList.remove("active"));
   if (which === "drafts") $("#nav-drafts").classList.add("active");
+  if (which === "stale") $("#nav-stale").classList.add("active");
   if (which === "overview") $("#nav-home").classList.add("active");
   if (which === "sessions") {
     const a = document.querySelector(`#projects a[data-project="${CSS.escape(project || "")}"]`);
@@ -97,6 +98,7 @@ async function route() {
     if (p === "/drafts" || p.startsWith("/drafts/")) return await showDrafts(decodeURIComponent(p.slice("/drafts/".length)));
     if (p.startsWith("/note/")) return await showNote(decodeURIComponent(p.slice("/note/".length)), q.getAll("s"));
     if (p === "/search") return await showSearch(q.get("q") || "");
+    if (p === "/stale") return await showStale();
     d.replaceChildren(el("p", { class: "error" }, "No such page: " + p));
   } catch (err) {
     d.replaceChildren(el("p", { class: "error" }, err.message));
@@ -389,6 +391,50 @@ async function showNote(id, section = []) {
   if (target) { target.classList.add("target"); target.scrollIntoView({ block: "start" }); }
 }
 
+// showStale lists the notes whose citations of code no longer hold, each
+// with the commit that broke it, the edit that would mend the note, and a
+// request to give an agent, which proposes the fix as a Draft to review.
+async function showStale() {
+  nav("stale");
+  $("#list").classList.add("hidden");
+  const d = $("#detail");
+  d.replaceChildren(el("p", { class: "empty" }, "Checking the notes' citations of code…"));
+  const r = await api("/api/stale");
+  $("#stale-count").textContent = r.findings.length ? String(r.findings.length) : "";
+  if (!r.bound) {
+    d.replaceChildren(el("h2", {}, "May be stale"), el("p", { class: "empty" },
+      "No code repository is bound: run lore serve in a workspace bound to this vault (lore bind) to check what the notes cite."));
+    return;
+  }
+  const head = el("p", { class: "time" }, `${r.notes_checked} notes checked against ${r.code}; ${r.notes_citing_code} cite code.`);
+  if (!r.findings.length) {
+    d.replaceChildren(el("h2", {}, "May be stale"), head, el("p", { class: "empty" }, "Every citation of code holds."));
+    return;
+  }
+  const items = r.findings.map((f) => {
+    const at = f.heading_path && f.heading_path.length ? "?" + new URLSearchParams(f.heading_path.map((x) => ["s", x])) : "";
+    const ask = `Update ${where(f.note, f.heading_path)}: it ${sentence(f)}. ${f.edit}. Propose the change as a Draft.`;
+    const copy = el("button", {}, "Copy the request for an agent");
+    copy.addEventListener("click", () => navigator.clipboard.writeText(ask).then(() => { copy.textContent = "Copied"; }, () => {}));
+    return el("li", { class: "stale" },
+      link("/note/" + encodeURIComponent(f.note) + at, where(f.note + (f.line ? ":" + f.line : ""), f.heading_path)),
+      el("div", {}, sentence(f)),
+      el("div", { class: "time" }, "Edit: " + f.edit),
+      el("pre", { class: "ask" }, ask), copy);
+  });
+  d.replaceChildren(el("h2", {}, "May be stale"), head, el("ul", { class: "stale-list" }, ...items));
+}
+
+// sentence says a finding as lore stale does.
+function sentence(f) {
+  let s = `cites \`${f.cites}\``;
+  if (f.kind === "identifier" && f.path) s += " in " + f.path;
+  s += { removed: ", deleted", renamed: ", renamed to " + f.renamed_to, lines_changed: ", lines changed",
+    identifier_removed: ", removed", commit_missing: ", a commit no branch or tag of the code repository holds" }[f.problem] || "";
+  if (f.commit) s += ` in ${f.commit.slice(0, 7)}` + (f.date ? " on " + f.date : "") + (f.author ? " by " + f.author : "");
+  return s;
+}
+
 // refreshCount shows the vault's name and how many Drafts are open.
 function refreshCount() {
   return api("/api/overview").then((o) => { $("#vault-name").textContent = o.vault_name; $("#drafts-count").textContent = o.open_drafts ? String(o.open_drafts) : ""; }).catch(() => {});
@@ -397,6 +443,7 @@ function refreshCount() {
 document.addEventListener("DOMContentLoaded", () => {
   $("#find").addEventListener("submit", (e) => { e.preventDefault(); const q = $("#q").value.trim(); if (q) go("/search?" + new URLSearchParams({ q })); });
   $("#nav-drafts").addEventListener("click", (e) => { e.preventDefault(); go("/drafts"); });
+  $("#nav-stale").addEventListener("click", (e) => { e.preventDefault(); go("/stale"); });
   $("#nav-home").addEventListener("click", (e) => { e.preventDefault(); go("/"); });
   $("#refresh").addEventListener("click", () => route());
   refreshCount();
