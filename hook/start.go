@@ -45,7 +45,8 @@ func StartText(i StartInfo) string {
 	if i.Handle != "" {
 		fmt.Fprintf(&s, " Pass state %q to activate: it then sends only what this session was not given yet.", i.Handle)
 	}
-	fmt.Fprintf(&s, " Before storing memory, load %s, the vault's guidelines; what you store is a Draft that a person reviews.\n", i.Guidelines)
+	fmt.Fprintf(&s, " Before storing memory, load %s, the vault's guidelines; what you store is a Draft that a person reviews.", i.Guidelines)
+	s.WriteString(" A fragment marked \"may be stale\" cites code that changed since it was written: check the code before relying on it.\n")
 	return s.String()
 }
 

@@ -8,8 +8,9 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// cache keeps findings by note (path and content hash) for one pair of
-// heads: when the code's or the vault's HEAD moves, every entry goes.
+// cache keeps each note's findings (by path and content hash) with the
+// heads they were found at and what a change must touch to matter to
+// them, and answers about commits that never change.
 type cache struct {
 	file   string // "" in memory only
 	loaded bool
@@ -18,16 +19,27 @@ type cache struct {
 }
 
 type cacheFile struct {
-	Version   int                            `json:"version"`
-	CodeHead  string                         `json:"code_head"`
-	VaultHead string                         `json:"vault_head"`
-	Notes     map[string][]vault.CodeFinding `json:"notes"`
+	Version int               `json:"version"`
+	Notes   map[string]*entry `json:"notes"`
 	// Facts are answers about a commit (did it have this path, this
-	// identifier there): true whatever HEAD is, so kept when it moves.
+	// identifier there): true whatever HEAD is.
 	Facts map[string]bool `json:"facts"`
 }
 
-const cacheVersion = 1
+// entry is one note's check.
+type entry struct {
+	CodeHead  string              `json:"code_head"`
+	VaultHead string              `json:"vault_head"`
+	Findings  []vault.CodeFinding `json:"findings"`
+	// What the findings depend on: the paths the note cites (and where
+	// its identifiers were looked for), the identifiers, and whether it
+	// cites a commit (a commit's reachability is asked again each time).
+	Paths   []string `json:"paths,omitempty"`
+	Words   []string `json:"words,omitempty"`
+	Commits bool     `json:"commits,omitempty"`
+}
+
+const cacheVersion = 2
 
 // maxCacheNotes bounds the cache: past it, a put starts it anew.
 const maxCacheNotes = 200_000
@@ -50,21 +62,35 @@ func (c *cache) load() {
 	}
 }
 
-func (c *cache) get(codeHead, vaultHead, key string) ([]vault.CodeFinding, bool) {
+func (c *cache) get(key string) (*entry, bool) {
 	c.load()
-	if c.c.CodeHead != codeHead || c.c.VaultHead != vaultHead {
-		return nil, false
-	}
-	fs, ok := c.c.Notes[key]
-	return fs, ok
+	e, ok := c.c.Notes[key]
+	return e, ok && e != nil
 }
 
-func (c *cache) put(codeHead, vaultHead, key string, fs []vault.CodeFinding) {
+func (c *cache) put(key string, e *entry) {
 	c.load()
-	if c.c.CodeHead != codeHead || c.c.VaultHead != vaultHead || c.c.Notes == nil || len(c.c.Notes) >= maxCacheNotes {
-		c.c = cacheFile{Version: cacheVersion, CodeHead: codeHead, VaultHead: vaultHead, Notes: map[string][]vault.CodeFinding{}, Facts: c.c.Facts}
+	if c.c.Notes == nil || len(c.c.Notes) >= maxCacheNotes {
+		c.c.Notes = map[string]*entry{}
 	}
-	c.c.Notes[key] = fs
+	c.c.Version = cacheVersion
+	c.c.Notes[key] = e
+	c.dirty = true
+}
+
+func (c *cache) fact(key string) (bool, bool) {
+	c.load()
+	v, ok := c.c.Facts[key]
+	return v, ok
+}
+
+func (c *cache) setFact(key string, v bool) {
+	c.load()
+	if c.c.Facts == nil || len(c.c.Facts) >= maxCacheNotes {
+		c.c.Facts = map[string]bool{}
+	}
+	c.c.Version = cacheVersion
+	c.c.Facts[key] = v
 	c.dirty = true
 }
 
@@ -96,19 +122,4 @@ func (c *cache) flush() error {
 	}
 	c.dirty = false
 	return nil
-}
-
-func (c *cache) fact(key string) (bool, bool) {
-	c.load()
-	v, ok := c.c.Facts[key]
-	return v, ok
-}
-
-func (c *cache) setFact(key string, v bool) {
-	c.load()
-	if c.c.Facts == nil || len(c.c.Facts) >= maxCacheNotes {
-		c.c.Facts = map[string]bool{}
-	}
-	c.c.Facts[key] = v
-	c.dirty = true
 }

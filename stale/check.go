@@ -37,6 +37,7 @@ type Checker struct {
 	vaultRep *git.Repository
 	origin   string
 	cache    *cache
+	ds       deltas // what changed between two heads, asked once
 }
 
 // New returns a checker of the code repository at code (any folder in
@@ -107,17 +108,37 @@ func (c *Checker) CheckNote(ctx context.Context, notePath string, raw []byte) ([
 	vaultHead, _ := c.head(ctx, c.vaultRep, c.vaultRoot)
 	key := notePath + "\x00" + r.ContentHash
 	c.mu.Lock()
-	got, ok := c.cache.get(codeHead, vaultHead, key)
+	old, ok := c.cache.get(key)
 	c.mu.Unlock()
-	if ok {
-		return got, nil
+	if ok && old.CodeHead == codeHead && old.VaultHead == vaultHead {
+		return old.Findings, nil
+	}
+	if ok && c.unaffected(ctx, old, notePath, codeHead, vaultHead) {
+		e := *old
+		e.CodeHead, e.VaultHead = codeHead, vaultHead
+		c.mu.Lock()
+		c.cache.put(key, &e)
+		c.mu.Unlock()
+		return e.Findings, nil
 	}
 	found, err := c.check(ctx, notePath, raw, codeHead, cites)
 	if err != nil {
 		return nil, err
 	}
+	e := &entry{CodeHead: codeHead, VaultHead: vaultHead, Findings: found}
+	for _, ct := range cites {
+		switch ct.Kind {
+		case KindCommit:
+			e.Commits = true
+		case KindIdentifier:
+			e.Words = append(e.Words, ct.Ident)
+			e.Paths = append(e.Paths, ct.Scope...)
+		default:
+			e.Paths = append(e.Paths, strings.TrimSuffix(ct.Path, "/"))
+		}
+	}
 	c.mu.Lock()
-	c.cache.put(codeHead, vaultHead, key, found)
+	c.cache.put(key, e)
 	c.mu.Unlock()
 	return found, nil
 }
@@ -144,6 +165,14 @@ func (c *Checker) git(ctx context.Context, dir string, stdin []byte, args ...str
 	}
 	return gitcli.Run(ctx, dir, nil, args...)
 }
+
+// command is git in dir, counted, for a caller that streams its output.
+func (c *Checker) command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	c.runs.Add(1)
+	return gitcli.Command(ctx, dir, args...)
+}
+
+var errTooLong = errors.New("output too long")
 
 // commitInfo is a commit as evidence.
 type commitInfo struct{ id, author, date string }

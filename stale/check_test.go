@@ -27,12 +27,19 @@ func newRepo(t *testing.T) *repo {
 // git runs git in the repository; date ("2026-10-01") dates a commit.
 func (r *repo) git(date string, args ...string) string {
 	r.t.Helper()
+	var env []string
+	if date != "" {
+		env = []string{"GIT_AUTHOR_DATE=" + date + "T12:00:00Z", "GIT_COMMITTER_DATE=" + date + "T12:00:00Z"}
+	}
+	return r.gitEnv(env, args...)
+}
+
+// gitEnv runs git in the repository with env added.
+func (r *repo) gitEnv(env []string, args ...string) string {
+	r.t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=Ada", "-c", "user.email=ada@example.com", "-c", "commit.gpgsign=false"}, args...)...)
 	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-	if date != "" {
-		cmd.Env = append(cmd.Env, "GIT_AUTHOR_DATE="+date+"T12:00:00Z", "GIT_COMMITTER_DATE="+date+"T12:00:00Z")
-	}
+	cmd.Env = append(append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null"), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -292,5 +299,42 @@ func TestCheck_UncommittedSectionIsNew(t *testing.T) {
 	f.vault.write(notePath, string(f.note))
 	if got := f.check(t); len(got) != 0 {
 		t.Fatalf("a section written after the change is marked: %+v", got)
+	}
+}
+
+// A code commit that touches none of the note's cited paths and names none
+// of its identifiers keeps its findings without checking it again (the
+// three git commands that learn what the commit changed, once, and no
+// more); one that touches the cited file checks it anew.
+func TestCheck_AnUnrelatedCommitKeepsTheFindings(t *testing.T) {
+	f := newFixture(t)
+	f.note = []byte("# Retries\n\n## Backoff\n\n`backoffFor` in `sync/retry.go` caps the wait.\n")
+	f.vault.write(notePath, string(f.note))
+	f.vault.commit("2026-10-02", "note without a commit id")
+	f.code.write("sync/retry.go", strings.ReplaceAll(retryGo, "backoffFor", "delayFor"))
+	f.code.commit("2026-10-10", "rename the function")
+	ctx := context.Background()
+	c, err := New(ctx, f.code.dir, f.vault.dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.CheckNote(ctx, notePath, f.note)
+	if err != nil || len(broken(first)) != 1 {
+		t.Fatalf("first: %v %+v", err, first)
+	}
+	f.code.write("sync/queue.go", "package sync\n\nfunc enqueue(n int) {}\n")
+	f.code.commit("2026-10-11", "elsewhere")
+	before := c.GitRuns()
+	again, err := c.CheckNote(ctx, notePath, f.note)
+	if err != nil || len(again) != len(first) || again[0].Commit != first[0].Commit || again[0].Cites != first[0].Cites {
+		t.Fatalf("after an unrelated commit: %v %+v", err, again)
+	}
+	if n := c.GitRuns() - before; n > 3 {
+		t.Fatalf("an unrelated commit made the check run %d git commands, want the 3 that read the commit", n)
+	}
+	f.code.write("sync/retry.go", retryGo)
+	f.code.commit("2026-10-12", "bring backoffFor back")
+	if got, err := c.CheckNote(ctx, notePath, f.note); err != nil || len(broken(got)) != 0 {
+		t.Fatalf("after the cited file changed back: %v %+v", err, got)
 	}
 }
