@@ -74,6 +74,9 @@ func printActivation(e *env, act *vault.Activation, asJSON bool) error {
 	w := bufio.NewWriterSize(out, 32<<10)
 	for i, f := range act.Fragments {
 		fmt.Fprintf(w, "%d. [%s] %s\n   %s\n", i+1, f.Action, head(vis(location(f.Path, f.HeadingPath))), vis(f.UnitKey))
+		if len(f.Stale) > 0 {
+			fmt.Fprintf(w, "   %s\n", vis(vault.StaleText(f.Stale)))
+		}
 		if f.Content != "" {
 			for _, line := range strings.Split(strings.TrimRight(f.Content, "\n"), "\n") {
 				fmt.Fprintf(w, "   │ %s\n", vis(line))

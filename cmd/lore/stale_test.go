@@ -1,14 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lore-memory/lore/internal/golden"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/vault"
 )
 
 // A note that cites code, in a vault bound to a code repository, both real
@@ -82,6 +88,12 @@ func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
 		}
 	}
 
+	// activate's text says it under the fragment's header.
+	text, _ := lore("activate", "retry backoff cap")
+	text = regexp.MustCompile(`run_[0-9a-z]+`).ReplaceAllString(text, "run_ID")
+	text = regexp.MustCompile(`las2\.\S+`).ReplaceAllString(text, "las2.STATE")
+	golden.Check(t, "activate-stale.txt", strings.ReplaceAll(strings.ReplaceAll(text, commit, "COMMIT"), day, "DAY"))
+
 	// The prompt hook says it under the fragment's header, with its mark.
 	hk, ok := h.run("prompt", "claude", map[string]any{"session_id": "s-stale", "hook_event_name": "UserPromptSubmit", "prompt": "what is the retry backoff cap?"})
 	if !ok {
@@ -93,6 +105,38 @@ func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
 	}
 	got = strings.ReplaceAll(strings.ReplaceAll(got, commit, "COMMIT"), day, "DAY")
 	golden.Check(t, filepath.Join("hook", "claude-prompt-stale.json"), got)
+
+	// A warm server marks too, for the workspace the request names (and
+	// guesses none when it names none).
+	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0")
+	srv.Dir = h.vault
+	srv.Env = append(os.Environ(), append(testGitEnv, "LORE_VAULT="+h.vault, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1", "XDG_CONFIG_HOME="+h.config)...)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	info := filepath.Join(h.vault, ".git", "lore", "mcp-http.json")
+	for i := 0; i < 400; i++ {
+		if _, err := os.Stat(info); err == nil {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	b := vault.Binding{Vault: h.vault, Project: "api"}
+	for _, ws := range []string{h.code, ""} {
+		reply, err := askWarm(context.Background(), e, b, "/lore/v1/activate", warmRequest{Query: "retry backoff cap", Project: "api", Workspace: ws})
+		if err != nil || reply.Activation == nil || len(reply.Activation.Fragments) == 0 {
+			t.Fatalf("warm activate (workspace %q): %v", ws, err)
+		}
+		marked := 0
+		for _, f := range reply.Activation.Fragments {
+			marked += len(f.Stale)
+		}
+		if (ws != "") != (marked == 1) {
+			t.Errorf("warm activate for workspace %q marked %d findings", ws, marked)
+		}
+	}
 
 	// Marking is not editing.
 	if st := testvault.Git(t, h.vault, "status", "--porcelain"); st != "" {
