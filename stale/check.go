@@ -246,13 +246,15 @@ func (c *Checker) check(ctx context.Context, notePath string, raw []byte, head s
 // checking is one note's check: what it learned of the code repository.
 type checking struct {
 	*Checker
-	head      string
-	present   map[string]bool            // path (no trailing slash) → at HEAD
-	gone      map[string]goneInfo        // path → how it left
-	bases     map[int64]string           // a section's time → the code's commit then ("" none)
-	blobs     map[string]string          // rev:path → content
-	idents    []string                   // the identifiers the note cites
-	headWords map[string]map[string]bool // scope → the identifiers HEAD has there
+	head    string
+	present map[string]bool            // path (no trailing slash) → at HEAD
+	gone    map[string]goneInfo        // path → how it left
+	bases   map[int64]string           // a section's time → the code's commit then ("" none)
+	blobs   map[string]string          // rev:path → content
+	idents  []string                   // the identifiers the note cites
+	words   map[string]map[string]bool // rev and scope → the identifiers it has there
+	paths   []string                   // the paths the note cites (and its identifiers' scopes)
+	pathsOf map[string]map[string]bool // rev → the paths it has
 }
 
 type goneInfo struct {
@@ -286,42 +288,48 @@ func since(c Citation, times []int64) int64 {
 
 // objects asks which cited paths HEAD has, in one git command.
 func (k *checking) objects(ctx context.Context, cites []Citation) error {
-	k.present = map[string]bool{}
-	var paths []string
+	seen := map[string]bool{}
 	for _, c := range cites {
-		p := strings.TrimSuffix(c.Path, "/")
-		if p == "" {
-			continue
-		}
-		if _, ok := k.present[p]; !ok {
-			k.present[p] = false
-			paths = append(paths, p)
-		}
-		for _, s := range c.Scope {
-			if _, ok := k.present[s]; !ok {
-				k.present[s] = false
-				paths = append(paths, s)
+		for _, p := range append([]string{strings.TrimSuffix(c.Path, "/")}, c.Scope...) {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				k.paths = append(k.paths, p)
 			}
 		}
 	}
-	if len(paths) == 0 {
-		return nil
+	var err error
+	k.present, err = k.pathsAt(ctx, k.head)
+	return err
+}
+
+// pathsAt returns which of the note's paths rev has, asking once per rev
+// in one git command.
+func (k *checking) pathsAt(ctx context.Context, rev string) (map[string]bool, error) {
+	if got, ok := k.pathsOf[rev]; ok {
+		return got, nil
 	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(k.head + ":" + p + "\n")
-	}
-	out, err := k.git(ctx, k.code, in.Bytes(), "cat-file", "--batch-check")
-	if err != nil {
-		return err
-	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	for i, p := range paths {
-		if i < len(lines) && !strings.HasSuffix(lines[i], " missing") && !strings.HasSuffix(lines[i], " ambiguous") {
-			k.present[p] = true
+	got := map[string]bool{}
+	if len(k.paths) > 0 {
+		var in bytes.Buffer
+		for _, p := range k.paths {
+			in.WriteString(rev + ":" + p + "\n")
+		}
+		out, err := k.git(ctx, k.code, in.Bytes(), "cat-file", "--batch-check")
+		if err != nil {
+			return nil, err
+		}
+		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		for i, p := range k.paths {
+			if i < len(lines) && !strings.HasSuffix(lines[i], " missing") && !strings.HasSuffix(lines[i], " ambiguous") {
+				got[p] = true
+			}
 		}
 	}
-	return nil
+	if k.pathsOf == nil {
+		k.pathsOf = map[string]map[string]bool{}
+	}
+	k.pathsOf[rev] = got
+	return got, nil
 }
 
 // whereGone learns how a path HEAD lacks left the repository: deleted or
@@ -336,8 +344,8 @@ func (k *checking) whereGone(ctx context.Context, p, base string) (goneInfo, err
 	}
 	g := goneInfo{never: true}
 	had, err := k.fact(ctx, "path\x00"+base+"\x00"+p, func() (bool, error) {
-		_, ok, err := k.objectAt(ctx, base, p)
-		return ok, err
+		at, err := k.pathsAt(ctx, base)
+		return at[p], err
 	})
 	if err != nil || !had {
 		k.gone[base+":"+p] = g
@@ -371,20 +379,6 @@ func (k *checking) whereGone(ctx context.Context, p, base string) (goneInfo, err
 	}
 	k.gone[base+":"+p] = g
 	return g, nil
-}
-
-// objectAt reports whether rev has path p (a file or a folder).
-func (k *checking) objectAt(ctx context.Context, rev, p string) (string, bool, error) {
-	out, err := k.git(ctx, k.code, []byte(rev+":"+p+"\n"), "cat-file", "--batch-check")
-	if err != nil {
-		return "", false, err
-	}
-	line := strings.TrimSpace(string(out))
-	f := strings.Fields(line)
-	if len(f) != 3 || strings.HasSuffix(line, " missing") {
-		return "", false, nil
-	}
-	return f[1], true, nil
 }
 
 // fact answers a question about a commit (never changes once answered)
@@ -629,12 +623,13 @@ func (k *checking) identifier(ctx context.Context, c Citation, t int64) ([]vault
 // when it is not there, at base. had is false when base did not have it
 // there either (then it is no citation of scope).
 func (k *checking) identIn(ctx context.Context, c Citation, scope []string, base string) ([]vault.CodeFinding, bool, error) {
-	now, err := k.atHead(ctx, c.Ident, scope)
-	if err != nil || now {
-		return nil, now, err
+	now, err := k.wordsAt(ctx, k.head, scope)
+	if err != nil || now[c.Ident] {
+		return nil, err == nil, err
 	}
 	had, err := k.fact(ctx, "ident\x00"+base+"\x00"+c.Ident+"\x00"+strings.Join(scope, "\x00"), func() (bool, error) {
-		return k.grep(ctx, base, c.Ident, scope)
+		then, err := k.wordsAt(ctx, base, scope)
+		return then[c.Ident], err
 	})
 	if err != nil || !had {
 		return nil, false, err
@@ -661,22 +656,20 @@ func (k *checking) identIn(ctx context.Context, c Citation, scope []string, base
 	return []vault.CodeFinding{f}, true, nil
 }
 
-// atHead reports whether HEAD has ident as a word in scope. The first
-// question about a scope asks for every identifier the note cites at once
-// (one pass over the tree, where one each took 25 ms on lore's own
-// repository).
-func (k *checking) atHead(ctx context.Context, ident string, scope []string) (bool, error) {
-	key := strings.Join(scope, "\x00")
-	if found, ok := k.headWords[key]; ok {
-		return found[ident], nil
+// wordsAt returns which of the note's identifiers rev has as words in
+// scope (nil: anywhere): one pass over the tree for all of them (one grep
+// each took 25 ms on lore's own repository), once per rev and scope.
+func (k *checking) wordsAt(ctx context.Context, rev string, scope []string) (map[string]bool, error) {
+	key := rev + "\x00" + strings.Join(scope, "\x00")
+	if found, ok := k.words[key]; ok {
+		return found, nil
 	}
 	args := []string{"grep", "-h", "-o", "-w", "-F"}
 	for _, id := range k.idents {
 		args = append(args, "-e", id)
 	}
-	args = append(append(args, k.head, "--"), scope...)
-	k.runs.Add(1)
-	cmd := gitcli.Command(ctx, k.code, args...)
+	args = append(append(args, rev, "--"), scope...)
+	cmd := k.command(ctx, k.code, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	found := map[string]bool{}
@@ -684,39 +677,19 @@ func (k *checking) atHead(ctx context.Context, ident string, scope []string) (bo
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 			if ctx.Err() != nil {
-				return false, ctx.Err()
+				return nil, ctx.Err()
 			}
-			return false, fmt.Errorf("git grep: %s", strings.TrimSpace(errb.String()+" "+err.Error()))
+			return nil, fmt.Errorf("git grep: %s", strings.TrimSpace(errb.String()+" "+err.Error()))
 		}
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
 		found[line] = true
 	}
-	if k.headWords == nil {
-		k.headWords = map[string]map[string]bool{}
+	if k.words == nil {
+		k.words = map[string]map[string]bool{}
 	}
-	k.headWords[key] = found
-	return found[ident], nil
-}
-
-// grep reports whether rev has ident as a word in scope (nil: anywhere).
-func (k *checking) grep(ctx context.Context, rev, ident string, scope []string) (bool, error) {
-	k.runs.Add(1)
-	cmd := gitcli.Command(ctx, k.code, append([]string{"grep", "-q", "-w", "-F", "-e", ident, rev, "--"}, scope...)...)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	err := cmd.Run()
-	if err == nil {
-		return true, nil
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return false, fmt.Errorf("git grep: %s", strings.TrimSpace(errb.String()+" "+err.Error()))
-	}
-	return false, nil
+	k.words[key] = found
+	return found, nil
 }
 
 // commit checks a commit id: a commit that some branch or tag holds.

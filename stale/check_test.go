@@ -2,6 +2,7 @@ package stale
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -336,5 +337,34 @@ func TestCheck_AnUnrelatedCommitKeepsTheFindings(t *testing.T) {
 	f.code.commit("2026-10-12", "bring backoffFor back")
 	if got, err := c.CheckNote(ctx, notePath, f.note); err != nil || len(broken(got)) != 0 {
 		t.Fatalf("after the cited file changed back: %v %+v", err, got)
+	}
+}
+
+// A note that cites tens of thousands of things (an agent's careless or
+// hostile text) is checked on its first MaxCitations, in a few git
+// commands, and raises nothing for names the code never had.
+func TestCheck_AHugeNoteIsBounded(t *testing.T) {
+	f := newFixture(t)
+	var b strings.Builder
+	b.WriteString("# Everything\n\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, "`fooBar%d` in `pkg%d/file%d.go`; ", i, i, i)
+	}
+	f.note = []byte(b.String() + "\n")
+	f.vault.write(notePath, string(f.note))
+	f.vault.commit("2026-10-02", "huge")
+	c, err := New(context.Background(), f.code.dir, f.vault.dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Cites(notePath, f.note); n != MaxCitations {
+		t.Fatalf("%d citations read, want the first %d", n, MaxCitations)
+	}
+	got, err := c.CheckNote(context.Background(), notePath, f.note)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("%v %+v", err, got)
+	}
+	if n := c.GitRuns(); n > 12 {
+		t.Fatalf("%d git commands for one note", n)
 	}
 }

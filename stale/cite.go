@@ -119,8 +119,16 @@ func Cite(r *vault.Resource, raw []byte, origin string) []Citation {
 		}
 		out = append(out, scoped(section)...)
 	}
-	return dedupe(out)
+	out = dedupe(out)
+	if len(out) > MaxCitations {
+		out = out[:MaxCitations]
+	}
+	return out
 }
+
+// MaxCitations is how many of a note's citations are checked (its first):
+// what one note can make the check do is bounded.
+const MaxCitations = 500
 
 // scoped gives each identifier of a section the paths the section cites.
 func scoped(section []Citation) []Citation {

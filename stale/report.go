@@ -22,6 +22,9 @@ type Report struct {
 	Notes  int    // notes checked
 	Citing int    // notes that cite code
 	Broken int    // broken citations
+	// Unchecked names the notes that could not be checked, and why; the
+	// others are checked all the same.
+	Unchecked []string
 	// Entries: the broken first, oldest evidence first (a missing commit,
 	// which has no date, first of all); then the changed ones.
 	Entries []Entry
@@ -42,7 +45,8 @@ func (c *Checker) Report(ctx context.Context, notes []vault.Loaded) (Report, err
 			if ctx.Err() != nil {
 				return r, ctx.Err()
 			}
-			return r, fmt.Errorf("%s: %v", n.Path, err)
+			r.Unchecked = append(r.Unchecked, fmt.Sprintf("%s: %v", n.Path, err))
+			continue
 		}
 		if c.Cites(n.Path, raw) > 0 {
 			r.Citing++

@@ -15,7 +15,7 @@ func runStale(ctx context.Context, e *env, args []string) error {
 workspace's code repository: a cited path deleted or renamed, an identifier
 removed, cited lines changed, a cited commit no branch or tag holds. Each
 comes with the commit that did it, its author and date, oldest first, and
-the edit that would mend the note. --all adds the cited files that changed
+the edit that would mend the note. A note's first 500 citations are checked. --all adds the cited files that changed
 since the section citing them was written (worth a look, not broken).
 
 What counts as a citation: a code span that names a path (sync/retry.go,
@@ -25,7 +25,7 @@ a commit id on a line that says "commit", and the frontmatter's code: list.
 A path or name the code repository never had is not a citation of it.
 
 Checking changes no note and makes no commit. Exit status 1 when a citation
-is broken (for CI), 0 when none is.
+is broken or a note could not be checked (for CI), 0 otherwise.
 
 Example: lore stale --json`)
 	all := fs.Bool("all", false, "also list cited files that changed since (not broken)")
@@ -65,14 +65,14 @@ Example: lore stale --json`)
 		}
 	}
 	if *asJSON {
-		if err := writeJSON(e.stdout, staleJSON{Code: rep.Code, Notes: rep.Notes, Citing: rep.Citing, Broken: broken, Findings: shown}); err != nil {
+		if err := writeJSON(e.stdout, staleJSON{Code: rep.Code, Notes: rep.Notes, Citing: rep.Citing, Broken: broken, Findings: shown, Unchecked: append([]string{}, rep.Unchecked...)}); err != nil {
 			return err
 		}
 	} else {
 		printStale(e, rep, shown, broken)
 	}
-	if broken > 0 {
-		return problemsFound{broken}
+	if broken+len(rep.Unchecked) > 0 {
+		return problemsFound{broken + len(rep.Unchecked)}
 	}
 	return nil
 }
@@ -83,6 +83,8 @@ type staleJSON struct {
 	Citing   int           `json:"notes_citing_code"`
 	Broken   int           `json:"broken"`
 	Findings []stale.Entry `json:"findings"`
+	// Unchecked: the notes that could not be checked, and why.
+	Unchecked []string `json:"unchecked"`
 }
 
 // staleReport checks every note the project sees against code.
@@ -105,6 +107,9 @@ func printStale(e *env, rep stale.Report, shown []stale.Entry, broken int) {
 			loc += " › " + strings.Join(s.HeadingPath, " › ")
 		}
 		fmt.Fprintf(e.stdout, "\n%s\n  %s\n  edit: %s\n", loc, s.Sentence(), s.Edit)
+	}
+	for _, u := range rep.Unchecked {
+		fmt.Fprintf(e.stdout, "\nnot checked: %s\n", u)
 	}
 }
 
