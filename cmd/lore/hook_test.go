@@ -350,20 +350,7 @@ func TestSetup_TheWrittenHooksWork(t *testing.T) {
 		}
 	}
 	play("no server", []string{"LORE_NO_SERVER=1"})
-	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0")
-	srv.Dir = h.vault
-	srv.Env = append(os.Environ(), "LORE_VAULT="+h.vault, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1")
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Kill(); srv.Wait() }()
-	info := filepath.Join(h.vault, ".git", "lore", "mcp-http.json")
-	for i := 0; i < 400; i++ {
-		if _, err := os.Stat(info); err == nil {
-			break
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	startWarm(t, h.vault, "LORE_VAULT="+h.vault, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1")
 	play("warm server", nil)
 }
 

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lore-memory/lore/internal/golden"
 	"github.com/lore-memory/lore/internal/testvault"
@@ -108,20 +105,7 @@ func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
 
 	// A warm server marks too, for the workspace the request names (and
 	// guesses none when it names none).
-	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0")
-	srv.Dir = h.vault
-	srv.Env = append(os.Environ(), append(testGitEnv, "LORE_VAULT="+h.vault, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1", "XDG_CONFIG_HOME="+h.config)...)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Kill(); srv.Wait() }()
-	info := filepath.Join(h.vault, ".git", "lore", "mcp-http.json")
-	for i := 0; i < 400; i++ {
-		if _, err := os.Stat(info); err == nil {
-			break
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	startWarm(t, h.vault, append(testGitEnv, "LORE_VAULT="+h.vault, "LORE_PROJECT=api", "LORE_MCP_NO_SYNC=1", "XDG_CONFIG_HOME="+h.config)...)
 	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
 	b := vault.Binding{Vault: h.vault, Project: "api"}
 	for _, ws := range []string{h.code, ""} {

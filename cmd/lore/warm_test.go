@@ -461,3 +461,24 @@ func TestAttack_AStoppedWarmServerCostsNoWait(t *testing.T) {
 		t.Fatalf("askWarm with a stopped server: %v (context: %v); want errNoServer from the handshake", err, ctx.Err())
 	}
 }
+
+// startWarm starts `lore mcp --http` in the vault dir with env added, and
+// waits for its record (mcp-http.json); the server is stopped when the
+// test ends.
+func startWarm(t *testing.T, dir string, env ...string) {
+	t.Helper()
+	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0")
+	srv.Dir = dir
+	srv.Env = append(os.Environ(), env...)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	info := filepath.Join(dir, ".git", "lore", "mcp-http.json")
+	for i := 0; i < 400; i++ {
+		if _, err := os.Stat(info); err == nil {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
