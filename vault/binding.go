@@ -76,7 +76,7 @@ func ResolveBinding(cwd string, getenv func(string) string, bindingsPath string)
 		}
 		best := -1
 		for i, b := range bf.Bindings {
-			if within(b.Workspace, cwd) && (best < 0 || len(b.Workspace) > len(bf.Bindings[best].Workspace)) {
+			if Within(b.Workspace, cwd) && (best < 0 || len(b.Workspace) > len(bf.Bindings[best].Workspace)) {
 				best = i
 			}
 		}
@@ -170,8 +170,9 @@ func CheckProject(b Binding) (Binding, error) {
 	return b, nil
 }
 
-// within reports whether dir is base or inside it.
-func within(base, dir string) bool {
+// Within reports whether dir is base or inside it (both cleaned, absolute
+// or both relative; no symlink is followed).
+func Within(base, dir string) bool {
 	if base == "" {
 		return false
 	}

@@ -290,7 +290,7 @@ func (v *Vault) linkedTo(rel string) (string, error) {
 	if err != nil || in == ".." || strings.HasPrefix(in, ".."+string(filepath.Separator)) {
 		return "", Errorf(CodeInvalid, "%s is a symlink out of the vault", NormalizePath(rel))
 	}
-	if within(v.GitDir, real) {
+	if Within(v.GitDir, real) {
 		return "", Errorf(CodeInvalid, "%s is a symlink into the git directory", NormalizePath(rel))
 	}
 	for _, seg := range strings.Split(in, string(filepath.Separator)) {

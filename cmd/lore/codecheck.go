@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/lore-memory/lore/stale"
@@ -40,7 +39,7 @@ func codeChecker(ctx context.Context, getenv func(string) string, workspace stri
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
 	}
-	if within(v.Root, ws) {
+	if vault.Within(v.Root, ws) {
 		return nil // lore runs in the vault
 	}
 	key := ws + "\x00" + v.Root
@@ -54,7 +53,7 @@ func codeChecker(ctx context.Context, getenv func(string) string, workspace stri
 	if err != nil {
 		return nil
 	}
-	if within(v.Root, c.Code()) {
+	if vault.Within(v.Root, c.Code()) {
 		return nil // the vault's own repository
 	}
 	if checkers.m == nil || len(checkers.m) >= maxCheckers {
@@ -72,12 +71,6 @@ func flushCheckers() {
 	for _, c := range checkers.m {
 		c.Flush()
 	}
-}
-
-// within reports whether p is dir or inside it.
-func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && (rel == "." || !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel))
 }
 
 // orElse is s, or else when s is "".
