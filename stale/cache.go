@@ -1,6 +1,8 @@
 package stale
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,20 +12,24 @@ import (
 
 // cache keeps each note's findings (by path and content hash) with the
 // heads they were found at and what a change must touch to matter to
-// them, and answers about commits that never change.
+// them, and answers about commits that never change. On disk it is a
+// folder of small files, each holding the keys whose hash starts with its
+// byte, read when a key of it is first asked for: an activate that checks
+// five notes of a 10,000-note vault reads a few kilobytes, not the whole
+// cache.
 type cache struct {
-	file   string // "" in memory only
-	loaded bool
-	dirty  bool
-	c      cacheFile
+	dir    string // "" in memory only
+	shards map[string]*shard
 }
 
-type cacheFile struct {
-	Version int               `json:"version"`
-	Notes   map[string]*entry `json:"notes"`
+// shard is one file of the cache: notes ("n-xx.json") or facts ("f-xx.json").
+type shard struct {
+	dirty bool
+	Notes map[string]*entry `json:"notes,omitempty"`
 	// Facts are answers about a commit (did it have this path, this
 	// identifier there): true whatever HEAD is.
-	Facts map[string]bool `json:"facts"`
+	Facts   map[string]bool `json:"facts,omitempty"`
+	Version int             `json:"version"`
 }
 
 // entry is one note's check.
@@ -39,87 +45,98 @@ type entry struct {
 	Commits bool     `json:"commits,omitempty"`
 }
 
-const cacheVersion = 2
+const cacheVersion = 3
 
-// maxCacheNotes bounds the cache: past it, a put starts it anew.
-const maxCacheNotes = 200_000
+// maxShardKeys bounds a shard: past it, a put starts it anew.
+const maxShardKeys = 4096
 
-func (c *cache) load() {
-	if c.loaded {
-		return
+// shardOf returns the shard a key of kind ("n" or "f") is kept in, read
+// from disk the first time.
+func (c *cache) shardOf(kind, key string) *shard {
+	sum := sha256.Sum256([]byte(key))
+	name := kind + "-" + hex.EncodeToString(sum[:1]) + ".json"
+	if s, ok := c.shards[name]; ok {
+		return s
 	}
-	c.loaded = true
-	if c.file == "" {
-		return
+	s := &shard{}
+	if c.dir != "" {
+		if data, err := os.ReadFile(filepath.Join(c.dir, name)); err == nil {
+			var got shard
+			if json.Unmarshal(data, &got) == nil && got.Version == cacheVersion {
+				s = &got
+			}
+		}
 	}
-	data, err := os.ReadFile(c.file)
-	if err != nil {
-		return
+	if c.shards == nil {
+		c.shards = map[string]*shard{}
 	}
-	var f cacheFile
-	if json.Unmarshal(data, &f) == nil && f.Version == cacheVersion {
-		c.c = f
-	}
+	c.shards[name] = s
+	return s
 }
 
 func (c *cache) get(key string) (*entry, bool) {
-	c.load()
-	e, ok := c.c.Notes[key]
+	e, ok := c.shardOf("n", key).Notes[key]
 	return e, ok && e != nil
 }
 
 func (c *cache) put(key string, e *entry) {
-	c.load()
-	if c.c.Notes == nil || len(c.c.Notes) >= maxCacheNotes {
-		c.c.Notes = map[string]*entry{}
+	s := c.shardOf("n", key)
+	if s.Notes == nil || len(s.Notes) >= maxShardKeys {
+		s.Notes = map[string]*entry{}
 	}
-	c.c.Version = cacheVersion
-	c.c.Notes[key] = e
-	c.dirty = true
+	s.Notes[key] = e
+	s.dirty = true
 }
 
 func (c *cache) fact(key string) (bool, bool) {
-	c.load()
-	v, ok := c.c.Facts[key]
+	v, ok := c.shardOf("f", key).Facts[key]
 	return v, ok
 }
 
 func (c *cache) setFact(key string, v bool) {
-	c.load()
-	if c.c.Facts == nil || len(c.c.Facts) >= maxCacheNotes {
-		c.c.Facts = map[string]bool{}
+	s := c.shardOf("f", key)
+	if s.Facts == nil || len(s.Facts) >= maxShardKeys {
+		s.Facts = map[string]bool{}
 	}
-	c.c.Version = cacheVersion
-	c.c.Facts[key] = v
-	c.dirty = true
+	s.Facts[key] = v
+	s.dirty = true
 }
 
-// flush writes the file whole, through a temporary file and a rename: a
-// reader sees the old cache or the new one. A cache that cannot be
-// written is no failure (the next check asks git again).
+// flush writes each changed shard whole, through a temporary file and a
+// rename: a reader sees the old shard or the new one. A cache that cannot
+// be written is no failure (the next check asks git again).
 func (c *cache) flush() error {
-	if c.file == "" || !c.dirty {
+	if c.dir == "" {
 		return nil
 	}
-	data, err := json.Marshal(c.c)
-	if err != nil {
-		return err
+	for name, s := range c.shards {
+		if !s.dirty {
+			continue
+		}
+		s.Version = cacheVersion
+		data, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		if os.MkdirAll(c.dir, 0o700) != nil {
+			return nil
+		}
+		tmp, err := os.CreateTemp(c.dir, ".shard-*.tmp")
+		if err != nil {
+			return nil
+		}
+		_, err = tmp.Write(data)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), filepath.Join(c.dir, name))
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return nil
+		}
+		s.dirty = false
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.file), ".stale-*.tmp")
-	if err != nil {
-		return nil
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return nil
-	}
-	c.dirty = false
 	return nil
 }

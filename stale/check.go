@@ -41,10 +41,10 @@ type Checker struct {
 }
 
 // New returns a checker of the code repository at code (any folder in
-// it) for the vault at vaultRoot. cacheFile keeps findings across
+// it) for the vault at vaultRoot. cacheDir keeps findings across
 // processes ("" keeps them in memory only).
-func New(ctx context.Context, code, vaultRoot, cacheFile string) (*Checker, error) {
-	c := &Checker{vaultRoot: vaultRoot, now: time.Now, cache: &cache{file: cacheFile}}
+func New(ctx context.Context, code, vaultRoot, cacheDir string) (*Checker, error) {
+	c := &Checker{vaultRoot: vaultRoot, now: time.Now, cache: &cache{dir: cacheDir}}
 	open := &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true}
 	// go-git reads the repositories' files: no process while nothing moved.
 	if repo, err := git.PlainOpenWithOptions(code, open); err == nil {

@@ -257,7 +257,7 @@ func TestCheck_CacheRunsNoGitWhenNothingMoved(t *testing.T) {
 	f := newFixture(t)
 	f.code.write("sync/retry.go", strings.ReplaceAll(retryGo, "backoffFor", "delayFor"))
 	f.code.commit("2026-10-10", "rename the function")
-	file := filepath.Join(t.TempDir(), "stale.json")
+	file := filepath.Join(t.TempDir(), "stale")
 	ctx := context.Background()
 	c, err := New(ctx, f.code.dir, f.vault.dir, file)
 	if err != nil {

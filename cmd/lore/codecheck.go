@@ -25,9 +25,9 @@ const maxCheckers = 64
 // codeChecker returns the checker of the code repository of workspace for
 // the vault v, or nil when there is none to check against: no workspace,
 // a workspace in the vault (the notes are no code), no git repository
-// there, or LORE_NO_STALE set. A vault kept inside the code repository
-// (docs/ as the vault) is checked against that repository. Its cache file is in the vault's data
-// folder, one per code repository.
+// there, or LORE_NO_STALE set. Its cache is a folder in the vault's data
+// folder, one per code repository. A vault kept inside the code repository
+// (docs/ as the vault) is checked against that repository.
 func codeChecker(ctx context.Context, getenv func(string) string, workspace string, v *vault.Vault) vault.CodeChecker {
 	if workspace == "" || getenv("LORE_NO_STALE") != "" || v == nil {
 		return nil
@@ -49,7 +49,7 @@ func codeChecker(ctx context.Context, getenv func(string) string, workspace stri
 		return c
 	}
 	sum := sha256.Sum256([]byte(ws))
-	c, err := stale.New(ctx, ws, v.Root, filepath.Join(v.DataDir(), "stale-"+hex.EncodeToString(sum[:6])+".json"))
+	c, err := stale.New(ctx, ws, v.Root, filepath.Join(v.DataDir(), "stale-"+hex.EncodeToString(sum[:6])))
 	if err != nil {
 		return nil
 	}
