@@ -17,7 +17,7 @@ install:
 
 # The packages that run goroutines of their own; make test runs their tests
 # again under the race detector.
-RACE := ./vault ./fts ./retrieve ./drafts ./embed ./activity ./mcp ./web ./journal ./offload ./internal/safe
+RACE := ./vault ./fts ./retrieve ./drafts ./embed ./activity ./mcp ./web ./journal ./offload ./internal/safe ./stale
 
 # The linters (gofmt, vet, staticcheck), the Go tests (real SQLite, git, git
 # daemon on loopback), the concurrent packages' tests under -race, then the

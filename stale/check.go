@@ -37,7 +37,8 @@ type Checker struct {
 	vaultRep *git.Repository
 	origin   string
 	cache    *cache
-	ds       deltas // what changed between two heads, asked once
+	ds       deltas     // what changed between two heads, asked once
+	headMu   sync.Mutex // head's go-git reads
 }
 
 // New returns a checker of the code repository at code (any folder in
@@ -144,8 +145,11 @@ func (c *Checker) CheckNote(ctx context.Context, notePath string, raw []byte) ([
 }
 
 // head resolves a repository's HEAD from its files (go-git reads them: no
-// process), or with git when go-git cannot read the repository.
+// process), or with git when go-git cannot read the repository. One at a
+// time: a go-git repository is not documented as safe for concurrent use.
 func (c *Checker) head(ctx context.Context, repo *git.Repository, dir string) (string, error) {
+	c.headMu.Lock()
+	defer c.headMu.Unlock()
 	if repo != nil {
 		if ref, err := repo.Head(); err == nil {
 			return ref.Hash().String(), nil

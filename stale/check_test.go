@@ -368,3 +368,35 @@ func TestCheck_AHugeNoteIsBounded(t *testing.T) {
 		t.Fatalf("%d git commands for one note", n)
 	}
 }
+
+// One checker serves many requests at once (a warm server's, lore mcp's):
+// concurrent checks of several notes agree with one check alone (run
+// under -race by make test).
+func TestCheck_ConcurrentChecksAgree(t *testing.T) {
+	f := newFixture(t)
+	f.code.write("sync/retry.go", strings.ReplaceAll(retryGo, "backoffFor", "delayFor"))
+	f.code.commit("2026-10-10", "rename the function")
+	want := len(broken(f.check(t)))
+	c, err := New(context.Background(), f.code.dir, f.vault.dir, filepath.Join(t.TempDir(), "stale"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 16)
+	for i := 0; i < 16; i++ {
+		go func() {
+			got, err := c.CheckNote(context.Background(), notePath, f.note)
+			if err == nil && len(broken(got)) != want {
+				err = fmt.Errorf("%d broken, want %d", len(broken(got)), want)
+			}
+			if err == nil {
+				err = c.Flush()
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 16; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
