@@ -15,9 +15,10 @@ let v, serve, browser, url, runId, draftId, hookText, loreEnv;
 before(async () => {
   v = makeVault("api");
   // The workspace is a code repository, and a note cites its code: the
-  // function it names was there before the note was written (2020) and
-  // renamed after (2099): the "may be stale" view lists it.
-  writeFileSync(join(v.vault, "notes", "retry-backoff.md"), "# Retry backoff\n\n## Cap\n\n`backoffFor` in `sync/retry.go` caps the wait at five minutes.\n");
+  // function and the file it names were there before the note was written
+  // (2020), and the function renamed and the file moved after (2099): the
+  // "may be stale" view lists both.
+  writeFileSync(join(v.vault, "notes", "retry-backoff.md"), "# Retry backoff\n\n## Cap\n\n`backoffFor` in `sync/retry.go` caps the wait at five minutes.\n\n## Queue\n\nFailed syncs wait in `sync/queue.go`.\n");
   v.git("add", "-A");
   v.git("commit", "-qm", "retry note");
   const codeGit = (date, ...args) => execFileSync("git", args, { cwd: v.workspace, stdio: "pipe", env: { ...process.env,
@@ -25,11 +26,13 @@ before(async () => {
     GIT_AUTHOR_DATE: date + "T12:00:00Z", GIT_COMMITTER_DATE: date + "T12:00:00Z" } });
   mkdirSync(join(v.workspace, "sync"));
   writeFileSync(join(v.workspace, "sync", "retry.go"), "package sync\n\nfunc backoffFor(n int) int { return n }\n");
+  writeFileSync(join(v.workspace, "sync", "queue.go"), "package sync\n\nfunc enqueue() {}\n");
   codeGit("2020-01-02", "init", "-q", "-b", "main");
   codeGit("2020-01-02", "add", "-A");
   codeGit("2020-01-02", "commit", "-qm", "retries");
   writeFileSync(join(v.workspace, "sync", "retry.go"), "package sync\n\nfunc delayFor(n int) int { return n }\n");
-  codeGit("2099-01-02", "commit", "-qam", "rename backoffFor");
+  codeGit("2099-01-02", "mv", "sync/queue.go", "sync/jobs.go");
+  codeGit("2099-01-02", "commit", "-qam", "rename backoffFor, move the queue");
   const env = { ...process.env, LORE_VAULT: "", LORE_PROJECT: "", XDG_CONFIG_HOME: join(v.root, ".config"),
     GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@localhost", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@localhost" };
   loreEnv = env;
@@ -355,7 +358,7 @@ test("attack: another local port gets no credential and cannot merge", async (t)
   }
 });
 
-test("may be stale: a note whose cited function was renamed, with the commit, the edit and a request for an agent", async (t) => {
+test("may be stale: a renamed function and a moved file, with the commit, the edit, a request for an agent, and the move's fix as a Draft", async (t) => {
   if (!needBrowser(t)) return;
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
@@ -364,14 +367,24 @@ test("may be stale: a note whose cited function was renamed, with the commit, th
   await page.waitForSelector(".stale-list li.stale");
   assert.equal(pathOf(page), "/stale");
   assert.ok((await page.getAttribute("#nav-stale", "class") || "").includes("active"));
-  assert.equal(await page.locator(".stale-list li.stale").count(), 1, "only the note whose citation broke");
-  const item = await page.textContent(".stale-list li.stale");
+  assert.equal(await page.locator(".stale-list li.stale").count(), 2, "only the citations that broke");
+  const item = await page.locator(".stale-list li.stale").first().textContent();
   assert.match(item, /notes\/retry-backoff\.md:5 › Retry backoff › Cap/);
   assert.match(item, /cites `backoffFor` in sync\/retry\.go, removed in [0-9a-f]{7} on 2099-01-02 by e2e/);
   assert.match(item, /Edit: `backoffFor` is no longer in sync\/retry\.go/);
-  assert.match(await page.textContent("pre.ask"), /^Update notes\/retry-backoff\.md › Retry backoff › Cap: it cites .*Propose the change as a Draft\.$/);
-  assert.equal((await page.textContent("#stale-count")).trim(), "1");
+  assert.match(await page.locator("pre.ask").first().textContent(), /^Update notes\/retry-backoff\.md › Retry backoff › Cap: it cites .*Propose the change as a Draft\.$/);
+  assert.equal((await page.textContent("#stale-count")).trim(), "2");
+  assert.equal(await page.locator(".stale-list li.stale").first().locator("button.fix").count(), 0, "a removed name has no mechanical fix");
+  const moved = page.locator(".stale-list li.stale").nth(1);
+  assert.match(await moved.textContent(), /cites `sync\/queue\.go`, renamed to sync\/jobs\.go in [0-9a-f]{7} on 2099-01-02 by e2e/);
   await shot(page, "stale");
+  // The move's fix: a Draft to review, not an edit of the note.
+  const drafts = (await page.textContent("#drafts-count")).trim();
+  await moved.locator("button.fix").click();
+  await moved.locator(".fixed").waitFor();
+  assert.match(await moved.locator(".fixed").textContent(), /^Draft made: drf_\S+ \(review and merge it under Drafts\)$/);
+  await page.waitForFunction((before) => document.querySelector("#drafts-count").textContent !== before, drafts);
+  assert.match(readFileSync(join(v.vault, "notes", "retry-backoff.md"), "utf8"), /`sync\/queue\.go`/, "the note itself is unchanged");
   // The note opens at the section.
   await page.click(".stale-list li.stale a");
   await page.waitForSelector("#detail .note .target");

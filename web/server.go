@@ -51,6 +51,7 @@ type Server struct {
 	// staleOf checks the project's notes' citations of code (nil: no code
 	// repository is bound; UseStale sets it).
 	staleOf func(ctx context.Context, project string) (stale.Report, error)
+	propose vault.Proposer // makes the Draft of a fix the person asks for
 	// headerTimeout bounds how long a connection may take to send a
 	// request's headers (and stay idle between requests); tests shorten it.
 	headerTimeout time.Duration
@@ -101,6 +102,7 @@ func (s *Server) Handler() http.Handler {
 	api.HandleFunc("GET /api/search", s.search)
 	api.HandleFunc("GET /api/note", s.note)
 	api.HandleFunc("GET /api/stale", s.stale)
+	api.HandleFunc("POST /api/stale/fix", s.staleFix)
 	mux.Handle("/api/", s.needToken(api))
 	return s.guard(mux)
 }
@@ -494,9 +496,11 @@ func (s *Server) viewProject(r *http.Request) string {
 }
 
 // UseStale sets how the "may be stale" view checks a project's notes
-// against the code repository of the bound workspace.
-func (s *Server) UseStale(check func(ctx context.Context, project string) (stale.Report, error)) {
-	s.staleOf = check
+// against the code repository of the bound workspace, and where the fix of
+// a renamed path goes when the person asks for it: a Draft, reviewed like
+// any other.
+func (s *Server) UseStale(check func(ctx context.Context, project string) (stale.Report, error), propose vault.Proposer) {
+	s.staleOf, s.propose = check, propose
 }
 
 // stale is the "may be stale" view's data: the notes whose citations of
@@ -527,4 +531,61 @@ func (s *Server) stale(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, o)
+}
+
+// staleFixInput names the citation whose fix the person asks for.
+type staleFixInput struct {
+	Note  string `json:"note"`
+	Cites string `json:"cites"`
+}
+
+// staleFix makes a Draft that points a renamed path's citation at its new
+// name, when the person asks for it on the "may be stale" view. The
+// finding is checked again here (the request only names it), and the
+// Draft is a proposal like an agent's: the person reviews and merges it.
+func (s *Server) staleFix(w http.ResponseWriter, r *http.Request) {
+	var in staleFixInput
+	if err := decodeBody(r, &in); err != nil {
+		fail(w, err)
+		return
+	}
+	if s.staleOf == nil || s.propose == nil {
+		fail(w, vault.Errorf(vault.CodeInvalid, "no code repository is bound: there is nothing to fix"))
+		return
+	}
+	project := s.viewProject(r)
+	rep, err := s.staleOf(r.Context(), project)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	var found *stale.Entry
+	for i, e := range rep.Entries {
+		if e.Note == in.Note && e.Cites == in.Cites && e.Problem == vault.ProblemRenamed {
+			found = &rep.Entries[i]
+			break
+		}
+	}
+	if found == nil {
+		fail(w, vault.Errorf(vault.CodeNotFound, "%s cites no renamed path %q now: reload the view", in.Note, in.Cites))
+		return
+	}
+	notes, err := s.ix.Load(r.Context(), []string{in.Note}, project)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	n := notes[0]
+	reps, ok := stale.RenameFix([]byte(n.Content), found.CodeFinding)
+	if !ok {
+		fail(w, vault.Errorf(vault.CodeInvalid, "%s: the citation of %s has no mechanical fix (a link, the frontmatter, or a line written twice): edit the note", in.Note, found.Path))
+		return
+	}
+	desc := fmt.Sprintf("Point %s at %s, renamed in %s", found.Path, found.RenamedTo, vault.ShortCommit(found.Commit))
+	res, err := s.propose.Apply(r.Context(), project, vault.Op{Update: &vault.UpdateOp{ID: n.ResourceID, ExpectedHash: n.ContentHash, Replacements: reps, Description: &desc}})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, res)
 }

@@ -33,7 +33,7 @@ workspace's code no longer hold). Open the printed URL: it carries the token eve
 		srv.UseStale(func(ctx context.Context, project string) (stale.Report, error) {
 			defer flushCheckers()
 			return staleReport(ctx, ix, project, code)
-		})
+		}, e.store)
 	}
 	l, url, err := srv.Listen(*port)
 	if err != nil {

@@ -27,10 +27,14 @@ A path or name the code repository never had is not a citation of it.
 Checking changes no note and makes no commit. Exit status 1 when a citation
 is broken or a note could not be checked (for CI), 0 otherwise.
 
+--propose makes, for each cited path that was renamed, a Draft that points
+the citation at the new name: you review and merge it as any other.
+
 Example: lore stale --json`)
 	all := fs.Bool("all", false, "also list cited files that changed since (not broken)")
 	asJSON := fs.Bool("json", false, "print the findings as JSON")
 	codeDir := fs.String("code", "", "the code repository (default: the bound workspace)")
+	propose := fs.Bool("propose", false, "propose the fix of each renamed path as a Draft (to review and merge)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -62,6 +66,11 @@ Example: lore stale --json`)
 	for _, s := range rep.Entries {
 		if s.Broken() || *all {
 			shown = append(shown, s)
+		}
+	}
+	if *propose {
+		if err := proposeRenames(ctx, e, ix, b.Project, rep); err != nil {
+			return err
 		}
 	}
 	if *asJSON {
@@ -139,4 +148,32 @@ func printStaleCount(ctx context.Context, e *env, ix *retrieve.Memory, b vault.B
 		return
 	}
 	fmt.Fprintf(e.stdout, "stale:      %d notes cite code that changed (lore stale lists each, with the commit and the edit)\n", len(notes))
+}
+
+// proposeRenames makes a Draft for each renamed path's citation that has
+// a mechanical fix, reading the note anew each time (an earlier fix of the
+// same note is already in its Draft).
+func proposeRenames(ctx context.Context, e *env, ix *retrieve.Memory, project string, rep stale.Report) error {
+	for _, s := range rep.Entries {
+		if s.Problem != vault.ProblemRenamed {
+			continue
+		}
+		notes, err := ix.Load(ctx, []string{s.Note}, project)
+		if err != nil {
+			return err
+		}
+		n := notes[0]
+		reps, ok := stale.RenameFix([]byte(n.Content), s.CodeFinding)
+		if !ok {
+			fmt.Fprintf(e.stderr, "lore: %s: `%s` has no mechanical fix (a link, the frontmatter, or a line written twice): edit the note\n", s.Note, s.Cites)
+			continue
+		}
+		desc := fmt.Sprintf("Point %s at %s, renamed in %s", s.Path, s.RenamedTo, vault.ShortCommit(s.Commit))
+		res, err := e.store.Apply(ctx, project, vault.Op{Update: &vault.UpdateOp{ID: n.ResourceID, ExpectedHash: n.ContentHash, Replacements: reps, Description: &desc}})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "lore: proposed %s for %s: %s (lore drafts diff %s)\n", res.DraftID, s.Note, desc, res.DraftID)
+	}
+	return nil
 }

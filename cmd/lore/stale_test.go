@@ -130,3 +130,33 @@ func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
 		t.Errorf("the vault got a commit: %s", head)
 	}
 }
+
+// lore stale --propose: each renamed path's citation gets a Draft that
+// points it at the new name, to review; the note in the vault is as it was.
+func TestStale_ProposeMakesADraftForARename(t *testing.T) {
+	h := newHookEnv(t)
+	testvault.Write(t, h.vault, "notes/queue.md", "---\nid: mem_queue\n---\n# Queue\n\nFailed syncs wait in `sync/queue.go`.\n")
+	testvault.Git(t, h.vault, "add", "-A")
+	testvault.Git(t, h.vault, "commit", "-qm", "queue note")
+	testvault.Write(t, h.code, "sync/queue.go", "package sync\n\nfunc enqueue() {}\n")
+	testvault.Git(t, h.code, "add", "-A")
+	testvault.GitAt(t, h.code, "2020-01-02", "commit", "-qm", "queue")
+	testvault.Git(t, h.code, "mv", "sync/queue.go", "sync/jobs.go")
+	testvault.GitAt(t, h.code, "2099-01-02", "commit", "-qm", "move the queue")
+	lore := func(args ...string) (string, bool) {
+		t.Helper()
+		return loreInEnv(t, h.code, h.config, []string{"LORE_NO_SERVER=1"}, args...)
+	}
+	out, _ := lore("stale", "--propose")
+	id := regexp.MustCompile(`proposed (drf_\S+) for notes/queue\.md: Point sync/queue\.go at sync/jobs\.go`).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("lore stale --propose:\n%s", out)
+	}
+	diff, ok := lore("drafts", "diff", id[1])
+	if !ok || !strings.Contains(diff, "-Failed syncs wait in `sync/queue.go`.") || !strings.Contains(diff, "+Failed syncs wait in `sync/jobs.go`.") {
+		t.Fatalf("the Draft's diff:\n%s", diff)
+	}
+	if st := testvault.Git(t, h.vault, "status", "--porcelain"); st != "" {
+		t.Errorf("the vault's work tree changed:\n%s", st)
+	}
+}

@@ -416,11 +416,25 @@ async function showStale() {
     const ask = `Update ${where(f.note, f.heading_path)}: it ${sentence(f)}. ${f.edit}. Propose the change as a Draft.`;
     const copy = el("button", {}, "Copy the request for an agent");
     copy.addEventListener("click", () => navigator.clipboard.writeText(ask).then(() => { copy.textContent = "Copied"; }, () => {}));
-    return el("li", { class: "stale" },
+    const li = el("li", { class: "stale" },
       link("/note/" + encodeURIComponent(f.note) + at, where(f.note + (f.line ? ":" + f.line : ""), f.heading_path)),
       el("div", {}, sentence(f)),
       el("div", { class: "time" }, "Edit: " + f.edit),
       el("pre", { class: "ask" }, ask), copy);
+    if (f.problem === "renamed") {
+      // A rename has an exact fix: a Draft, reviewed like any other.
+      const fix = el("button", { class: "fix" }, "Propose the fix as a Draft");
+      fix.addEventListener("click", async () => {
+        fix.disabled = true;
+        try {
+          const r = await api("/api/stale/fix", { note: f.note, cites: f.cites });
+          fix.replaceWith(el("span", { class: "fixed" }, "Draft made: ", link("/drafts/" + encodeURIComponent(r.draft_id), r.draft_id), " (review and merge it under Drafts)"));
+          refreshCount();
+        } catch (err) { fix.disabled = false; fix.after(el("span", { class: "error" }, " " + err.message)); }
+      });
+      li.append(" ", fix);
+    }
+    return li;
   });
   d.replaceChildren(el("h2", {}, "May be stale"), head, el("ul", { class: "stale-list" }, ...items));
 }
