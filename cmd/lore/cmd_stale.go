@@ -147,7 +147,11 @@ func printStaleCount(ctx context.Context, e *env, ix *retrieve.Memory, b vault.B
 		fmt.Fprintf(e.stdout, "stale:      none (%d of %d notes cite code in %s)\n", rep.Citing, rep.Notes, code.Code())
 		return
 	}
-	fmt.Fprintf(e.stdout, "stale:      %d notes cite code that changed (lore stale lists each, with the commit and the edit)\n", len(notes))
+	what := fmt.Sprintf("%d notes cite", len(notes))
+	if len(notes) == 1 {
+		what = "1 note cites"
+	}
+	fmt.Fprintf(e.stdout, "stale:      %s code that changed (lore stale lists each, with the commit and the edit)\n", what)
 }
 
 // proposeRenames makes a Draft for each renamed path's citation that has

@@ -56,6 +56,9 @@ func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
 	if ok || !strings.Contains(out, "notes/retry.md:8 › Sync retries › Backoff cap\n  "+sentence+"\n  edit: `backoffFor` is no longer in sync/retry.go") {
 		t.Fatalf("lore stale (exit 0: %v):\n%q\nwant %q", ok, out, sentence)
 	}
+	if doc, _ := lore("doctor"); !strings.Contains(doc, "stale:      1 note cites code that changed (lore stale lists each") {
+		t.Errorf("lore doctor does not name the stale note:\n%s", doc)
+	}
 	out, _ = lore("stale", "--json")
 	var rep struct {
 		Broken   int `json:"broken"`
