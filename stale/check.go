@@ -162,12 +162,10 @@ func (c *Checker) head(ctx context.Context, repo *git.Repository, dir string) (s
 // git runs a git command in dir, counting it.
 func (c *Checker) git(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
 	c.runs.Add(1)
-	var in *bytes.Reader
-	if stdin != nil {
-		in = bytes.NewReader(stdin)
-		return gitcli.Run(ctx, dir, in, args...)
+	if stdin == nil {
+		return gitcli.Run(ctx, dir, nil, args...) // not a nil *bytes.Reader: an io.Reader that is not nil
 	}
-	return gitcli.Run(ctx, dir, nil, args...)
+	return gitcli.Run(ctx, dir, bytes.NewReader(stdin), args...)
 }
 
 // command is git in dir, counted, for a caller that streams its output.
