@@ -29,20 +29,7 @@ func TestAPI_Stale(t *testing.T) {
 	testvault.GitAt(t, code, "2020-01-02", "commit", "-qm", "retries")
 	testvault.Write(t, code, "sync/retry.go", "package sync\n\nfunc delayFor(n int) int { return n }\n")
 	testvault.GitAt(t, code, "2099-01-02", "commit", "-qam", "rename")
-	c, err := stale.New(context.Background(), code, a.root, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.srv.UseStale(func(ctx context.Context, project string) (stale.Report, error) {
-		notes, err := a.srv.ix.(interface {
-			Under(context.Context, string, string) ([]vault.Loaded, error)
-		}).Under(ctx, "", project)
-		if err != nil {
-			return stale.Report{}, err
-		}
-		return c.Report(ctx, notes)
-	}, a.store)
-	a.h = a.srv.Handler()
+	a.checkAgainst(code)
 	status, out := a.call("GET", "/api/stale", "")
 	fs, _ := out["findings"].([]any)
 	if status != 200 || out["bound"] != true || len(fs) != 1 {
@@ -71,20 +58,7 @@ func TestAPI_StaleFixIsADraft(t *testing.T) {
 	testvault.GitAt(t, code, "2020-01-02", "commit", "-qm", "retries")
 	testvault.Git(t, code, "mv", "sync/retry.go", "sync/backoff.go")
 	testvault.GitAt(t, code, "2099-01-02", "commit", "-qm", "rename")
-	c, err := stale.New(context.Background(), code, a.root, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.srv.UseStale(func(ctx context.Context, project string) (stale.Report, error) {
-		notes, err := a.srv.ix.(interface {
-			Under(context.Context, string, string) ([]vault.Loaded, error)
-		}).Under(ctx, "", project)
-		if err != nil {
-			return stale.Report{}, err
-		}
-		return c.Report(ctx, notes)
-	}, a.store)
-	a.h = a.srv.Handler()
+	a.checkAgainst(code)
 	if status, out := a.call("POST", "/api/stale/fix", `{"note": "notes/retry.md", "cites": "sync/queue.go"}`); status != 404 {
 		t.Fatalf("a citation that is not renamed: %d %v", status, out)
 	}
@@ -100,4 +74,24 @@ func TestAPI_StaleFixIsADraft(t *testing.T) {
 	if st := testvault.Git(t, a.root, "status", "--porcelain"); st != "" {
 		t.Fatalf("the fix touched the vault's tree:\n%s", st)
 	}
+}
+
+// checkAgainst binds the server's "may be stale" view to the code
+// repository at code, as lore serve does for a bound workspace.
+func (a *apiServer) checkAgainst(code string) {
+	a.t.Helper()
+	c, err := stale.New(context.Background(), code, a.root, "")
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.srv.UseStale(func(ctx context.Context, project string) (stale.Report, error) {
+		notes, err := a.srv.ix.(interface {
+			Under(context.Context, string, string) ([]vault.Loaded, error)
+		}).Under(ctx, "", project)
+		if err != nil {
+			return stale.Report{}, err
+		}
+		return c.Report(ctx, notes)
+	}, a.store)
+	a.h = a.srv.Handler()
 }
