@@ -37,6 +37,7 @@ type entry struct {
 	CodeHead  string              `json:"code_head"`
 	VaultHead string              `json:"vault_head"`
 	Findings  []vault.CodeFinding `json:"findings"`
+	Cites     int                 `json:"cites"` // how many citations the note makes
 	// What the findings depend on: the paths the note cites (and where
 	// its identifiers were looked for), the identifiers, and whether it
 	// cites a commit (a commit's reachability is asked again each time).
@@ -45,7 +46,7 @@ type entry struct {
 	Commits bool     `json:"commits,omitempty"`
 }
 
-const cacheVersion = 3
+const cacheVersion = 4
 
 // maxShardKeys bounds a shard: past it, a put starts it anew.
 const maxShardKeys = 4096

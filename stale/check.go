@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,8 +38,11 @@ type Checker struct {
 	vaultRep *git.Repository
 	origin   string
 	cache    *cache
-	ds       deltas     // what changed between two heads, asked once
-	headMu   sync.Mutex // head's go-git reads
+	ds       deltas // what changed between two heads, asked once
+	// citesNothing holds the notes (path and hash) known to cite no code:
+	// they are not parsed again in this process.
+	citesNothing map[string]bool
+	headMu       sync.Mutex // head's go-git reads
 }
 
 // New returns a checker of the code repository at code (any folder in
@@ -94,25 +98,31 @@ func (c *Checker) Cites(notePath string, raw []byte) int {
 
 // CheckNote implements vault.CodeChecker.
 func (c *Checker) CheckNote(ctx context.Context, notePath string, raw []byte) ([]vault.CodeFinding, error) {
-	r, err := vault.Parse(notePath, raw)
-	if err != nil {
-		return nil, err
-	}
-	cites := Cite(r, raw, c.origin)
-	if len(cites) == 0 {
-		return nil, nil
+	fs, _, err := c.checkNote(ctx, notePath, raw)
+	return fs, err
+}
+
+// checkNote is CheckNote that also says how many citations the note
+// makes. A note whose check is cached at these heads is not parsed again:
+// the cache answers from its hash.
+func (c *Checker) checkNote(ctx context.Context, notePath string, raw []byte) ([]vault.CodeFinding, int, error) {
+	key := notePath + "\x00" + vault.HashBytes(raw)
+	c.mu.Lock()
+	none := c.citesNothing[key]
+	c.mu.Unlock()
+	if none {
+		return nil, 0, nil
 	}
 	codeHead, err := c.head(ctx, c.codeRepo, c.code)
 	if err != nil {
-		return nil, fmt.Errorf("the code repository %s has no commit to check against: %v", c.code, err)
+		return nil, 0, fmt.Errorf("the code repository %s has no commit to check against: %v", c.code, err)
 	}
 	vaultHead, _ := c.head(ctx, c.vaultRep, c.vaultRoot)
-	key := notePath + "\x00" + r.ContentHash
 	c.mu.Lock()
 	old, ok := c.cache.get(key)
 	c.mu.Unlock()
 	if ok && old.CodeHead == codeHead && old.VaultHead == vaultHead {
-		return old.Findings, nil
+		return old.Findings, old.Cites, nil
 	}
 	if ok && c.unaffected(ctx, old, notePath, codeHead, vaultHead) {
 		e := *old
@@ -120,13 +130,27 @@ func (c *Checker) CheckNote(ctx context.Context, notePath string, raw []byte) ([
 		c.mu.Lock()
 		c.cache.put(key, &e)
 		c.mu.Unlock()
-		return e.Findings, nil
+		return e.Findings, e.Cites, nil
+	}
+	r, err := vault.Parse(notePath, raw)
+	if err != nil {
+		return nil, 0, err
+	}
+	cites := Cite(r, raw, c.origin)
+	if len(cites) == 0 {
+		c.mu.Lock()
+		if c.citesNothing == nil || len(c.citesNothing) >= maxShardKeys*256 {
+			c.citesNothing = map[string]bool{}
+		}
+		c.citesNothing[key] = true
+		c.mu.Unlock()
+		return nil, 0, nil
 	}
 	found, err := c.check(ctx, notePath, raw, codeHead, cites)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	e := &entry{CodeHead: codeHead, VaultHead: vaultHead, Findings: found}
+	e := &entry{CodeHead: codeHead, VaultHead: vaultHead, Findings: found, Cites: len(cites)}
 	for _, ct := range cites {
 		switch ct.Kind {
 		case KindCommit:
@@ -141,7 +165,7 @@ func (c *Checker) CheckNote(ctx context.Context, notePath string, raw []byte) ([
 	c.mu.Lock()
 	c.cache.put(key, e)
 	c.mu.Unlock()
-	return found, nil
+	return found, len(cites), nil
 }
 
 // head resolves a repository's HEAD from its files (go-git reads them: no
@@ -176,6 +200,10 @@ func (c *Checker) command(ctx context.Context, dir string, args ...string) *exec
 
 var errTooLong = errors.New("output too long")
 
+// maxEvidenceCommits bounds the versions of a file read to find the commit
+// that changed cited lines.
+const maxEvidenceCommits = 200
+
 // commitInfo is a commit as evidence.
 type commitInfo struct{ id, author, date string }
 
@@ -208,7 +236,7 @@ func headings(hp []string) []string {
 func (c *Checker) check(ctx context.Context, notePath string, raw []byte, head string, cites []Citation) ([]vault.CodeFinding, error) {
 	k := &checking{Checker: c, head: head, bases: map[int64]string{}}
 	for _, ct := range cites {
-		if ct.Kind == KindIdentifier && !contains(k.idents, ct.Ident) {
+		if ct.Kind == KindIdentifier && !slices.Contains(k.idents, ct.Ident) {
 			k.idents = append(k.idents, ct.Ident)
 		}
 	}
@@ -465,15 +493,15 @@ func (k *checking) lines(ctx context.Context, c Citation, base string) ([]vault.
 	if len(cs) == 0 {
 		return nil, nil
 	}
-	by := cs[len(cs)-1]
+	by, read := cs[len(cs)-1], cs[:min(len(cs), maxEvidenceCommits)]
 	var in bytes.Buffer
-	for _, ci := range cs {
+	for _, ci := range read {
 		in.WriteString(ci.id + ":" + c.Path + "\n")
 	}
-	if texts, err := k.batch(ctx, in.Bytes(), len(cs)); err == nil {
+	if texts, err := k.batch(ctx, in.Bytes(), len(read)); err == nil {
 		for i, t := range texts {
 			if !holds(t, block) {
-				by = cs[i]
+				by = read[i]
 				break
 			}
 		}

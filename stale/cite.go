@@ -2,6 +2,7 @@ package stale
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,7 +135,7 @@ const MaxCitations = 500
 func scoped(section []Citation) []Citation {
 	var files []string
 	for _, c := range section {
-		if (c.Kind == KindPath || c.Kind == KindLines) && !strings.HasSuffix(c.Path, "/") && !contains(files, c.Path) {
+		if (c.Kind == KindPath || c.Kind == KindLines) && !strings.HasSuffix(c.Path, "/") && !slices.Contains(files, c.Path) {
 			files = append(files, c.Path)
 		}
 	}
@@ -197,12 +198,9 @@ func citeSpan(s string, listed bool) []Citation {
 		return nil
 	}
 	if m := pathSpan().FindStringSubmatch(s); m != nil && looksLikePath(m[1]) {
-		p := strings.TrimPrefix(path.Clean(m[1]), "./")
+		p := path.Clean(strings.TrimPrefix(m[1], "./"))
 		if strings.HasSuffix(m[1], "/") {
 			p += "/"
-		}
-		if strings.HasPrefix(p, "../") || p == ".." || strings.HasPrefix(p, "/") || p == "." {
-			return nil
 		}
 		c := Citation{Kind: KindPath, Text: s, Path: p}
 		from, to := m[2]+m[4], m[3]+m[5]
@@ -232,12 +230,12 @@ func citeSpan(s string, listed bool) []Citation {
 }
 
 // looksLikePath: a file name with an extension lore knows, or names
-// joined by a slash.
+// joined by a slash, inside the repository (no "..", not absolute).
 func looksLikePath(p string) bool {
-	p = strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/")
-	if strings.Contains(strings.TrimSuffix(p, "/"), "/") {
-		for _, part := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
-			if part == "" || strings.Trim(part, ".") == "" && part != ".." {
+	p = strings.TrimSuffix(strings.TrimPrefix(p, "./"), "/")
+	if strings.Contains(p, "/") {
+		for _, part := range strings.Split(p, "/") {
+			if strings.Trim(part, ".") == "" { // "", ".", "..": a way out, or no name
 				return false
 			}
 		}
@@ -380,15 +378,6 @@ func codeSpans(line string) []string {
 
 func hasLetterAndDigit(s string) bool {
 	return strings.ContainsAny(s, "abcdef") && strings.ContainsAny(s, "0123456789")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // dedupe keeps a citation once per section.

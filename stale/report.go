@@ -39,8 +39,7 @@ func (c *Checker) Report(ctx context.Context, notes []vault.Loaded) (Report, err
 			continue
 		}
 		r.Notes++
-		raw := []byte(n.Content)
-		fs, err := c.CheckNote(ctx, n.Path, raw)
+		fs, cites, err := c.checkNote(ctx, n.Path, []byte(n.Content))
 		if err != nil {
 			if ctx.Err() != nil {
 				return r, ctx.Err()
@@ -48,7 +47,7 @@ func (c *Checker) Report(ctx context.Context, notes []vault.Loaded) (Report, err
 			r.Unchecked = append(r.Unchecked, fmt.Sprintf("%s: %v", n.Path, err))
 			continue
 		}
-		if c.Cites(n.Path, raw) > 0 {
+		if cites > 0 {
 			r.Citing++
 		}
 		for _, f := range fs {

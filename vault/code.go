@@ -10,14 +10,16 @@ import (
 // Every problem but ProblemChanged means the citation is broken: what the
 // note names is no longer what the code has.
 const (
-	ProblemRemoved      = "removed"       // the cited path is gone
-	ProblemRenamed      = "renamed"       // the cited path was renamed (git's rename detection)
-	ProblemLines        = "lines_changed" // the cited lines are no longer in the file
-	ProblemIdentifier   = "identifier_removed"
-	ProblemCommit       = "commit_missing" // the code repository has no such commit on any branch or tag
-	ProblemChanged      = "changed"        // the cited file changed since the section did: worth a look, not broken
-	maxShownCitationLen = 80
+	ProblemRemoved    = "removed"       // the cited path is gone
+	ProblemRenamed    = "renamed"       // the cited path was renamed (git's rename detection)
+	ProblemLines      = "lines_changed" // the cited lines are no longer in the file
+	ProblemIdentifier = "identifier_removed"
+	ProblemCommit     = "commit_missing" // the code repository has no such commit on any branch or tag
+	ProblemChanged    = "changed"        // the cited file changed since the section did: worth a look, not broken
 )
+
+// maxShownCitationLen bounds a citation in a Sentence (a link can be long).
+const maxShownCitationLen = 80
 
 // CodeFinding is what checking one citation of code against the bound
 // workspace's repository found. Evidence names the commit that removed,

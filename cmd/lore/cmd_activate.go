@@ -48,7 +48,7 @@ Example: lore activate "fix the sync retry budget" --json`)
 			return err
 		}
 		defer e.closeIndex(ix)
-		code := codeChecker(ctx, e.getenv, b.Workspace, ix.Vault())
+		code := codeCheck(ctx, e.getenv, b.Workspace, ix.Vault())
 		if act, err = ix.Activate(ctx, vault.ActivateRequest{Query: q, State: *state, Project: b.Project, Code: code}); err != nil {
 			return err
 		}

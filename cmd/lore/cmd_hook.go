@@ -341,7 +341,7 @@ func (h *hookRun) activate(ctx context.Context, b vault.Binding, req warmRequest
 		return nil, err
 	}
 	ar := req.activateRequest()
-	ar.Code = codeChecker(ctx, h.e.getenv, req.Workspace, ix.Vault())
+	ar.Code = codeCheck(ctx, h.e.getenv, req.Workspace, ix.Vault())
 	defer flushCheckers()
 	return ix.Activate(ctx, ar)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/lore-memory/lore/mcp"
 	"github.com/lore-memory/lore/offload"
 	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/stale"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -83,7 +84,7 @@ Register it with your agent: lore mcp config --client claude`)
 		return serveVaults(ctx, bg, e, servedVault{ix: ix, store: e.store, project: b.Project}, also, *profile, *httpAddr)
 	}
 	wd, _ := os.Getwd()
-	srv, err := mcp.New(serverDeps(ix, e.store, b.Project), b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: codeChecker(ctx, e.getenv, orElse(b.Workspace, wd), ix.Vault())})
+	srv, err := mcp.New(serverDeps(ix, e.store, b.Project), b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: &lazyCheck{make: func() *stale.Checker { return codeChecker(ctx, e.getenv, orElse(b.Workspace, wd), ix.Vault()) }}})
 	if err != nil {
 		return err
 	}

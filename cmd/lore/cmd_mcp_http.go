@@ -18,6 +18,7 @@ import (
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/mcp"
 	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/stale"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -219,7 +220,7 @@ func vaultHandler(e *env, sv servedVault, profile, port string, guard *connGuard
 	wd, _ := os.Getwd()
 	h := mcp.NewHTTPHandler(mcp.HTTPOptions{Token: tok, Port: port, Project: sv.project, Profile: profile,
 		New: func(project, profile string) (*mcp.Server, error) {
-			return mcp.New(serverDeps(sv.ix, sv.store, project), project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: codeChecker(context.Background(), e.getenv, wd, sv.ix.Vault())})
+			return mcp.New(serverDeps(sv.ix, sv.store, project), project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: &lazyCheck{make: func() *stale.Checker { return codeChecker(context.Background(), e.getenv, wd, sv.ix.Vault()) }}})
 		},
 		Local: warmHandler(sv.ix), Trusted: guard.trusted})
 	return tokenHandler{tok, h}, nil

@@ -29,7 +29,7 @@ workspace's code no longer hold). Open the printed URL: it carries the token eve
 	runs.Add(ix)
 	defer runs.Close()
 	srv := web.New(activity.New(homes, e.workspaces()), runs, ix, e.store, e.store.Remote(), b.Project)
-	if code, _ := codeChecker(ctx, e.getenv, b.Workspace, ix.Vault()).(*stale.Checker); code != nil {
+	if code := codeChecker(ctx, e.getenv, b.Workspace, ix.Vault()); code != nil {
 		srv.UseStale(func(ctx context.Context, project string) (stale.Report, error) {
 			defer flushCheckers()
 			return staleReport(ctx, ix, project, code)

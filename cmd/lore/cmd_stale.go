@@ -52,7 +52,7 @@ Example: lore stale --json`)
 	if ws == "" {
 		return usageError{"no code repository to check against: run lore stale in a bound workspace, or give --code DIR"}
 	}
-	code, _ := codeChecker(ctx, func(string) string { return "" }, ws, ix.Vault()).(*stale.Checker)
+	code := codeChecker(ctx, func(string) string { return "" }, ws, ix.Vault())
 	if code == nil {
 		return vault.Errorf(vault.CodeInvalid, "%s is not a git repository apart from the vault: give the code repository with --code DIR", ws)
 	}
@@ -127,7 +127,7 @@ func printStale(e *env, rep stale.Report, shown []stale.Entry, broken int) {
 // doctor's problems: those are files lore cannot read; this is what the
 // notes say (lore stale lists it, with an exit status for CI).
 func printStaleCount(ctx context.Context, e *env, ix *retrieve.Memory, b vault.Binding) {
-	code, _ := codeChecker(ctx, e.getenv, b.Workspace, ix.Vault()).(*stale.Checker)
+	code := codeChecker(ctx, e.getenv, b.Workspace, ix.Vault())
 	if code == nil {
 		return
 	}

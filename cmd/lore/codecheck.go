@@ -28,7 +28,7 @@ const maxCheckers = 64
 // there, or LORE_NO_STALE set. Its cache is a folder in the vault's data
 // folder, one per code repository. A vault kept inside the code repository
 // (docs/ as the vault) is checked against that repository.
-func codeChecker(ctx context.Context, getenv func(string) string, workspace string, v *vault.Vault) vault.CodeChecker {
+func codeChecker(ctx context.Context, getenv func(string) string, workspace string, v *vault.Vault) *stale.Checker {
 	if workspace == "" || getenv("LORE_NO_STALE") != "" || v == nil {
 		return nil
 	}
@@ -63,6 +63,15 @@ func codeChecker(ctx context.Context, getenv func(string) string, workspace stri
 	return c
 }
 
+// codeCheck is codeChecker as activate's port: a nil interface, not a nil
+// *stale.Checker in one, when there is nothing to check against.
+func codeCheck(ctx context.Context, getenv func(string) string, workspace string, v *vault.Vault) vault.CodeChecker {
+	if c := codeChecker(ctx, getenv, workspace, v); c != nil {
+		return c
+	}
+	return nil
+}
+
 // flushCheckers writes the checkers' caches (a one-shot command's last
 // step; the warm server's after each answer).
 func flushCheckers() {
@@ -79,4 +88,36 @@ func orElse(s, otherwise string) string {
 		return otherwise
 	}
 	return s
+}
+
+// lazyCheck is a code checker made at its first use: lore mcp starts
+// without opening the code repository, and a session that never activates
+// never opens it.
+type lazyCheck struct {
+	once sync.Once
+	make func() *stale.Checker
+	c    *stale.Checker
+}
+
+func (l *lazyCheck) get() *stale.Checker {
+	l.once.Do(func() { l.c = l.make() })
+	return l.c
+}
+
+// CheckNote implements vault.CodeChecker; with nothing to check against,
+// a note has no findings.
+func (l *lazyCheck) CheckNote(ctx context.Context, path string, raw []byte) ([]vault.CodeFinding, error) {
+	if c := l.get(); c != nil {
+		return c.CheckNote(ctx, path, raw)
+	}
+	return nil, nil
+}
+
+// Flush writes the checker's cache (the MCP server calls it after each
+// activate).
+func (l *lazyCheck) Flush() error {
+	if c := l.get(); c != nil {
+		return c.Flush()
+	}
+	return nil
 }

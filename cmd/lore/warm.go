@@ -106,7 +106,7 @@ func warmHandler(ix *retrieve.Memory) http.Handler {
 	mux.HandleFunc("POST /lore/v1/activate", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, r, func(ctx context.Context, in warmRequest) (warmReply, error) {
 			req := in.activateRequest()
-			req.Code = codeChecker(ctx, os.Getenv, in.Workspace, ix.Vault())
+			req.Code = codeCheck(ctx, os.Getenv, in.Workspace, ix.Vault())
 			act, err := ix.Activate(ctx, req)
 			flushCheckers()
 			return warmReply{Activation: act}, err
