@@ -51,23 +51,36 @@ function modelDir() {
 }
 
 // workspace: the demo vault, a code repository bound to project api whose
-// mcp/log.go breaks the rule no-fmt-println-in-mcp once staged, and an open
+// mcp/log.go breaks the rule no-fmt-println-in-mcp once staged, an open
 // Draft of the project (stored through lore mcp, as an agent would) that
-// must never reach a hook's output.
+// must never reach a hook's output, and a release note that cites a
+// function the code had when the note was written (2020) and renamed
+// after (2099): the prompt's memory must say it may be stale.
 async function workspace() {
   const v = makeVault("api");
+  const release = join(v.vault, "howto", "release.md");
+  writeFileSync(release, readFileSync(release, "utf8").replace("## Cutting the release\n", "## Cutting the release\n\n`publishRelease` in `release/publish.go` uploads the binaries.\n"));
+  v.git("commit", "-qam", "the release note cites the code");
   const git = (...args) => execFileSync("git", args, { cwd: v.workspace, env: { ...process.env, ...gitEnv }, stdio: "pipe" }).toString();
+  const gitAt = (date, ...args) => execFileSync("git", args, { cwd: v.workspace, stdio: "pipe",
+    env: { ...process.env, ...gitEnv, GIT_AUTHOR_DATE: date + "T12:00:00Z", GIT_COMMITTER_DATE: date + "T12:00:00Z" } });
   git("init", "-q", "-b", "main");
+  mkdirSync(join(v.workspace, "release"));
+  writeFileSync(join(v.workspace, "release", "publish.go"), "package release\n\nfunc publishRelease() {}\n");
+  git("add", "-A");
+  gitAt("2020-01-02", "commit", "-qm", "release");
   writeFileSync(join(v.workspace, "main.go"), "package main\n");
   git("add", "-A");
   git("commit", "-qm", "code");
+  writeFileSync(join(v.workspace, "release", "publish.go"), "package release\n\nfunc shipRelease() {}\n");
+  gitAt("2099-01-02", "commit", "-qam", "rename publishRelease");
   mkdirSync(join(v.workspace, "mcp"));
   writeFileSync(join(v.workspace, "mcp", "log.go"), 'package mcp\n\nimport "fmt"\n\nfunc log() { fmt.Println("x") }\n');
   const a = await connect(v.workspace);
   const stored = await memory(a.client, { op: { store: { create: { path: "howto/ship-checklist.md", body: `# Ship checklist\n\nWhen we ship a new release, ${DRAFT_MARK}: check the release notes.\n` } } } });
   await a.close();
   assert.equal(stored.isError, false, JSON.stringify(stored.data));
-  return { ...v, git, draftID: stored.data.draft_id };
+  return { ...v, git, draftID: stored.data.draft_id, commits: 3 };
 }
 
 function home() {
@@ -116,6 +129,8 @@ function texts(v, path = "", out = []) {
 
 const START_LEAD = "lore: this project's reviewed memory";
 const PROMPT_LEAD = "lore: reviewed project memory relevant to this prompt";
+// The marker under a fragment whose citation of code broke, as the model gets it.
+const STALE = /[0-9a-f]{6} ⚠ may be stale \(check the code before relying on this\): cites `publishRelease` in release\/publish\.go, removed in [0-9a-f]{7} on 2099-01-02/;
 
 // handleIn finds the session handle the session start gave the model.
 function handleIn(body) {
@@ -167,6 +182,7 @@ test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, D
     assert.ok(hooks.some((t) => t.startsWith(START_LEAD) && t.includes("Context Loadout: api")), "the model starts with the loadout");
     assert.ok(hooks.some((t) => t.includes("The tool mcp__lore__memory has the rest")), "the loadout names the tool as Claude Code lists it");
     assert.ok(hooks.some((t) => t.startsWith(PROMPT_LEAD) && t.includes("howto/release.md")), "the prompt's memory reaches the model");
+    assert.ok(hooks.some((t) => t.startsWith(PROMPT_LEAD) && STALE.test(t)), "the model is told the release section may be stale, with the commit");
     for (const q of main) for (const t of hookTexts(q.body)) assert.ok(!t.includes(DRAFT_MARK), "no hook puts a Draft's text before the model");
     const last = main[main.length - 1].body;
     const prompts = hookTexts(last).filter((t) => t.startsWith(PROMPT_LEAD));
@@ -179,9 +195,10 @@ test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, D
     assert.ok(tool.includes(DRAFT_MARK), "the agent's own activate shows the project's Draft");
     assertDraftMarked(tool, w.draftID);
     assert.match(tool, /reuse/, "what the prompt hook delivered comes back as reuse");
+    assert.match(tool, /\\?"stale\\?"\s*:\s*\[\s*\{\s*\\?"cites\\?"\s*:\s*\\?"publishRelease/, "the memory tool's answer marks the section stale too");
     const refusal = results.find((t) => t.includes("stdout belongs to the MCP protocol"));
     assert.ok(refusal, "the guard's refusal reaches the model");
-    assert.equal(w.git("log", "--oneline").trim().split("\n").length, 1, "the rule-breaking commit was not made");
+    assert.equal(w.git("log", "--oneline").trim().split("\n").length, w.commits, "the rule-breaking commit was not made");
     // lore activity reads the session from Claude Code's own transcript.
     assertActivity(w.workspace, env, "claude", w.draftID);
     // The Draft waiting for review is told to the person (Claude Code's
@@ -246,6 +263,7 @@ test("Codex: after trusting the project and approving the hooks, the same promis
     assert.ok(hooks.some((t) => t.startsWith(START_LEAD) && t.includes("Context Loadout: api")), "the model starts with the loadout");
     assert.ok(hooks.some((t) => t.includes("The tool mcp__lore.memory has the rest")), "the loadout names the tool as Codex lists it");
     assert.ok(hooks.some((t) => t.startsWith(PROMPT_LEAD) && t.includes("howto/release.md")), "the prompt's memory reaches the model");
+    assert.ok(hooks.some((t) => t.startsWith(PROMPT_LEAD) && STALE.test(t)), "the model is told the release section may be stale, with the commit");
     for (const q of main) for (const t of hookTexts(q.body)) assert.ok(!t.includes(DRAFT_MARK), "no hook puts a Draft's text before the model");
     const last = main[main.length - 1].body;
     const outputs = (last.input || []).filter((i) => i.type === "function_call_output").map((i) => (typeof i.output === "string" ? i.output : JSON.stringify(i.output)));
@@ -254,8 +272,9 @@ test("Codex: after trusting the project and approving the hooks, the same promis
     assert.ok(tool.includes(DRAFT_MARK), "the agent's own activate shows the project's Draft");
     assertDraftMarked(tool, w.draftID);
     assert.match(tool, /reuse/, "what the prompt hook delivered comes back as reuse");
+    assert.match(tool, /\\?"stale\\?"\s*:\s*\[\s*\{\s*\\?"cites\\?"\s*:\s*\\?"publishRelease/, "the memory tool's answer marks the section stale too");
     assert.ok(outputs.some((t) => t.includes("stdout belongs to the MCP protocol")), "the guard's refusal reaches the model");
-    assert.equal(w.git("log", "--oneline").trim().split("\n").length, 1, "the rule-breaking commit was not made");
+    assert.equal(w.git("log", "--oneline").trim().split("\n").length, w.commits, "the rule-breaking commit was not made");
     assertActivity(w.workspace, env, "codex", w.draftID);
     // Codex shows a hook's systemMessage as a warning of the hook's run
     // (codex-rs hooks/src/events/session_start.rs); the model never gets it.

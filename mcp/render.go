@@ -31,21 +31,24 @@ func RenderActivation(a *vault.Activation) (text, structured string, err error) 
 // is comes first: its action, then its scope, which for a Draft's fragment
 // is "draft" with the Draft's id beside it, so that no reader takes an
 // unreviewed proposal for published memory before it reaches the text;
-// then where it is, then the text (its control, escape and bidirectional
+// then where it is, its status, and the code it cites that changed since
+// it was written (stale: check the code before relying on the text), then
+// the text (its control, escape and bidirectional
 // characters shown visibly: <U+202E>, ^[; content_hash is of the note's own
 // bytes); the ids and the hash, which only operations take, come last.
 type modelFragment struct {
-	Action      string   `json:"action"`
-	Scope       string   `json:"scope"`
-	DraftID     string   `json:"draft_id,omitempty"`
-	Path        string   `json:"path"`
-	HeadingPath []string `json:"heading_path"`
-	Status      string   `json:"status,omitempty"`
-	Content     string   `json:"content,omitempty"`
-	UnitKey     string   `json:"unit_key"`
-	ResourceID  string   `json:"resource_id"`
-	ContentHash string   `json:"content_hash"`
-	Kind        string   `json:"kind"`
+	Action      string              `json:"action"`
+	Scope       string              `json:"scope"`
+	DraftID     string              `json:"draft_id,omitempty"`
+	Path        string              `json:"path"`
+	HeadingPath []string            `json:"heading_path"`
+	Status      string              `json:"status,omitempty"`
+	Stale       []vault.CodeFinding `json:"stale,omitempty"`
+	Content     string              `json:"content,omitempty"`
+	UnitKey     string              `json:"unit_key"`
+	ResourceID  string              `json:"resource_id"`
+	ContentHash string              `json:"content_hash"`
+	Kind        string              `json:"kind"`
 }
 
 // DraftScope is a Draft's fragment's scope in what the memory tool sends.
@@ -61,7 +64,7 @@ func (a activation) MarshalJSON() ([]byte, error) {
 			scope = DraftScope
 		}
 		fs[i] = modelFragment{Action: f.Action, Scope: scope, DraftID: f.DraftID, Path: f.Path, HeadingPath: f.HeadingPath,
-			Status: f.Status, Content: termtext.Visible(f.Content), UnitKey: f.UnitKey, ResourceID: f.ResourceID, ContentHash: f.ContentHash, Kind: f.Kind}
+			Status: f.Status, Stale: visibleFindings(f.Stale), Content: termtext.Visible(f.Content), UnitKey: f.UnitKey, ResourceID: f.ResourceID, ContentHash: f.ContentHash, Kind: f.Kind}
 	}
 	removed := a.Removed
 	if removed == nil {
@@ -79,4 +82,19 @@ func (a activation) MarshalJSON() ([]byte, error) {
 		RunID         string          `json:"run_id,omitempty"`
 	}{a.NextState, fs, removed, a.IndexRevision, a.Profile, a.RunID})
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+}
+
+// visibleFindings are a fragment's findings with what a note or a commit
+// wrote in them (the citation, the paths, the author) shown visibly, as
+// the fragment's text is.
+func visibleFindings(fs []vault.CodeFinding) []vault.CodeFinding {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]vault.CodeFinding, len(fs))
+	for i, f := range fs {
+		f.Cites, f.Path, f.RenamedTo, f.Author = termtext.Visible(f.Cites), termtext.Visible(f.Path), termtext.Visible(f.RenamedTo), termtext.Visible(f.Author)
+		out[i] = f
+	}
+	return out
 }
