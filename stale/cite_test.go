@@ -7,9 +7,10 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// What counts as a citation, and what does not: each form the README
-// names, the section and line each is found in, and the shapes that are
-// prose, other tools' words or ways out of the repository.
+// What counts as a citation, and what does not: each form cite.go names
+// (and docs/decisions/stale-citations.md), the section and line each is
+// found in, and the shapes that are prose, other tools' words or ways out
+// of the repository.
 func TestCite_WhatCounts(t *testing.T) {
 	note := "---\ncode: [internal/auth.go, Session.Close, 3f2a1c9d]\n---\n# Sync\n\n## Retry\n\n" +
 		"`sync/retry.go`, `sync/retry.go:40`, `sync/retry.go:40-60`, `sync/retry.go#L4-L7`, `cmd/lore/`,\n" +
