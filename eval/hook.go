@@ -18,27 +18,35 @@ import (
 
 // HookRequest is activate as lore hook prompt asks it: reviewed memory
 // only, what clears the relevance bar, 6 fragments within 600 tokens
-// (the hook's defaults).
-func HookRequest(query, project string) vault.ActivateRequest {
+// (the hook's defaults), the prompt's words weighed against the bound
+// code's (nil: none bound).
+func HookRequest(query, project string, code vault.CodeWords) vault.ActivateRequest {
 	return vault.ActivateRequest{Query: query, Project: project, PublishedOnly: true, RelevantOnly: true,
-		Limits: vault.Limits{MaxFragments: 6, PerResource: 2, TokenBudget: 600}}
+		Limits: vault.Limits{MaxFragments: 6, PerResource: 2, TokenBudget: 600}, CodeWords: code}
 }
 
 // HookFigures are the hook's figures on a vault: the share of on-topic
 // prompts whose answering section it sends (and sends first), and the
 // share of off-topic prompts it sends nothing for.
 type HookFigures struct {
-	On, Off         int
+	On              int
 	Answered, First float64
-	Silent          float64
-	OffTopicSent    []string // the off-topic prompts that got something
+	Off             []OffTopic // one for each file of off-topic prompts
 }
 
-// ScoreHook asks each prompt as the hook does.
-func ScoreHook(ctx context.Context, a vault.Activator, on []Question, off []string) (HookFigures, error) {
-	f := HookFigures{On: len(on), Off: len(off)}
+// OffTopic is the hook's figure on one file of off-topic prompts.
+type OffTopic struct {
+	Prompts int
+	Silent  float64  // the share of them that got nothing
+	Sent    []string // those that got something
+}
+
+// ScoreHook asks each prompt as the hook does, off-topic ones set by set,
+// in a code repository whose words are code (nil: none bound).
+func ScoreHook(ctx context.Context, a vault.Activator, on []Question, off [][]string, code vault.CodeWords) (HookFigures, error) {
+	f := HookFigures{On: len(on)}
 	for _, q := range on {
-		act, err := a.Activate(ctx, HookRequest(q.Query, q.Project))
+		act, err := a.Activate(ctx, HookRequest(q.Query, q.Project, code))
 		if err != nil {
 			return f, err
 		}
@@ -52,22 +60,26 @@ func ScoreHook(ctx context.Context, a vault.Activator, on []Question, off []stri
 			f.First++
 		}
 	}
-	for _, p := range off {
-		act, err := a.Activate(ctx, HookRequest(p, ""))
-		if err != nil {
-			return f, err
+	for _, set := range off {
+		o := OffTopic{Prompts: len(set)}
+		for _, p := range set {
+			act, err := a.Activate(ctx, HookRequest(p, "", code))
+			if err != nil {
+				return f, err
+			}
+			if len(act.Fragments) == 0 {
+				o.Silent++
+			} else {
+				o.Sent = append(o.Sent, p)
+			}
 		}
-		if len(act.Fragments) == 0 {
-			f.Silent++
-		} else {
-			f.OffTopicSent = append(f.OffTopicSent, p)
+		if o.Prompts > 0 {
+			o.Silent /= float64(o.Prompts)
 		}
+		f.Off = append(f.Off, o)
 	}
 	if f.On > 0 {
 		f.Answered, f.First = f.Answered/float64(f.On), f.First/float64(f.On)
-	}
-	if f.Off > 0 {
-		f.Silent /= float64(f.Off)
 	}
 	return f, nil
 }
