@@ -18,11 +18,10 @@ import (
 
 // HookRequest is activate as lore hook prompt asks it: reviewed memory
 // only, what clears the relevance bar, 6 fragments within 600 tokens
-// (the hook's defaults), the prompt's words weighed against the bound
-// code's (nil: none bound).
-func HookRequest(query, project string, code vault.CodeWords) vault.ActivateRequest {
+// (the hook's defaults).
+func HookRequest(query, project string) vault.ActivateRequest {
 	return vault.ActivateRequest{Query: query, Project: project, PublishedOnly: true, RelevantOnly: true,
-		Limits: vault.Limits{MaxFragments: 6, PerResource: 2, TokenBudget: 600}, CodeWords: code}
+		Limits: vault.Limits{MaxFragments: 6, PerResource: 2, TokenBudget: 600}}
 }
 
 // HookFigures are the hook's figures on a vault: the share of on-topic
@@ -41,12 +40,11 @@ type OffTopic struct {
 	Sent    []string // those that got something
 }
 
-// ScoreHook asks each prompt as the hook does, off-topic ones set by set,
-// in a code repository whose words are code (nil: none bound).
-func ScoreHook(ctx context.Context, a vault.Activator, on []Question, off [][]string, code vault.CodeWords) (HookFigures, error) {
+// ScoreHook asks each prompt as the hook does, off-topic ones set by set.
+func ScoreHook(ctx context.Context, a vault.Activator, on []Question, off [][]string) (HookFigures, error) {
 	f := HookFigures{On: len(on)}
 	for _, q := range on {
-		act, err := a.Activate(ctx, HookRequest(q.Query, q.Project, code))
+		act, err := a.Activate(ctx, HookRequest(q.Query, q.Project))
 		if err != nil {
 			return f, err
 		}
@@ -63,7 +61,7 @@ func ScoreHook(ctx context.Context, a vault.Activator, on []Question, off [][]st
 	for _, set := range off {
 		o := OffTopic{Prompts: len(set)}
 		for _, p := range set {
-			act, err := a.Activate(ctx, HookRequest(p, "", code))
+			act, err := a.Activate(ctx, HookRequest(p, ""))
 			if err != nil {
 				return f, err
 			}

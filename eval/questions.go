@@ -186,7 +186,7 @@ func ScoreQuestions(ctx context.Context, a vault.Activator, qs []Question, rende
 // agent's activate with the state that left, and returns the size of the
 // second answer's structuredContent.
 func afterHook(ctx context.Context, a vault.Activator, q Question, render Render) (chars, tokens int, err error) {
-	hooked, err := a.Activate(ctx, HookRequest(q.Query, q.Project, nil))
+	hooked, err := a.Activate(ctx, HookRequest(q.Query, q.Project))
 	if err != nil {
 		return 0, 0, err
 	}

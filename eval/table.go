@@ -31,16 +31,6 @@ type Table struct {
 	// (one a line, beside the table file), which the prompt hook should
 	// send nothing for; each vault's sets are its on-topic prompts.
 	OffTopic []string `json:"off_topic,omitempty"`
-	// Code is the code repository the prompts are typed in: the hook
-	// weighs their words against its files' (codewords).
-	Code *TableCode `json:"code,omitempty"`
-}
-
-// TableCode is a code repository at a fixed commit, so the table's
-// figures do not move with the repository.
-type TableCode struct {
-	Repo   string `json:"repo"`   // a git repository, relative to the table file
-	Commit string `json:"commit"` // the commit whose tree is counted
 }
 
 // TableVault is one vault of the table and its question sets.
@@ -68,12 +58,6 @@ func LoadTable(path string) (Table, error) {
 	base := filepath.Dir(path)
 	for i, f := range t.OffTopic {
 		t.OffTopic[i] = filepath.Join(base, f)
-	}
-	if t.Code != nil {
-		if t.Code.Repo == "" || t.Code.Commit == "" {
-			return t, fmt.Errorf("%s: code needs a repo and a commit", path)
-		}
-		t.Code.Repo = filepath.Join(base, t.Code.Repo)
 	}
 	for i := range t.Vaults {
 		v := &t.Vaults[i]

@@ -823,32 +823,3 @@ func (l Lookups) RecentNotes(ctx context.Context, project string, folders []stri
 func (l Lookups) ResolveLink(ctx context.Context, target, project, src string) (id, path string, err error) {
 	return l.ix.resolveLink(ctx, target, project, src)
 }
-
-// NoteShares returns, for each token (as EachToken makes it), the share of
-// the index's notes with a unit that holds it: a statistic of the vault's
-// words (every project and Draft counted), which the prompt hook's
-// relevance bar weighs against the bound code's (codewords).
-func (l Lookups) NoteShares(ctx context.Context, toks []string) (map[string]float64, error) {
-	out := make(map[string]float64, len(toks))
-	if len(toks) == 0 {
-		return out, nil
-	}
-	var notes int
-	if err := l.ix.db.QueryRowContext(ctx, `SELECT count(DISTINCT rid) FROM units`).Scan(&notes); err != nil {
-		return nil, translate(err)
-	}
-	for _, t := range toks {
-		if notes == 0 {
-			out[t] = 0
-			continue
-		}
-		var n int
-		err := l.ix.db.QueryRowContext(ctx, `SELECT count(DISTINCT u.rid) FROM units_fts f
-			JOIN units u ON u.uid = f.rowid WHERE units_fts MATCH ?`, matchExpr([]string{t})).Scan(&n)
-		if err != nil {
-			return nil, translate(fmt.Errorf("note share of %q: %w", t, err))
-		}
-		out[t] = float64(n) / float64(notes)
-	}
-	return out, nil
-}

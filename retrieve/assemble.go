@@ -1,8 +1,6 @@
 package retrieve
 
 import (
-	"os"
-	"strconv"
 	"context"
 	"strings"
 
@@ -24,13 +22,6 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	a.published, a.relevant = req.PublishedOnly, req.RelevantOnly
 	if a.relevant {
 		a.qterms = contentTerms(req.Query)
-		a.counted = a.qterms
-		if req.CodeWords != nil {
-			var err error
-			if a.counted, err = p.vaultWords(ctx, a.qterms, req.CodeWords); err != nil {
-				return nil, err
-			}
-		}
 	}
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
@@ -77,8 +68,7 @@ type assembly struct {
 	// published: no Draft's text; relevant: only what clears the bar
 	// (relevant), for the query's content terms qterms.
 	published, relevant bool
-	qterms              map[string]bool // the query's content words (RelevantOnly)
-	counted             map[string]bool // those that count toward the bar (vaultWords)
+	qterms              map[string]bool
 }
 
 func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
@@ -101,7 +91,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case a.published && c.DraftID != "":
 		c.Outcome = "cut:draft"
 		return nil
-	case a.relevant && !relevant(c, a.qterms, a.counted):
+	case a.relevant && !relevant(c, a.qterms):
 		c.Outcome = "cut:irrelevant"
 		return nil
 	case c.template:
@@ -319,47 +309,7 @@ func contentTerms(q string) map[string]bool {
 	return out
 }
 
-// codeRatio: a query word whose share of the bound code's files is more
-// than codeRatio times its share of the vault's notes is the code's word,
-// and does not count toward the bar (vaultWords).
-var codeRatio = 1.0
-
-func init() { // CALIBRATION ONLY, removed before commit
-	if v, err := strconv.ParseFloat(os.Getenv("LORE_CODE_RATIO"), 64); err == nil {
-		codeRatio = v
-	}
-}
-
-// vaultWords are the query's content words that count toward the
-// relevance bar when a code repository is bound: those the code does not
-// use more than the vault's notes do. "run the tests" in a Go repository:
-// both words are the code's, and no section of notes is relevant by them.
-func (p *Pipeline) vaultWords(ctx context.Context, qterms map[string]bool, code vault.CodeWords) (map[string]bool, error) {
-	shares := map[string]float64{}
-	var ask []string
-	for t := range qterms {
-		if s := code.Share(t); s > 0 {
-			shares[t] = s
-			ask = append(ask, t)
-		}
-	}
-	notes, err := p.look.NoteShares(ctx, ask)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for t := range qterms {
-		if s, ok := shares[t]; !ok || s <= codeRatio*notes[t] {
-			out[t] = true
-		}
-	}
-	return out, nil
-}
-
-// relevant reports whether c clears the bar: the words counted are those
-// of counted (qterms, or its vault words with a bound code repository);
-// how many are needed is from all of qterms.
-func relevant(c *candidate, qterms, counted map[string]bool) bool {
+func relevant(c *candidate, qterms map[string]bool) bool {
 	if c.ExactRank > 0 || c.VectorScore >= relevantSimilarity {
 		return true
 	}
@@ -369,7 +319,7 @@ func relevant(c *candidate, qterms, counted map[string]bool) bool {
 	have := map[string]bool{}
 	count := func(s string) {
 		fts.EachToken(s, func(t string, _ bool) {
-			if counted[t] {
+			if qterms[t] {
 				have[t] = true
 			}
 		})

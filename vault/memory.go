@@ -108,17 +108,6 @@ type ActivateRequest struct {
 	// Code checks the fragments' citations of code against the bound
 	// workspace's repository (nil: not checked).
 	Code CodeChecker `json:"-"`
-	// CodeWords is how often the bound workspace's code uses a word (nil:
-	// no workspace). With RelevantOnly, a word the code uses more than the
-	// notes do does not count toward the relevance bar.
-	CodeWords CodeWords `json:"-"`
-}
-
-// CodeWords is the share of a code repository's files that use a word (a
-// token as the index makes it), for the prompt hook's relevance bar
-// (package codewords).
-type CodeWords interface {
-	Share(tok string) float64
 }
 
 // Limits are the assembly limits of activate.

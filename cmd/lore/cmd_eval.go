@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lore-memory/lore/codewords"
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/eval"
 	"github.com/lore-memory/lore/mcp"
@@ -54,7 +53,6 @@ Examples:
 	data := fs.String("data", os.Getenv("LORE_DATA"), "--table: the folder holding the vault archives the table names (default $LORE_DATA)")
 	var without stringList
 	fs.Var(&without, "without", "--table: turn a ranking `stage` off, to measure what it pays ("+strings.Join(retrieve.Stages, ", ")+"); may be given more than once")
-	noCode := fs.Bool("no-code", false, "--table: the prompt hook with no code repository bound, whatever the table names")
 	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
 	weight := fs.Float64("vector-weight", 0, "the weight of cosine similarity in score fusion (default: lore.yaml's retrieval.vector_weight, else 0.3)")
 	pos, err := e.parse(fs, args)
@@ -68,7 +66,7 @@ Examples:
 	case *cases:
 		return evalCases(ctx, e, *mode)
 	case *table != "":
-		return evalTable(ctx, e, *table, *data, *mode, *weight, without, *noCode)
+		return evalTable(ctx, e, *table, *data, *mode, *weight, without)
 	case *questions != "":
 		if len(pos) != 1 {
 			return usageError{"eval --questions FILE needs one vault folder"}
@@ -308,7 +306,7 @@ func evalCases(ctx context.Context, e *env, mode string) error {
 
 // evalTable scores every question set of a table on its vault, beside
 // plain FTS5, and prints one Markdown table.
-func evalTable(ctx context.Context, e *env, file, data, mode string, weight float64, without []string, noCode bool) error {
+func evalTable(ctx context.Context, e *env, file, data, mode string, weight float64, without []string) error {
 	t, err := eval.LoadTable(file)
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "read table: %v", err)
@@ -330,19 +328,9 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 		off = append(off, ps)
 		offNames = append(offNames, fmt.Sprintf("%s (%d)", filepath.Base(f), len(ps)))
 	}
-	var code vault.CodeWords
-	codeNote := "no code repository bound"
-	if t.Code != nil && !noCode {
-		words, err := codewords.BuildAt(ctx, t.Code.Repo, t.Code.Commit)
-		if err != nil {
-			return fmt.Errorf("the table's code repository: %w", err)
-		}
-		code = words
-		codeNote = fmt.Sprintf("prompts typed in %s at %s (%d files)", filepath.Base(t.Code.Repo), vault.ShortCommit(t.Code.Commit), words.Files)
-	}
 	var missing, hookRows []string
 	for _, tv := range t.Vaults {
-		rows, hook, err := evalTableVault(ctx, e, tv, data, mode, weight, without, off, code)
+		rows, hook, err := evalTableVault(ctx, e, tv, data, mode, weight, without, off)
 		if errors.Is(err, fs.ErrNotExist) && tv.Archive != "" {
 			missing = append(missing, fmt.Sprintf("%s (%s)", tv.Name, filepath.Join(data, tv.Archive)))
 			continue
@@ -356,7 +344,7 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 		hookRows = append(hookRows, hook)
 	}
 	if len(off) > 0 {
-		fmt.Fprintf(e.stdout, "\nthe prompt hook (reviewed memory that clears the relevance bar, 6 fragments in 600 tokens), %s: on-topic prompts are the vault's questions, off-topic those of %s\n\n", codeNote, strings.Join(offNames, ", "))
+		fmt.Fprintf(e.stdout, "\nthe prompt hook (reviewed memory that clears the relevance bar, 6 fragments in 600 tokens): on-topic prompts are the vault's questions, off-topic those of %s\n\n", strings.Join(offNames, ", "))
 		fmt.Fprintln(e.stdout, "| vault | on-topic: answering section sent / sent first | off-topic: nothing sent, by file | off-topic prompts that got something |")
 		fmt.Fprintln(e.stdout, "|---|---|---|---|")
 		for _, r := range hookRows {
@@ -370,7 +358,7 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 }
 
 // evalTableVault indexes one vault of the table and asks it each set.
-func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode string, weight float64, without []string, off [][]string, code vault.CodeWords) (rows []string, hook string, err error) {
+func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode string, weight float64, without []string, off [][]string) (rows []string, hook string, err error) {
 	dir, cleanup, err := scratchVault("", "lore-eval-*")
 	if err != nil {
 		return nil, "", err
@@ -420,7 +408,7 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode 
 			pair(m.Note1, r.Note1), pair(m.Note3, r.Note3), pair(m.Success1, r.Section1), pair(m.Success3, r.Section3)))
 	}
 	if len(off) > 0 {
-		h, err := eval.ScoreHook(ctx, eval.InMode(ix, mode), all, off, code)
+		h, err := eval.ScoreHook(ctx, eval.InMode(ix, mode), all, off)
 		if err != nil {
 			return nil, "", err
 		}
