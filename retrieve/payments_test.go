@@ -148,3 +148,21 @@ func TestActivate_RelevanceBarLeavesChinesePhrasingOut(t *testing.T) {
 		t.Errorf("跑一下测试 was sent %v", keys(act))
 	}
 }
+
+// A vector clears the hook's relevance bar only when it is close: the
+// built-in model puts everyday prompts at 0.5 to 0.7 from sections of most
+// vaults, and at a bar of 0.5 the hook sent something for four of five
+// off-topic prompts in hybrid mode (docs/BENCHMARKS.md, the prompt hook).
+func TestRelevant_AVectorMustBeClose(t *testing.T) {
+	none := map[string]bool{"run": true, "test": true}
+	for _, tc := range []struct {
+		sim  float64
+		want bool
+	}{{0.55, false}, {0.65, false}, {0.7, true}, {0.9, true}} {
+		c := &candidate{}
+		c.VectorScore = tc.sim
+		if got := relevant(c, none); got != tc.want {
+			t.Errorf("a section that holds none of the words, at similarity %.2f: relevant %v, want %v", tc.sim, got, tc.want)
+		}
+	}
+}
