@@ -16,18 +16,9 @@ import (
 // prompts through (silent 0.200 · 0.200 · 0.286; docs/BENCHMARKS.md, the
 // prompt hook). It needs `make model`; CI sets LORE_REQUIRE_MODEL.
 func TestHook_HybridFigures(t *testing.T) {
-	b := testmodel.Builtin(t)
 	ix := openIndex(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
+	embedAll(t, ix, testmodel.Builtin(t))
 	ctx := context.Background()
-	if err := ix.Index.Vectors().Use(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.Index.Refresh(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := ix.Index.Vectors().Embed(ctx, nil); err != nil || n == 0 {
-		t.Fatalf("embedded %d unit texts (%v): the figures would be lexical ones", n, err)
-	}
 	on, err := LoadQuestions("../testdata/demo-questions.jsonl")
 	if err != nil {
 		t.Fatal(err)
