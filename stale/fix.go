@@ -1,6 +1,8 @@
 package stale
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/lore-memory/lore/vault"
@@ -36,3 +38,31 @@ func RenameFix(raw []byte, f vault.CodeFinding) (reps []vault.Replacement, ok bo
 	}
 	return reps, len(reps) > 0
 }
+
+// ProposeRename makes the Draft that points a note's citation of a renamed
+// path (e, a finding of a report) at its new name: the note is read anew
+// (an earlier fix of it may already be in its Draft) and updated against
+// its hash, as any proposal is, for a person to review and merge. ok is
+// false, with no Draft made, when RenameFix finds no mechanical fix.
+func ProposeRename(ctx context.Context, load vault.Loader, propose vault.Proposer, project string, e Entry) (res vault.StoreResult, ok bool, err error) {
+	notes, err := load.Load(ctx, []string{e.Note}, project)
+	if err != nil {
+		return res, false, err
+	}
+	n := notes[0]
+	reps, ok := RenameFix([]byte(n.Content), e.CodeFinding)
+	if !ok {
+		return res, false, nil
+	}
+	desc := RenameDescription(e)
+	res, err = propose.Apply(ctx, project, vault.Op{Update: &vault.UpdateOp{ID: n.ResourceID, ExpectedHash: n.ContentHash, Replacements: reps, Description: &desc}})
+	return res, err == nil, err
+}
+
+// RenameDescription is the description of a rename's fix Draft.
+func RenameDescription(e Entry) string {
+	return fmt.Sprintf("Point %s at %s, renamed in %s", e.Path, e.RenamedTo, vault.ShortCommit(e.Commit))
+}
+
+// NoFix says why a renamed path's citation has no mechanical fix.
+const NoFix = "no mechanical fix (a link, the frontmatter, or a line written twice): edit the note"

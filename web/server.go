@@ -570,21 +570,13 @@ func (s *Server) staleFix(w http.ResponseWriter, r *http.Request) {
 		fail(w, vault.Errorf(vault.CodeNotFound, "%s cites no renamed path %q now: reload the view", in.Note, in.Cites))
 		return
 	}
-	notes, err := s.ix.Load(r.Context(), []string{in.Note}, project)
+	res, ok, err := stale.ProposeRename(r.Context(), s.ix, s.propose, project, *found)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	n := notes[0]
-	reps, ok := stale.RenameFix([]byte(n.Content), found.CodeFinding)
 	if !ok {
-		fail(w, vault.Errorf(vault.CodeInvalid, "%s: the citation of %s has no mechanical fix (a link, the frontmatter, or a line written twice): edit the note", in.Note, found.Path))
-		return
-	}
-	desc := fmt.Sprintf("Point %s at %s, renamed in %s", found.Path, found.RenamedTo, vault.ShortCommit(found.Commit))
-	res, err := s.propose.Apply(r.Context(), project, vault.Op{Update: &vault.UpdateOp{ID: n.ResourceID, ExpectedHash: n.ContentHash, Replacements: reps, Description: &desc}})
-	if err != nil {
-		fail(w, err)
+		fail(w, vault.Errorf(vault.CodeInvalid, "%s: the citation of %s has %s", in.Note, found.Path, stale.NoFix))
 		return
 	}
 	writeJSON(w, res)

@@ -155,29 +155,21 @@ func printStaleCount(ctx context.Context, e *env, ix *retrieve.Memory, b vault.B
 }
 
 // proposeRenames makes a Draft for each renamed path's citation that has
-// a mechanical fix, reading the note anew each time (an earlier fix of the
-// same note is already in its Draft).
+// a mechanical fix (stale.ProposeRename).
 func proposeRenames(ctx context.Context, e *env, ix *retrieve.Memory, project string, rep stale.Report) error {
 	for _, s := range rep.Entries {
 		if s.Problem != vault.ProblemRenamed {
 			continue
 		}
-		notes, err := ix.Load(ctx, []string{s.Note}, project)
+		res, ok, err := stale.ProposeRename(ctx, ix, e.store, project, s)
 		if err != nil {
 			return err
 		}
-		n := notes[0]
-		reps, ok := stale.RenameFix([]byte(n.Content), s.CodeFinding)
 		if !ok {
-			fmt.Fprintf(e.stderr, "lore: %s: `%s` has no mechanical fix (a link, the frontmatter, or a line written twice): edit the note\n", s.Note, s.Cites)
+			fmt.Fprintf(e.stderr, "lore: %s: `%s` has %s\n", s.Note, s.Cites, stale.NoFix)
 			continue
 		}
-		desc := fmt.Sprintf("Point %s at %s, renamed in %s", s.Path, s.RenamedTo, vault.ShortCommit(s.Commit))
-		res, err := e.store.Apply(ctx, project, vault.Op{Update: &vault.UpdateOp{ID: n.ResourceID, ExpectedHash: n.ContentHash, Replacements: reps, Description: &desc}})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "lore: proposed %s for %s: %s (lore drafts diff %s)\n", res.DraftID, s.Note, desc, res.DraftID)
+		fmt.Fprintf(e.stderr, "lore: proposed %s for %s: %s (lore drafts diff %s)\n", res.DraftID, s.Note, stale.RenameDescription(s), res.DraftID)
 	}
 	return nil
 }
