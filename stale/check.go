@@ -41,8 +41,8 @@ type Checker struct {
 	ds       deltas // what changed between two heads, asked once
 	// citesNothing holds the notes (path and hash) known to cite no code:
 	// they are not parsed again in this process.
-	citesNothing map[string]bool
-	headMu       sync.Mutex // head's go-git reads
+	citesNothing map[string]bool // at most maxCitesNothing, then started anew
+	headMu       sync.Mutex      // head's go-git reads
 }
 
 // New returns a checker of the code repository at code (any folder in
@@ -87,20 +87,15 @@ func (c *Checker) Flush() error {
 	return c.cache.flush()
 }
 
-// Cites counts the citations of code a note makes (its text only: no git).
-func (c *Checker) Cites(notePath string, raw []byte) int {
-	r, err := vault.Parse(notePath, raw)
-	if err != nil {
-		return 0
-	}
-	return len(Cite(r, raw, c.origin))
-}
-
 // CheckNote implements vault.CodeChecker.
 func (c *Checker) CheckNote(ctx context.Context, notePath string, raw []byte) ([]vault.CodeFinding, error) {
 	fs, _, err := c.checkNote(ctx, notePath, raw)
 	return fs, err
 }
+
+// maxCitesNothing bounds the notes a long-running process remembers as
+// citing nothing.
+const maxCitesNothing = 200_000
 
 // checkNote is CheckNote that also says how many citations the note
 // makes. A note whose check is cached at these heads is not parsed again:
@@ -139,7 +134,7 @@ func (c *Checker) checkNote(ctx context.Context, notePath string, raw []byte) ([
 	cites := Cite(r, raw, c.origin)
 	if len(cites) == 0 {
 		c.mu.Lock()
-		if c.citesNothing == nil || len(c.citesNothing) >= maxShardKeys*256 {
+		if c.citesNothing == nil || len(c.citesNothing) >= maxCitesNothing {
 			c.citesNothing = map[string]bool{}
 		}
 		c.citesNothing[key] = true

@@ -357,12 +357,12 @@ func TestCheck_AHugeNoteIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := c.Cites(notePath, f.note); n != MaxCitations {
-		t.Fatalf("%d citations read, want the first %d", n, MaxCitations)
-	}
-	got, err := c.CheckNote(context.Background(), notePath, f.note)
+	got, n, err := c.checkNote(context.Background(), notePath, f.note)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("%v %+v", err, got)
+	}
+	if n != MaxCitations {
+		t.Fatalf("%d citations read, want the first %d", n, MaxCitations)
 	}
 	if n := c.GitRuns(); n > 12 {
 		t.Fatalf("%d git commands for one note", n)
