@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/outbox"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -265,7 +265,7 @@ func openAll(dir string) (*vault.Vault, *retrieve.Memory, *Store, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	out, err := fts.OpenOutbox(ctx, filepath.Join(v.DataDir(), "outbox.db"))
+	out, err := outbox.Open(ctx, filepath.Join(v.DataDir(), "outbox.db"))
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/outbox"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -150,9 +151,9 @@ func withFiles(extra map[string]string) map[string]string {
 }
 
 // mustOutbox opens the vault's outbox, as lore does beside the index.
-func mustOutbox(t testing.TB, ix *fts.Index) *fts.Outbox {
+func mustOutbox(t testing.TB, ix *fts.Index) *outbox.Outbox {
 	t.Helper()
-	out, err := fts.OpenOutbox(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
+	out, err := outbox.Open(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ var newVaultSets = []struct {
 	// section order turned off alone; none was removed: every one pays).
 	{"adr-examples", "../testdata/eval/adr-examples-2.jsonl", map[string]float64{"activate note@1": 0.60, "activate note@3": 0.73, "activate section@1": 0.53, "activate section@3": 0.60}},
 	{"advanced-java", "../testdata/eval/advanced-java.jsonl", map[string]float64{"activate note@1": 0.85, "activate note@3": 0.95, "activate section@1": 0.75, "activate section@3": 0.85}},
-	// Written after the Chinese phrasing change was designed (fts/phrasing.go).
+	// Written after the Chinese phrasing change was designed (tokenize/phrasing.go).
 	{"advanced-java", "../testdata/eval/advanced-java-2.jsonl", map[string]float64{"activate note@1": 0.94, "activate note@3": 0.94, "activate section@1": 0.94, "activate section@3": 0.94}},
 	// Written after the note-evidence change was designed (not kept:
 	// docs/decisions/not-kept-note-evidence.md).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lore-memory/lore/eval/synth"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -366,7 +367,7 @@ func compareScorersSmallAny(t *testing.T, tv *testVault) {
 		t.Fatalf("in-memory postings: %v, %v", m, err)
 	}
 	for _, q := range []string{"release", "deploy rollback", "检索", "retry timeout queue"} {
-		ts := QueryTerms(CutQuery(q))
+		ts := tokenize.QueryTerms(tokenize.CutQuery(q))
 		want, err := lexical(sqlLexical{tv.Ix}).bm25(ctx, ts, "", 25)
 		if err != nil {
 			t.Fatal(err)

@@ -1,8 +1,8 @@
 // Package fts is lore's index, the storage half of memory's machinery: one
 // SQLite file (WAL mode) in the vault's git directory, with the schema
-// applied by embedded, numbered migrations; the tokenizer that notes and
-// queries share; incremental indexing and the freshness check; the change
-// logs that let several processes share the file; the Drafts' overlay rows;
+// applied by embedded, numbered migrations; incremental indexing and the
+// freshness check; the change logs that let several processes share the
+// file; the Drafts' overlay rows;
 // the vectors; and the in-memory copies of the postings and of the vectors'
 // sign bits. It must not write the vault: the index is derived data, and an
 // index lore cannot use (another format, damaged) is set aside and built
@@ -16,21 +16,25 @@
 // package retrieve; the BM25 scores are the index's, because FTS5 computes
 // them in SQL and the in-memory copy must give exactly the same ones.
 //
-// Where the pieces are: tokenize.go and stem.go (tokens), index.go (open),
-// refresh.go (incremental indexing), write.go (a batch's rows), digest.go
-// (freshness without reading every row), overlay.go (the Drafts' rows),
-// outbox.go (the sync outbox's file), writegate.go (writers take turns),
+// Tokens come from package tokenize, the same for notes and queries; the
+// index format (format.go) names its rules with the schema.
+//
+// Where the pieces are: index.go (open), refresh.go (incremental
+// indexing), write.go (a batch's rows), digest.go (freshness without
+// reading every row), overlay.go (the Drafts' rows), writegate.go (writers
+// take turns),
 // lookups.go and records.go (what retrieve reads and writes), rules.go.
 // The index's own methods are few: its embedding side is Vectors()
 // (vectors.go), its in-memory side Resident(), and what ranking and the
 // edges read goes through Lookups() and Records(). The lexical stage has
 // two engines behind one interface (engine.go): FTS5 in SQL, and the
 // in-memory copy of its scorer (memindex.go, postings.go, vocab.go,
-// spill.go, doctable.go; memvec.go for the vectors' sign bits), held to the
+// spill.go, doctable.go; memvec.go with package fts/internal/signbits for
+// the vectors' sign bits), held to the
 // same scores by a test.
 //
 // Each decision, with the figures it was made on, is in docs/decisions:
-// tokenizer.md, stop-words-once.md, query-or-and-column-weights.md,
+// query-or-and-column-weights.md,
 // in-memory-copies.md, index-writes.md, overlay-under-the-write-lock.md,
 // freshness-digest.md, writers-gate.md, effective-memory.md,
 // vectors-per-text.md and vectors-across-formats.md (carryover.go).

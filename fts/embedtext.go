@@ -6,6 +6,7 @@ import (
 	pathpkg "path"
 	"strings"
 
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -313,8 +314,8 @@ func (ix *Index) writeEmbedded(ctx context.Context, updates []embedUpdate) error
 			return err
 		}
 		if err := exec("INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)",
-			u.uid, indexText(u.path), indexText(u.title), indexText(u.meta), indexText(strings.Join(hp, " ")),
-			indexText(bodyText(vault.ReadableText(u.content), u.embedded))); err != nil {
+			u.uid, tokenize.Text(u.path), tokenize.Text(u.title), tokenize.Text(u.meta), tokenize.Text(strings.Join(hp, " ")),
+			tokenize.Text(bodyText(vault.ReadableText(u.content), u.embedded))); err != nil {
 			return err
 		}
 		if err := exec("INSERT INTO unit_log(uid, added) VALUES (?, 0), (?, 1)", u.uid, u.uid); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -20,7 +21,7 @@ func unitsFound(t *testing.T, tv *testVault, q, project string) map[string]bool 
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	ts := QueryTerms(CutQuery(q))
+	ts := tokenize.QueryTerms(tokenize.CutQuery(q))
 	want, err := lexical(sqlLexical{tv.Ix}).bm25(ctx, ts, project, 50)
 	if err != nil {
 		t.Fatal(err)

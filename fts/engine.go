@@ -1,6 +1,12 @@
 package fts
 
-import "context"
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lore-memory/lore/vault"
+)
 
 // The lexical stage has two engines that give the same scores:
 //
@@ -8,7 +14,8 @@ import "context"
 //     commands use, and a server until its copy is built;
 //   - the in-memory copy of FTS5's scorer that a long-running process
 //     keeps (memindex.go: the copy and its upkeep from the change logs;
-//     postings.go, vocab.go, doctable.go, spill.go: its parts; memvec.go:
+//     postings.go, vocab.go, doctable.go, spill.go: its parts; memvec.go
+//     and fts/internal/signbits:
 //     the vectors' sign bits beside it).
 //
 // Both answer one call, lexical.bm25; Lookups.BM25 takes whichever this
@@ -46,4 +53,23 @@ func (ix *Index) lexicalEngine(ctx context.Context) (lexical, error) {
 		return memLexical{ix, m}, nil
 	}
 	return sqlLexical{ix}, nil
+}
+
+// matchExpr builds the FTS5 expression: an OR of the terms, so a document that
+// holds any of them competes and BM25 ranks those that hold more and rarer terms
+// first. A lone CJK character matches as a prefix of the bigrams it starts.
+func matchExpr(ts []string) string {
+	var sb strings.Builder
+	for i, t := range ts {
+		if i > 0 {
+			sb.WriteString(" OR ")
+		}
+		sb.WriteByte('"')
+		sb.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		sb.WriteByte('"')
+		if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
+			sb.WriteByte('*')
+		}
+	}
+	return sb.String()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -40,7 +41,7 @@ func searchUnits(ctx context.Context, ix *Index, q string, opt vault.SearchOptio
 	if opt.Limit <= 0 {
 		opt.Limit = 10
 	}
-	q = CutQuery(q)
+	q = tokenize.CutQuery(q)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
 	}
@@ -49,7 +50,7 @@ func searchUnits(ctx context.Context, ix *Index, q string, opt vault.SearchOptio
 	if err != nil {
 		return nil, err
 	}
-	if ts := QueryTerms(q); len(ts) > 0 {
+	if ts := tokenize.QueryTerms(q); len(ts) > 0 {
 		lex, err := l.BM25(ctx, ts, opt.Project, opt.Limit+len(found))
 		if err != nil {
 			return nil, err

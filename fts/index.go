@@ -11,11 +11,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/sqlerr"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -32,11 +33,12 @@ type Index struct {
 	snap map[string]fileRow
 	gen  string
 
-	emb     embed.Embedder // nil: lexical only
-	binary  bool           // unit_vec holds sign bits; unit_vectors the floats
-	watch   *watcher       // set by Watch; guarded by mu
-	memos   []tokenMemo    // the preparing workers'; guarded by mu (Refresh holds it)
-	overlay OverlaySource  // the open Drafts; nil: none. Guarded by mu
+	emb     embed.Embedder  // nil: lexical only
+	binary  bool            // unit_vec holds sign bits; unit_vectors the floats
+	watch   *watcher        // set by Watch; guarded by mu
+	memos   []tokenize.Memo // the preparing workers'; guarded by mu (Refresh holds it)
+	overlay OverlaySource   // the open Drafts; nil: none. Guarded by mu
+	bulk    BulkMemory      // told of refreshes of many batches; nil: none
 	// cold is the copy a cold index fills as its batches commit, and
 	// coldDone the one filled, saved when the refresh ends (coldcopy.go).
 	// Guarded by mu.
@@ -91,7 +93,7 @@ type fileRow struct {
 // the schema. It does not scan the vault; the first Refresh, Search or Load does.
 func Open(ctx context.Context, v *vault.Vault) (*Index, error) {
 	if err := os.MkdirAll(v.DataDir(), 0o755); err != nil {
-		if CannotWrite(err) {
+		if sqlerr.CannotWrite(err) {
 			return openReadOnly(ctx, v, v.IndexPath(), err)
 		}
 		return nil, fmt.Errorf("create %s: %w", v.DataDir(), err)
@@ -130,7 +132,7 @@ func OpenFile(ctx context.Context, v *vault.Vault, dbPath string) (*Index, error
 		if err := setAside(dbPath); err != nil {
 			return nil, fmt.Errorf("the index %s is damaged and could not be set aside: %w", dbPath, err)
 		}
-	case CannotWrite(err):
+	case sqlerr.CannotWrite(err):
 		return openReadOnly(ctx, v, dbPath, err)
 	default:
 		return nil, err
@@ -166,19 +168,6 @@ func damaged(err error) bool {
 	var se sqlite3.Error
 	return errors.Is(err, errDamaged) || errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB) ||
 		strings.Contains(err.Error(), "the index is damaged")
-}
-
-// CannotWrite reports whether err says a file (the index, the outbox)
-// cannot be written: a read-only file system, a full disk, no permission.
-func CannotWrite(err error) bool {
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrFull, sqlite3.ErrPerm, sqlite3.ErrIoErr:
-			return true
-		}
-	}
-	return errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
 }
 
 // checkFile finds, without SQLite, an index file that cannot be a whole

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -250,7 +251,7 @@ func TestIndex_TwoProcessesShareOneFile(t *testing.T) {
 	}
 	defer other.Close()
 	tv.topPath("first")
-	if hits, _ := other.Lookups().BM25(context.Background(), QueryTerms("first"), "", 10); len(hits) != 1 {
+	if hits, _ := other.Lookups().BM25(context.Background(), tokenize.QueryTerms("first"), "", 10); len(hits) != 1 {
 		t.Errorf("second handle does not see the first one's index")
 	}
 	tv.Write("b.md", "# B\n\nsecond\n")

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
@@ -288,22 +287,6 @@ func (ix *Index) bm25FTS(ctx context.Context, match, project string, w Weights, 
 		return nil, translate(err)
 	}
 	return ix.withTexts(ctx, out), nil
-}
-
-// SnippetTerms are the query words a snippet looks for, longest first.
-func SnippetTerms(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !isWordRune(r) && !vault.IsCJK(r)
-	}) {
-		if !seen[f] && stopID(f) == 0 && (utf8.RuneCountInString(f) > 1 || vault.IsCJK([]rune(f)[0])) {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
-	return out
 }
 
 // Load refreshes the index and returns the named resources with their

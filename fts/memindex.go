@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -124,7 +125,7 @@ type memIndex struct {
 	nDead    int64 // postings of deleted docs still in terms
 	nPost    int64
 	shadows  map[string]map[string]bool // project → working-tree paths its Drafts shadow
-	memos    []tokenMemo                // the loading workers', during one load; used under mu (or before m is shared)
+	memos    []tokenize.Memo            // the loading workers', during one load; used under mu (or before m is shared)
 	spillDir string                     // where freezes map their frozen parts from (spill.go): the index's folder
 	runs     *runBuilder                // while a build gathers the postings in runs (runbuild.go); nil: into terms
 	gen      string
@@ -419,7 +420,7 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memIndex, where string) er
 		rt := resByRID[rid]
 		if rt == nil {
 			rt = &memResToks{res: &memRes{path: path, project: project, draft: draft, dproject: dproject},
-				path: tokens(path), title: tokens(title), meta: tokens(meta)}
+				path: tokenize.List(path), title: tokenize.List(title), meta: tokenize.List(meta)}
 			resByRID[rid] = rt
 		}
 		r.res = rt
@@ -459,7 +460,7 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 	out := make([]memUnit, len(chunk))
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	for len(chunk) >= memoChunk && len(m.memos) < workers {
-		m.memos = append(m.memos, newTokenMemo())
+		m.memos = append(m.memos, tokenize.NewMemo())
 	}
 	var wg sync.WaitGroup
 	var caught safe.Catcher
@@ -469,7 +470,7 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 			defer wg.Done()
 			defer caught.Catch()
 			freq := make(map[string]uint16, 256)
-			var memo tokenMemo // none for a few units: it costs more than it saves
+			var memo tokenize.Memo // none for a few units: it costs more than it saves
 			if w < len(m.memos) {
 				memo = m.memos[w]
 			}
@@ -479,7 +480,7 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 				_ = json.Unmarshal([]byte(r.hp), &hp)
 				u := memUnit{uid: r.uid, key: r.key, emb: embedKey(r.emb), res: r.res.res}
 				u.count(freq, [5][]string{r.res.path, r.res.title, r.res.meta,
-					memo.tokens(strings.Join(hp, " ")), memo.tokens(bodyText(vault.ReadableText(r.content), r.embedded))})
+					memo.List(strings.Join(hp, " ")), memo.List(bodyText(vault.ReadableText(r.content), r.embedded))})
 				out[i] = u
 			}
 		}(w)
@@ -500,16 +501,6 @@ func satAdd(a, b uint16) uint16 {
 		return 0xffff
 	}
 	return a + b
-}
-
-// tokens is indexText as a list.
-func tokens(s string) []string { return tokenMemo(nil).tokens(s) }
-
-// tokens is the function tokens, remembering in m.
-func (m tokenMemo) tokens(s string) []string {
-	var out []string
-	m.indexTokens(s, func(t string) { out = append(out, t) })
-	return out
 }
 
 // add appends one unit (uids arrive in ascending order within a load, and

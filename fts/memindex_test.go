@@ -9,6 +9,7 @@ import (
 
 	"github.com/lore-memory/lore/eval/synth"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -37,7 +38,7 @@ func compareScorers(t *testing.T, tv *testVault, projects []string) {
 	compared := 0
 	for _, project := range projects {
 		for _, q := range memQueries() {
-			ts := QueryTerms(CutQuery(q))
+			ts := tokenize.QueryTerms(tokenize.CutQuery(q))
 			if len(ts) == 0 {
 				continue
 			}
@@ -183,7 +184,7 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 	if m == nil {
 		t.Fatal("no postings")
 	}
-	ts := QueryTerms("release")
+	ts := tokenize.QueryTerms("release")
 	want, _ := tv.Ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights(), 10)
 	got, _ := tv.Ix.memHits(ctx, m.search(ts, "", 10))
 	if len(got) != 3 || len(want) != 3 {

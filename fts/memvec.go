@@ -3,11 +3,9 @@ package fts
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
-	"math"
-	"math/bits"
-	"sort"
 	"sync"
+
+	"github.com/lore-memory/lore/fts/internal/signbits"
 )
 
 // The in-memory first pass of the vector stage. sqlite-vec's binary k-NN
@@ -26,12 +24,7 @@ import (
 
 type memVectors struct {
 	mu      sync.RWMutex
-	words   int // uint64 words per vector
-	rowids  []int64
-	emb     []uint64 // embedKey of each vector's embed_hash
-	codes   []uint64 // len(rowids) * words
-	at      map[int64]int
-	dead    int
+	set     *signbits.Set
 	lastSeq int64 // the vec_log entry it reflects
 }
 
@@ -41,12 +34,11 @@ func (ix *Index) loadMemVectors(ctx context.Context) (*memVectors, error) {
 	if ix.emb == nil || !ix.binary {
 		return nil, nil
 	}
-	words := (ix.emb.Dim() + 63) / 64
 	seq, err := ix.vecLogEnd(ctx)
 	if err != nil {
 		return nil, err
 	}
-	mv := &memVectors{words: words, at: map[int64]int{}, lastSeq: seq}
+	mv := &memVectors{set: signbits.New(ix.emb.Dim()), lastSeq: seq}
 	if err := ix.loadVectorRows(ctx, mv, ""); err != nil {
 		return nil, err
 	}
@@ -71,53 +63,9 @@ func (ix *Index) loadVectorRows(ctx context.Context, mv *memVectors, where strin
 		if err := rows.Scan(&id, &blob, &h); err != nil {
 			return translate(err)
 		}
-		mv.add(id, blob, embedKey(h))
+		mv.set.Add(id, blob, embedKey(h))
 	}
 	return translate(rows.Err())
-}
-
-// add keeps the sign bits of a little-endian float32 vector, in the bit
-// order of sqlite-vec's vec_quantize_binary (bit i of byte i/8 is dimension
-// i); Hamming distances do not depend on the order anyway.
-func (mv *memVectors) add(id int64, blob []byte, emb uint64) {
-	if i, ok := mv.at[id]; ok && mv.rowids[i] == id {
-		return
-	}
-	code := make([]uint64, mv.words)
-	for d := 0; d+4 <= len(blob) && d/4 < mv.words*64; d += 4 {
-		if math.Float32frombits(binary.LittleEndian.Uint32(blob[d:])) > 0 {
-			k := d / 4
-			code[k/64] |= 1 << (k % 64)
-		}
-	}
-	mv.at[id] = len(mv.rowids)
-	mv.rowids = append(mv.rowids, id)
-	mv.emb = append(mv.emb, emb)
-	mv.codes = append(mv.codes, code...)
-}
-
-func (mv *memVectors) remove(id int64) {
-	i, ok := mv.at[id]
-	if !ok {
-		return
-	}
-	delete(mv.at, id)
-	mv.rowids[i] = -1
-	mv.dead++
-}
-
-func (mv *memVectors) compact() {
-	k := 0
-	for i, id := range mv.rowids {
-		if id < 0 {
-			continue
-		}
-		mv.rowids[k], mv.emb[k] = id, mv.emb[i]
-		copy(mv.codes[k*mv.words:(k+1)*mv.words], mv.codes[i*mv.words:(i+1)*mv.words])
-		mv.at[id] = k
-		k++
-	}
-	mv.rowids, mv.emb, mv.codes, mv.dead = mv.rowids[:k], mv.emb[:k], mv.codes[:k*mv.words], 0
 }
 
 // syncMemVectors applies vec_log after mv.lastSeq; false: the log no longer
@@ -129,15 +77,11 @@ func (ix *Index) syncMemVectors(ctx context.Context, mv *memVectors) (bool, erro
 	}
 	mv.mu.Lock()
 	defer mv.mu.Unlock()
-	err = applyLog(entries,
-		func(id int64) bool { _, ok := mv.at[id]; return ok },
+	err = applyLog(entries, mv.set.Has,
 		func(list string) error { return ix.loadVectorRows(ctx, mv, "WHERE f.rowid IN ("+list+")") },
-		mv.remove)
+		mv.set.Remove)
 	if err != nil {
 		return false, err
-	}
-	if mv.dead*3 > len(mv.rowids) {
-		mv.compact()
 	}
 	mv.lastSeq = last
 	return true, nil
@@ -148,56 +92,7 @@ func (ix *Index) syncMemVectors(ctx context.Context, mv *memVectors) (bool, erro
 func (mv *memVectors) nearest(qv []float32, k int) []int64 {
 	mv.mu.RLock()
 	defer mv.mu.RUnlock()
-	q := make([]uint64, max(mv.words, 8))
-	for d, x := range qv {
-		if d < mv.words*64 && x > 0 {
-			q[d/64] |= 1 << (d % 64)
-		}
-	}
-	type cand struct {
-		dist int
-		id   int64
-	}
-	// A bounded max-heap would do; with k in the hundreds a sorted insert
-	// into a small slice is as fast and simpler.
-	top := make([]cand, 0, k+1)
-	worst := math.MaxInt
-	codes, words := mv.codes, mv.words
-	for i, id := range mv.rowids {
-		var dist int
-		if words == 8 { // 512 dimensions, the built-in model's: unrolled
-			c := codes[i*8 : i*8+8 : i*8+8]
-			dist = bits.OnesCount64(c[0]^q[0]) + bits.OnesCount64(c[1]^q[1]) +
-				bits.OnesCount64(c[2]^q[2]) + bits.OnesCount64(c[3]^q[3]) +
-				bits.OnesCount64(c[4]^q[4]) + bits.OnesCount64(c[5]^q[5]) +
-				bits.OnesCount64(c[6]^q[6]) + bits.OnesCount64(c[7]^q[7])
-		} else {
-			for w, x := range codes[i*words : (i+1)*words] {
-				dist += bits.OnesCount64(x ^ q[w])
-			}
-		}
-		if dist >= worst || id < 0 {
-			continue
-		}
-		c := cand{dist, id}
-		j := sort.Search(len(top), func(j int) bool {
-			return top[j].dist > c.dist || top[j].dist == c.dist && top[j].id > c.id
-		})
-		top = append(top, cand{})
-		copy(top[j+1:], top[j:])
-		top[j] = c
-		if len(top) > k {
-			top = top[:k]
-		}
-		if len(top) == k {
-			worst = top[k-1].dist
-		}
-	}
-	out := make([]int64, len(top))
-	for i, c := range top {
-		out[i] = c.id
-	}
-	return out
+	return mv.set.Nearest(qv, k)
 }
 
 // vecLogEnd is the newest vec_log entry: it moves with every vector stored
@@ -217,7 +112,7 @@ func (ix *Index) memVectorsFor(ctx context.Context) (*memVectors, error) {
 		return nil, nil
 	}
 	mv := ix.vecs
-	if mv == nil || mv.words != (ix.emb.Dim()+63)/64 { // first use, or another model
+	if mv == nil || mv.set.Words() != signbits.New(ix.emb.Dim()).Words() { // first use, or another model
 		var err error
 		if mv, err = ix.loadMemVectors(ctx); err != nil {
 			return nil, err
@@ -256,8 +151,5 @@ type neighbour struct {
 func (mv *memVectors) embOf(id int64) uint64 {
 	mv.mu.RLock()
 	defer mv.mu.RUnlock()
-	if i, ok := mv.at[id]; ok {
-		return mv.emb[i]
-	}
-	return 0
+	return mv.set.Key(id)
 }

@@ -3,7 +3,6 @@ package fts
 import (
 	"context"
 	"math/bits"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"sort"
@@ -161,38 +160,11 @@ func TestMemVectorsMatchSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	mv, _ = tv.Ix.memVectorsFor(ctx)
-	live := 0
-	for _, id := range mv.rowids {
-		if id >= 0 {
-			live++
-		}
-	}
-	if live != n {
+	if live := mv.set.Len(); live != n {
 		t.Fatalf("in memory %d vectors, the index %d", live, n)
 	}
 }
 
 func removeFile(tv *testVault, p string) error {
 	return os.Remove(filepath.Join(tv.Root, filepath.FromSlash(p)))
-}
-
-// BenchmarkNearest is the vector stage's first pass over 60,000 vectors of
-// 512 dimensions (10,000 notes), keeping 160.
-func BenchmarkNearest(b *testing.B) {
-	r := rand.New(rand.NewSource(1))
-	mv := &memVectors{words: 8, at: map[int64]int{}}
-	for i := 0; i < 60000; i++ {
-		mv.rowids = append(mv.rowids, int64(i+1))
-		for w := 0; w < 8; w++ {
-			mv.codes = append(mv.codes, r.Uint64())
-		}
-	}
-	q := make([]float32, 512)
-	for i := range q {
-		q[i] = r.Float32() - 0.5
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		mv.nearest(q, 160)
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -427,8 +428,8 @@ func (v views) changes(force bool) (todo []*change, removed []string) {
 // current one.
 func (ix *Index) write(ctx context.Context, todo []*change, removed []string, st *RefreshStats, progress func(done, total int)) error {
 	bulk := len(todo) > batchSize
-	if bulk {
-		defer enterBulkGC()()
+	if bulk && ix.bulk != nil {
+		defer ix.bulk.Start()()
 	}
 	batches := make(chan []*change, 1)
 	go func() {
@@ -458,8 +459,8 @@ func (ix *Index) write(ctx context.Context, todo []*change, removed []string, st
 				c.res, c.prepared, c.meta = nil, nil, ""
 			}
 		}
-		if bulk {
-			bulkGCFollow()
+		if bulk && ix.bulk != nil {
+			ix.bulk.Batch()
 		}
 		if progress != nil {
 			progress(done, len(todo))
@@ -480,7 +481,7 @@ const memoBatch = 64
 func (ix *Index) prepare(batch []*change) {
 	workers := min(runtime.GOMAXPROCS(0), len(batch))
 	for len(batch) >= memoBatch && len(ix.memos) < workers {
-		ix.memos = append(ix.memos, newTokenMemo())
+		ix.memos = append(ix.memos, tokenize.NewMemo())
 	}
 	// Workers take the next file by counting, not from a channel: a
 	// channel hand-off a file woke and parked goroutines ten thousand times
@@ -489,11 +490,11 @@ func (ix *Index) prepare(batch []*change) {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		var memo tokenMemo // none for a few files: it costs more than it saves
+		var memo tokenize.Memo // none for a few files: it costs more than it saves
 		if w < len(ix.memos) {
 			memo = ix.memos[w]
 		}
-		go func(memo tokenMemo) {
+		go func(memo tokenize.Memo) {
 			defer wg.Done()
 			for i := next.Add(1) - 1; i < int64(len(batch)); i = next.Add(1) - 1 {
 				ix.prepareOne(batch[i], memo)
@@ -503,7 +504,7 @@ func (ix *Index) prepare(batch []*change) {
 	wg.Wait()
 }
 
-func (ix *Index) prepareOne(c *change, memo tokenMemo) {
+func (ix *Index) prepareOne(c *change, memo tokenize.Memo) {
 	data, err := ix.v.ReadFile(c.stat.FSPath)
 	if err != nil {
 		if vault.ErrorCode(err) == vault.CodeNotFound {
@@ -525,7 +526,7 @@ func (ix *Index) prepareOne(c *change, memo tokenMemo) {
 // prepareData parses and tokenizes one file's bytes into c. A file (or a
 // Draft's file) that makes lore panic is recorded as unreadable, as a file
 // that cannot be parsed is: it never stops the others being indexed.
-func prepareData(c *change, data []byte, memo tokenMemo) {
+func prepareData(c *change, data []byte, memo tokenize.Memo) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.res, c.prepared, c.meta = nil, nil, ""
@@ -547,7 +548,7 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 		}
 	}
 	c.meta = metaText(r)
-	pathTerms, titleTerms, metaTerms := memo.indexText(r.Path), memo.indexText(r.Title), memo.indexText(c.meta)
+	pathTerms, titleTerms, metaTerms := memo.Text(r.Path), memo.Text(r.Title), memo.Text(c.meta)
 	c.prepared = make([]preparedUnit, len(r.Units))
 	for i, u := range r.Units {
 		hp, _ := json.Marshal(u.HeadingPath)
@@ -559,8 +560,8 @@ func prepareData(c *change, data []byte, memo tokenMemo) {
 			headingJSON: string(hp),
 			embedHash:   embedHash(r.Title, u.HeadingPath, readableHash),
 			ftsPath:     pathTerms, ftsTitle: titleTerms, ftsMeta: metaTerms,
-			ftsHdr:  memo.indexText(strings.Join(u.HeadingPath, " ")),
-			ftsBody: memo.indexText(readable),
+			ftsHdr:  memo.Text(strings.Join(u.HeadingPath, " ")),
+			ftsBody: memo.Text(readable),
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/tokenize"
 )
 
 // heapLive returns the bytes of live heap after a full collection.
@@ -186,7 +187,7 @@ func TestMemos_LastOneLoad(t *testing.T) {
 // the old one): a reader must never see bytes of a mapping that is gone.
 func TestSpill_QueriesWhileFreezing(t *testing.T) {
 	_, m := keptCopy(t, 300, 11)
-	want := m.search(QueryTerms("release deploy rollback cache"), "", 10)
+	want := m.search(tokenize.QueryTerms("release deploy rollback cache"), "", 10)
 	if len(want) == 0 {
 		t.Fatal("the query finds nothing")
 	}
@@ -201,7 +202,7 @@ func TestSpill_QueriesWhileFreezing(t *testing.T) {
 					return
 				default:
 				}
-				got := m.search(QueryTerms("release deploy rollback cache"), "", 10)
+				got := m.search(tokenize.QueryTerms("release deploy rollback cache"), "", 10)
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					errs <- fmt.Sprintf("during freezes: %v, want %v", got, want)
 					return

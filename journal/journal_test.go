@@ -13,6 +13,7 @@ import (
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/outbox"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -171,9 +172,9 @@ func TestRememberBurstKeepsEveryMemory(t *testing.T) {
 }
 
 // mustOutbox opens the vault's outbox, as lore does beside the index.
-func mustOutbox(t testing.TB, ix *fts.Index) *fts.Outbox {
+func mustOutbox(t testing.TB, ix *fts.Index) *outbox.Outbox {
 	t.Helper()
-	out, err := fts.OpenOutbox(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
+	out, err := outbox.Open(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/journal"
 	"github.com/lore-memory/lore/offload"
+	"github.com/lore-memory/lore/outbox"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -481,9 +482,9 @@ func TestAttack_LinksIntoGitLeakNothing(t *testing.T) {
 }
 
 // mustOutbox opens the vault's outbox, as lore does beside the index.
-func mustOutbox(t testing.TB, ix *fts.Index) *fts.Outbox {
+func mustOutbox(t testing.TB, ix *fts.Index) *outbox.Outbox {
 	t.Helper()
-	out, err := fts.OpenOutbox(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
+	out, err := outbox.Open(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

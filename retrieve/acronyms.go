@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/tokenize"
 )
 
 // A note names a thing by its acronym once it has spelled it out: the
@@ -24,7 +24,7 @@ const (
 func queryAcronyms(q string, qterms []sectionTerm) *acronymIndex {
 	x := &acronymIndex{qterms: qterms, initials: make([]byte, 0, 2*len(qterms)), words: make([]int, 0, 2*len(qterms))}
 	n, longest := 0, 0 // words in the current run, in the longest
-	fts.EachToken(q, func(t string, stop bool) {
+	tokenize.EachToken(q, func(t string, stop bool) {
 		i := x.term(t)
 		if stop || i < 0 || t[0] < 'a' || t[0] > 'z' {
 			if n > 0 {
@@ -51,7 +51,7 @@ type acronymIndex struct {
 }
 
 // term returns the index of t in qterms, or -1: a query has at most
-// fts.MaxQueryTerms of them, and a scan allocates nothing.
+// tokenize.MaxQueryTerms of them, and a scan allocates nothing.
 func (x *acronymIndex) term(t string) int {
 	for i, q := range x.qterms {
 		if q.tok == t {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -62,7 +63,7 @@ func (p *Pipeline) Activate(ctx context.Context, req vault.ActivateRequest) (*va
 	start := p.clock()
 	timings := map[string]int64{}
 
-	q := fts.CutQuery(req.Query)
+	q := tokenize.CutQuery(req.Query)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty: describe the task in a few words")
 	}
@@ -534,7 +535,7 @@ func (p *Pipeline) find(ctx context.Context, q, mode, project string, depth int,
 				}
 				record("exact", t)
 				t = time.Now()
-				if ts := fts.QueryTerms(q); len(ts) > 0 {
+				if ts := tokenize.QueryTerms(q); len(ts) > 0 {
 					f.lexical, lexErr = p.look.BM25(ctx, ts, project, depth)
 				}
 				record("bm25", t)
@@ -596,7 +597,7 @@ func (p *Pipeline) candidates(ctx context.Context, f found) (map[int64]*candidat
 // Rank returns the pipeline's ranking for q before assembly (no budget, no
 // per-resource cap), depth candidates per stage. lore eval uses it.
 func (p *Pipeline) Rank(ctx context.Context, q, mode, project string, depth int) ([]vault.RankedUnit, error) {
-	q = fts.CutQuery(q)
+	q = tokenize.CutQuery(q)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -302,10 +303,10 @@ const plausibleRank = 3
 const relevantSimilarity = 0.7
 
 // contentTerms are a query's distinct tokens that are not stop words nor
-// Chinese question phrasing (fts.MaskPhrasing).
+// Chinese question phrasing (tokenize.MaskPhrasing).
 func contentTerms(q string) map[string]bool {
 	out := map[string]bool{}
-	fts.EachToken(fts.MaskPhrasing(q), func(t string, stop bool) {
+	tokenize.EachToken(tokenize.MaskPhrasing(q), func(t string, stop bool) {
 		if !stop {
 			out[t] = true
 		}
@@ -322,7 +323,7 @@ func relevant(c *candidate, qterms map[string]bool) bool {
 	}
 	have := map[string]bool{}
 	count := func(s string) {
-		fts.EachToken(s, func(t string, _ bool) {
+		tokenize.EachToken(s, func(t string, _ bool) {
 			if qterms[t] {
 				have[t] = true
 			}

@@ -3,7 +3,7 @@ package retrieve
 import (
 	"strings"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -61,7 +61,7 @@ func sPlurals(s string) map[string]bool {
 			continue
 		}
 		stem, content := "", false
-		fts.EachToken(w, func(tok string, stop bool) {
+		tokenize.EachToken(w, func(tok string, stop bool) {
 			stem, content = tok, !stop
 		})
 		if content && stem != w {

@@ -3,14 +3,14 @@ package retrieve
 import (
 	"context"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
 // Recall runs activate's ranking (mode hybrid, lexical or vector) and
 // returns the best limit resources, each once, best first.
 func (p *Pipeline) Recall(ctx context.Context, q, mode, project string, limit int) ([]vault.RecallHit, error) {
-	q = fts.CutQuery(q)
+	q = tokenize.CutQuery(q)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty")
 	}
@@ -18,7 +18,7 @@ func (p *Pipeline) Recall(ctx context.Context, q, mode, project string, limit in
 	if err != nil {
 		return nil, err
 	}
-	words := fts.SnippetTerms(q)
+	words := tokenize.SnippetTerms(q)
 	var out []vault.RecallHit
 	seen := map[int64]bool{}
 	for _, c := range cs {

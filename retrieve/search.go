@@ -7,6 +7,7 @@ import (
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -114,7 +115,7 @@ func orderHits(q string, hits []fts.Unit) {
 // SearchFresh is Search without the freshness check (for callers that just
 // refreshed, and for benchmarks of the query path alone).
 func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.SearchOptions) ([]vault.Hit, error) {
-	q := fts.CutQuery(query)
+	q := tokenize.CutQuery(query)
 	if q == "" {
 		return nil, vault.Errorf(vault.CodeInvalid, "query is empty: describe the task or name what to find")
 	}
@@ -125,7 +126,7 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	if err != nil {
 		return nil, err
 	}
-	ts := fts.QueryTerms(q)
+	ts := tokenize.QueryTerms(q)
 	// hitsTo is the exact hits and BM25's first depth, templates left out,
 	// and whether BM25 may have more.
 	hitsTo := func(depth int) ([]fts.Unit, bool, error) {
@@ -178,7 +179,7 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	for i := range hits[:nExact] {
 		hits[i].Score = top + float64(nExact-i)
 	}
-	snip := fts.SnippetTerms(q)
+	snip := tokenize.SnippetTerms(q)
 	out := make([]vault.Hit, len(hits))
 	for i, h := range hits {
 		out[i] = h.Hit

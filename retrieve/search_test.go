@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -275,7 +275,7 @@ func TestSearch_ChinesePhrasingIsNotContent(t *testing.T) {
 			t.Errorf("%s: %v, want redis.md first", q, paths(hits))
 		}
 	}
-	if got := fts.QueryTerms("由哪几部分组成"); len(got) == 0 {
+	if got := tokenize.QueryTerms("由哪几部分组成"); len(got) == 0 {
 		t.Error("a query of phrasing alone lost every term")
 	}
 }

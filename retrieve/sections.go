@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -113,7 +113,7 @@ type sectionTerm struct {
 func sectionQueryTerms(q string) []sectionTerm {
 	var out []sectionTerm
 	seen := map[string]bool{}
-	fts.EachToken(fts.MaskPhrasing(q), func(t string, stop bool) {
+	tokenize.EachToken(tokenize.MaskPhrasing(q), func(t string, stop bool) {
 		w := 1.0
 		if stop {
 			w = sectionStopWeight
@@ -123,8 +123,8 @@ func sectionQueryTerms(q string) []sectionTerm {
 			out = append(out, sectionTerm{t, w})
 		}
 	})
-	if len(out) > fts.MaxQueryTerms {
-		out = out[:fts.MaxQueryTerms]
+	if len(out) > tokenize.MaxQueryTerms {
+		out = out[:tokenize.MaxQueryTerms]
 	}
 	return out
 }
@@ -154,7 +154,7 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 	}
 	// Every candidate of the group is of one note, with one title.
 	inTitle := map[string]bool{}
-	fts.EachToken(group[0].Title, func(t string, _ bool) { inTitle[t] = true })
+	tokenize.EachToken(group[0].Title, func(t string, _ bool) { inTitle[t] = true })
 	tfs := make([][]float64, len(group))
 	inHeading := make([][]bool, len(group))
 	lens := make([]float64, len(group))
@@ -164,7 +164,7 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 	for k, c := range group {
 		tf := make([]float64, len(qterms))
 		count := func(s string, w float64) {
-			fts.EachToken(s, func(t string, _ bool) {
+			tokenize.EachToken(s, func(t string, _ bool) {
 				lens[k] += w
 				if i, ok := want[t]; ok {
 					tf[i] += w
@@ -258,7 +258,7 @@ func hasOther(group []*candidate, c *candidate) bool {
 // the note's title terms (inTitle).
 func labelTerms(want map[string]int, acronyms *acronymIndex, heading string, inTitle map[string]bool) []bool {
 	out := make([]bool, len(want))
-	fts.EachToken(heading, func(t string, _ bool) {
+	tokenize.EachToken(heading, func(t string, _ bool) {
 		if i, ok := want[t]; ok && !inTitle[t] {
 			out[i] = true
 		}

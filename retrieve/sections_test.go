@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -154,7 +154,7 @@ func TestLabelTerms_TheTitlesWordsAreNotALabel(t *testing.T) {
 		want[q.tok] = i
 	}
 	inTitle := map[string]bool{}
-	fts.EachToken("Styling the map view", func(t string, _ bool) { inTitle[t] = true })
+	tokenize.EachToken("Styling the map view", func(t string, _ bool) { inTitle[t] = true })
 	got := labelTerms(want, nil, "Map view colors", inTitle)
 	var label []string
 	for i, in := range got {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/lore-memory/lore/activity"
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/outbox"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -52,7 +52,7 @@ func newAPIServerWith(t *testing.T, more map[string]string) *apiServer {
 	testvault.Git(t, root, "add", "-A")
 	testvault.Git(t, root, "commit", "-qm", "start")
 	_, ix := testvault.Open(t, root, retrieve.Open)
-	out, err := fts.OpenOutbox(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
+	out, err := outbox.Open(context.Background(), filepath.Join(ix.Vault().DataDir(), "outbox.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

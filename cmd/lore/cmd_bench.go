@@ -55,7 +55,7 @@ Example: lore bench -n 10000`)
 	}
 	defer v.Close()
 	os.RemoveAll(v.DataDir())
-	ix, err := retrieve.Open(ctx, v)
+	ix, err := openIndex(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -110,6 +110,7 @@ func (b *bencher) freshness() error {
 		if err != nil {
 			return err
 		}
+		ix.UseBulkMemory(bulkGC)
 		defer ix.Close()
 		_, err = ix.Refresh(b.ctx, nil)
 		return err

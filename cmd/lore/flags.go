@@ -13,8 +13,8 @@ import (
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
-	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/termtext"
+	"github.com/lore-memory/lore/outbox"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -133,18 +133,30 @@ func (e *env) openIndexFor(ctx context.Context, b vault.Binding) (*retrieve.Memo
 	return ix, b, nil
 }
 
+// openIndex opens v's index with its retrieval pipeline, the index telling
+// the process's collector of its bulk refreshes (bulkgc.go). Every command
+// opens its index here.
+func openIndex(ctx context.Context, v *vault.Vault) (*retrieve.Memory, error) {
+	m, err := retrieve.Open(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	m.Index.UseBulkMemory(bulkGC)
+	return m, nil
+}
+
 // openMemory opens the vault at dir, its index and its Draft store.
 func openMemory(ctx context.Context, dir string) (*retrieve.Memory, *drafts.Store, error) {
 	v, err := vault.Open(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, err := retrieve.Open(ctx, v)
+	ix, err := openIndex(ctx, v)
 	if err != nil {
 		v.Close()
 		return nil, nil, err
 	}
-	out, err := fts.OpenOutbox(ctx, filepath.Join(v.DataDir(), "outbox.db"))
+	out, err := outbox.Open(ctx, filepath.Join(v.DataDir(), "outbox.db"))
 	if err != nil {
 		ix.Close()
 		v.Close()

@@ -1,7 +1,6 @@
-package fts
+package tokenize
 
 import (
-	"database/sql"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -18,7 +17,6 @@ import (
 	kljensen "github.com/kljensen/snowball/english"
 
 	"github.com/lore-memory/lore/eval/synth"
-	"github.com/lore-memory/lore/internal/testvault"
 )
 
 func allTerms(s string) []string {
@@ -102,9 +100,6 @@ func TestQueryTerms_DropStopWordsUnlessNothingElse(t *testing.T) {
 	if got := QueryTerms("what is it"); !reflect.DeepEqual(got, []string{"what", "is", "it"}) {
 		t.Errorf("stop-word-only query: got %q, want every term kept", got)
 	}
-	if got := matchExpr([]string{"检", "release"}); got != `"检"* OR "release"` {
-		t.Errorf("matchExpr = %s", got)
-	}
 }
 
 func TestToken(t *testing.T) {
@@ -114,8 +109,8 @@ func TestToken(t *testing.T) {
 		"parseconfigfile": "parseconfigfil", strings.Repeat("x", 300): strings.Repeat("x", 255),
 		strings.Repeat("检", 100): strings.Repeat("检", 85),
 	} {
-		if got := token(in); got != want {
-			t.Errorf("token(%.20q) = %.20q (%d bytes), want %.20q", in, got, len(got), want)
+		if got := Token(in); got != want {
+			t.Errorf("Token(%.20q) = %.20q (%d bytes), want %.20q", in, got, len(got), want)
 		}
 	}
 }
@@ -125,17 +120,17 @@ func TestToken(t *testing.T) {
 func TestIndexTextKeepsOneOfEachStopWord(t *testing.T) {
 	in := "The retry and the backoff: the retry budget is what it is. Doing it; do it, isValid"
 	want := "the retri and backoff retri budget is what it do valid isvalid"
-	memo := newTokenMemo()
+	memo := NewMemo()
 	for i := 0; i < 2; i++ { // twice: the second time from the memo
-		if got := memo.indexText(in); got != want {
-			t.Errorf("indexText (memo, pass %d) = %q, want %q", i, got, want)
+		if got := memo.Text(in); got != want {
+			t.Errorf("Text (memo, pass %d) = %q, want %q", i, got, want)
 		}
 	}
-	if got := indexText(in); got != want {
-		t.Errorf("indexText = %q, want %q", got, want)
+	if got := Text(in); got != want {
+		t.Errorf("Text = %q, want %q", got, want)
 	}
-	if got := strings.Join(tokens(in), " "); got != want {
-		t.Errorf("tokens = %q, want %q", got, want)
+	if got := strings.Join(List(in), " "); got != want {
+		t.Errorf("List = %q, want %q", got, want)
 	}
 }
 
@@ -144,63 +139,6 @@ func TestCutQuery(t *testing.T) {
 	got := CutQuery("  " + long)
 	if len(got) > MaxQueryBytes || !strings.HasPrefix(long, got) || len(got) < MaxQueryBytes-3 {
 		t.Errorf("cut to %d bytes, want the longest rune-aligned prefix within %d", len(got), MaxQueryBytes)
-	}
-}
-
-// TestTokenizerChoice measures three ways of indexing Chinese on the fixture set
-// testdata/cjk (two-character words inside longer runs of Han text, and some
-// Japanese): FTS5's default unicode61, FTS5's trigram tokenizer, and lore's
-// terms (overlapping bigrams). lore's must find every query; the log shows
-// what the others miss, which is why lore does not use them.
-func TestTokenizerChoice(t *testing.T) {
-	files := testvault.ReadFixture(t, "../testdata/cjk")
-	data, err := os.ReadFile("../testdata/cjk/queries.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	type query struct{ q, want string }
-	var queries []query
-	for _, line := range strings.Split(string(data), "\n") {
-		if q, want, ok := strings.Cut(line, "\t"); ok && !strings.HasPrefix(q, "#") {
-			queries = append(queries, query{q, want})
-		}
-	}
-
-	tv := newTestVault(t, files)
-	found := 0
-	for _, q := range queries {
-		if got := tv.topPath(q.q); got == q.want {
-			found++
-		} else {
-			t.Errorf("lore: %q → %q, want %q", q.q, got, q.want)
-		}
-	}
-	t.Logf("lore bigrams:      %d/%d queries find their note first", found, len(queries))
-
-	for _, tok := range []string{"unicode61", "trigram"} {
-		db, err := sql.Open("sqlite3", ":memory:")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec(fmt.Sprintf("CREATE VIRTUAL TABLE f USING fts5(path, body, tokenize='%s')", tok)); err != nil {
-			t.Fatal(err)
-		}
-		for p, body := range files {
-			db.Exec("INSERT INTO f(path, body) VALUES (?, ?)", p, body)
-		}
-		hits := 0
-		for _, q := range queries {
-			var p string
-			err := db.QueryRow(`SELECT path FROM f WHERE f MATCH ? ORDER BY rank LIMIT 1`, `"`+q.q+`"`).Scan(&p)
-			if err == nil && p == q.want {
-				hits++
-			}
-		}
-		t.Logf("FTS5 %-12s %d/%d", tok+":", hits, len(queries))
-		if hits >= found {
-			t.Errorf("FTS5 %s found %d, as many as lore's %d: revisit the tokenizer choice", tok, hits, found)
-		}
 	}
 }
 
@@ -217,7 +155,7 @@ func FuzzTerms(f *testing.F) {
 				t.Fatalf("bad term %q from %q", term, s)
 			}
 		}
-		_ = matchExpr(QueryTerms(s))
+		_ = QueryTerms(s)
 	})
 }
 
@@ -369,13 +307,13 @@ func BenchmarkIndexText(b *testing.B) {
 	for _, memo := range []bool{false, true} {
 		b.Run(fmt.Sprintf("memo=%v", memo), func(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
-				var m tokenMemo
+				var m Memo
 				if memo {
-					m = newTokenMemo()
+					m = NewMemo()
 				}
 				i := 0
 				for pb.Next() {
-					_ = m.indexText(texts[i%len(texts)])
+					_ = m.Text(texts[i%len(texts)])
 					i++
 				}
 			})
@@ -385,7 +323,7 @@ func BenchmarkIndexText(b *testing.B) {
 
 // The index's stems come from blevesearch/snowballstem since format lore-11;
 // they were kljensen/snowball's before. Both implement Porter2, and they
-// must agree on every word token() stems (lower-case ASCII letters, 3 to 64
+// must agree on every word Token() stems (lower-case ASCII letters, 3 to 64
 // bytes) or an index and its queries would disagree: on the fixtures'
 // words and on words built from the suffixes and special cases every step
 // of the algorithm tests.
@@ -444,7 +382,7 @@ yourselves`)
 	byToken := map[string]uint8{}
 	numbers := map[uint8]string{}
 	for _, w := range list {
-		n, tok := stopWords[w], token(w)
+		n, tok := stopWords[w], Token(w)
 		if n == 0 {
 			t.Fatalf("%q is not in the table", w)
 		}

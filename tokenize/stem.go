@@ -1,4 +1,4 @@
-package fts
+package tokenize
 
 import (
 	"hash/maphash"
@@ -25,7 +25,7 @@ const maxTokenBytes = 255
 // Tokens are made here, in Go, and FTS5's ascii tokenizer takes them as they
 // are, so the FTS table and the in-memory index (memindex.go) hold the very
 // same tokens.
-func token(t string) string {
+func Token(t string) string {
 	ascii := true
 	for i := 0; i < len(t); i++ {
 		if t[i] >= utf8.RuneSelf {
@@ -135,18 +135,18 @@ func stem(w string) string {
 	return s
 }
 
-// A tokenMemo remembers what token made of each term, for one goroutine (no
+// A Memo remembers what token made of each term, for one goroutine (no
 // locks): a note repeats its words, and a vault its vocabulary. It is
 // direct-mapped: each term has one slot, chosen by its hash, and a term
 // takes the slot from the one before it. A slot holds its term's bytes, so
 // that a lookup reads one place in memory (with the term on the heap,
 // comparing it was a second cache miss). The nil memo remembers nothing.
 // Index preparing and in-memory builds keep one per worker.
-type tokenMemo []memoSlot
+type Memo []memoSlot
 
 type memoSlot struct {
 	n     uint8 // the term's length; 0: empty
-	stop  uint8 // stopID(term)
+	stop  uint8 // StopID(term)
 	same  bool  // the token is the term itself
 	term  [memoTermBytes]byte
 	token string // when not same
@@ -159,13 +159,13 @@ const (
 
 var memoSeed = maphash.MakeSeed()
 
-func newTokenMemo() tokenMemo { return make(tokenMemo, memoSlots) }
+func NewMemo() Memo { return make(Memo, memoSlots) }
 
-// lookup returns the token of term t and its stop-word number (stopID). The
+// lookup returns the token of term t and its stop-word number (StopID). The
 // token may be a slice of t.
-func (m tokenMemo) lookup(t string) (string, uint8) {
+func (m Memo) lookup(t string) (string, uint8) {
 	if m == nil || len(t) == 0 || len(t) > memoTermBytes {
-		return token(t), stopID(t)
+		return Token(t), StopID(t)
 	}
 	s := &m[maphash.String(memoSeed, t)&(memoSlots-1)]
 	if int(s.n) == len(t) && string(s.term[:s.n]) == t {
@@ -174,8 +174,8 @@ func (m tokenMemo) lookup(t string) (string, uint8) {
 		}
 		return s.token, s.stop
 	}
-	tok := token(t)
-	s.n, s.stop, s.same = uint8(len(t)), stopID(t), tok == t
+	tok := Token(t)
+	s.n, s.stop, s.same = uint8(len(t)), StopID(t), tok == t
 	copy(s.term[:], t)
 	if s.same {
 		s.token = ""
@@ -183,4 +183,14 @@ func (m tokenMemo) lookup(t string) (string, uint8) {
 		s.token = strings.Clone(tok) // tok may be a slice of a whole note
 	}
 	return tok, s.stop
+}
+
+// List is Text as a list.
+func List(s string) []string { return Memo(nil).List(s) }
+
+// List is the function List, remembering in m.
+func (m Memo) List(s string) []string {
+	var out []string
+	m.Index(s, func(t string) { out = append(out, t) })
+	return out
 }

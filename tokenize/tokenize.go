@@ -1,20 +1,13 @@
-package fts
+package tokenize
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/lore-memory/lore/vault"
 )
-
-// IndexFormat names the term-making rules below, the schema, and what the
-// index derives from a note. An index file of another format is rebuilt from
-// the vault (see OpenFile), so old and new terms never mix; only its vectors
-// may be carried over, by the name of their input (carryover.go).
-// lore-26: a rule note whose frontmatter cannot be read is indexed with an
-// unreadable rule, on which the guard fails closed.
-const IndexFormat = "lore-26"
 
 // terms calls emit for each index term of s, in order. See the package doc for
 // the rules: words lower-cased, code identifiers split into their parts plus the
@@ -62,7 +55,7 @@ func terms(s string, emit func(term string)) {
 			}
 			cjkBigrams(s[i:j], emit)
 			i = j
-		case isWordRune(r):
+		case IsWordRune(r):
 			j := compoundEnd(s, i)
 			compound(s[i:j], emit)
 			i = j
@@ -88,7 +81,7 @@ func afterApostrophe(s string, i int) bool {
 		return false
 	}
 	r, _ := utf8.DecodeLastRuneInString(s[:k])
-	return isWordRune(r)
+	return IsWordRune(r)
 }
 
 // plainWordEnd returns the end of the word starting at s[i] (an ASCII letter
@@ -119,7 +112,7 @@ func isASCIIWord(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-func isWordRune(r rune) bool {
+func IsWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return isASCIIWord(byte(r))
 	}
@@ -145,7 +138,7 @@ func compoundEnd(s string, i int) int {
 					j++
 					continue
 				}
-				if r2, _ := utf8.DecodeRuneInString(s[j+1:]); r2 >= utf8.RuneSelf && isWordRune(r2) {
+				if r2, _ := utf8.DecodeRuneInString(s[j+1:]); r2 >= utf8.RuneSelf && IsWordRune(r2) {
 					j++
 					continue
 				}
@@ -153,7 +146,7 @@ func compoundEnd(s string, i int) int {
 			break
 		}
 		r, n := utf8.DecodeRuneInString(s[j:])
-		if !isWordRune(r) {
+		if !IsWordRune(r) {
 			break
 		}
 		j += n
@@ -332,14 +325,14 @@ func cjkBigrams(run string, emit func(string)) {
 	}
 }
 
-// indexText returns s as the space-separated tokens that go into FTS5.
-func indexText(s string) string { return tokenMemo(nil).indexText(s) }
+// Text returns s as the space-separated tokens that go into FTS5.
+func Text(s string) string { return Memo(nil).Text(s) }
 
-// indexText is the function indexText, remembering in m.
-func (m tokenMemo) indexText(s string) string {
+// Text is the function Text, remembering in m.
+func (m Memo) Text(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s) + len(s)/4)
-	m.indexTokens(s, func(t string) {
+	m.Index(s, func(t string) {
 		if sb.Len() > 0 {
 			sb.WriteByte(' ')
 		}
@@ -348,14 +341,14 @@ func (m tokenMemo) indexText(s string) string {
 	return sb.String()
 }
 
-// indexTokens calls emit for each token of s that goes into the index: the
+// Index calls emit for each token of s that goes into the index: the
 // token of every term, except that the token of an English stop word counts
 // once per text (one column of one unit). Its frequency says nothing of what the
 // text is about, and stop words are 40-45 % of English prose: the index and
 // its writing shrink by a quarter, while a query of stop words alone ("what
 // is it", someone called Will) still finds the texts that hold them.
-func (m tokenMemo) indexTokens(s string, emit func(token string)) {
-	var seen [2]uint64 // by stopID - 1
+func (m Memo) Index(s string, emit func(token string)) {
+	var seen [2]uint64 // by StopID - 1
 	terms(s, func(t string) {
 		tok, stop := m.lookup(t)
 		if stop > 0 {
@@ -410,15 +403,15 @@ func QueryTerms(q string) []string {
 	var all, content, joined []string
 	prev := "" // the stem of the word before, when a verb may take a particle
 	terms(q, func(t string) {
-		stop := stopID(t) > 0 && !names[t]
+		stop := StopID(t) > 0 && !names[t]
 		if prev != "" && particles[t] {
-			if j := token(prev + t); !seen[j] {
+			if j := Token(prev + t); !seen[j] {
 				seen[j] = true
 				joined = append(joined, j)
 			}
 		}
 		word := t
-		t, prev = token(t), ""
+		t, prev = Token(t), ""
 		if !stop && len(word) >= 2 && isLowerASCII(word) {
 			prev = t
 		}
@@ -463,7 +456,7 @@ func capitalStops(q string) map[string]bool {
 			j++
 		}
 		if j-i >= 2 && (j == len(q) || !isASCIIWord(q[j])) {
-			if w := strings.ToLower(q[i:j]); stopID(w) > 0 {
+			if w := strings.ToLower(q[i:j]); StopID(w) > 0 {
 				if out == nil {
 					out = map[string]bool{}
 				}
@@ -473,25 +466,6 @@ func capitalStops(q string) map[string]bool {
 		i = j
 	}
 	return out
-}
-
-// matchExpr builds the FTS5 expression: an OR of the terms, so a document that
-// holds any of them competes and BM25 ranks those that hold more and rarer terms
-// first. A lone CJK character matches as a prefix of the bigrams it starts.
-func matchExpr(ts []string) string {
-	var sb strings.Builder
-	for i, t := range ts {
-		if i > 0 {
-			sb.WriteString(" OR ")
-		}
-		sb.WriteByte('"')
-		sb.WriteString(strings.ReplaceAll(t, `"`, `""`))
-		sb.WriteByte('"')
-		if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
-			sb.WriteByte('*')
-		}
-	}
-	return sb.String()
 }
 
 // CutQuery trims q and cuts it to MaxQueryBytes on a rune boundary.
@@ -531,12 +505,28 @@ var stopWords = map[string]uint8{
 	"would": 114, "you": 115, "your": 116, "yours": 116, "yourself": 117, "yourselves": 118,
 }
 
-// stopID is the number of the token of term t among the stop words' tokens,
+// StopID is the number of the token of term t among the stop words' tokens,
 // from 1; 0 when t is not a stop word.
-func stopID(t string) uint8 { return stopWords[t] }
+func StopID(t string) uint8 { return stopWords[t] }
 
 // EachToken calls emit with each token of s as the index stores it, in
 // order and repeats included, and whether its word is an English stop word.
 func EachToken(s string, emit func(tok string, stop bool)) {
-	terms(s, func(t string) { emit(token(t), stopID(t) > 0) })
+	terms(s, func(t string) { emit(Token(t), StopID(t) > 0) })
+}
+
+// SnippetTerms are the query words a snippet looks for, longest first.
+func SnippetTerms(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !IsWordRune(r) && !vault.IsCJK(r)
+	}) {
+		if !seen[f] && StopID(f) == 0 && (utf8.RuneCountInString(f) > 1 || vault.IsCJK([]rune(f)[0])) {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
 }

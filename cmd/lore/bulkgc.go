@@ -1,4 +1,4 @@
-package fts
+package main
 
 import (
 	"math"
@@ -6,10 +6,12 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/lore-memory/lore/fts"
 )
 
 // A refresh of many batches (a cold index, a rebuild, a large pull) makes
-// garbage as it goes — ~75 KB a note: goldmark's and yaml.v3's trees,
+// garbage as it goes (the index tells of it: fts.BulkMemory) — ~75 KB a note: goldmark's and yaml.v3's trees,
 // units, terms. At Go's default GOGC of 100 the collector ran about twenty
 // times in a cold index of 10,000 notes and took ~12 % of its CPU (`lore
 // bench`, alternating runs). While such a refresh runs, the target is raised
@@ -28,7 +30,20 @@ const (
 	bulkRoom        = 96 << 20
 )
 
-var bulkGC struct {
+// bulkGC is the process's fts.BulkMemory: one for the whole process, as
+// the collector is.
+var bulkGC fts.BulkMemory = bulkMemory{}
+
+// bulkMemory tunes the collector for the index's bulk refreshes.
+type bulkMemory struct{}
+
+// Start raises the collector's target (enterBulkGC).
+func (bulkMemory) Start() func() { return enterBulkGC() }
+
+// Batch follows the live heap (bulkGCFollow).
+func (bulkMemory) Batch() { bulkGCFollow() }
+
+var bulkState struct {
 	sync.Mutex
 	users      int
 	oldPercent int
@@ -42,23 +57,23 @@ func enterBulkGC() (exit func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	bulkGC.Lock()
-	defer bulkGC.Unlock()
-	if bulkGC.users == 0 {
-		bulkGC.oldPercent = debug.SetGCPercent(bulkGCPercent)
-		bulkGC.oldLimit = debug.SetMemoryLimit(-1) // reads it
-		if bulkGC.owned = bulkGC.oldLimit == math.MaxInt64; bulkGC.owned {
+	bulkState.Lock()
+	defer bulkState.Unlock()
+	if bulkState.users == 0 {
+		bulkState.oldPercent = debug.SetGCPercent(bulkGCPercent)
+		bulkState.oldLimit = debug.SetMemoryLimit(-1) // reads it
+		if bulkState.owned = bulkState.oldLimit == math.MaxInt64; bulkState.owned {
 			debug.SetMemoryLimit(bulkMemoryLimit)
 		}
 	}
-	bulkGC.users++
+	bulkState.users++
 	return func() {
-		bulkGC.Lock()
-		defer bulkGC.Unlock()
-		if bulkGC.users--; bulkGC.users == 0 {
-			debug.SetGCPercent(bulkGC.oldPercent)
-			debug.SetMemoryLimit(bulkGC.oldLimit)
-			bulkGC.owned = false
+		bulkState.Lock()
+		defer bulkState.Unlock()
+		if bulkState.users--; bulkState.users == 0 {
+			debug.SetGCPercent(bulkState.oldPercent)
+			debug.SetMemoryLimit(bulkState.oldLimit)
+			bulkState.owned = false
 		}
 	}
 }
@@ -69,9 +84,9 @@ var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 // bulkGCFollow sets the bulk refresh's memory limit bulkRoom above the
 // live heap (at least bulkMemoryLimit), when the limit is the refresh's.
 func bulkGCFollow() {
-	bulkGC.Lock()
-	defer bulkGC.Unlock()
-	if !bulkGC.owned {
+	bulkState.Lock()
+	defer bulkState.Unlock()
+	if !bulkState.owned {
 		return
 	}
 	metrics.Read(liveSample)

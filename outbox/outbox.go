@@ -1,13 +1,24 @@
-package fts
+// Package outbox is the Draft store's sync outbox: one SQLite file in the
+// vault's git directory (outbox.db, beside the index) that says, per Draft,
+// what the next sync must push or delete and how the last try went, and
+// logs every acknowledged store operation. Package drafts owns what the
+// rows mean and repairs them from the Draft branches at every sync; this
+// package only keeps them, and keeps reading when the file cannot be
+// written (a read-only disk) so that listing Drafts goes on.
+package outbox
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
+	_ "github.com/mattn/go-sqlite3" // the sqlite3 driver
+
+	"github.com/lore-memory/lore/internal/sqlerr"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -53,13 +64,13 @@ CREATE TABLE IF NOT EXISTS ops (
 );
 `
 
-// OpenOutbox opens (creating) the outbox at p. When its folder or file
+// Open opens (creating) the outbox at p. When its folder or file
 // cannot be written (a read-only file system, a full disk), it opens the
 // file as it is, read only, or an empty outbox in memory when there is
 // none, so that reading Drafts and their sync state goes on; ReadOnly then
 // says why.
-func OpenOutbox(ctx context.Context, p string) (*Outbox, error) {
-	err := os.MkdirAll(dirOf(p), 0o755)
+func Open(ctx context.Context, p string) (*Outbox, error) {
+	err := os.MkdirAll(filepath.Dir(p), 0o755)
 	var db *sql.DB
 	if err == nil {
 		db, err = sql.Open("sqlite3", "file:"+p+"?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate")
@@ -73,7 +84,7 @@ func OpenOutbox(ctx context.Context, p string) (*Outbox, error) {
 	if err == nil {
 		return &Outbox{db: db}, nil
 	}
-	if !CannotWrite(err) {
+	if !sqlerr.CannotWrite(err) {
 		return nil, err
 	}
 	dsn, empty := "file:"+p+"?mode=ro&immutable=1", false
@@ -91,15 +102,6 @@ func OpenOutbox(ctx context.Context, p string) (*Outbox, error) {
 		}
 	}
 	return &Outbox{db: db, readOnly: fmt.Sprintf("the vault's git directory cannot be written (%v)", err)}, nil
-}
-
-func dirOf(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if os.IsPathSeparator(p[i]) {
-			return p[:i]
-		}
-	}
-	return "."
 }
 
 // ReadOnly says why the outbox cannot be written ("" when it can).

@@ -1,4 +1,4 @@
-package fts
+package tokenize
 
 import (
 	"strings"
