@@ -155,24 +155,32 @@ func TestPersonsGitMergeIsUnderstood(t *testing.T) {
 	}
 }
 
+// A vault in a folder of a larger repository: its Drafts change paths under
+// that folder, and a merge reaches its work tree. A folder whose name
+// begins with two dots ("..memory") is inside the repository all the same
+// (it was refused as outside it: "..memory" begins with "..").
 func TestVaultInsideALargerRepository(t *testing.T) {
-	files := map[string]string{"README.md": "# code\n"}
-	for p, s := range baseFiles {
-		files["memory/"+p] = s
-	}
-	root := newVault(t, "", files) // commit everything
-	tv := &tvault{t: t, root: root.root, dir: root.root + "/memory"}
-	tv.open()
-	cur := tv.load("api", "mem_release")
-	r := tv.apply("api", update("mem_release", cur.ContentHash, "first", "second"))
-	if out := tv.git("diff", "--stat", "main", "drafts/api/"+r.DraftID); !strings.Contains(out, "memory/howto/release.md") {
-		t.Fatalf("draft changes the wrong path:\n%s", out)
-	}
-	if _, err := tv.s.Merge(context.Background(), []string{r.DraftID}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(tv.read("howto/release.md"), "Run the tests second.") {
-		t.Fatal(tv.read("howto/release.md"))
+	for _, folder := range []string{"memory", "..memory"} {
+		t.Run(folder, func(t *testing.T) {
+			files := map[string]string{"README.md": "# code\n"}
+			for p, s := range baseFiles {
+				files[folder+"/"+p] = s
+			}
+			root := newVault(t, "", files) // commit everything
+			tv := &tvault{t: t, root: root.root, dir: root.root + "/" + folder}
+			tv.open()
+			cur := tv.load("api", "mem_release")
+			r := tv.apply("api", update("mem_release", cur.ContentHash, "first", "second"))
+			if out := tv.git("diff", "--stat", "main", "drafts/api/"+r.DraftID); !strings.Contains(out, folder+"/howto/release.md") {
+				t.Fatalf("draft changes the wrong path:\n%s", out)
+			}
+			if _, err := tv.s.Merge(context.Background(), []string{r.DraftID}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(tv.read("howto/release.md"), "Run the tests second.") {
+				t.Fatal(tv.read("howto/release.md"))
+			}
+		})
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/lore-memory/lore/internal/within"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -85,8 +86,8 @@ func Open(ctx context.Context, ix vault.DraftIndex, out vault.Outbox) (*Store, e
 	if real, err := filepath.EvalSymlinks(s.top); err == nil {
 		s.top = real
 	}
-	rel, err := filepath.Rel(s.top, v.Root)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	rel, ok := within.Rel(s.top, v.Root)
+	if !ok {
 		return nil, vault.Errorf(vault.CodeNotVault, "vault %s is not inside its repository %s", v.Root, s.top)
 	}
 	if rel != "." {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/internal/within"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -89,7 +90,7 @@ func Uncommitted(ctx context.Context, v *vault.Vault) (map[string]bool, error) {
 // work tree is compared with ref itself.
 func uncommitted(ctx context.Context, v *vault.Vault, ref string) (changed map[string]bool, prefix string, err error) {
 	if head, err := os.ReadFile(filepath.Join(v.GitDir, "HEAD")); err == nil && strings.TrimSpace(string(head)) == "ref: "+ref && filepath.Base(v.GitDir) == ".git" {
-		if rel, err := filepath.Rel(filepath.Dir(v.GitDir), v.Root); err == nil && !strings.HasPrefix(rel, "..") {
+		if rel, ok := within.Rel(filepath.Dir(v.GitDir), v.Root); ok {
 			if rel == "." {
 				rel = ""
 			} else {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/internal/within"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -126,8 +127,8 @@ func RepoPath(root, p string) (string, error) {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(root, p)
 	}
-	rel, err := filepath.Rel(root, filepath.Clean(full))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == "." {
+	rel, ok := within.Rel(root, filepath.Clean(full))
+	if !ok || rel == "." {
 		return "", fmt.Errorf("path %q is outside the repository %s", p, root)
 	}
 	return filepath.ToSlash(rel), nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lore-memory/lore/internal/gitcli"
 	"github.com/lore-memory/lore/internal/lazyre"
+	"github.com/lore-memory/lore/internal/within"
 )
 
 // chained is where an existing pre-commit hook is moved, to run first.
@@ -109,8 +110,8 @@ func (r *Repo) HookPath(ctx context.Context) (string, error) {
 // tracks (core.hooksPath=.husky, say): lore does not edit such files, which
 // every clone shares.
 func (r *Repo) trackedHooks(ctx context.Context, hook string) bool {
-	rel, err := filepath.Rel(r.Root, filepath.Dir(hook))
-	if err != nil || rel == ".git" || strings.HasPrefix(rel, ".git"+string(filepath.Separator)) || strings.HasPrefix(rel, "..") {
+	rel, ok := within.Rel(r.Root, filepath.Dir(hook))
+	if !ok || within.Dir(".git", rel) {
 		return false
 	}
 	out, err := gitcli.Run(ctx, r.Root, nil, "ls-files", "--", filepath.ToSlash(rel))

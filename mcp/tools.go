@@ -9,6 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/internal/within"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -108,8 +109,7 @@ func (s *Server) repoDir(ctx context.Context, dir *string) (string, error) {
 	if b, err := filepath.EvalSymlinks(bound); err == nil {
 		bound = b
 	}
-	rel, err := filepath.Rel(bound, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if !within.Dir(bound, real) {
 		return "", vault.Errorf(vault.CodeInvalid, "repo_path %q is outside this workspace's repository %s; the guard reads only the workspace it is bound to", *dir, bound)
 	}
 	return real, nil

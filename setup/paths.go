@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/lore-memory/lore/internal/within"
 )
 
 // Where setup may write. A cloned repository can hold symbolic links where
@@ -27,8 +29,8 @@ import (
 
 // resolve returns the path setup reads and writes for file under base.
 func resolve(base, file string, project bool) (string, error) {
-	rel, err := filepath.Rel(base, file)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := within.Rel(base, file)
+	if !ok {
 		return "", fmt.Errorf("%s is outside %s", file, base)
 	}
 	cur := base

@@ -2,12 +2,14 @@ package stale
 
 import (
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/lore-memory/lore/internal/lazyre"
+	"github.com/lore-memory/lore/internal/within"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -289,7 +291,7 @@ func citeLink(u, origin string) (Citation, bool) {
 // vaultSafe: a relative path with no way out.
 func vaultSafe(p string) bool {
 	c := path.Clean(p)
-	return c == p && c != "." && !strings.HasPrefix(c, "../") && c != ".." && !strings.HasPrefix(c, "/")
+	return c == p && c != "." && within.Dir(".", filepath.FromSlash(c))
 }
 
 // stripScheme returns a URL as host/path, lower-cased host, no scheme.

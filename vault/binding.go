@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/lore-memory/lore/internal/within"
 )
 
 // Binding says which vault and project a working directory uses.
@@ -171,14 +173,8 @@ func CheckProject(b Binding) (Binding, error) {
 }
 
 // Within reports whether dir is base or inside it (both cleaned, absolute
-// or both relative; no symlink is followed).
-func Within(base, dir string) bool {
-	if base == "" {
-		return false
-	}
-	rel, err := filepath.Rel(base, dir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+// or both relative; no symlink is followed): within.Dir.
+func Within(base, dir string) bool { return within.Dir(base, dir) }
 
 func strictYAML(data []byte, v any) error {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))

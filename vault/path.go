@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/lore-memory/lore/internal/within"
 )
 
 // NormalizePath turns a vault-relative OS path into lore's form: '/'-separated
@@ -39,8 +41,7 @@ func CleanPath(p string) (string, error) {
 		return "", Errorf(CodeInvalid, "path %q is absolute; give a path relative to the vault root", p)
 	}
 	clean := path.Clean(p)
-	rel, err := filepath.Rel(".", filepath.FromSlash(clean))
-	if err != nil || rel == ".." || strings.HasPrefix(filepath.ToSlash(rel), "../") || clean == "." {
+	if !within.Dir(".", filepath.FromSlash(clean)) || clean == "." {
 		return "", Errorf(CodeInvalid, "path %q leads out of the vault", p)
 	}
 	for _, seg := range strings.Split(clean, "/") {

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/internal/within"
 )
 
 // Vault is an opened vault folder.
@@ -286,8 +287,8 @@ func (v *Vault) linkedTo(rel string) (string, error) {
 	if err != nil {
 		return "", Errorf(CodeInvalid, "%s is a symlink that leads nowhere", NormalizePath(rel))
 	}
-	in, err := filepath.Rel(v.Root, real)
-	if err != nil || in == ".." || strings.HasPrefix(in, ".."+string(filepath.Separator)) {
+	in, ok := within.Rel(v.Root, real)
+	if !ok {
 		return "", Errorf(CodeInvalid, "%s is a symlink out of the vault", NormalizePath(rel))
 	}
 	if Within(v.GitDir, real) {

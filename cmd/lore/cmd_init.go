@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/internal/within"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -128,8 +129,7 @@ Example: lore bind --vault ~/notes --project api`)
 // agent working there can write the notes, so what it writes must not pass
 // for the person's. "" when the vault is elsewhere.
 func vaultInWorkspace(ws, vaultRoot string) string {
-	rel, err := filepath.Rel(ws, vaultRoot)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !within.Dir(ws, vaultRoot) {
 		return ""
 	}
 	return fmt.Sprintf("the vault %s lies inside the workspace %s: an agent working there can edit its notes. The guard and the hooks' rules read the org ref's committed notes, the prompt hook marks notes with uncommitted edits, and a merge waits until you record such edits yourself (lore commit); keep the vault outside the workspace where you can", vaultRoot, ws)
