@@ -130,7 +130,9 @@ func TestWholeFilesStayInTheRepository(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644)
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(outside, []byte("secret\n"), 0o644)
-	os.Symlink(outside, filepath.Join(root, "link.txt"))
+	if err := os.Symlink(outside, filepath.Join(root, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
 	if fs, err := WholeFiles(root, []string{"a.go"}); err != nil || fs[0].NewPath != "a.go" || fs[0].Added[0].Text != "package a" {
 		t.Fatalf("%v %+v", err, fs)
 	}

@@ -447,8 +447,12 @@ func TestAttack_LinksIntoGitLeakNothing(t *testing.T) {
 	testvault.Git(t, ts.vault, "config", "remote.origin.url", "https://user:ghp_CREDENTIAL4242@example.invalid/memory.git")
 	os.MkdirAll(filepath.Join(ts.vault, ".git", "lore"), 0o700)
 	os.WriteFile(filepath.Join(ts.vault, ".git", "lore", "mcp-http.token"), []byte("tok_SECRET_BEARER_9999\n"), 0o600)
-	os.Symlink("../.git/config", filepath.Join(ts.vault, "howto", "config.md"))
-	os.Symlink("../.git/lore/mcp-http.token", filepath.Join(ts.vault, "howto", "token.md"))
+	if err := os.Symlink("../.git/config", filepath.Join(ts.vault, "howto", "config.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../.git/lore/mcp-http.token", filepath.Join(ts.vault, "howto", "token.md")); err != nil {
+		t.Fatal(err)
+	}
 	testvault.Git(t, ts.vault, "add", "-A")
 	testvault.Git(t, ts.vault, "commit", "-qm", "links")
 	leaks := func(what string, out any, err error) {

@@ -392,7 +392,9 @@ func TestSetup_ALinkedUserFileIsEditedWhereItIs(t *testing.T) {
 	write(t, target, "{\"model\": \"opus\"}\n")
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
 	link := filepath.Join(home, ".claude", "settings.json")
-	os.Symlink(target, link)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
 	setUp(t, Options{Client: "claude", Scope: "user", Home: home, Lore: "lore"})
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the link was replaced by a file: %v", err)
@@ -414,12 +416,20 @@ func TestSetup_ALinkedUserFileIsEditedWhereItIs(t *testing.T) {
 func TestSetup_RefusesFilesItWouldCorrupt(t *testing.T) {
 	ws := t.TempDir()
 	write(t, filepath.Join(ws, ".claude", "settings.json"), `{"hooks": {}, "model": "x", "hooks": {"Stop": []}}`)
+	before := treeOf(t, ws)
 	if _, err := Plan(Options{Client: "claude", Scope: "project", Workspace: ws, Lore: "lore"}); err == nil || !strings.Contains(err.Error(), `"hooks" appears twice`) {
 		t.Errorf("hooks twice: %v", err)
 	}
+	if after := treeOf(t, ws); after != before {
+		t.Errorf("hooks twice: the workspace changed:\n%s\nwas:\n%s", after, before)
+	}
 	ws = t.TempDir()
 	write(t, filepath.Join(ws, ".codex", "config.toml"), "notes = \"\"\"\n[features]\nnot a table\n\"\"\"\n\n[features]\nweb_search_request = true\n")
+	before = treeOf(t, ws)
 	if _, err := Plan(Options{Client: "codex", Scope: "project", Workspace: ws, Lore: "lore"}); err == nil || !strings.Contains(err.Error(), "by hand") {
 		t.Errorf("[features] inside a string: %v", err)
+	}
+	if after := treeOf(t, ws); after != before {
+		t.Errorf("[features] inside a string: the workspace changed:\n%s\nwas:\n%s", after, before)
 	}
 }

@@ -441,7 +441,9 @@ func TestScan_SkipsDotFoldersAndRefusesSymlinksOut(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "link-out.md")); err != nil {
 		t.Skip("symlinks not supported:", err)
 	}
-	os.Symlink("a.md", filepath.Join(root, "link-in.md"))
+	if err := os.Symlink("a.md", filepath.Join(root, "link-in.md")); err != nil {
+		t.Fatal(err)
+	}
 	v, err := Open(root)
 	if err != nil {
 		t.Fatal(err)

@@ -706,8 +706,12 @@ func TestReliabilityHostilePaths(t *testing.T) {
 	dir := demoVault(t, "api")
 	secret := filepath.Join(t.TempDir(), "secret.md")
 	os.WriteFile(secret, []byte("# Secret\n\nnever show this\n"), 0o644)
-	os.Symlink(secret, filepath.Join(dir, "notes", "link.md"))
-	os.Symlink(filepath.Dir(secret), filepath.Join(dir, "linked-dir"))
+	if err := os.Symlink(secret, filepath.Join(dir, "notes", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(secret), filepath.Join(dir, "linked-dir")); err != nil {
+		t.Fatal(err)
+	}
 	hostile := []string{"../secret.md", "/etc/passwd", secret, "notes/../../secret.md", "a\x00b.md", ".git/config", "notes/link.md", "linked-dir/secret.md", "..", "", "notes\\..\\..\\x.md",
 		"notes/a\nb.md", "notes/a\x01b.md", "notes/a\x7fb.md", "notes/evil\u202Edm.txt.md"}
 	c := startMCP(t, dir, "api")

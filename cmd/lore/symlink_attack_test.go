@@ -94,7 +94,9 @@ func TestAttack_SymlinkedNotes(t *testing.T) {
 	}
 	// A Draft that adds a link says so in its diff.
 	testvault.Git(t, v, "checkout", "-q", "-b", "drafts/api/drf_01JZZZZZZZZZZZZZZZZZZZZZZY")
-	os.Symlink("../journal/alice/api/diary.md", filepath.Join(v, "notes", "typos.md"))
+	if err := os.Symlink("../journal/alice/api/diary.md", filepath.Join(v, "notes", "typos.md")); err != nil {
+		t.Fatal(err)
+	}
 	testvault.Git(t, v, "add", "notes/typos.md")
 	testvault.Git(t, v, "commit", "-qm", "lore create notes/typos.md\n\nLore-Draft: drf_01JZZZZZZZZZZZZZZZZZZZZZZY\nLore-Operation: create\nLore-Operation-Id: lop_01JZZZZZZZZZZZZZZZZZZZZZZY\nLore-Path: notes/typos.md\nLore-Project: api\n")
 	testvault.Git(t, v, "checkout", "-q", "main")
