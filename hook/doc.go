@@ -15,7 +15,13 @@
 // (https://developers.openai.com/codex/hooks) with its generated schemas
 // (codex-rs/hooks/schema/generated in github.com/openai/codex).
 //
-// What lore does at each event is cmd/lore's (lore hook); this package is
-// the wire, the commands a pre-tool hook checks (commit.go) and the
-// per-session activation state (sessions.go).
+// What lore does at each event is the Responder's (respond.go): the
+// session start's loadout, the prompt's reviewed memory within its budget,
+// the pre-tool check of a commit, each within hooks.deadline_ms, failures
+// logged and never in the person's way. What it needs of the rest of lore
+// (the binding, activate, the loadout, the guard's rules) is a Backend the
+// program wires: cmd/lore's lore hook, with the index and a warm server.
+// Beside it are the wire (wire.go), the commands a pre-tool hook checks
+// (commit.go), the text a prompt gets and how lore activity reads it back
+// (memory.go), and the per-session activation state (sessions.go).
 package hook

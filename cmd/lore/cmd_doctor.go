@@ -12,6 +12,7 @@ import (
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/hook"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/setup"
 	"github.com/lore-memory/lore/vault"
@@ -180,7 +181,7 @@ func printPendingEdits(ctx context.Context, e *env, v *vault.Vault) {
 // vault's hooks.log (a hook prints nothing when it fails, so the person
 // learns of it here).
 func hookFailures(dataDir string, now time.Time) (vault.Problem, bool) {
-	p := filepath.Join(dataDir, hookLogFile)
+	p := filepath.Join(dataDir, hook.LogFile)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return vault.Problem{}, false

@@ -284,7 +284,7 @@ func TestHook_FailuresPrintNothingAndAreLogged(t *testing.T) {
 func TestDoctor_NamesHookFailures(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	os.WriteFile(filepath.Join(dir, hookLogFile), []byte("2026-11-20T10:00:00Z claude UserPromptSubmit session a: old\n2026-12-01T11:00:00Z codex UserPromptSubmit session b: past the deadline\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, hook.LogFile), []byte("2026-11-20T10:00:00Z claude UserPromptSubmit session a: old\n2026-12-01T11:00:00Z codex UserPromptSubmit session b: past the deadline\n"), 0o600)
 	p, ok := hookFailures(dir, now)
 	if !ok || !strings.Contains(p.Message, "1 time(s)") || !strings.Contains(p.Message, "past the deadline") {
 		t.Fatalf("%+v %v", p, ok)
