@@ -13,6 +13,7 @@ import (
 
 	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/warm"
 )
 
 func runActivate(ctx context.Context, e *env, args []string) error {
@@ -38,9 +39,9 @@ Example: lore activate "fix the sync retry budget" --json`)
 	}
 	q := strings.Join(pos, " ")
 	var act *vault.Activation
-	if warm, err := askWarm(ctx, e, b, "/lore/v1/activate", warmRequest{Query: q, Project: b.Project, State: *state, Workspace: b.Workspace}); err == nil {
-		act = warm.Activation
-	} else if !errors.Is(err, errNoServer) {
+	if reply, err := askWarm(ctx, e, b, warm.ActivatePath, warm.Request{Query: q, Project: b.Project, State: *state, Workspace: b.Workspace}); err == nil {
+		act = reply.Activation
+	} else if !errors.Is(err, warm.ErrNoServer) {
 		return err
 	} else {
 		ix, b, err := e.openForQuery(ctx, true)

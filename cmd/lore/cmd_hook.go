@@ -9,6 +9,7 @@ import (
 	"github.com/lore-memory/lore/guard"
 	"github.com/lore-memory/lore/hook"
 	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/warm"
 )
 
 const hookHelp = `Answer an agent's hook: Claude Code and the Codex CLI run it at fixed points
@@ -69,11 +70,11 @@ func (hb hookBackend) Binding(dir string) (vault.Binding, error) { return hb.e.b
 
 // Activate asks the warm server when one runs, else activates in process.
 func (hb hookBackend) Activate(ctx context.Context, b vault.Binding, req vault.ActivateRequest) (*vault.Activation, error) {
-	wr := warmRequest{Query: req.Query, Project: req.Project, State: req.State, Published: req.PublishedOnly, Relevant: req.RelevantOnly,
+	wr := warm.Request{Query: req.Query, Project: req.Project, State: req.State, Published: req.PublishedOnly, Relevant: req.RelevantOnly,
 		Budget: req.Limits.TokenBudget, Fragments: req.Limits.MaxFragments, Workspace: b.Workspace}
-	if warm, err := askWarm(ctx, hb.e, b, "/lore/v1/activate", wr); err == nil {
-		return warm.Activation, nil
-	} else if !errors.Is(err, errNoServer) {
+	if reply, err := askWarm(ctx, hb.e, b, warm.ActivatePath, wr); err == nil {
+		return reply.Activation, nil
+	} else if !errors.Is(err, warm.ErrNoServer) {
 		return nil, err
 	}
 	ix, _, err := hb.e.openIndexFor(ctx, b)
@@ -84,7 +85,7 @@ func (hb hookBackend) Activate(ctx context.Context, b vault.Binding, req vault.A
 	if err := useModels(ctx, ix); err != nil {
 		return nil, err
 	}
-	ar := wr.activateRequest()
+	ar := wr.ActivateRequest()
 	ar.Code = codeCheck(ctx, hb.e.getenv, b.Workspace, ix.Vault())
 	defer flushCheckers()
 	return ix.Activate(ctx, ar)

@@ -19,6 +19,7 @@ import (
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/stale"
 	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/warm"
 )
 
 func runMCP(ctx context.Context, e *env, args []string) error {
@@ -188,7 +189,7 @@ func printHTTPConfig(e *env, client, addr string) error {
 		url += "?project=" + b.Project
 	}
 	ju, _ := json.Marshal(url)
-	tokenFile := filepath.Join(v.DataDir(), httpTokenFile)
+	tokenFile := filepath.Join(v.DataDir(), warm.TokenFile)
 	fmt.Fprintf(e.stdout, "# start the server once: lore mcp --http %s\n# the client reads the token from LORE_MCP_TOKEN; set it where the client starts:\nexport LORE_MCP_TOKEN=\"$(cat %s)\"\n\n", addr, shellWord(tokenFile))
 	switch client {
 	case "claude":

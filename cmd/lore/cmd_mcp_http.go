@@ -20,22 +20,13 @@ import (
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/stale"
 	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/warm"
 )
 
-// The HTTP transport's files in the vault's data folder: the bearer token
-// (made once, kept, so a client's configuration survives restarts) and,
-// while a server runs, where it listens.
-const (
-	httpTokenFile  = "mcp-http.token"
-	httpServerFile = "mcp-http.json"
-)
-
-// httpServerInfo is what mcp-http.json says of a running server.
-type httpServerInfo struct {
-	URL    string `json:"url"`
-	Socket string `json:"socket,omitempty"`
-	PID    int    `json:"pid"`
-}
+// The HTTP transport's files in the vault's data folder (warm.TokenFile,
+// warm.ServerFile): the bearer token (made once, kept, so a client's
+// configuration survives restarts) and, while a server runs, where it
+// listens.
 
 // listenLoopback listens on addr: "unix:PATH", or a loopback host and port
 // (127.0.0.1, ::1 or localhost; port 0 picks one). It returns the port ("" for
@@ -80,7 +71,7 @@ func listenLoopback(addr string) (net.Listener, string, error) {
 // hex digits of 32 random bytes: 64 × "b" is not one) is replaced by a
 // new token.
 func httpToken(v *vault.Vault) (string, error) {
-	p := filepath.Join(v.DataDir(), httpTokenFile)
+	p := filepath.Join(v.DataDir(), warm.TokenFile)
 	if b, err := os.ReadFile(p); err == nil && lorelikeToken(strings.TrimSpace(string(b))) {
 		if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o077 != 0 {
 			if err := os.Chmod(p, 0o600); err != nil {
@@ -137,11 +128,11 @@ func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, ad
 	if err != nil {
 		return err
 	}
-	info := httpServerInfo{URL: "http://" + net.JoinHostPort("127.0.0.1", port) + "/mcp", PID: os.Getpid()}
+	info := warm.ServerInfo{URL: "http://" + net.JoinHostPort("127.0.0.1", port) + "/mcp", PID: os.Getpid()}
 	if port == "" {
-		info = httpServerInfo{URL: "http://localhost/mcp", Socket: strings.TrimPrefix(addr, "unix:"), PID: os.Getpid()}
+		info = warm.ServerInfo{URL: "http://localhost/mcp", Socket: strings.TrimPrefix(addr, "unix:"), PID: os.Getpid()}
 	}
-	guard := newConnGuard(maxAnonymous)
+	guard := warm.NewConnGuard(warm.MaxAnonymous)
 	fr := &front{port: port}
 	for _, sv := range served {
 		h, err := vaultHandler(e, sv, profile, port, guard)
@@ -156,7 +147,7 @@ func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, ad
 			if o.token == h.token {
 				l.Close()
 				return vault.Errorf(vault.CodeConfig, "%s and %s have the same MCP token (was one copied from the other?); delete %s and start again to make a new one",
-					served[i].ix.Vault().Root, sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), httpTokenFile))
+					served[i].ix.Vault().Root, sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), warm.TokenFile))
 			}
 		}
 		fr.vaults = append(fr.vaults, h)
@@ -166,10 +157,10 @@ func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, ad
 			return err
 		}
 		defer done()
-		fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), httpTokenFile))
+		fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), warm.TokenFile))
 	}
 	srv := &http.Server{Handler: fr, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
-		ConnState: guard.state, ConnContext: connContext}
+		ConnState: guard.State, ConnContext: warm.ConnContext}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -198,7 +189,11 @@ type front struct {
 }
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if f.answerHello(w, r) {
+	tokens := make([]string, len(f.vaults))
+	for i, t := range f.vaults {
+		tokens[i] = t.token
+	}
+	if warm.AnswerHello(w, r, f.port, tokens) {
 		return
 	}
 	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -212,7 +207,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // vaultHandler is the MCP and warm-path handler of one served vault.
-func vaultHandler(e *env, sv servedVault, profile, port string, guard *connGuard) (tokenHandler, error) {
+func vaultHandler(e *env, sv servedVault, profile, port string, guard *warm.ConnGuard) (tokenHandler, error) {
 	tok, err := httpToken(sv.ix.Vault())
 	if err != nil {
 		return tokenHandler{}, err
@@ -222,21 +217,21 @@ func vaultHandler(e *env, sv servedVault, profile, port string, guard *connGuard
 		New: func(project, profile string) (*mcp.Server, error) {
 			return mcp.New(serverDeps(sv.ix, sv.store, project), project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: &lazyCheck{make: func() *stale.Checker { return codeChecker(context.Background(), e.getenv, wd, sv.ix.Vault()) }}})
 		},
-		Local: warmHandler(sv.ix), Trusted: guard.trusted})
+		Local: warm.Handler(warmBackend{sv.ix}), Trusted: guard.Trusted})
 	return tokenHandler{tok, h}, nil
 }
 
 // announce writes where the server listens into the vault's mcp-http.json,
 // and returns what removes it at exit (unless a server started since has
 // replaced it).
-func announce(v *vault.Vault, info httpServerInfo) (func(), error) {
-	infoPath := filepath.Join(v.DataDir(), httpServerFile)
+func announce(v *vault.Vault, info warm.ServerInfo) (func(), error) {
+	infoPath := filepath.Join(v.DataDir(), warm.ServerFile)
 	data, _ := json.Marshal(info)
 	if err := vault.WriteFileAtomic(infoPath, append(data, '\n')); err != nil {
 		return nil, err
 	}
 	return func() {
-		var now httpServerInfo
+		var now warm.ServerInfo
 		if b, err := os.ReadFile(infoPath); err == nil && json.Unmarshal(b, &now) == nil && now.PID == info.PID {
 			os.Remove(infoPath)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/warm"
 )
 
 func runSearch(ctx context.Context, e *env, args []string) error {
@@ -41,10 +42,10 @@ Example: lore search "how do we release" -n 5`)
 		return err
 	}
 	q := strings.Join(pos, " ")
-	warm, err := askWarm(ctx, e, b, "/lore/v1/search", warmRequest{Query: q, Project: b.Project, Limit: *n, Unreadable: isTerminal(e.stdout) && !*asJSON})
+	reply, err := askWarm(ctx, e, b, warm.SearchPath, warm.Request{Query: q, Project: b.Project, Limit: *n, Unreadable: isTerminal(e.stdout) && !*asJSON})
 	if err == nil {
-		return printHits(e, warm.Hits, *asJSON, *verbose, func() { warmFooter(e, warm.Unreadable) })
-	} else if !errors.Is(err, errNoServer) {
+		return printHits(e, reply.Hits, *asJSON, *verbose, func() { warmFooter(e, reply.Unreadable) })
+	} else if !errors.Is(err, warm.ErrNoServer) {
 		return err
 	}
 	ix, b, err := e.openForQuery(ctx, false)

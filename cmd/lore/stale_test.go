@@ -12,6 +12,7 @@ import (
 	"github.com/lore-memory/lore/internal/golden"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/warm"
 )
 
 // A note that cites code, in a vault bound to a code repository, both real
@@ -112,7 +113,7 @@ func TestStale_MarkedEverywhereWithTheCommit(t *testing.T) {
 	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
 	b := vault.Binding{Vault: h.vault, Project: "api"}
 	for _, ws := range []string{h.code, ""} {
-		reply, err := askWarm(context.Background(), e, b, "/lore/v1/activate", warmRequest{Query: "retry backoff cap", Project: "api", Workspace: ws})
+		reply, err := askWarm(context.Background(), e, b, warm.ActivatePath, warm.Request{Query: "retry backoff cap", Project: "api", Workspace: ws})
 		if err != nil || reply.Activation == nil || len(reply.Activation.Fragments) == 0 {
 			t.Fatalf("warm activate (workspace %q): %v", ws, err)
 		}

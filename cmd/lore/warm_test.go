@@ -12,17 +12,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/warm"
 )
 
 // askWarm uses a running `lore mcp --http` of the bound vault, and only a
 // running one: before it starts, after it stops, and with a record whose
-// process is gone, the CLI does the work itself (errNoServer).
+// process is gone, the CLI does the work itself (warm.ErrNoServer).
 func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
 	dir := demoVault(t, "api")
 	info := filepath.Join(dir, ".git", "lore", "mcp-http.json")
@@ -30,11 +30,11 @@ func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
 	b := vault.Binding{Vault: dir, Project: "api"}
 	ctx := context.Background()
 	ask := func() error {
-		_, err := askWarm(ctx, e, b, "/lore/v1/search", warmRequest{Query: "release", Project: "api", Limit: 3})
+		_, err := askWarm(ctx, e, b, warm.SearchPath, warm.Request{Query: "release", Project: "api", Limit: 3})
 		return err
 	}
-	if err := ask(); !errors.Is(err, errNoServer) {
-		t.Fatalf("before a server runs: %v; want errNoServer", err)
+	if err := ask(); !errors.Is(err, warm.ErrNoServer) {
+		t.Fatalf("before a server runs: %v; want warm.ErrNoServer", err)
 	}
 	srv := exec.Command(binary(t), "mcp", "--http", "127.0.0.1:0")
 	srv.Dir = dir
@@ -49,13 +49,13 @@ func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	out, err := askWarm(ctx, e, b, "/lore/v1/search", warmRequest{Query: "release", Project: "api", Limit: 3})
+	out, err := askWarm(ctx, e, b, warm.SearchPath, warm.Request{Query: "release", Project: "api", Limit: 3})
 	if err != nil || len(out.Hits) == 0 {
 		t.Fatalf("with a server: %v, %d hits", err, len(out.Hits))
 	}
 	// An error the server answers with is the caller's error, not a reason
 	// to fall back.
-	_, err = askWarm(ctx, e, b, "/lore/v1/activate", warmRequest{Query: "x", Project: "api", State: "las2.forged"})
+	_, err = askWarm(ctx, e, b, warm.ActivatePath, warm.Request{Query: "x", Project: "api", State: "las2.forged"})
 	if vault.ErrorCode(err) != vault.CodeInvalidState {
 		t.Errorf("a forged state through the server: %v; want invalid_activation_state", err)
 	}
@@ -66,8 +66,8 @@ func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
 		}
 		return ""
 	}, stdout: io.Discard, stderr: io.Discard}
-	if _, err := askWarm(ctx, noServer, b, "/lore/v1/search", warmRequest{Query: "release"}); !errors.Is(err, errNoServer) {
-		t.Errorf("LORE_NO_SERVER=1: %v; want errNoServer", err)
+	if _, err := askWarm(ctx, noServer, b, warm.SearchPath, warm.Request{Query: "release"}); !errors.Is(err, warm.ErrNoServer) {
+		t.Errorf("LORE_NO_SERVER=1: %v; want warm.ErrNoServer", err)
 	}
 	// A killed server leaves its record behind: its process is gone, so the
 	// record is not followed.
@@ -76,8 +76,8 @@ func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
 	if _, err := os.Stat(info); err != nil {
 		t.Fatalf("the killed server's record: %v", err)
 	}
-	if err := ask(); !errors.Is(err, errNoServer) {
-		t.Errorf("after the server was killed: %v; want errNoServer", err)
+	if err := ask(); !errors.Is(err, warm.ErrNoServer) {
+		t.Errorf("after the server was killed: %v; want warm.ErrNoServer", err)
 	}
 	// A record naming a server that is not on loopback never gets the
 	// token: a listener on this machine's own non-loopback address sees no
@@ -88,8 +88,8 @@ func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
 			got := make(chan string, 1)
 			go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
 			os.WriteFile(info, []byte(`{"url":"http://`+l.Addr().String()+`/mcp","pid":`+strconv.Itoa(os.Getpid())+`}`), 0o600)
-			if err := ask(); !errors.Is(err, errNoServer) {
-				t.Errorf("a record naming %s: %v; want errNoServer", l.Addr(), err)
+			if err := ask(); !errors.Is(err, warm.ErrNoServer) {
+				t.Errorf("a record naming %s: %v; want warm.ErrNoServer", l.Addr(), err)
 			}
 			select {
 			case a := <-got:
@@ -101,8 +101,8 @@ func TestWarm_AsksTheRunningServerOnly(t *testing.T) {
 	}
 	// A record naming a live process that is not a server: no answer.
 	os.WriteFile(info, []byte(`{"url":"http://127.0.0.1:1/mcp","pid":`+strconv.Itoa(os.Getpid())+`}`), 0o600)
-	if err := ask(); !errors.Is(err, errNoServer) {
-		t.Errorf("a record naming no server: %v; want errNoServer", err)
+	if err := ask(); !errors.Is(err, warm.ErrNoServer) {
+		t.Errorf("a record naming no server: %v; want warm.ErrNoServer", err)
 	}
 }
 
@@ -165,7 +165,7 @@ func TestWarm_AnOlderServerStoppingKeepsTheNewersRecord(t *testing.T) {
 
 // A server on a Unix socket answers the CLI's warm path too; a request
 // whose context is already cancelled (^C) takes no answer from it
-// (errNoServer, and the caller then stops on its own context).
+// (warm.ErrNoServer, and the caller then stops on its own context).
 func TestWarm_OverAUnixSocket(t *testing.T) {
 	dir := demoVault(t, "api")
 	sockDir, err := os.MkdirTemp("", "lw") // a socket's path must be short
@@ -190,14 +190,14 @@ func TestWarm_OverAUnixSocket(t *testing.T) {
 	}
 	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
 	b := vault.Binding{Vault: dir, Project: "api"}
-	out, err := askWarm(context.Background(), e, b, "/lore/v1/search", warmRequest{Query: "release", Project: "api", Limit: 3})
+	out, err := askWarm(context.Background(), e, b, warm.SearchPath, warm.Request{Query: "release", Project: "api", Limit: 3})
 	if err != nil || len(out.Hits) == 0 {
 		t.Fatalf("through the socket: %v, %d hits", err, len(out.Hits))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := askWarm(ctx, e, b, "/lore/v1/search", warmRequest{Query: "release", Project: "api"}); !errors.Is(err, errNoServer) {
-		t.Errorf("a cancelled request: %v; want errNoServer (the caller then stops on its own context)", err)
+	if _, err := askWarm(ctx, e, b, warm.SearchPath, warm.Request{Query: "release", Project: "api"}); !errors.Is(err, warm.ErrNoServer) {
+		t.Errorf("a cancelled request: %v; want warm.ErrNoServer (the caller then stops on its own context)", err)
 	}
 }
 
@@ -293,7 +293,7 @@ func TestMCPHTTP_SeveralVaultsEachBehindItsToken(t *testing.T) {
 	ctx := context.Background()
 	paths := func(dir, q string) []string {
 		t.Helper()
-		out, err := askWarm(ctx, e, vault.Binding{Vault: dir, Project: "api"}, "/lore/v1/search", warmRequest{Query: q, Project: "api", Limit: 5})
+		out, err := askWarm(ctx, e, vault.Binding{Vault: dir, Project: "api"}, warm.SearchPath, warm.Request{Query: q, Project: "api", Limit: 5})
 		if err != nil {
 			t.Fatalf("search %q in %s through the server: %v", q, dir, err)
 		}
@@ -319,9 +319,9 @@ func TestMCPHTTP_SeveralVaultsEachBehindItsToken(t *testing.T) {
 			t.Errorf("vault B's token reached vault A's note")
 		}
 	}
-	var info httpServerInfo
+	var info warm.ServerInfo
 	json.Unmarshal(ra, &info)
-	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(info.URL, "/mcp")+"/lore/v1/search", strings.NewReader(`{"query":"quokka"}`))
+	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(info.URL, "/mcp")+warm.SearchPath, strings.NewReader(`{"query":"quokka"}`))
 	req.Header.Set("Authorization", "Bearer "+strings.Repeat("0", 64))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -340,66 +340,6 @@ func TestMCPHTTP_SeveralVaultsEachBehindItsToken(t *testing.T) {
 	}
 }
 
-// TestAttack_TheCLIProvesTheServerBeforeItSendsTheToken: lore mcp --http
-// was SIGKILLed, its record stayed, its PID was reused by another process
-// and another program bound its port; lore search then sent that program
-// the bearer token and the query, and printed its invented hit. The CLI
-// now asks the server to prove it holds the token first: the impostor gets
-// neither token nor query, and the CLI works alone.
-func TestAttack_TheCLIProvesTheServerBeforeItSendsTheToken(t *testing.T) {
-	dir := demoVault(t, "api")
-	data := filepath.Join(dir, ".git", "lore")
-	os.MkdirAll(data, 0o700)
-	tok := strings.Repeat("ab", 32)
-	os.WriteFile(filepath.Join(data, httpTokenFile), []byte(tok+"\n"), 0o600)
-	var mu sync.Mutex
-	var seen []string
-	impostor := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		defer mu.Unlock()
-		seen = append(seen, r.Method+" "+r.URL.String()+" "+r.Header.Get("Authorization")+" "+string(body))
-		if r.URL.Path == helloPath {
-			w.Write([]byte(strings.Repeat("0", 64))) // it cannot make the proof
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"hits":[{"path":"INVENTED.md","unit_key":"x/y/0/0","content":"invented"}]}`))
-	})}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go impostor.Serve(l)
-	defer impostor.Close()
-	// The record of the killed server: a live PID (this test's) and the
-	// port the impostor holds.
-	info, _ := json.Marshal(httpServerInfo{URL: "http://" + l.Addr().String() + "/mcp", PID: os.Getpid()})
-	os.WriteFile(filepath.Join(data, httpServerFile), info, 0o600)
-	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
-	_, err = askWarm(context.Background(), e, vault.Binding{Vault: dir, Project: "api"}, "/lore/v1/search", warmRequest{Query: "release secret query", Project: "api", Limit: 3})
-	if !errors.Is(err, errNoServer) {
-		t.Fatalf("askWarm with an impostor: %v; want errNoServer (the CLI works alone)", err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, s := range seen {
-		if strings.Contains(s, tok) || strings.Contains(s, "secret query") {
-			t.Fatalf("the impostor received the token or the query: %q", s)
-		}
-	}
-	if len(seen) != 1 || !strings.HasPrefix(seen[0], "GET "+helloPath) {
-		t.Errorf("the impostor was asked %q; want only the proof request", seen)
-	}
-	// A socket another user made (here: a path that is no socket) is
-	// never dialled.
-	info, _ = json.Marshal(httpServerInfo{URL: "http://localhost/mcp", Socket: filepath.Join(data, httpTokenFile), PID: os.Getpid()})
-	os.WriteFile(filepath.Join(data, httpServerFile), info, 0o600)
-	if _, err := askWarm(context.Background(), e, vault.Binding{Vault: dir, Project: "api"}, "/lore/v1/search", warmRequest{Query: "release"}); !errors.Is(err, errNoServer) {
-		t.Errorf("a socket record that is no socket: %v", err)
-	}
-}
-
 // TestAttack_TheTokenFileIsTheUsersAndLoresOwn: a token file with mode
 // 0644 was kept so and served, and any 32 or more characters (64 × "b")
 // were taken as the token. Now the file is made the user's alone before it
@@ -411,7 +351,7 @@ func TestAttack_TheTokenFileIsTheUsersAndLoresOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	p := filepath.Join(v.DataDir(), httpTokenFile)
+	p := filepath.Join(v.DataDir(), warm.TokenFile)
 	os.MkdirAll(v.DataDir(), 0o755)
 	good := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	os.WriteFile(p, []byte(good+"\n"), 0o644)
@@ -431,34 +371,6 @@ func TestAttack_TheTokenFileIsTheUsersAndLoresOwn(t *testing.T) {
 		if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
 			t.Errorf("the new token file is %v; want 0600", st.Mode().Perm())
 		}
-	}
-}
-
-// TestAttack_AStoppedWarmServerCostsNoWait: a server stopped with ^Z (its
-// port accepts, nothing answers) made every lore search and activate wait
-// 30 s, and every prompt hook give nothing. The dial and the proof have a
-// deadline of their own now, and the command works alone after it.
-func TestAttack_AStoppedWarmServerCostsNoWait(t *testing.T) {
-	dir := demoVault(t, "api")
-	data := filepath.Join(dir, ".git", "lore")
-	os.MkdirAll(data, 0o700)
-	os.WriteFile(filepath.Join(data, httpTokenFile), []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
-	l, err := net.Listen("tcp", "127.0.0.1:0") // accepts into its backlog, never reads
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	info, _ := json.Marshal(httpServerInfo{URL: "http://" + l.Addr().String() + "/mcp", PID: os.Getpid()})
-	os.WriteFile(filepath.Join(data, httpServerFile), info, 0o600)
-	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
-	// The request's own time-out is 30 s; the answer must come from the
-	// handshake's deadline, long before (this bounds a hang, it measures
-	// nothing).
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	_, err = askWarm(ctx, e, vault.Binding{Vault: dir, Project: "api"}, "/lore/v1/search", warmRequest{Query: "release", Project: "api", Limit: 3})
-	if !errors.Is(err, errNoServer) || ctx.Err() != nil {
-		t.Fatalf("askWarm with a stopped server: %v (context: %v); want errNoServer from the handshake", err, ctx.Err())
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package warm
 
 import (
 	"context"
@@ -13,17 +13,17 @@ import (
 // is closed, so a flood never keeps a client with the token out, and a
 // connection that carried the token is never closed by the cap.
 func TestConnGuard_KeepsRoomForClientsWithTheToken(t *testing.T) {
-	g := newConnGuard(4)
+	g := NewConnGuard(4)
 	var server, client []net.Conn
 	for i := 0; i < 6; i++ {
 		s, c := net.Pipe()
 		server, client = append(server, s), append(client, c)
 	}
-	g.state(server[0], http.StateNew)
-	r, _ := http.NewRequestWithContext(connContext(context.Background(), server[0]), "GET", "/", nil)
-	g.trusted(r) // the first one sent the token
+	g.State(server[0], http.StateNew)
+	r, _ := http.NewRequestWithContext(ConnContext(context.Background(), server[0]), "GET", "/", nil)
+	g.Trusted(r) // the first one sent the token
 	for _, s := range server[1:] {
-		g.state(s, http.StateNew)
+		g.State(s, http.StateNew)
 	}
 	closed := func(c net.Conn) bool {
 		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
@@ -42,7 +42,7 @@ func TestConnGuard_KeepsRoomForClientsWithTheToken(t *testing.T) {
 			t.Errorf("anonymous connection %d was closed within the cap", i)
 		}
 	}
-	g.state(server[3], http.StateClosed)
+	g.State(server[3], http.StateClosed)
 	if g.anon.Len() != 3 {
 		t.Errorf("%d anonymous connections tracked after one closed; want 3", g.anon.Len())
 	}

@@ -1,4 +1,4 @@
-package main
+package warm
 
 import (
 	"container/list"
@@ -16,7 +16,7 @@ import (
 // any program may bind its port. So the CLI first asks the server to prove
 // that it holds the vault's token, without either side sending it:
 // GET /lore/v1/hello?key=K&nonce=N, answered with HMAC-SHA256(token,
-// "lore-warm-proof", port, N). K (keyID) names which vault's token, N is
+// "lore-warm-proof", port, N). K (KeyID) names which vault's token, N is
 // fresh for each request, and the port binds the proof to the address the
 // CLI dialled, so another lore server elsewhere cannot be used to answer
 // for an impostor. Only when the proof checks does the CLI send the token
@@ -24,34 +24,36 @@ import (
 // Unix socket is proved by its owner instead (another user cannot make
 // one in the user's folders; a socket lore did not make is never used).
 
-const helloPath = "/lore/v1/hello"
+// HelloPath is where a server proves it holds a vault's token.
+const HelloPath = "/lore/v1/hello"
 
-// warmProof is what a server holding token, listening on port, answers to
+// Proof is what a server holding token, listening on port, answers to
 // nonce.
-func warmProof(token, port, nonce string) string {
+func Proof(token, port, nonce string) string {
 	m := hmac.New(sha256.New, []byte(token))
 	m.Write([]byte("lore-warm-proof\x00" + port + "\x00" + nonce))
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// keyID names a token without revealing it.
-func keyID(token string) string {
+// KeyID names a token without revealing it.
+func KeyID(token string) string {
 	sum := sha256.Sum256([]byte("lore-warm-key\x00" + token))
 	return hex.EncodeToString(sum[:16])
 }
 
-// answerHello answers a proof request for the vault whose key it names;
-// false when the request is not one.
-func (f *front) answerHello(w http.ResponseWriter, r *http.Request) bool {
-	if r.URL.Path != helloPath || r.Method != http.MethodGet {
+// AnswerHello answers a proof request for the vault whose key it names,
+// among the tokens of the vaults the server on port serves; false when the
+// request is not one.
+func AnswerHello(w http.ResponseWriter, r *http.Request, port string, tokens []string) bool {
+	if r.URL.Path != HelloPath || r.Method != http.MethodGet {
 		return false
 	}
 	q := r.URL.Query()
 	nonce := q.Get("nonce")
-	for _, t := range f.vaults {
-		if keyID(t.token) == q.Get("key") && len(nonce) >= 32 && len(nonce) <= 128 {
+	for _, t := range tokens {
+		if KeyID(t) == q.Get("key") && len(nonce) >= 32 && len(nonce) <= 128 {
 			w.Header().Set("Content-Type", "text/plain")
-			w.Write([]byte(warmProof(t.token, f.port, nonce)))
+			w.Write([]byte(Proof(t, port, nonce)))
 			return true
 		}
 	}
@@ -59,27 +61,28 @@ func (f *front) answerHello(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// connGuard keeps room for clients that carry a token. Connections that
+// ConnGuard keeps room for clients that carry a token. Connections that
 // have not yet sent a request with one (anonymous) are capped at
-// maxAnonymous: a new one past that closes the oldest, so a flood of idle
+// MaxAnonymous (or the cap given): a new one past that closes the oldest, so a flood of idle
 // or refused connections never leaves a client with the token unable to
 // connect, and never uses up the process's descriptors.
-type connGuard struct {
+type ConnGuard struct {
 	mu   sync.Mutex
 	anon *list.List // of net.Conn, oldest first
 	at   map[net.Conn]*list.Element
 	max  int
 }
 
-// maxAnonymous is how many connections without a token a server keeps.
-const maxAnonymous = 256
+// MaxAnonymous is how many connections without a token a server keeps.
+const MaxAnonymous = 256
 
-func newConnGuard(max int) *connGuard {
-	return &connGuard{anon: list.New(), at: map[net.Conn]*list.Element{}, max: max}
+// NewConnGuard keeps at most max anonymous connections.
+func NewConnGuard(max int) *ConnGuard {
+	return &ConnGuard{anon: list.New(), at: map[net.Conn]*list.Element{}, max: max}
 }
 
-// state follows http.Server's connection states.
-func (g *connGuard) state(c net.Conn, s http.ConnState) {
+// State follows http.Server's connection states (its ConnState).
+func (g *ConnGuard) State(c net.Conn, s http.ConnState) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch s {
@@ -95,15 +98,15 @@ func (g *connGuard) state(c net.Conn, s http.ConnState) {
 	}
 }
 
-func (g *connGuard) forget(c net.Conn) {
+func (g *ConnGuard) forget(c net.Conn) {
 	if e, ok := g.at[c]; ok {
 		g.anon.Remove(e)
 		delete(g.at, c)
 	}
 }
 
-// trusted marks the connection of a request that carried a token.
-func (g *connGuard) trusted(r *http.Request) {
+// Trusted marks the connection of a request that carried a token.
+func (g *ConnGuard) Trusted(r *http.Request) {
 	if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
 		g.mu.Lock()
 		g.forget(c)
@@ -113,7 +116,8 @@ func (g *connGuard) trusted(r *http.Request) {
 
 type connKey struct{}
 
-// connContext puts a request's connection in its context (for trusted).
-func connContext(ctx context.Context, c net.Conn) context.Context {
+// ConnContext puts a request's connection in its context (for Trusted):
+// http.Server's ConnContext.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
