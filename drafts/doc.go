@@ -25,7 +25,8 @@
 // under the lock), merge.go, intent.go (the merge's crash record),
 // pending.go (a person's edits), refs.go, store.go (listing, the overlay,
 // Health for lore doctor), outbox.go and sync.go (Remote: push, the outbox,
-// publishing a merge), team.go (what a sync brings from the team's remote:
+// publishing a merge), background.go (the sync a running server does on
+// its own: what waits at once, a fetch when due), team.go (what a sync brings from the team's remote:
 // the org ref, teammates' Drafts, host-side merges), init.go.
 //
 // Each decision is in docs/decisions, in the drafts-*.md files: nothing an

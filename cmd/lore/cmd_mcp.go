@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/hook"
@@ -95,28 +94,15 @@ Register it with your agent: lore mcp config --client claude`)
 
 // background keeps a served vault's memory warm (retrieve's Maintain):
 // embedding unless LORE_MCP_NO_EMBED, and, unless LORE_MCP_NO_SYNC, the
-// vault's remote synced when something waits in the outbox and every
-// fetch_every_seconds (300) otherwise, so teammates' Drafts and merges come
-// in; the outbox keeps the backoff. What a sync brings into the work tree
-// the watcher indexes.
+// Draft store's background sync (drafts.Background: when something waits
+// in the outbox, and every fetch_every_seconds otherwise).
 func background(ctx context.Context, e *env, ix *retrieve.Memory, st *drafts.Store) {
 	o := retrieve.MaintainOptions{Embed: e.getenv("LORE_MCP_NO_EMBED") == "", Log: e.stderr, Prefix: "lore mcp: ", Building: &memBuilding}
 	if st != nil && e.getenv("LORE_MCP_NO_SYNC") == "" {
-		every := ix.Vault().Config.FetchEvery()
-		if every > 0 && every < 30*time.Second {
-			o.SyncEvery = every // the sync step comes at least as often as a fetch is due
-		}
-		var last time.Time
+		bg := st.Remote().Background(ix.Vault().Config.FetchEvery())
+		o.SyncEvery = bg.Interval()
 		o.Sync = func(ctx context.Context) error {
-			// Something to push, or time to fetch what the team did (their
-			// Drafts, merges): a merge on any machine reaches this server's
-			// agents after its next fetch.
-			due := every > 0 && time.Since(last) >= every && st.Remote().Exists(ctx)
-			if !st.Remote().Pending(ctx) && !due {
-				return nil
-			}
-			last = time.Now()
-			rep, err := st.Remote().Sync(ctx)
+			_, rep, err := bg.Step(ctx)
 			if err == nil && rep.Error != "" {
 				fmt.Fprintln(e.stderr, "lore mcp: sync will retry:", rep.Error)
 			}
