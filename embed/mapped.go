@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"unsafe"
 
+	"github.com/lore-memory/lore/internal/mmap"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -149,7 +149,7 @@ func readMapped(dir string, digest uint64, w *useWeights) (ok bool) {
 	if err != nil || fi.Size() < mappedHeader || fi.Size() > maxWeightBytes {
 		return false
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := mmap.Read(f, int(fi.Size()))
 	if err != nil {
 		return false
 	}
@@ -157,7 +157,7 @@ func readMapped(dir string, digest uint64, w *useWeights) (ok bool) {
 	arrays := mappedArrays(w, packed)
 	if string(b[:8]) != mappedMagic || binary.LittleEndian.Uint64(b[8:]) != digest || packed != haveAVX2FMA ||
 		int(binary.LittleEndian.Uint32(b[20:])) != len(arrays) || len(b) < mappedHeader+8*len(arrays) {
-		syscall.Munmap(b)
+		mmap.Unmap(b)
 		return false
 	}
 	off := mappedHeader + 8*len(arrays)
@@ -165,7 +165,7 @@ func readMapped(dir string, digest uint64, w *useWeights) (ok bool) {
 		n := int(binary.LittleEndian.Uint64(b[mappedHeader+8*i:]))
 		off = (off + 63) &^ 63
 		if n < 0 || off+4*n > len(b) {
-			syscall.Munmap(b)
+			mmap.Unmap(b)
 			return false
 		}
 		*a = nil

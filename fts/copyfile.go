@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/lore-memory/lore/internal/mmap"
 )
 
 // The in-memory copy of the postings is kept in a file beside index.db
@@ -177,7 +179,7 @@ func saveCopy(ctx context.Context, ix *Index, m *memIndex) error {
 				return err
 			}
 			if mapped[i] != nil {
-				dropPages(piece)
+				mmap.DropPages(piece)
 			}
 			p = p[len(piece):]
 		}

@@ -3,8 +3,9 @@ package fts
 import (
 	"os"
 	"runtime"
-	"syscall"
 	"unsafe"
+
+	"github.com/lore-memory/lore/internal/mmap"
 )
 
 // The frozen part of the in-memory copy's vocab (its tokens' text, their
@@ -31,12 +32,12 @@ type spilled struct{ b []byte }
 // returned value is unreachable (its cleanup unmaps it), whether or not f
 // stays open.
 func mapFile(f *os.File, size int) (*spilled, error) {
-	b, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := mmap.Read(f, size)
 	if err != nil {
 		return nil, err
 	}
 	m := &spilled{b: b}
-	runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, b)
+	runtime.AddCleanup(m, func(b []byte) { mmap.Unmap(b) }, b)
 	return m, nil
 }
 
@@ -107,21 +108,4 @@ func spillFrozen(dir string, ends []uint32, text string, arena []byte) (m *spill
 		t = unsafe.String(&parts[1][0], len(text))
 	}
 	return m, e, t, parts[2], true
-}
-
-// dropPages gives back the pages wholly inside b, which must be part of a
-// read-only file mapping (never the heap's memory, which this would zero):
-// the kernel reads them from the file again if they are touched.
-func dropPages(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	ps := uintptr(os.Getpagesize())
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	s := (start + ps - 1) &^ (ps - 1)
-	e := (start + uintptr(len(b))) &^ (ps - 1)
-	if e <= s {
-		return
-	}
-	syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), s-start)), e-s), syscall.MADV_DONTNEED)
 }
