@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"golang.org/x/sys/unix"
+	"github.com/lore-memory/lore/internal/flock"
 )
 
 // lockFile takes an exclusive advisory lock on path (created if needed),
@@ -20,60 +20,15 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	unlock := func() {
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		f.Close()
-	}
-	if err := flockTry(f); err == nil {
-		return unlock, nil
-	} else if err != unix.EWOULDBLOCK {
+	// A wait given up lets go of the lock as soon as it gets it, then
+	// closes the file.
+	switch err := flock.Exclusive(ctx, f, func() { f.Close() }); {
+	case err == nil:
+		return func() { flock.Unlock(f); f.Close() }, nil
+	case ctx.Err() != nil && err == ctx.Err():
+		return nil, &LockBusyError{Path: path, Err: err}
+	default:
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if ctx.Done() == nil {
-		if err := flockWait(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		return unlock, nil
-	}
-	// The kernel wakes a blocked flock as soon as the lock is free; the
-	// wait runs aside so that ctx can end it. A wait given up releases the
-	// lock as soon as it gets it.
-	got := make(chan error, 1)
-	go func() { got <- flockWait(f) }()
-	select {
-	case err := <-got:
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		return unlock, nil
-	case <-ctx.Done():
-		go func() {
-			if <-got == nil {
-				unix.Flock(int(f.Fd()), unix.LOCK_UN)
-			}
-			f.Close()
-		}()
-		return nil, &LockBusyError{Path: path, Err: ctx.Err()}
-	}
-}
-
-func flockTry(f *os.File) error {
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err != unix.EINTR {
-			return err
-		}
-	}
-}
-
-func flockWait(f *os.File) error {
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
-			return err
-		}
 	}
 }

@@ -62,21 +62,29 @@ func (g *gate) file() *os.File {
 // enter waits for the gate, at most gateWait or until ctx ends, and returns
 // what lets it go.
 func (g *gate) enter(ctx context.Context) (func(), error) {
-	timer := time.NewTimer(gateWait)
-	defer timer.Stop()
+	wait, cancel := context.WithTimeout(ctx, gateWait)
+	defer cancel()
+	busy := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return errGateBusy
+	}
 	select {
 	case g.turn <- struct{}{}:
-	case <-timer.C:
-		return nil, errGateBusy
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	case <-wait.Done():
+		return nil, busy()
 	}
 	leave := func() { <-g.turn }
 	f := g.file()
 	if f == nil {
 		return leave, nil
 	}
-	return lockGateFile(ctx, f, timer.C, leave)
+	release, err := lockGateFile(wait, f, leave)
+	if err != nil {
+		return nil, busy()
+	}
+	return release, nil
 }
 
 // close closes the gate file once no writer of this process is at the gate

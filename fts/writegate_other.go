@@ -5,7 +5,6 @@ package fts
 import (
 	"context"
 	"os"
-	"time"
 )
 
 // Without flock, the gate orders the writers of one process only (see
@@ -13,6 +12,6 @@ import (
 
 func openGateFile(string) *os.File { return nil }
 
-func lockGateFile(_ context.Context, _ *os.File, _ <-chan time.Time, leave func()) (func(), error) {
+func lockGateFile(_ context.Context, _ *os.File, leave func()) (func(), error) {
 	return leave, nil
 }

@@ -179,14 +179,15 @@ func TestWriteGateOneWaiterPerIndex(t *testing.T) {
 	tx.Rollback()
 }
 
-// gateWaiters counts the goroutines that lockGateFile started and that
+// gateWaiters counts the goroutines that lockGateFile started (through
+// flock.Exclusive, which only the gate uses in this package) and that
 // are still alive.
 func gateWaiters() int {
 	buf := make([]byte, 1<<16)
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
-			return strings.Count(string(buf[:n]), "created by github.com/lore-memory/lore/fts.lockGateFile")
+			return strings.Count(string(buf[:n]), "created by github.com/lore-memory/lore/internal/flock.Exclusive")
 		}
 		buf = make([]byte, 2*len(buf))
 	}
