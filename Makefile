@@ -15,16 +15,19 @@ build:
 install:
 	$(GO) install -tags $(TAGS) -ldflags "$(LDFLAGS)" ./cmd/lore
 
-# The packages that run goroutines of their own; make test runs their tests
-# again under the race detector.
-RACE := ./vault ./fts ./retrieve ./drafts ./embed ./activity ./mcp ./web ./journal ./offload ./internal/safe ./stale
+# Every package's tests run again under the race detector, but for the two
+# that rank the Obsidian Hub's 218 questions over its 6,591 notes (the
+# lexical and the hybrid figures): under the detector the two had not
+# finished after 14 minutes of CPU, and the pipeline they run is retrieve's,
+# whose own tests run under it. The first pass runs them.
+RACE_SKIP := ^TestHubQuestions_(Hybrid)?Figures$$
 
 # The linters (gofmt, vet, staticcheck), the Go tests (real SQLite, git, git
-# daemon on loopback), the concurrent packages' tests under -race, then the
+# daemon on loopback), every package's tests again under -race, then the
 # end-to-end tests: the official MCP TypeScript SDK client driving lore mcp.
 test: build e2e/node_modules lint
 	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
-	$(GO) test -race -tags $(TAGS) -count=1 -timeout 30m $(RACE)
+	$(GO) test -race -tags $(TAGS) -count=1 -timeout 30m -skip '$(RACE_SKIP)' ./...
 	cd e2e && npm test
 
 # The e2e tests' npm packages, exactly as package-lock.json pins them.
