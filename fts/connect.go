@@ -15,13 +15,12 @@ import (
 // read before: the FTS5 lists of the query's tokens, the rows of the
 // candidates, their links. Through SQLite's page cache each is a read()
 // system call and a copy; mapped (PRAGMA mmap_size), a read of the page
-// cache's memory. On the 10,000-note benchmark vault the links query of a
-// first activate took 7.0–11.9 ms on a new connection and 2.0–4.4 ms with
-// the file mapped. So a one-shot command that only queries (lore search,
+// cache's memory: a first activate's links query took a fraction of the
+// time mapped (docs/BENCHMARKS.md, "One warm lore"). So a one-shot command that only queries (lore search,
 // activate, load) maps the index file (MapForQueries); nothing else does. A
 // command that writes the whole index would hold every page it touched in
-// its resident memory (a rebuild of 10,000 notes peaked at 495 MB mapped,
-// 345 MB not), and a long-running process, which ranks from its in-memory
+// its resident memory (a mapped rebuild peaked far higher: the same
+// section), and a long-running process, which ranks from its in-memory
 // copy, would keep the pages its unit reads touched for as long as it runs,
 // where SQLite's page cache holds at most its 16 MiB a connection
 // (KeepInMemory turns the mapping off again). Mapping reads only; writes
@@ -41,7 +40,7 @@ var sqliteDriver = &sqlite3.SQLiteDriver{}
 
 // withVec registers sqlite-vec with SQLite for every connection opened after
 // it: done before the first connection rather than at package init, where
-// it initialized SQLite in every process, ~0.2 ms before main, including
+// it initialized SQLite in every process before main, including
 // the commands a warm server answers without opening the index.
 var withVec sync.Once
 
@@ -62,7 +61,8 @@ func (c *connector) Driver() driver.Driver { return sqliteDriver }
 
 // mapForQueries makes the index's connections map the index file from now
 // on, for a one-shot command that only queries (see above). The connection
-// Open used, idle now, is mapped too: closing it for a new one cost 0.7 ms.
+// Open used, idle now, is mapped too: closing it for a new one cost more
+// than mapping it (docs/BENCHMARKS.md, "One warm lore").
 func (ix *Index) mapForQueries(ctx context.Context) {
 	ix.mmap.Store(true)
 	if c, err := ix.db.Conn(ctx); err == nil {

@@ -136,11 +136,8 @@ func Ask(ctx context.Context, data, path string, in Request) (Reply, error) {
 	req.Close = true
 	// One request on a connection of its own, written and read here: an
 	// http.Client's Transport (its pool, its reading and writing
-	// goroutines) cost ~1 ms of a fresh process's request on a slow machine
-	// (4.4 → 3.4 ms, 40 runs each); of the whole process, a warm `lore
-	// search` 25.6 and 25.8 → 25.2 and 25.1 ms p50, `lore activate` 35.6
-	// and 35.1 → 35.1 and 34.4 ms (two builds of each binary, all four
-	// written at once, in turn, 40 rounds, 10,000 notes).
+	// goroutines) cost a fresh process's request about a millisecond
+	// (docs/BENCHMARKS.md, "One warm lore").
 	// The dial and the proof have a sub-second deadline of their own: a
 	// server stopped with ^Z, or a silent program on a crashed server's
 	// port, made every command wait the full 30 s and every prompt hook

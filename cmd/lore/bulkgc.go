@@ -11,19 +11,18 @@ import (
 )
 
 // A refresh of many batches (a cold index, a rebuild, a large pull) makes
-// garbage as it goes (the index tells of it: fts.BulkMemory) — ~75 KB a note: goldmark's and yaml.v3's trees,
-// units, terms. At Go's default GOGC of 100 the collector ran about twenty
-// times in a cold index of 10,000 notes and took ~12 % of its CPU (`lore
-// bench`, alternating runs). While such a refresh runs, the target is raised
-// to bulkGCPercent, so the collector runs a quarter as often, under a soft
-// memory limit that follows the live heap: bulkRoom above what the last
-// collection kept (at least bulkMemoryLimit), set again after each batch
-// (bulkGCFollow). A fixed 300 MiB limit let the 10,000-note cold index
-// peak at 343 MB resident; following the live heap (~35 MB there), it peaks
-// at ~150 MB for ~5 % more CPU (alternating runs, docs/BENCHMARKS.md), and
-// a larger vault, whose batches keep more alive, gets more room instead of
-// a collector running back to back. A GOGC or GOMEMLIMIT set by the user
-// is left as it is.
+// garbage as it goes (the index tells of it: fts.BulkMemory): the parsers'
+// trees, units, terms. At Go's default GOGC of 100 the collector took a
+// large share of a cold index's CPU. While such a refresh runs, the target
+// is raised to bulkGCPercent, so the collector runs a quarter as often,
+// under a soft memory limit that follows the live heap: bulkRoom above what
+// the last collection kept (at least bulkMemoryLimit), set again after each
+// batch (bulkGCFollow). A fixed limit let a cold index peak far above its
+// live heap; following it, the peak stays near the live heap for a little
+// more CPU, and a larger vault, whose batches keep more alive, gets more
+// room instead of a collector running back to back (the figures:
+// docs/BENCHMARKS.md, "The index's footprint", `lore bench` in alternating
+// runs). A GOGC or GOMEMLIMIT set by the user is left as it is.
 const (
 	bulkGCPercent   = 400
 	bulkMemoryLimit = 128 << 20

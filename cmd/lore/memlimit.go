@@ -13,27 +13,24 @@ import (
 // default GOGC=100 the collector lets the heap grow to twice what is live
 // before it collects, and gives freed memory back slowly. holdMemory sets a
 // soft memory limit a quarter above the live heap (at least 32 MB of room;
-// half, at least 128 MB, while a copy is being built),
-// plus what the runtime holds beside its objects, and follows them every 2
-// s from before the copies are built (their build's garbage made most of the
-// peak). On 100,000 generated notes (`scripts/bench/serve.py`): resident 816
-// → 600 MB after the queries with half the live heap (at least 128 MB) as
-// room; with a quarter (at least 32–48 MB), the copy's frozen part mapped from
-// a file and its lookup tables packed, 291 MB, a collection every ~0.5 s
-// under load at ~20 % of one core, activate p50 within the noise. It leaves
-// the collector alone when the user set GOGC or GOMEMLIMIT. The copy's large
-// arrays hold no pointers, so a collection marks little of it.
+// half, at least 128 MB, while a copy is being built), plus what the
+// runtime holds beside its objects, and follows them every 2 s from before
+// the copies are built (their build's garbage made most of the peak). What
+// it saves and costs, resident memory and collections under load, is in
+// docs/BENCHMARKS.md, "One warm lore" (scripts/bench/serve.py). It leaves
+// the collector alone when the user set GOGC or GOMEMLIMIT. The copy's
+// large arrays hold no pointers, so a collection marks little of it.
 
 const (
 	memRoomFraction = 4        // room above the live heap: a quarter of it…
 	memRoomMin      = 32 << 20 // …and at least this
 	memLimitEvery   = 2 * time.Second
 
-	// While a copy is built its live heap grows by hundreds of MB a
-	// second, and a limit set 2 s before is soon reached: with the room
-	// above, the collector ran back to back and the 100,000-note build took
-	// 38 s instead of 27. Building, the room is half the live heap, at
-	// least 128 MB.
+	// While a copy is built its live heap grows fast, and a limit set 2 s
+	// before is soon reached: with the room above, the collector ran back
+	// to back and the 100,000-note build took longer (docs/BENCHMARKS.md,
+	// "One warm lore"). Building, the room is half the live heap, at least
+	// 128 MB.
 	buildRoomFraction = 2
 	buildRoomMin      = 128 << 20
 )
@@ -45,8 +42,8 @@ var memBuilding atomic.Int32
 // memoryLimitFor is the soft limit for a live heap of live bytes (objects)
 // in a process whose runtime holds overhead bytes beside its objects that
 // the limit counts too (space unused in spans, stacks, metadata). Without
-// the overhead in it, the limit left the 100,000-note server 17 MB of room
-// instead of 170: it collected every 150 ms under load.
+// the overhead in it, the 100,000-note server was left too little room and
+// collected back to back under load (docs/BENCHMARKS.md, "One warm lore").
 func memoryLimitFor(live, overhead uint64, building bool) int64 {
 	if building {
 		return int64(live + max(live/buildRoomFraction, buildRoomMin) + overhead)
@@ -111,13 +108,9 @@ func holdMemory(ctx context.Context, getenv func(string) string) {
 // soft limit in its place, for the first quarter second: a query is done by
 // then, while a command that found the index far behind (a first search of
 // a new vault indexes it) goes on with the collector as usual, so its peak
-// is that of `lore index`. On `/tmp/bench10k` (a slow 2-core machine),
-// alternating rounds, whole process p50: with GOGC=off GOMEMLIMIT=256MiB
-// set from outside, activate 105.3 → 99.6 and 109.2 → 96.6 ms, search
-// 64.5 → 62.8 ms; then with this function, one binary run with GOGC=100
-// (which turns it off) and without, activate 134.5 → 127.0 ms, and 169.4
-// → 165.3 ms with a vector for every unit (40 rounds each, in a slower
-// hour). On 100,000 notes a query's peak went 126 → 136 MB. It leaves the
+// is that of `lore index`. What it saves a query, and what it adds to its
+// peak, is in docs/BENCHMARKS.md, "One warm lore" (one binary run with
+// GOGC=100, which turns it off, and without). It leaves the
 // collector alone when the user set GOGC or GOMEMLIMIT, and does nothing
 // unless main asked for it: tests run commands in their own process, whose
 // collector is theirs.
