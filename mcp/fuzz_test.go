@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lore-memory/lore/internal/strictjson"
 	"github.com/lore-memory/lore/journal"
 	"github.com/lore-memory/lore/vault"
 )
@@ -33,7 +34,7 @@ func FuzzDecodeTools(f *testing.F) {
 	s := &Server{}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m memoryInput
-		check(t, vault.DecodeStrict(data, &m))
+		check(t, strictjson.Decode(data, &m))
 		_, err := decode[recallInput](data)
 		check(t, err)
 		_, err = decode[guardInput](data)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lore-memory/lore/internal/strictjson"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -184,7 +185,7 @@ func (s *Server) memory(ctx context.Context, raw []byte) (any, error) {
 	if len(raw) == 0 {
 		raw = []byte("{}")
 	}
-	if err := vault.DecodeStrict(raw, &in); err != nil {
+	if err := strictjson.Decode(raw, &in); err != nil {
 		return nil, err
 	}
 	if in.Op == nil {

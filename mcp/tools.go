@@ -9,6 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/lore-memory/lore/guard"
+	"github.com/lore-memory/lore/internal/strictjson"
 	"github.com/lore-memory/lore/internal/within"
 	"github.com/lore-memory/lore/vault"
 )
@@ -123,7 +124,7 @@ func (s *Server) sources(ctx context.Context) ([]guard.Source, error) {
 // decode reads a tool's arguments strictly into T (no arguments: {}).
 func decode[T any](raw []byte) (T, error) {
 	var in T
-	err := vault.DecodeStrict(orEmpty(raw), &in)
+	err := strictjson.Decode(orEmpty(raw), &in)
 	return in, err
 }
 
@@ -131,7 +132,7 @@ func decode[T any](raw []byte) (T, error) {
 // fields they do not name, so an unknown field is skipped, not refused.
 func decodeOpen[T any](raw []byte) (T, error) {
 	var in T
-	err := vault.DecodeOpen(orEmpty(raw), &in)
+	err := strictjson.DecodeOpen(orEmpty(raw), &in)
 	return in, err
 }
 

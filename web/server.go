@@ -20,6 +20,7 @@ import (
 
 	"github.com/lore-memory/lore/activity"
 	"github.com/lore-memory/lore/eval"
+	"github.com/lore-memory/lore/internal/strictjson"
 	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/stale"
 	"github.com/lore-memory/lore/vault"
@@ -292,7 +293,7 @@ func decodeBody(r *http.Request, v any) error {
 	if err != nil {
 		return err
 	}
-	return vault.DecodeStrict(data, v)
+	return strictjson.Decode(data, v)
 }
 
 func (s *Server) addCase(w http.ResponseWriter, r *http.Request) {

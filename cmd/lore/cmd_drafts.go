@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/drafts"
+	"github.com/lore-memory/lore/internal/strictjson"
 	"github.com/lore-memory/lore/internal/termtext"
 	"github.com/lore-memory/lore/vault"
 )
@@ -115,7 +116,7 @@ func (f *storeFlags) op(e *env, fs *flag.FlagSet, pos []string) (vault.Op, error
 				return op, err
 			}
 		}
-		return op, vault.DecodeStrict(data, &op)
+		return op, strictjson.Decode(data, &op)
 	case len(pos) != 1:
 		fs.Usage()
 		return op, usageError{"store needs one operation: create, update, rename, delete or discard (or --op JSON)"}

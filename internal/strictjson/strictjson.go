@@ -1,4 +1,9 @@
-package vault
+// Package strictjson reads the JSON input of lore's contracts (the MCP
+// tools' arguments, the web API's bodies, a Draft's operation on the
+// command line) strictly: exact field names, nothing unknown or repeated,
+// no null, required fields required, and every failure an invalid_input
+// error (vault.CodeInvalid) that names the field by its path.
+package strictjson
 
 import (
 	"bytes"
@@ -8,9 +13,11 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/lore-memory/lore/vault"
 )
 
-// DecodeStrict decodes one JSON value into v (a pointer to a struct) the way
+// Decode decodes one JSON value into v (a pointer to a struct) the way
 // lore's contracts want input read: object keys must name a field exactly
 // (case-sensitive; json tags), unknown and repeated keys are refused, null is
 // refused anywhere (optional fields are omitted instead), values must have
@@ -19,9 +26,9 @@ import (
 // once deleted text), and nothing may follow the value. Every failure is a
 // CodeInvalid error that names the field by its path, e.g.
 // "op.store.update.replacements[1].old_text".
-func DecodeStrict(data []byte, v any) error { return decode(data, v, false) }
+func Decode(data []byte, v any) error { return decode(data, v, false) }
 
-// DecodeOpen is DecodeStrict for contracts whose schemas allow fields they
+// DecodeOpen is Decode for contracts whose schemas allow fields they
 // do not name (the vault profile's, spec 003): an unknown field is skipped
 // instead of refused; everything else is as strict.
 func DecodeOpen(data []byte, v any) error { return decode(data, v, true) }
@@ -29,7 +36,7 @@ func DecodeOpen(data []byte, v any) error { return decode(data, v, true) }
 func decode(data []byte, v any, open bool) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return fmt.Errorf("DecodeStrict needs a non-nil pointer, got %T", v)
+		return fmt.Errorf("strictjson.Decode needs a non-nil pointer, got %T", v)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -38,15 +45,15 @@ func decode(data []byte, v any, open bool) error {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Errorf(CodeInvalid, "unexpected data after the JSON value")
+		return vault.Errorf(vault.CodeInvalid, "unexpected data after the JSON value")
 	}
 	dec = json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return Errorf(CodeInvalid, "%s: expected %s, got JSON %s", orTop(te.Field), typeName(te.Type), te.Value)
+			return vault.Errorf(vault.CodeInvalid, "%s: expected %s, got JSON %s", orTop(te.Field), typeName(te.Type), te.Value)
 		}
-		return Errorf(CodeInvalid, "invalid JSON: %v", err)
+		return vault.Errorf(vault.CodeInvalid, "invalid JSON: %v", err)
 	}
 	return nil
 }
@@ -88,11 +95,11 @@ func (c checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 	}
 	tok, err := dec.Token()
 	if err != nil {
-		return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+		return vault.Errorf(vault.CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
 	}
 	switch tok := tok.(type) {
 	case nil:
-		return Errorf(CodeInvalid, "%s is null: omit optional fields instead of sending null", orTop(path))
+		return vault.Errorf(vault.CodeInvalid, "%s is null: omit optional fields instead of sending null", orTop(path))
 	case json.Delim:
 		switch tok {
 		case '{':
@@ -105,7 +112,7 @@ func (c checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 			case reflect.Interface:
 				elem = t
 			default:
-				return Errorf(CodeInvalid, "%s: expected %s, got an array", orTop(path), typeName(t))
+				return vault.Errorf(vault.CodeInvalid, "%s: expected %s, got an array", orTop(path), typeName(t))
 			}
 			for i := 0; dec.More(); i++ {
 				if err := c.value(dec, elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
@@ -113,7 +120,7 @@ func (c checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 				}
 			}
 			if _, err := dec.Token(); err != nil {
-				return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+				return vault.Errorf(vault.CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
 			}
 			return nil
 		}
@@ -130,7 +137,7 @@ func (c checker) object(dec *json.Decoder, t reflect.Type, path string) error {
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+			return vault.Errorf(vault.CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
 		}
 		key := kt.(string)
 		sub := key
@@ -138,7 +145,7 @@ func (c checker) object(dec *json.Decoder, t reflect.Type, path string) error {
 			sub = path + "." + key
 		}
 		if seen[key] {
-			return Errorf(CodeInvalid, "%s is given twice", sub)
+			return vault.Errorf(vault.CodeInvalid, "%s is given twice", sub)
 		}
 		seen[key] = true
 		var ft reflect.Type
@@ -148,11 +155,11 @@ func (c checker) object(dec *json.Decoder, t reflect.Type, path string) error {
 			if ft, ok = fields[key]; !ok {
 				if c.open {
 					if err := skipValue(dec); err != nil {
-						return Errorf(CodeInvalid, "invalid JSON at %s: %v", sub, syntaxMessage(err))
+						return vault.Errorf(vault.CodeInvalid, "invalid JSON at %s: %v", sub, syntaxMessage(err))
 					}
 					continue
 				}
-				return Errorf(CodeInvalid, "unknown field %s (field names are case-sensitive)", sub)
+				return vault.Errorf(vault.CodeInvalid, "unknown field %s (field names are case-sensitive)", sub)
 			}
 		case reflect.Map:
 			ft = t.Elem()
@@ -164,7 +171,7 @@ func (c checker) object(dec *json.Decoder, t reflect.Type, path string) error {
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return Errorf(CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
+		return vault.Errorf(vault.CodeInvalid, "invalid JSON at %s: %v", orTop(path), syntaxMessage(err))
 	}
 	for _, name := range required {
 		if !seen[name] {
@@ -172,7 +179,7 @@ func (c checker) object(dec *json.Decoder, t reflect.Type, path string) error {
 			if path != "" {
 				sub = path + "." + name
 			}
-			return Errorf(CodeInvalid, "%s is required", sub)
+			return vault.Errorf(vault.CodeInvalid, "%s is required", sub)
 		}
 	}
 	return nil
@@ -204,7 +211,7 @@ func jsonFields(t reflect.Type, path string) (fields map[string]reflect.Type, re
 		}
 	case reflect.Map, reflect.Interface:
 	default:
-		return nil, nil, Errorf(CodeInvalid, "%s: expected %s, got an object", orTop(path), typeName(t))
+		return nil, nil, vault.Errorf(vault.CodeInvalid, "%s: expected %s, got an object", orTop(path), typeName(t))
 	}
 	return fields, required, nil
 }

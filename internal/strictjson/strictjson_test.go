@@ -1,8 +1,10 @@
-package vault
+package strictjson
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 type strictOp struct {
@@ -14,9 +16,9 @@ type strictOp struct {
 	} `json:"op"`
 }
 
-func TestDecodeStrict(t *testing.T) {
+func TestDecode(t *testing.T) {
 	var ok strictOp
-	if err := DecodeStrict([]byte(`{"op":{"load":{"ids":["a"],"knownHashes":{"a":"sha256:x"}}}}`), &ok); err != nil {
+	if err := Decode([]byte(`{"op":{"load":{"ids":["a"],"knownHashes":{"a":"sha256:x"}}}}`), &ok); err != nil {
 		t.Fatal(err)
 	}
 	if ok.Op.Load == nil || ok.Op.Load.IDs[0] != "a" || ok.Op.Load.KnownHashes["a"] != "sha256:x" {
@@ -35,8 +37,8 @@ func TestDecodeStrict(t *testing.T) {
 		`[]`:                                              "expected an object, got an array",
 	} {
 		var v strictOp
-		err := DecodeStrict([]byte(in), &v)
-		if err == nil || ErrorCode(err) != CodeInvalid || !strings.Contains(err.Error(), want) {
+		err := Decode([]byte(in), &v)
+		if err == nil || vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", in, err, want)
 		}
 	}
