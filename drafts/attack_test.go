@@ -39,6 +39,7 @@ func gitTry(dir string, args ...string) (string, error) {
 }
 
 func TestAttack_AutoPublishRenameOfADecisionIntoJournal(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	before := tv.orgHead()
 	r := tv.apply("api", vault.Op{Rename: &vault.RenameOp{ID: "mem_adr1", NewPath: "journal/gone.md"}})
@@ -57,6 +58,7 @@ func TestAttack_AutoPublishRenameOfADecisionIntoJournal(t *testing.T) {
 }
 
 func TestAttack_RememberedJournalNoteWithAGuardRuleWaits(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	before := tv.orgHead()
@@ -83,6 +85,7 @@ func TestAttack_RememberedJournalNoteWithAGuardRuleWaits(t *testing.T) {
 // three commits with no person involved. A store never publishes; a delete
 // of a published note leaves a Delete Draft for review.
 func TestAttack_StoreNeverPublishesJournalNotes(t *testing.T) {
+	t.Parallel()
 	files := withFiles(map[string]string{
 		"lore.yaml":                   "projects:\n  api: {}\nauto_publish:\n  - journal/**\n",
 		"journal/agent/notes/kept.md": "---\nid: mem_kept\n---\n# Kept\n\npublished journal text\n",
@@ -113,6 +116,7 @@ func TestAttack_StoreNeverPublishesJournalNotes(t *testing.T) {
 // publishes its own new notes, and nothing else: not outside its
 // namespace's folder, not over a published note.
 func TestAttack_RememberWritesOnlyNewNotesInItsFolder(t *testing.T) {
+	t.Parallel()
 	files := withFiles(map[string]string{
 		"journal/u1/p1/old.md": "---\nid: mem_old\n---\n# Old\n\nkept\n",
 	})
@@ -139,6 +143,7 @@ func TestAttack_RememberWritesOnlyNewNotesInItsFolder(t *testing.T) {
 }
 
 func TestAttack_AutoPublishSupersedingADecisionFromJournal(t *testing.T) {
+	t.Parallel()
 	files := withFiles(map[string]string{
 		"decisions/0004.md": "---\nid: mem_adr4\ntitle: Retry budget\nguard:\n  - id: no-sleep\n    deny: \"time.Sleep\"\n---\n# Retry budget\n",
 	})
@@ -157,6 +162,7 @@ func TestAttack_AutoPublishSupersedingADecisionFromJournal(t *testing.T) {
 }
 
 func TestAttack_AutoPublishOfAnEditThatDropsARule(t *testing.T) {
+	t.Parallel()
 	files := withFiles(map[string]string{
 		"lore.yaml":      "projects:\n  api: {}\nauto_publish: [notes/**]\n",
 		"notes/rules.md": "---\nid: mem_jr\nguard:\n  - id: r1\n    deny: \"rm -rf\"\n---\n# Rules kept in notes\n\ntext\n",
@@ -191,6 +197,7 @@ func (tv *tvault) indexDB() *sql.DB {
 // index's copy an old expected_hash passed, and the commit on the real head
 // undid the previous acknowledged update.
 func TestAttack_StaleIndexCannotLoseAnAcknowledgedUpdate(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	orig := tv.load("api", "mem_release")
@@ -218,6 +225,7 @@ func TestAttack_StaleIndexCannotLoseAnAcknowledgedUpdate(t *testing.T) {
 // An index that does not hold a note (being rebuilt, or behind) must not
 // make an existing note missing for store, nor let a create take its path.
 func TestAttack_EmptyIndexNeitherHidesNorFreesANote(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	cur := tv.load("api", "mem_release")
@@ -245,6 +253,7 @@ func TestAttack_EmptyIndexNeitherHidesNorFreesANote(t *testing.T) {
 }
 
 func TestAttack_DiscardByResourceOfADeleteDraft(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	r := tv.apply("api", vault.Op{Delete: &vault.DeleteOp{ID: "mem_release"}})
 	d := tv.apply("api", vault.Op{Discard: &vault.DiscardOp{ID: "mem_release"}})
@@ -260,6 +269,7 @@ func TestAttack_DiscardByResourceOfADeleteDraft(t *testing.T) {
 // An unmerged Draft must not switch guard rules on or off: rules and the
 // status that decides whether they apply come from published memory.
 func TestAttack_UnmergedDraftDoesNotSwitchRules(t *testing.T) {
+	t.Parallel()
 	files := withFiles(map[string]string{
 		"decisions/0004.md": "---\nid: mem_adr4\ntitle: Retry budget\nguard:\n  - id: no-sleep\n    deny: \"time.Sleep\"\n---\n# Retry budget\n",
 	})
@@ -344,6 +354,7 @@ func mergeCrashWorker() int {
 // next lore process finishes it by itself: the org ref holds both Drafts,
 // the work tree and git's index match it, no Draft stays open.
 func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ point, partial, reflock string }{
 		{"after-intent", "", ""}, {"after-worktree", "", ""}, {"after-worktree", "howto/release.md", ""}, {"after-org", "", ""},
 		{"after-worktree", "", "org-lock"}, {"after-org", "", "branch-lock"},
@@ -400,6 +411,7 @@ func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
 // person's own commit), the interrupted merge is abandoned and the work
 // tree loses the Drafts' unreviewed text; the Drafts stay open.
 func TestAttack_InterruptedMergeIsRolledBackWhenTheOrgRefMoved(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_release")
 	a := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
@@ -427,6 +439,7 @@ func TestAttack_InterruptedMergeIsRolledBackWhenTheOrgRefMoved(t *testing.T) {
 // every later store on that Draft failed. A lock older than StaleLock is
 // cleared; StaleLocks names it for lore doctor.
 func TestAttack_StaleRefLockIsCleared(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_release")
 	r := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
@@ -453,6 +466,7 @@ func TestAttack_StaleRefLockIsCleared(t *testing.T) {
 // without a commit, which the next init then adopted as it was). The git CLI
 // commits any name git allows.
 func TestAttack_InitWithANewlineInAFileName(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "notes")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "odd\nname.md"), []byte("# Odd\n"), 0o644)
@@ -476,6 +490,7 @@ func TestAttack_InitWithANewlineInAFileName(t *testing.T) {
 // older lore or a person's git) once made every search, load and guard of
 // every project fail. It is left out; the others are read.
 func TestAttack_OneBadDraftDoesNotStopTheOthers(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_release")
 	tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
@@ -502,6 +517,7 @@ func TestAttack_OneBadDraftDoesNotStopTheOthers(t *testing.T) {
 // which says the remote has it. The discard is queued, and the next sync
 // confirms it and forgets the row.
 func TestContract_DiscardOfANeverSyncedDraftIsQueued(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	withRemote(t, tv)
 	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/x.md", Body: "# X\n"}})
@@ -523,6 +539,7 @@ func TestContract_DiscardOfANeverSyncedDraftIsQueued(t *testing.T) {
 // changes, removes or adds the frontmatter id is refused naming the field,
 // and other frontmatter edits still work.
 func TestAttack_UpdateCannotRewriteAnID(t *testing.T) {
+	t.Parallel()
 	files := withFiles(map[string]string{
 		"notes/legacy.md": "---\nid: ctx_legacy01\ntitle: Legacy\n---\n# Legacy\n\nold text\n",
 		"notes/plain.md":  "# Plain\n\nno id\n",
@@ -557,6 +574,7 @@ func TestAttack_UpdateCannotRewriteAnID(t *testing.T) {
 // matches; the merge (ids only) published it. A merge that names the head
 // the person saw stops when the Draft moved, and merges nothing.
 func TestAttack_AMergeNamesTheHeadReviewed(t *testing.T) {
+	t.Parallel()
 	files := withFiles(map[string]string{
 		"decisions/adr-015.md": "---\nid: mem_adr15\nguard:\n  - id: ADR-015-no-select-star\n    deny: \"SELECT \\\\* FROM\"\n---\n# ADR 015\n\nNo select star.\n",
 	})
@@ -599,6 +617,7 @@ func TestAttack_AMergeNamesTheHeadReviewed(t *testing.T) {
 // fast-forwarded main to the Draft's whole tree. The merge refuses, naming
 // the files outside the vault, and main is as it was.
 func TestAttack_ADraftPublishesNothingOutsideTheVault(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "memory", baseFiles)
 	os.WriteFile(filepath.Join(tv.root, "main.go"), []byte("package main\n"), 0o644)
 	tv.git("add", "main.go")
@@ -643,6 +662,7 @@ func TestAttack_ADraftPublishesNothingOutsideTheVault(t *testing.T) {
 // refuses and names them, and main is as it was; they are recorded only
 // when the person asks.
 func TestAttack_AMergePublishesNothingUnreviewed(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	cur := tv.load("api", "mem_release")

@@ -14,6 +14,7 @@ import (
 // only once its interval has passed (by the store's clock), and does
 // nothing in between; with no fetch interval it syncs only what waits.
 func TestBackground_SyncsWhatWaitsAndFetchesWhenDue(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	_, bare := withRemote(t, tv)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestInit_NewFolderGetsARepositoryAndAFirstCommit(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "notes")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "mine.md"), []byte("# Mine\n"), 0o644)
@@ -38,6 +39,7 @@ func TestInit_NewFolderGetsARepositoryAndAFirstCommit(t *testing.T) {
 }
 
 func TestInit_AdoptsWithoutWritingOverAnything(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testvault.Git(t, dir, "init", "-q", "-b", "main")
 	os.WriteFile(filepath.Join(dir, "lore.yaml"), []byte("org_ref: trunk\n"), 0o644)
@@ -54,6 +56,7 @@ func TestInit_AdoptsWithoutWritingOverAnything(t *testing.T) {
 }
 
 func TestInitRepo_NestedOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	top := t.TempDir()
 	testvault.Git(t, top, "init", "-q")
 	sub := filepath.Join(top, "sub")
@@ -73,6 +76,7 @@ func TestInitRepo_NestedOnlyWhenAsked(t *testing.T) {
 // the lines to add. They are never in the first commit now; the person's
 // own .gitignore is left as it was, and the lines are still named.
 func TestInit_PerDeviceFilesAreNeverCommitted(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "notes")
 	os.MkdirAll(filepath.Join(dir, ".obsidian"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".obsidian", "workspace.json"), []byte(`{"main":{}}`), 0o644)

@@ -13,6 +13,7 @@ import (
 // keep editing, review, merge, keep editing — no git command, no error, and
 // nothing the person typed hidden or lost.
 func TestLoop_EditProposeReviewMergeWithoutGit(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	// 1. A note written in an editor, never committed; 2. an agent proposes
@@ -80,6 +81,7 @@ func TestLoop_EditProposeReviewMergeWithoutGit(t *testing.T) {
 // before their commit of the same note merges when the two touched
 // different lines.
 func TestLoop_DraftMergesAfterThePersonsOwnCommit(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	r := proposeOnUncommittedNote(tv)

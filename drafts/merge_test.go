@@ -9,6 +9,7 @@ import (
 )
 
 func TestMergeFastForwardUpdatesCleanWorkTree(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_release")
 	r := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
@@ -39,6 +40,7 @@ func TestMergeFastForwardUpdatesCleanWorkTree(t *testing.T) {
 }
 
 func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	a := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/a.md", Body: "# A\n\nalpha\n"}})
@@ -109,6 +111,7 @@ func TestMergeCommitConflictAndDirtyTree(t *testing.T) {
 // With commit_edits: false, people commit themselves: a merge touching an
 // uncommitted note is refused, and nothing changes.
 func TestMergeWaitsForPeopleWhoCommitThemselves(t *testing.T) {
+	t.Parallel()
 	files := withFiles(map[string]string{
 		"lore.yaml": "projects:\n  api: {}\ncommit_edits: false\n",
 	})
@@ -130,6 +133,7 @@ func TestMergeWaitsForPeopleWhoCommitThemselves(t *testing.T) {
 }
 
 func TestPersonsGitMergeIsUnderstood(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	r := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/by-git.md", Body: "# By git\n\nmerged by hand\n"}})
@@ -160,6 +164,7 @@ func TestPersonsGitMergeIsUnderstood(t *testing.T) {
 // begins with two dots ("..memory") is inside the repository all the same
 // (it was refused as outside it: "..memory" begins with "..").
 func TestVaultInsideALargerRepository(t *testing.T) {
+	t.Parallel()
 	for _, folder := range []string{"memory", "..memory"} {
 		t.Run(folder, func(t *testing.T) {
 			files := map[string]string{"README.md": "# code\n"}
@@ -185,6 +190,7 @@ func TestVaultInsideALargerRepository(t *testing.T) {
 }
 
 func TestRemember_PublishesUnlessTurnedOff(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tv := newVault(t, "", baseFiles)
 	r, err := tv.s.Remember(ctx, "api", "journal/u1/p1/", vault.CreateOp{Path: "journal/u1/p1/2026-11-30.md", Body: "# Today\n\nshipped drafts\n"})
@@ -202,6 +208,7 @@ func TestRemember_PublishesUnlessTurnedOff(t *testing.T) {
 }
 
 func TestDiffAgainstOrgRef(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_release")
 	r := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))

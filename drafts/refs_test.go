@@ -23,6 +23,7 @@ import (
 // Draft made before it began: one left out drops the Draft's rows from the
 // index, and its agent is then told the note it just stored does not exist.
 func TestRefsListWhileGitPacksRefs(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
 	head := strings.TrimSpace(tv.git("rev-parse", "HEAD"))
 	r := refs{dir: filepath.Join(tv.root, ".git")}
@@ -101,6 +102,7 @@ func TestRefsListWhileGitPacksRefs(t *testing.T) {
 // two steps (packed-refs, then the loose file), which is also what a crash
 // there would leave.
 func TestRefsDeleteNeverShowsAnOlderValue(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", map[string]string{"a.md": "# A\n"})
 	older := plumbing.NewHash(strings.TrimSpace(tv.git("rev-parse", "HEAD")))
 	tv.write("b.md", "# B\n")
@@ -159,6 +161,7 @@ func TestRefsDeleteNeverShowsAnOlderValue(t *testing.T) {
 // place; the listing must read again rather than leave the Draft out as
 // broken.
 func TestListAfterGitPacksObjects(t *testing.T) {
+	t.Parallel()
 	tv, repo := draftPackedAfterOpen(t)
 	heads, org, err := tv.s.readHeads()
 	if err != nil {
@@ -181,6 +184,7 @@ func TestListAfterGitPacksObjects(t *testing.T) {
 // lookup of an object that is really missing re-reads the list only when
 // the pack folder changed, not at every miss.
 func TestRepoFindsObjectsPackedAfterItOpened(t *testing.T) {
+	t.Parallel()
 	tv, repo := draftPackedAfterOpen(t)
 	heads, _, err := tv.s.readHeads()
 	if err != nil || len(heads) != 1 {

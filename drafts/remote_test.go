@@ -13,9 +13,10 @@ import (
 // Remote, the store's side a reviewer's merge publishes through
 // (vault.Publisher): without a remote a merge publishes nothing; with one
 // it pushes the org ref and says so; while another sync holds the lock
-// past PublishWait the merge stays done here and the publish waits for the
+// past its publishWait the merge stays done here and the publish waits for the
 // next sync, which pushes it. The outbox's state reads back through it.
 func TestRemote_PublishesAMergeOrLeavesItToTheNextSync(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	r := tv.s.Remote()
@@ -39,9 +40,7 @@ func TestRemote_PublishesAMergeOrLeavesItToTheNextSync(t *testing.T) {
 		t.Fatalf("Publish = %q; the remote's main %s, the vault's %s", got, head(bare), head(tv.root))
 	}
 
-	old := PublishWait
-	PublishWait = 50 * time.Millisecond
-	defer func() { PublishWait = old }()
+	tv.s.publishWait = 50 * time.Millisecond
 	unlock, err := lockFile(ctx, tv.s.syncLock()) // a sync that does not end
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,10 @@ type Store struct {
 	remote string
 	clock  func() time.Time
 	lock   string
+	// How long a merge's publish waits for a running sync, and how long
+	// one fetch or push may take (defaultPublishWait, defaultRemoteTimeout;
+	// tests shorten them).
+	publishWait, remoteTimeout time.Duration
 
 	mu         sync.Mutex
 	infos      map[string]*Draft // by branch and head, see draftAt
@@ -63,7 +67,8 @@ type Store struct {
 // (UseOverlay). The store closes out with itself.
 func Open(ctx context.Context, ix vault.DraftIndex, out vault.Outbox) (*Store, error) {
 	v := ix.Vault()
-	s := &Store{v: v, ix: ix, out: out, gitDir: v.GitDir, clock: time.Now, infos: map[string]*Draft{}, broken: map[string]string{}}
+	s := &Store{v: v, ix: ix, out: out, gitDir: v.GitDir, clock: time.Now, publishWait: defaultPublishWait, remoteTimeout: defaultRemoteTimeout,
+		infos: map[string]*Draft{}, broken: map[string]string{}}
 	common := v.GitDir
 	if data, err := os.ReadFile(filepath.Join(v.GitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(data))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCreateIsADraftOnlyItsProjectSees(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	res := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "howto/deploy.md", Body: "# Deploy\n\nUse blue-green deploys.\n", Description: str("How we deploy")}})
 	if res.Operation != "create" || !strings.HasPrefix(res.DraftID, "drf_") || !strings.HasPrefix(res.ResourceID, "mem_") ||
@@ -49,6 +50,7 @@ func TestCreateIsADraftOnlyItsProjectSees(t *testing.T) {
 }
 
 func TestUpdateRenameDeleteStackOnOneDraft(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_release")
 	r1 := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))
@@ -100,6 +102,7 @@ func TestUpdateRenameDeleteStackOnOneDraft(t *testing.T) {
 }
 
 func TestDeleteOfUnpublishedCreateIsDiscard(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	c := tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/tmp.md", Body: "# Tmp\n\nscratch\n"}})
 	tv.apply("api", vault.Op{Rename: &vault.RenameOp{ID: c.ResourceID, NewPath: "notes/tmp2.md"}})
@@ -114,6 +117,7 @@ func TestDeleteOfUnpublishedCreateIsDiscard(t *testing.T) {
 }
 
 func TestBadInputChangesNothing(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_adr1")
 	long := strings.Repeat("x", MaxBody+1)
@@ -164,6 +168,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 }
 
 func TestReplaceAllAtOnce(t *testing.T) {
+	t.Parallel()
 	out, err := Replace("a b c d", []vault.Replacement{{OldText: "d", NewText: "D"}, {OldText: "a", NewText: ""}, {OldText: "c", NewText: "cc"}})
 	if err != nil || out != " b cc D" {
 		t.Fatalf("%q %v", out, err)
@@ -179,6 +184,7 @@ func TestReplaceAllAtOnce(t *testing.T) {
 }
 
 func TestSetFrontmatterKeepsOtherLines(t *testing.T) {
+	t.Parallel()
 	in := "---\ntitle:   Spaced  # comment\ndescription: >\n  old\n  text\ntags: [a]\n---\n# Body\n"
 	out, err := setFrontmatter(in, "description", "new: text")
 	if err != nil {

@@ -119,7 +119,7 @@ func (s *Store) syncLocked(ctx context.Context, opt SyncOptions, rep SyncReport)
 	// Fetch first: what the remote has decides what is pushed.
 	tracking := s.tracking()
 	before, _ := s.refs.read(tracking)
-	if _, err := remoteGit(ctx, s.top, "fetch", "--no-tags", "--quiet", s.remote, "+"+s.org+":"+tracking); err != nil && !strings.Contains(err.Error(), "couldn't find remote ref") {
+	if _, err := s.remoteGit(ctx, "fetch", "--no-tags", "--quiet", s.remote, "+"+s.org+":"+tracking); err != nil && !strings.Contains(err.Error(), "couldn't find remote ref") {
 		return fail(err.Error())
 	}
 	if err := s.fetchDrafts(ctx); err != nil {
@@ -149,7 +149,7 @@ func (s *Store) syncLocked(ctx context.Context, opt SyncOptions, rep SyncReport)
 		// The org ref goes first: a Draft merged here is deleted there only
 		// once the org ref that holds it is (a protected branch refuses the
 		// push, and the Draft must stay where teammates can see it).
-		out, err := remoteGit(ctx, s.top, "push", "--porcelain", s.remote, s.org+":"+s.org)
+		out, err := s.remoteGit(ctx, "push", "--porcelain", s.remote, s.org+":"+s.org)
 		crashPoint("sync-after-org-push")
 		s.recordPush(ctx, out, nil, now, &rep)
 		if err != nil {
@@ -173,7 +173,7 @@ func (s *Store) syncLocked(ctx context.Context, opt SyncOptions, rep SyncReport)
 	if len(specs) == 0 {
 		return s.finishReport(ctx, rep)
 	}
-	out, pushErr := remoteGit(ctx, s.top, append(append(append([]string{"push", "--porcelain"}, leases...), s.remote), specs...)...)
+	out, pushErr := s.remoteGit(ctx, append(append(append([]string{"push", "--porcelain"}, leases...), s.remote), specs...)...)
 	crashPoint("sync-after-push")
 	seen := s.recordPush(ctx, out, byRef, now, &rep)
 	if pushErr != nil {
@@ -352,14 +352,14 @@ func remoteSaid(gitErr string) string {
 	return strings.Join(said, " ")
 }
 
-// PublishWait is how long a merge's publish waits for a sync already
-// running (lore mcp's background sync, another lore sync) before it leaves
-// the publish to a later sync and returns.
-var PublishWait = 3 * time.Second
+// defaultPublishWait is how long a merge's publish waits for a sync
+// already running (lore mcp's background sync, another lore sync) before it
+// leaves the publish to a later sync and returns (Store.publishWait).
+const defaultPublishWait = 3 * time.Second
 
 // publish syncs after a merge, when the vault has a remote, and says in one
 // line how the org ref went ("" without a remote). When another sync holds
-// the sync lock past PublishWait (a remote that is slow or stuck), the
+// the sync lock past its publishWait (a remote that is slow or stuck), the
 // merge is already done here and the publish queues: the org ref is ahead
 // of the remote's, so the next sync pushes it.
 func (s *Store) publish(ctx context.Context) string {
@@ -380,13 +380,13 @@ func (s *Store) publish(ctx context.Context) string {
 var errSyncRunning = errors.New("another sync is still running (a slow or silent remote?); the next lore sync, or a running lore mcp's next background sync, publishes it")
 
 // publishSync is the sync after a merge: as syncWith, but waiting at most
-// PublishWait for a sync already running.
+// publishWait for a sync already running.
 func (s *Store) publishSync(ctx context.Context) (SyncReport, error) {
 	rep := s.newReport()
 	if err := s.writable("sync"); err != nil {
 		return rep, err
 	}
-	unlock, err := tryLockFile(ctx, s.syncLock(), PublishWait)
+	unlock, err := tryLockFile(ctx, s.syncLock(), s.publishWait)
 	if err != nil {
 		if ctx.Err() == nil {
 			return rep, errSyncRunning
@@ -438,19 +438,20 @@ func (r Remote) Pending(ctx context.Context) bool { return r.s.pending(ctx) }
 // OutboxError is the last error writing the outbox met in this process.
 func (r Remote) OutboxError() error { return r.s.outboxError() }
 
-// RemoteTimeout bounds one fetch or push: a remote that accepts and never
-// answers (or a dead link) made lore sync, and a running lore mcp's
-// background sync with its lock, wait forever.
-var RemoteTimeout = 2 * time.Minute
+// defaultRemoteTimeout bounds one fetch or push (Store.remoteTimeout): a
+// remote that accepts and never answers (or a dead link) made lore sync,
+// and a running lore mcp's background sync with its lock, wait forever.
+const defaultRemoteTimeout = 2 * time.Minute
 
-// remoteGit runs a git command that talks to the remote, within
-// RemoteTimeout, and with HTTP's own stall limit (under 1 KB/s for 30 s).
-func remoteGit(ctx context.Context, dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+// remoteGit runs a git command that talks to the remote, within the
+// store's remoteTimeout, and with HTTP's own stall limit (under 1 KB/s for
+// 30 s).
+func (s *Store) remoteGit(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.remoteTimeout)
 	defer cancel()
-	out, err := runGit(ctx, dir, append([]string{"-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30"}, args...)...)
+	out, err := runGit(ctx, s.top, append([]string{"-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30"}, args...)...)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
-		return out, fmt.Errorf("git %s: the remote did not answer within %v", args[0], RemoteTimeout)
+		return out, fmt.Errorf("git %s: the remote did not answer within %v", args[0], s.remoteTimeout)
 	}
 	return out, err
 }

@@ -179,6 +179,7 @@ func TestSyncRemoteDiesMidPush(t *testing.T) {
 }
 
 func TestSyncWithoutRemoteSaysHowToAddOne(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	_, err := tv.s.syncWith(context.Background(), SyncOptions{})
 	if err == nil || !strings.Contains(err.Error(), "git remote add origin") {
@@ -193,6 +194,7 @@ func TestSyncWithoutRemoteSaysHowToAddOne(t *testing.T) {
 // from no ref. Each delete and update names the commit lore pushed; a
 // branch that moved on the remote is kept, and the outbox says why.
 func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
+	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	ctx := context.Background()
 	d, bare := withRemote(t, tv)
@@ -242,9 +244,10 @@ func TestAttack_SyncNeverDeletesATeammatesCommits(t *testing.T) {
 // TestAttack_ASilentRemoteHoldsNothing: a remote that accepts the
 // connection and never answers made lore sync never return (git fetch had
 // no timeout), and a running lore mcp's background sync held its lock with
-// it. A fetch or push now gives up after RemoteTimeout (1 s here), the sync
+// it. A fetch or push now gives up after the store's remoteTimeout (1 s here), the sync
 // returns and says so, and the store's lock is free for a merge.
 func TestAttack_ASilentRemoteHoldsNothing(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -270,10 +273,8 @@ func TestAttack_ASilentRemoteHoldsNothing(t *testing.T) {
 		}
 		mu.Unlock()
 	})
-	old := RemoteTimeout
-	RemoteTimeout = time.Second
-	t.Cleanup(func() { RemoteTimeout = old })
 	tv := newVault(t, "", baseFiles)
+	tv.s.remoteTimeout = time.Second
 	tv.git("remote", "add", "origin", "git://"+ln.Addr().String()+"/vault.git")
 	tv.apply("api", vault.Op{Create: &vault.CreateOp{Path: "notes/x.md", Body: "# X\n\ntext\n"}})
 	done := make(chan SyncReport, 1)
@@ -303,6 +304,7 @@ func TestAttack_ASilentRemoteHoldsNothing(t *testing.T) {
 // sync's lock wait ends when its context does (^C); and once the remote
 // answers, the next sync publishes the merge.
 func TestAttack_AStuckSyncQueuesThePublish(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -323,11 +325,8 @@ func TestAttack_AStuckSyncQueuesThePublish(t *testing.T) {
 			(<-accepted).Close()
 		}
 	})
-	oldT, oldW := RemoteTimeout, PublishWait
-	RemoteTimeout, PublishWait = 10*time.Minute, 200*time.Millisecond
-	t.Cleanup(func() { RemoteTimeout, PublishWait = oldT, oldW })
-
 	tv := newVault(t, "", baseFiles)
+	tv.s.remoteTimeout, tv.s.publishWait = 10*time.Minute, 200*time.Millisecond
 	bare := filepath.Join(t.TempDir(), "good.git")
 	testvault.Git(t, tv.root, "clone", "-q", "--bare", tv.root, bare)
 	tv.git("remote", "add", "origin", "git://"+ln.Addr().String()+"/vault.git")

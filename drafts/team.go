@@ -76,7 +76,7 @@ func (s *Store) remoteDrafts() string { return "refs/remotes/" + s.remote + "/dr
 // fetchDrafts fetches every Draft branch of the remote, pruning those the
 // remote no longer has.
 func (s *Store) fetchDrafts(ctx context.Context) error {
-	_, err := remoteGit(ctx, s.top, "fetch", "--no-tags", "--quiet", "--prune", s.remote, "+"+BranchPrefix+"*:"+s.remoteDrafts()+"*")
+	_, err := s.remoteGit(ctx, "fetch", "--no-tags", "--quiet", "--prune", s.remote, "+"+BranchPrefix+"*:"+s.remoteDrafts()+"*")
 	return err
 }
 

@@ -75,6 +75,7 @@ func has(list []string, id string) bool {
 // and the published note comes in, by bob, her Draft retired and her work
 // tree and index holding the merged text.
 func TestTeam_ADraftGoesRoundTwoMachines(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice, bob := tm.person("alice"), tm.person("bob")
@@ -134,6 +135,7 @@ func TestTeam_ADraftGoesRoundTwoMachines(t *testing.T) {
 // fast-forward. When the two change the same lines, both are kept and the
 // outbox says what to do.
 func TestTeam_ADraftWithCommitsFromTwoMachinesLosesNone(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice, bob := tm.person("alice"), tm.person("bob")
@@ -188,6 +190,7 @@ func TestTeam_ADraftWithCommitsFromTwoMachinesLosesNone(t *testing.T) {
 // branches left in place. Each Draft is recognized as merged and retired
 // here and on the remote, and a merge of it is refused as done.
 func TestTeam_MergesMadeOnTheHostAreRecognized(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice := tm.person("alice")
@@ -243,6 +246,7 @@ func TestTeam_MergesMadeOnTheHostAreRecognized(t *testing.T) {
 // lost, and the report says what to do; --merge makes the merge commit as
 // the person and publishes it.
 func TestTeam_BothSidesPublished(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice, bob := tm.person("alice"), tm.person("bob")
@@ -280,6 +284,7 @@ func TestTeam_BothSidesPublished(t *testing.T) {
 // Uncommitted edits to a file that came in keep the org ref where it is,
 // and are named; edits to other files ride along.
 func TestTeam_UncommittedEditsAreKept(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice, bob := tm.person("alice"), tm.person("bob")
@@ -310,6 +315,7 @@ func TestTeam_UncommittedEditsAreKept(t *testing.T) {
 // Draft's branch stays on the remote, where teammates still see it, and
 // the reason is shown.
 func TestTeam_AProtectedOrgBranchKeepsTheDraftThere(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice := tm.person("alice")
@@ -354,6 +360,7 @@ func syncCrashWorker() int {
 // no lost Draft. The sync brings a teammate's Draft, a published note, and
 // pushes a new Draft of this machine.
 func TestAttack_SyncKilledAtEachStepLosesNothing(t *testing.T) {
+	t.Parallel()
 	for _, point := range []string{"sync-after-fetch", "sync-mid-adopt", "after-worktree", "after-org", "sync-after-team", "sync-after-push"} {
 		t.Run(point, func(t *testing.T) {
 			tm := newTeam(t)
@@ -396,6 +403,7 @@ func TestAttack_SyncKilledAtEachStepLosesNothing(t *testing.T) {
 // the host by someone, is pushed again — the remote losing a branch never
 // takes away the only copy of a Draft.
 func TestTeam_ABranchGoneFromTheRemote(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice, bob := tm.person("alice"), tm.person("bob")
@@ -431,6 +439,7 @@ func TestTeam_ABranchGoneFromTheRemote(t *testing.T) {
 // here, only against the local org ref, and whatever sync retires keeps its
 // head under refs/lore/retired/.
 func TestAttack_ATeammateCannotRetireThePersonsDraft(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	alice := tm.person("alice")
 	cur := alice.load("api", "mem_release")
@@ -486,6 +495,7 @@ func TestAttack_ATeammateCannotRetireThePersonsDraft(t *testing.T) {
 // stays out (nothing of the file is lost), the Drafts still go out, and
 // the report names the file and what to do.
 func TestAttack_AnUntrackedFileBlocksNoSync(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice, bob := tm.person("alice"), tm.person("bob")
@@ -529,6 +539,7 @@ func TestAttack_AnUntrackedFileBlocksNoSync(t *testing.T) {
 // header. (That sync no longer reads it is measured, not asserted: 2.9 GB
 // → 24 MB on a 572 MiB note, docs/RELIABILITY.md.)
 func TestAttack_AHugeNoteIsNeverRead(t *testing.T) {
+	t.Parallel()
 	tm := newTeam(t)
 	ctx := context.Background()
 	alice, bob := tm.person("alice"), tm.person("bob")
