@@ -354,7 +354,6 @@ func mergeCrashWorker() int {
 // next lore process finishes it by itself: the org ref holds both Drafts,
 // the work tree and git's index match it, no Draft stays open.
 func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
-	t.Parallel()
 	for _, c := range []struct{ point, partial, reflock string }{
 		{"after-intent", "", ""}, {"after-worktree", "", ""}, {"after-worktree", "howto/release.md", ""}, {"after-org", "", ""},
 		{"after-worktree", "", "org-lock"}, {"after-org", "", "branch-lock"},
@@ -411,7 +410,6 @@ func TestAttack_MergeKilledAtEachStepIsFinishedByTheNextProcess(t *testing.T) {
 // person's own commit), the interrupted merge is abandoned and the work
 // tree loses the Drafts' unreviewed text; the Drafts stay open.
 func TestAttack_InterruptedMergeIsRolledBackWhenTheOrgRefMoved(t *testing.T) {
-	t.Parallel()
 	tv := newVault(t, "", baseFiles)
 	cur := tv.load("api", "mem_release")
 	a := tv.apply("api", update("mem_release", cur.ContentHash, "Run the tests first.", "Run the tests, then tag."))

@@ -103,7 +103,6 @@ func storeWorker() int {
 // from git, not the index), each project must see all its notes, and git
 // fsck must be clean.
 func TestManyProcessesStoreAtOnce(t *testing.T) {
-	t.Parallel()
 	procs, ops := 8, 50
 	if *long {
 		procs, ops = 16, 100

@@ -360,7 +360,6 @@ func syncCrashWorker() int {
 // no lost Draft. The sync brings a teammate's Draft, a published note, and
 // pushes a new Draft of this machine.
 func TestAttack_SyncKilledAtEachStepLosesNothing(t *testing.T) {
-	t.Parallel()
 	for _, point := range []string{"sync-after-fetch", "sync-mid-adopt", "after-worktree", "after-org", "sync-after-team", "sync-after-push"} {
 		t.Run(point, func(t *testing.T) {
 			tm := newTeam(t)

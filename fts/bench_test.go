@@ -76,6 +76,7 @@ func BenchmarkColdIndex(b *testing.B) {
 // TestGenerateVault_AllNotesIndex guards the benchmarks: every generated note
 // must be valid memory (an earlier generator cut runes in half).
 func TestGenerateVault_AllNotesIndex(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, nil)
 	if _, err := synth.GenerateVault(tv.Root, 300, 1); err != nil {
 		t.Fatal(err)

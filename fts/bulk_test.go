@@ -19,6 +19,7 @@ func (c *countingBulk) Batch()        { c.batches++ }
 // starts, after each batch and when it ends; a refresh of a few files
 // tells it nothing.
 func TestRefresh_TellsBulkMemoryOfManyBatches(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	for i := range 2*batchSize + 5 {
 		files[fmt.Sprintf("n/%04d.md", i)] = fmt.Sprintf("# Note %d\n\nword%d body.\n", i, i)

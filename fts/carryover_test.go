@@ -111,6 +111,7 @@ func reopenWith(t *testing.T, tv *testVault, e embed.Embedder) *Index {
 // byte: only the edited section goes to the model. The old file is gone
 // after that pass.
 func TestVectors_CarriedOverAFormatChange(t *testing.T) {
+	t.Parallel()
 	e := &countingEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}, name: "test:counting"}
 	tv, before := indexWithVectors(t, e)
 	asOtherFormat(t, tv)
@@ -161,6 +162,7 @@ func TestVectors_CarriedOverAFormatChange(t *testing.T) {
 // committed is still in the WAL, not in the file: the WAL moves aside with
 // its file, and its vectors are carried over too.
 func TestVectors_CarriedOverFromTheWAL(t *testing.T) {
+	t.Parallel()
 	e := &countingEmbedder{HashEmbedder: embed.HashEmbedder{Dims: 64}, name: "test:counting"}
 	tv, before := indexWithVectors(t, e)
 	if _, err := tv.Ix.db.Exec("UPDATE meta SET value = 'lore-0' WHERE key = 'format'"); err != nil {
@@ -189,6 +191,7 @@ func TestVectors_CarriedOverFromTheWAL(t *testing.T) {
 // never carried over: every section is embedded again, and the old file
 // does not stay behind.
 func TestVectors_NotCarriedOverWhenTheyMeanSomethingElse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		now  *countingEmbedder
@@ -236,6 +239,7 @@ func movedAside(t *testing.T) (*Index, string, map[string][]byte) {
 // else) is of no use: the pass embeds everything, fails nothing, and
 // deletes it.
 func TestVectors_ADamagedPreviousFileIsIgnored(t *testing.T) {
+	t.Parallel()
 	ix, prev, before := movedAside(t)
 	ctx := context.Background()
 	if err := os.WriteFile(prev, bytes.Repeat([]byte("not a database "), 512), 0o644); err != nil {
@@ -263,6 +267,7 @@ func TestVectors_ADamagedPreviousFileIsIgnored(t *testing.T) {
 // is told it has none (lore.yaml's embedding provider none), the file goes,
 // rather than stay beside the index for ever.
 func TestVectors_APreviousFileGoesWithoutAModel(t *testing.T) {
+	t.Parallel()
 	ix, prev, _ := movedAside(t)
 	none, err := embed.FromConfig(vault.EmbeddingConfig{Provider: "none"}, t.TempDir())
 	if err != nil {

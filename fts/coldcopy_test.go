@@ -66,6 +66,7 @@ func sameLines(t *testing.T, what string, got, want []string) {
 // (counted after the first pass) and another project's notes included. The
 // first server then maps it and ranks exactly as FTS5 does.
 func TestColdCopy_IsTheCopyABuildMakes(t *testing.T) {
+	t.Parallel()
 	files := testvault.ReadFixture(t, "../testdata/demo-vault")
 	for p, s := range testvault.ReadFixture(t, "../testdata/cjk") {
 		files["cjk/"+p] = s

@@ -14,6 +14,7 @@ import (
 // those it then opens map the file, and that once the process keeps its
 // copies in memory they no longer do.
 func TestConnections_MappedOnlyForQueries(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nwalrus\n"})
 	ctx := context.Background()
 	mmapSize := func() int64 {

@@ -210,6 +210,7 @@ func another(t *testing.T, tv *testVault) *testVault {
 // applies what unit_log holds since (edits, a deletion, a rename, a
 // Draft), and then ranks exactly as FTS5 does.
 func TestSavedCopy_IsMappedAndFollowsTheLog(t *testing.T) {
+	t.Parallel()
 	tv := copyVault(t)
 	ctx := context.Background()
 	if err := tv.Ix.Resident().Keep(ctx); err != nil {
@@ -246,6 +247,7 @@ func TestSavedCopy_IsMappedAndFollowsTheLog(t *testing.T) {
 // unit_log still holds. The process builds its copy instead, ranks as
 // FTS5 does, and saves a good copy for the next one.
 func TestSavedCopy_NotUsedUnlessItIsThisIndexs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		spoil func(t *testing.T, tv *testVault, path string)

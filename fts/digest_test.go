@@ -35,6 +35,7 @@ func refresh(t *testing.T, ix *Index) RefreshStats {
 // reads the snapshot of every row (27–33 ms of a 70 ms search on 10,000
 // notes); a change makes it read the snapshot and index the change.
 func TestFreshness_UnchangedVaultReadsNoSnapshot(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b/c.md": "# C\n\ngamma\n"})
 	refresh(t, tv.Ix)
 	ix := reopen(t, tv)
@@ -56,6 +57,7 @@ func TestFreshness_UnchangedVaultReadsNoSnapshot(t *testing.T) {
 // size, an mtime alone, a delete, an add, and a file that stops being a
 // note.
 func TestFreshness_DigestHidesNoChange(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"keep.md": "# Keep\n\nkept\n", "ren.md": "# Ren\n\nrenamed note\n", "edit.md": "# Edit\n\nversion one\n",
 		"touch.md": "# Touch\n\ntouched\n", "del.md": "# Del\n\ndeleted\n", "link.md": "# Link\n\nbecomes a folder\n",
@@ -110,6 +112,7 @@ func TestFreshness_DigestHidesNoChange(t *testing.T) {
 // for re-indexing (mod_ns -1, stat_key 0) turns the fast path off until it
 // is written again.
 func TestFreshness_KeysFilledForAnOlderIndex(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n"})
 	refresh(t, tv.Ix)
 	if _, err := tv.Ix.db.Exec("UPDATE resources SET stat_key = 0"); err != nil {
@@ -151,6 +154,7 @@ func searchPaths(t *testing.T, ix *Index, q string) []string {
 // batch, say). Before, every open began one immediate transaction per
 // migration just to read the schema version, and waited for the writer.
 func TestOpen_UpToDateIndexTakesNoWriteLock(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
 	refresh(t, tv.Ix)
 	conn, err := tv.Ix.db.Conn(context.Background())
@@ -175,6 +179,7 @@ func TestOpen_UpToDateIndexTakesNoWriteLock(t *testing.T) {
 // touched the row, say) costs one snapshot: the vault is found as the index
 // has it, every key is written again, and the fast path is back.
 func TestFreshness_StaleKeysHealThemselves(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n"})
 	refresh(t, tv.Ix)
 	if _, err := tv.Ix.db.Exec("UPDATE resources SET stat_key = 12345 WHERE path = 'a.md'"); err != nil {

@@ -9,6 +9,7 @@ import (
 // with keys that collide in a small table (so probes wrap around the end and
 // deletions move slots back), and checks every key after each step.
 func TestDocTable_MatchesAMap(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(1))
 	var keys []uint64 // doc d's key
 	tab := newDocTable(0, func(d int32) uint64 { return keys[d] })

@@ -62,6 +62,7 @@ func last(hp []string) string {
 // and an agent's Draft of an embedded note changes nothing a published note
 // is found by; the in-memory copy scores all of it as FTS5 does.
 func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"Refund policy.md":        "# Refund policy\n\nIntro.\n\nAsk within thirty days for a prorated reimbursement. ^discount\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n\n### Escalation\n\nEscalations reach the narwhal office.\n\n## In short\n\n![[#^discount]]\n",
 		"FAQ.md":                  "# FAQ\n\n## Refunds\n\n![[Refund policy#^discount]]\n\n## Disputes\n\n![[Refund policy#Chargebacks]]\n\n## Everything\n\n![[Glossary]]\n\n## Secret\n\n![[plans]]\n\n## Self\n\n![[FAQ#Refunds]]\n",
@@ -144,6 +145,7 @@ func TestIndex_EmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 // name anywhere in the vault (Obsidian's default link format writes one);
 // it follows the embedded note's edits; an image stays a reference.
 func TestIndex_MarkdownEmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"billing/Refund policy.md": "# Refund policy\n\nIntro.\n\n## Chargebacks\n\nDisputes go to the wombat desk.\n",
 		"billing/FAQ.md":           "# FAQ\n\n## Disputes\n\n![](Refund%20policy.md#Chargebacks)\n\n## Words\n\n![glossary](<../Glossary.md>)\n\n## Terms\n\n![](Terms.md)\n\n## Chart\n\n![](chart.png)\n",
@@ -205,6 +207,7 @@ func TestIndex_MarkdownEmbedsCountForWhatASectionIsFoundBy(t *testing.T) {
 // that names that input, and embeds it again when the embedded text
 // changes.
 func TestIndex_EmbedsAreInTheModelsInput(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"Refund policy.md": "# Refund policy\n\nAsk within thirty days for a prorated reimbursement. ^discount\n",
 		"FAQ.md":           "# FAQ\n\n## Refunds\n\n![[Refund policy#^discount]]\n",

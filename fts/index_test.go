@@ -16,6 +16,7 @@ import (
 )
 
 func TestSearch_DemoVault(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	for _, tc := range []struct{ q, want string }{
 		{"how do we ship a new release", "howto/release.md"},
@@ -47,6 +48,7 @@ func TestSearch_DemoVault(t *testing.T) {
 }
 
 func TestSearch_ExactMatchComesFirst(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"a.md": "---\nid: mem_a\ntitle: Release\n---\n# Release\n\nshort\n",
 		"b.md": "---\nid: mem_b\n---\n# Many\n\nrelease release release release release release\n",
@@ -61,6 +63,7 @@ func TestSearch_ExactMatchComesFirst(t *testing.T) {
 }
 
 func TestSearch_ProjectsSeeSharedAndTheirOwn(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"shared.md":          "# Shared\n\nwidget policy\n",
 		"projects/api/a.md":  "# API\n\nwidget limits\n",
@@ -83,6 +86,7 @@ func TestSearch_ProjectsSeeSharedAndTheirOwn(t *testing.T) {
 }
 
 func TestFreshness_PersonEditsAreSeenByTheNextSearch(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"a.md": "# A\n\nalpha original\n",
 		"b.md": "# B\n\nbravo\n",
@@ -148,6 +152,7 @@ func TestFreshness_SameSizeEditWithinTheSameClockTick(t *testing.T) {
 }
 
 func TestRefresh_ReportsWhatChanged(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nx\n", "b.md": "# B\n\ny\n"})
 	ctx := context.Background()
 	st, err := tv.Ix.Refresh(ctx, nil)
@@ -166,6 +171,7 @@ func TestRefresh_ReportsWhatChanged(t *testing.T) {
 }
 
 func TestIndex_BadFilesAreReportedNotFatal(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"good.md":    "# Good\n\nfine words\n",
 		"badyaml.md": "---\ntitle: [oops\n---\n# Bad\n\nsearchable despite yaml\n",
@@ -202,6 +208,7 @@ func TestIndex_BadFilesAreReportedNotFatal(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	text := "---\nid: mem_x\ntitle: X\ndescription: d\n---\n# X\n\nbody\n"
 	tv := newTestVault(t, map[string]string{"dir/x.md": text, "noid.md": "# N\n"})
 	ctx := context.Background()
@@ -227,6 +234,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestIndex_DuplicateIDsKeepTheSmallerPath(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"b.md": "---\nid: mem_dup\n---\n# B\n\nbee\n"})
 	tv.topPath("bee")
 	tv.Write("a.md", "---\nid: mem_dup\n---\n# A\n\nant\n")
@@ -264,6 +272,7 @@ func TestIndex_TwoProcessesShareOneFile(t *testing.T) {
 }
 
 func TestIndex_SymlinkOutOfTheVaultIsRefused(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# S\n\nclassified\n"), 0o644)
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nx\n"})
@@ -279,6 +288,7 @@ func TestIndex_SymlinkOutOfTheVaultIsRefused(t *testing.T) {
 }
 
 func TestRefresh_FileDeletedWhileBeingIndexed(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbravo\n"})
 	tv.topPath("alpha")
 	// The file is seen by the walk, then gone when it is read.
@@ -300,6 +310,7 @@ func TestRefresh_FileDeletedWhileBeingIndexed(t *testing.T) {
 // A cancelled Refresh stops between files, leaves only whole batches
 // written, and the next Refresh indexes the rest.
 func TestRefresh_Cancelled(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	n := batchSize + 150
 	for i := 0; i < n; i++ {
@@ -373,6 +384,7 @@ func TestIndex_LinksAreStored(t *testing.T) {
 // A new index file has indexPageSize pages and is in WAL mode; an existing
 // one keeps the page size it was made with.
 func TestIndex_NewFilePageSize(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nfirst\n"})
 	tv.topPath("first")
@@ -414,6 +426,7 @@ func TestIndex_NewFilePageSize(t *testing.T) {
 // exact stage delivers the note's first section that says something, not
 // a preamble of badges and comments.
 func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
+	t.Parallel()
 	hotkeys := "---\naliases:\n  - Keyboard shortcuts\n  - .config\n---\n%% badges %%\n![build](https://img.example/badge.svg)\n%% end %%\n\n# Hotkeys\n\nSet a hotkey in Settings → Hotkeys.\n"
 	tv := newTestVault(t, map[string]string{
 		"help/Hotkeys.md":              hotkeys,
@@ -483,6 +496,7 @@ func TestExactAndLoad_FindANoteByTitleAliasAndFileName(t *testing.T) {
 // URLs spell its own path, and opens with template comments), and the
 // in-memory BM25 reads the same text as FTS5.
 func TestIndex_LinkDestinationsAndCommentsAreNotWords(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"footer.md":  "# Footer\n\n[Edit In GitHub](https://github.dev/hub/blob/main/Kanban%20Updates%20Dropbox.md)\n\n%% add a description below this line %%\n",
 		"dropbox.md": "# Dropbox\n\nBack up the vault to Dropbox.\n",
@@ -516,6 +530,7 @@ func TestIndex_LinkDestinationsAndCommentsAreNotWords(t *testing.T) {
 // them takes the link in Obsidian. Links, backlink counts and embeds
 // follow it; a name with no note to link from (load) takes the shortest.
 func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"a/Home.md":  "# Home of a\n\nthe aardvark room\n",
 		"bb/Home.md": "# Home of bb\n\nthe bison room\n",

@@ -68,6 +68,7 @@ func compareScorers(t *testing.T, tv *testVault, projects []string) {
 }
 
 func TestMemIndexMatchesFTS5(t *testing.T) {
+	t.Parallel()
 	files := testvault.ReadFixture(t, "../testdata/demo-vault")
 	for p, s := range testvault.ReadFixture(t, "../testdata/cjk") {
 		files["cjk/"+p] = s
@@ -148,6 +149,7 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 // A process that fell behind the trimmed end of unit_log builds its postings
 // again instead of missing changes.
 func TestMemIndexRebuildsWhenBehindTheLog(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha release\n", "b.md": "# B\n\nbravo release\n"})
 	ctx := context.Background()
 	if err := tv.Ix.Resident().Keep(ctx); err != nil {
@@ -200,6 +202,7 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 // When a file takes an id from another, the other's unit keys are rewritten
 // in place; the in-memory doc table reads them again.
 func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"b.md": "---\nid: mem_dup\n---\n# B\n\nbee\n"})
 	ctx := context.Background()
 	if err := tv.Ix.Resident().Keep(ctx); err != nil {
@@ -240,6 +243,7 @@ func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 
 // An empty vault keeps an empty copy, which then follows the first notes.
 func TestMemIndexFromEmpty(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{})
 	ctx := context.Background()
 	if err := tv.Ix.Resident().Keep(ctx); err != nil {

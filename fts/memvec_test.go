@@ -17,6 +17,7 @@ import (
 // scan of sqlite-vec's own quantized bits finds, and the vector stage built
 // on it answers as the SQL one when the first pass keeps everything.
 func TestMemVectorsMatchSQL(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
 	ctx := context.Background()
 	e := &embed.HashEmbedder{Dims: 64}

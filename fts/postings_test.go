@@ -29,6 +29,7 @@ func collect(v *vocab, t string) []posting {
 // added: from the tail, from the arena after a freeze, and from both when
 // more are added after it.
 func TestPostings_RoundTrip(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	var v vocab
 	var want []posting
@@ -91,6 +92,7 @@ func firstDiff(a, b []posting) int {
 // arena and tail alike, with their frequencies, and drops the rest and the
 // tokens left without any.
 func TestPostings_Renumber(t *testing.T) {
+	t.Parallel()
 	var v vocab
 	for _, x := range []posting{{0, 1}, {3, 300}, {200, 2}} {
 		v.add("tok", x.d, x.f)

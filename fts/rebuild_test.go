@@ -17,6 +17,7 @@ import (
 // 8.2 to 33.8 MB in three rebuilds (100,000 generated notes': ~320 to 831
 // MB).
 func TestRebuild_DoesNotGrowTheFullTextIndex(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, nil)
 	if _, err := synth.GenerateVault(tv.Root, 2500, 1); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // as it was; a stored record that does not decompress is an error naming
 // the run, not garbage handed on as JSON.
 func TestRuns_RecordsStoredCompressed(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n"})
 	ctx := context.Background()
 	r := tv.Ix.Records()

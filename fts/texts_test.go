@@ -16,6 +16,7 @@ import (
 // byte of index.db or its WAL, while search still delivers the unit with
 // its exact bytes, read from the note.
 func TestIndex_KeepsNoCopyOfTheText(t *testing.T) {
+	t.Parallel()
 	const sentence = "Quarterly zeppelin inspections happen on the roof."
 	tv := newTestVault(t, map[string]string{
 		"ops/zeppelin.md": "# Zeppelin\n\n" + sentence + "\n\n## Keys\n\nThe hangar key is in the blue box.\n",
@@ -59,6 +60,7 @@ func TestIndex_KeepsNoCopyOfTheText(t *testing.T) {
 // on it: it marks the note for re-indexing, and the next refresh indexes
 // the new text.
 func TestIndex_AUnitWhoseNoteChangedIsLeftOut(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"a.md": "# Alpha\n\nthe walrus sleeps here\n\n## Beta\n\nthe otter swims there\n",
 	})

@@ -70,6 +70,7 @@ func TestTokenizerChoice(t *testing.T) {
 // TestMatchExpr: the FTS5 expression is an OR of quoted terms, and a lone CJK
 // character matches as a prefix of the bigrams it starts.
 func TestMatchExpr(t *testing.T) {
+	t.Parallel()
 	if got := matchExpr([]string{"检", "release", `a"b`}); got != `"检"* OR "release" OR "a""b"` {
 		t.Errorf("matchExpr = %s", got)
 	}

@@ -12,6 +12,7 @@ import (
 // inputs are equal share it (and one vector), any difference in title,
 // heading path or content makes another, and it is the documented formula.
 func TestEmbedHashNamesEmbedInput(t *testing.T) {
+	t.Parallel()
 	type input struct {
 		title   string
 		path    []string
@@ -52,6 +53,7 @@ func TestEmbedHashNamesEmbedInput(t *testing.T) {
 // no comments (vault.ReadableText); a section without them keeps the embed
 // hash it had, so its vector is kept.
 func TestEmbedInput_IsTheReadableText(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{
 		"a.md": "# A\n\nSee [the guide](https://example.com/secret-path.md). %% note to self %%\n",
 		"b.md": "# B\n\nplain words\n",

@@ -12,6 +12,7 @@ import (
 // added after it, by exact token and by prefix, and a freeze keeps every
 // token with postings and drops the ones left without.
 func TestVocab_FrozenAndAdded(t *testing.T) {
+	t.Parallel()
 	var v vocab
 	for i, tok := range []string{"retry", "并发", "并", "release", "并发控制", "a", "retries"} {
 		v.add(tok, int32(i), 1)
@@ -65,6 +66,7 @@ func TestVocab_FrozenAndAdded(t *testing.T) {
 // compacts: every query then ranks exactly as a copy built from the
 // remaining units alone (same uids, same scores).
 func TestMemIndex_CompactKeepsTheRanking(t *testing.T) {
+	t.Parallel()
 	words := []string{"retry", "budget", "sync", "deploy", "staging", "cache", "并发", "控制", "并行", "release", "rollback"}
 	r := rand.New(rand.NewPCG(7, 7))
 	res := &memRes{path: "n.md"}
@@ -123,6 +125,7 @@ func TestMemIndex_CompactKeepsTheRanking(t *testing.T) {
 // and past a quarter of the arena (plus slack) they ask for a freeze, which
 // takes them in and keeps every posting.
 func TestVocab_TailsLargeAfterGrowth(t *testing.T) {
+	t.Parallel()
 	var v vocab
 	for d := int32(0); d < 1000; d++ {
 		v.add(fmt.Sprint("t", d%50), d, 1)
@@ -152,6 +155,7 @@ func TestVocab_TailsLargeAfterGrowth(t *testing.T) {
 // part only up to addedSlack, since a lone CJK character's query reads all
 // of them; a freeze then sorts them in and finds each one.
 func TestVocab_AddedTokensAskForAFreeze(t *testing.T) {
+	t.Parallel()
 	var v vocab
 	for d := int32(0); d < 100; d++ {
 		v.add(fmt.Sprint("old", d), d, 1)

@@ -21,6 +21,7 @@ func eventually(t *testing.T, what string, f func() bool) {
 }
 
 func TestWatch_IncrementalFreshness(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "sub/b.md": "# B\n\nbravo\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -57,6 +58,7 @@ func TestWatch_IncrementalFreshness(t *testing.T) {
 // the removal check looked the index's NFC path up among the event's
 // NFD names.
 func TestWatch_DeletedFileWithDecomposedName(t *testing.T) {
+	t.Parallel()
 	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
