@@ -145,11 +145,10 @@ func (t *tokenizer) encode(text string) []int {
 }
 
 // parseVocab reads vocab.json's shape, [["piece", score], …], without
-// encoding/json's reflection: decoding the 8,002 entries as [][]any was
-// 8 ms of the model's 16 ms load once the weights were mapped. The pieces
-// are slices of one copy of the file, not a string each, and no entry is
-// boxed: 31,984 allocations and 4.6 ms became 87 and 1.5–2.2 ms
-// (BenchmarkNewTokenizer, this tokenizer included). ok is false
+// encoding/json's reflection, which was half of the model's load once the
+// weights were mapped. The pieces are slices of one copy of the file, not
+// a string each, and no entry is boxed (BenchmarkNewTokenizer; the figures:
+// docs/BENCHMARKS.md, "One warm lore"). ok is false
 // for anything outside that shape (the caller then decodes it generally);
 // its entries are what json.Unmarshal gives for the same input
 // (TestTokenizer_VocabParsedAsJSONDoes).

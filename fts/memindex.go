@@ -45,10 +45,9 @@ import (
 // of the total and the copy is compacted.
 
 // maxMemUnits bounds the vaults whose postings are kept in memory (about two
-// bytes a posting packed (postings.go), ~100 distinct tokens a unit: the
-// copy of 60,000 units takes 46 MB of heap, of 600,000 units (100,000
-// generated notes) 107 MB beside 170 MB mapped from a file (spill.go);
-// BenchmarkInMemoryCopyOf measures it).
+// bytes a posting packed (postings.go), ~100 distinct tokens a unit; what a
+// copy takes, heap and mapped (spill.go), is BenchmarkInMemoryCopyOf's, in
+// docs/BENCHMARKS.md, "One warm lore").
 // Larger vaults are scored by FTS5 alone.
 const maxMemUnits = 1_000_000
 

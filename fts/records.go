@@ -33,10 +33,9 @@ type Run struct {
 
 // A run's record is kept compressed (zstd, as a blob): its JSON names every
 // stage's fields once for each of up to a hundred candidates, and MaxRuns
-// records of ~21 KB each would have been ~420 MB of index.db. Over the
-// 2,687 runs of a 10,000-note bench vault, 20.8 → 7.1 KB a record (2.9×;
-// zstd's fastest level 2.8×, its best 3.1× at four times the time), 0.2–0.3
-// ms to compress and 0.05 to decompress one on a slow 2-core machine.
+// uncompressed records would have taken hundreds of MB of index.db. zstd's
+// default level compresses nearly as well as its best at a quarter of the
+// time (the sizes and times: docs/BENCHMARKS.md, "One warm lore").
 // Records written before are JSON text and are read as they are.
 var runCodec struct {
 	once sync.Once

@@ -104,12 +104,11 @@ type stemShard struct {
 var stemShards [64]stemShard
 
 // maxStemsPerShard bounds the table (64 × 1,024 words: the common ones; a
-// rare word is stemmed again, ~1 µs). A larger table costs more memory than
-// it saves time: a 100,000-note index held 512k words, ~80 MB; 64 × 2,048
-// words held 14 MB of a server's heap for hours, and a 10,000-note cold index
-// took the same time with half as many (3.82/3.95 s against 3.82/3.92 s,
-// `lore bench -n 10000`, alternating): the workers' memos catch the
-// repeats first.
+// rare word is stemmed again). A larger table costs more memory than it
+// saves time: unbounded, a 100,000-note index held half a million words,
+// and halving it from 64 × 2,048 freed a server's heap with no change in a
+// cold index's time (docs/BENCHMARKS.md, "One warm lore", `lore bench`
+// alternating): the workers' memos catch the repeats first.
 const maxStemsPerShard = 1024
 
 func stem(w string) string {

@@ -34,10 +34,9 @@ func main() {
 	// ^C and SIGTERM cancel ctx, so a long command stops cleanly. The
 	// handler is registered beside the command rather than before it: the
 	// runtime starts a thread for signals at the first Notify, which took
-	// ~1 ms of every command's start on a slow machine (`lore version`
-	// p50 19.65 → 18.7 ms, a warm `lore search` −0.8 ms; two builds each
-	// in turn). A signal in that first millisecond ends the process as it
-	// would before main.
+	// about a millisecond of every command's start (docs/BENCHMARKS.md,
+	// "One warm lore"). A signal in that first millisecond ends the process
+	// as it would before main.
 	ctx, cancel := context.WithCancel(context.Background())
 	var got atomic.Int32 // the signal that stopped the command
 	ready := make(chan struct{})
