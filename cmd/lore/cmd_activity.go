@@ -153,7 +153,7 @@ func openRuns(ctx context.Context, dir string) (activity.RunIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := openIndex(ctx, v)
+	ix, err := openIndexOf(ctx, v)
 	if err != nil {
 		v.Close()
 		return nil, err

@@ -55,7 +55,7 @@ Example: lore bench -n 10000`)
 	}
 	defer v.Close()
 	os.RemoveAll(v.DataDir())
-	ix, err := openIndex(ctx, v)
+	ix, err := openIndexOf(ctx, v)
 	if err != nil {
 		return err
 	}

@@ -141,7 +141,7 @@ func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, ne
 	if err != nil {
 		return nil, 0, err
 	}
-	ix, err := openIndex(ctx, v)
+	ix, err := openIndexOf(ctx, v)
 	if err != nil {
 		v.Close()
 		return nil, 0, err

@@ -133,10 +133,10 @@ func (e *env) openIndexFor(ctx context.Context, b vault.Binding) (*retrieve.Memo
 	return ix, b, nil
 }
 
-// openIndex opens v's index with its retrieval pipeline, the index telling
+// openIndexOf opens v's index with its retrieval pipeline, the index telling
 // the process's collector of its bulk refreshes (bulkgc.go). Every command
 // opens its index here.
-func openIndex(ctx context.Context, v *vault.Vault) (*retrieve.Memory, error) {
+func openIndexOf(ctx context.Context, v *vault.Vault) (*retrieve.Memory, error) {
 	m, err := retrieve.Open(ctx, v)
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func openMemory(ctx context.Context, dir string) (*retrieve.Memory, *drafts.Stor
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, err := openIndex(ctx, v)
+	ix, err := openIndexOf(ctx, v)
 	if err != nil {
 		v.Close()
 		return nil, nil, err
