@@ -112,7 +112,7 @@ func (ix *Index) memVectorsFor(ctx context.Context) (*memVectors, error) {
 		return nil, nil
 	}
 	mv := ix.vecs
-	if mv == nil || mv.set.Words() != signbits.New(ix.emb.Dim()).Words() { // first use, or another model
+	if mv == nil || mv.set.Words() != signbits.WordsFor(ix.emb.Dim()) { // first use, or another model
 		var err error
 		if mv, err = ix.loadMemVectors(ctx); err != nil {
 			return nil, err

@@ -28,10 +28,13 @@ type Set struct {
 }
 
 // New returns an empty set for vectors of dim dimensions.
-func New(dim int) *Set { return &Set{words: (dim + 63) / 64, at: map[int64]int{}} }
+func New(dim int) *Set { return &Set{words: WordsFor(dim), at: map[int64]int{}} }
 
-// Words is the number of 64-bit words each vector's bits take: sets made
-// for dimensions of the same words are interchangeable.
+// WordsFor is the number of 64-bit words the bits of a vector of dim
+// dimensions take: sets of the same words are interchangeable.
+func WordsFor(dim int) int { return (dim + 63) / 64 }
+
+// Words is WordsFor of the set's dimensions.
 func (s *Set) Words() int { return s.words }
 
 // Has reports whether the set holds row id.
