@@ -85,10 +85,9 @@ func (hb hookBackend) Activate(ctx context.Context, b vault.Binding, req vault.A
 	if err := useModels(ctx, ix); err != nil {
 		return nil, err
 	}
-	ar := wr.ActivateRequest()
-	ar.Code = codeCheck(ctx, hb.e.getenv, b.Workspace, ix.Vault())
+	req.Code = codeCheck(ctx, hb.e.getenv, b.Workspace, ix.Vault())
 	defer flushCheckers()
-	return ix.Activate(ctx, ar)
+	return ix.Activate(ctx, req)
 }
 
 func (hb hookBackend) Loadout(ctx context.Context, b vault.Binding) (string, error) {
