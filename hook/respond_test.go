@@ -163,7 +163,7 @@ func TestRespond_PromptGetsRelevantMemoryOnce(t *testing.T) {
 		t.Fatalf("the prompt's memory:\n%s", text)
 	}
 	if Tokens(text, "run_000000000000000000000000") > 600 {
-		t.Errorf("over the default budget of 600 tokens: %d", Tokens(text, ""))
+		t.Errorf("over the default budget of 600 tokens: %d", Tokens(text, "run_000000000000000000000000"))
 	}
 	again, _, err := f.respond(UserPromptSubmit, map[string]any{"prompt": "what must I do before I tag the release?"})
 	if err != nil || strings.Contains(additional(t, again), "update the changelog") {
@@ -260,9 +260,10 @@ func TestRespond_PreToolChecksCommits(t *testing.T) {
 	}
 }
 
-// Past hooks.deadline_ms a prompt gets nothing and the failure is logged in
-// the vault's hooks.log; a commit the check could not finish on is refused,
-// not let through.
+// Past hooks.deadline_ms a prompt gets nothing, and Respond returns the
+// failure, which Log (as lore hook calls it) writes to the vault's
+// hooks.log; a commit the check could not finish on is refused, not let
+// through, and Respond logs that refusal itself.
 func TestRespond_PastTheDeadline(t *testing.T) {
 	f := newFixture(t)
 	testvault.Write(t, f.vault, "lore.yaml", "embedding: {provider: none}\nprojects: {api: {}}\nhooks: {deadline_ms: 300}\n")
@@ -281,6 +282,10 @@ func TestRespond_PastTheDeadline(t *testing.T) {
 	out, _, _ = f.respond(PreToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -am wip"}})
 	if reason := denial(t, out); !strings.Contains(reason, "could not check it within hooks.deadline_ms") {
 		t.Errorf("a commit past the deadline:\n%s", out)
+	}
+	logged, _ = os.ReadFile(filepath.Join(v.DataDir(), LogFile))
+	if !strings.Contains(string(logged), "claude PreToolUse session s1: past the deadline of 300ms (hooks.deadline_ms): the commit was refused unchecked") {
+		t.Errorf("the refused commit is not in hooks.log: %q", logged)
 	}
 }
 
