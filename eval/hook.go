@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lore-memory/lore/hook"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -16,12 +17,10 @@ import (
 // in a bound code repository ("run the tests", "add a field"), which
 // should get nothing.
 
-// HookRequest is activate as lore hook prompt asks it: reviewed memory
-// only, what clears the relevance bar, 6 fragments within 600 tokens
-// (the hook's defaults).
+// HookRequest is activate as lore hook prompt asks it (hook.PromptRequest)
+// at a new session's first prompt, within the default budget.
 func HookRequest(query, project string) vault.ActivateRequest {
-	return vault.ActivateRequest{Query: query, Project: project, PublishedOnly: true, RelevantOnly: true,
-		Limits: vault.Limits{MaxFragments: 6, PerResource: 2, TokenBudget: 600}}
+	return hook.PromptRequest(query, project, "", vault.DefaultHookPromptBudget)
 }
 
 // HookFigures are the hook's figures on a vault: the share of on-topic
