@@ -42,7 +42,7 @@ screenshots: build e2e/node_modules
 
 # Go benchmarks of the hot paths, then whole-system figures on a generated vault.
 bench: build model e2e/node_modules
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./tokenize ./fts ./fts/internal/signbits ./retrieve ./embed ./drafts ./guard ./activity
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./vault ./markdown ./tokenize ./fts ./fts/internal/signbits ./retrieve ./embed ./drafts ./guard ./activity
 	$(GO) test -tags $(TAGS) -run '^$$' -bench GuardStagedProcess -benchtime 40x ./cmd/lore
 	$(BIN) bench
 	cd e2e && node bench.mjs
@@ -90,8 +90,8 @@ eval-demo: build model
 
 # Run each fuzz target for a while (the seed corpora run in make test).
 fuzz:
-	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./vault
-	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzEmbeds$$' -fuzztime 30s ./vault
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./markdown
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzEmbeds$$' -fuzztime 30s ./markdown
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerms -fuzztime 30s ./tokenize
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDecodeState -fuzztime 30s ./retrieve
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzLinkListShare$$' -fuzztime 30s ./retrieve

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"gopkg.in/yaml.v3"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -45,7 +46,7 @@ func checkBody(field, p string, data []byte) error {
 	if len(data) > MaxBody {
 		return vault.Errorf(vault.CodeInvalid, "%s: the resource would be %d bytes; the limit is %d (1 MiB)", field, len(data), MaxBody)
 	}
-	if err := vault.CheckContent(p, data); err != nil {
+	if err := markdown.CheckContent(p, data); err != nil {
 		return vault.Errorf(vault.CodeInvalid, "%s: %s", field, vault.Message(err))
 	}
 	return nil
@@ -378,11 +379,11 @@ func (w *write) update(ctx context.Context, u *vault.UpdateOp) error {
 // none) must be the id after the edit. Ids are stable; other frontmatter
 // edits are the edit's own business.
 func sameID(p, before, after string) error {
-	old, err := vault.Parse(p, []byte(before))
+	old, err := markdown.Parse(p, []byte(before))
 	if err != nil {
 		return nil // a version lore cannot parse has no id to keep
 	}
-	now, err := vault.Parse(p, []byte(after))
+	now, err := markdown.Parse(p, []byte(after))
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "update: %s", vault.Message(err))
 	}
@@ -604,7 +605,7 @@ func sameRules(p string, a, b []byte) bool {
 		if data == nil {
 			return nil, true
 		}
-		r, err := vault.Parse(p, data)
+		r, err := markdown.Parse(p, data)
 		if err != nil {
 			return nil, false
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -115,7 +116,7 @@ func (w *write) fromDraft(ctx context.Context, d *Draft, p string) (seen, bool, 
 }
 
 func (w *write) seenOf(p string, data []byte, d *Draft) (seen, bool, error) {
-	r, err := vault.Parse(p, data)
+	r, err := markdown.Parse(p, data)
 	if err != nil {
 		return seen{}, false, vault.Errorf(vault.CodeInvalid, "%s cannot be changed by store: %s", p, vault.Message(err))
 	}
@@ -155,7 +156,7 @@ func (w *write) fileHasID(p, id string) bool {
 	if err != nil || (!strings.HasPrefix(id, "path_") && !bytes.Contains(data, []byte(id))) {
 		return false
 	}
-	r, err := vault.Parse(p, data)
+	r, err := markdown.Parse(p, data)
 	return err == nil && r.ID == id
 }
 

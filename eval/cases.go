@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -149,7 +150,7 @@ func (cs Cases) Add(ctx context.Context, mem Loader, c Case) (Case, error) {
 // sectionNamed returns the key of the section of r whose heading is
 // heading (case and spacing aside).
 func sectionNamed(r vault.Loaded, heading string) (string, error) {
-	res, err := vault.Parse(r.Path, []byte(r.Content))
+	res, err := markdown.Parse(r.Path, []byte(r.Content))
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/lore-memory/lore/internal/shareddata"
 	"github.com/lore-memory/lore/internal/testmodel"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -73,7 +74,7 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 			t.Errorf("%q: no note %s in the Hub", q.Query, p)
 			continue
 		}
-		r, err := vault.Parse(p, data)
+		r, err := markdown.Parse(p, data)
 		if err != nil {
 			t.Errorf("%q: %s: %v", q.Query, p, err)
 			continue

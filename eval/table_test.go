@@ -13,6 +13,7 @@ import (
 
 	"github.com/lore-memory/lore/internal/shareddata"
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -145,7 +146,7 @@ func TestNewVaults_Figures(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%q: %v", q.Query, err)
 				}
-				r, err := vault.Parse(p, data)
+				r, err := markdown.Parse(p, data)
 				if err != nil {
 					t.Fatal(err)
 				}

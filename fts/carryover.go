@@ -27,7 +27,7 @@ import (
 
 // vectorsFormat names what a stored vector is the vector of, apart from the
 // model: the model's input for a unit (embedInput, bodyText,
-// vault.ReadableText), the name of that input (embedHash, kept as hashBlob
+// markdown.ReadableText), the name of that input (embedHash, kept as hashBlob
 // makes it) and the tables that keep both (embeddings, unit_vectors). Change
 // it, and IndexFormat with it, whenever one of them changes: vectors of
 // another vectorsFormat are never carried over.

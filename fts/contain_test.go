@@ -9,7 +9,7 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// panicOn makes the indexer's parser panic on one path (as vault.Parse
+// panicOn makes the indexer's parser panic on one path (as markdown.Parse
 // once did on 28 notes of a real vault), for the length of a test.
 func panicOn(t *testing.T, path string) {
 	t.Helper()

@@ -4,14 +4,15 @@ import (
 	"context"
 	"strings"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
 // EmbedShown is Embedded for an embed as written in the note at src: each
-// way it may resolve (vault.Embed.Links; a Markdown embed's path may be
+// way it may resolve (markdown.Embed.Links; a Markdown embed's path may be
 // read two ways) tried in order, the first that names a note answering.
 // target is that way.
-func (l Lookups) EmbedShown(ctx context.Context, e vault.Embed, project, src string) (target, text, path, draft string, ok bool, err error) {
+func (l Lookups) EmbedShown(ctx context.Context, e markdown.Embed, project, src string) (target, text, path, draft string, ok bool, err error) {
 	for _, target = range e.Links(src) {
 		if text, path, draft, ok, err = l.Embedded(ctx, target, project, src); err != nil || ok {
 			return target, text, path, draft, ok, err
@@ -54,6 +55,6 @@ func (l Lookups) Embedded(ctx context.Context, target, project, src string) (tex
 	if err != nil {
 		return "", "", "", false, err
 	}
-	text, ok = vault.EmbedPart([]byte(res.Content), res.Path, strings.TrimSpace(anchor))
+	text, ok = markdown.EmbedPart([]byte(res.Content), res.Path, strings.TrimSpace(anchor))
 	return text, res.Path, res.DraftID, ok, nil
 }

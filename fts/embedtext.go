@@ -6,6 +6,7 @@ import (
 	pathpkg "path"
 	"strings"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
@@ -212,7 +213,7 @@ func (ix *Index) embedUpdates(ctx context.Context, rids []int64) ([]embedUpdate,
 			return nil, translate(err)
 		}
 		text, ok := notes.text(ctx, rid, fspath, "", start, end, hash)
-		if !ok || (u.embedded == "" && len(vault.Embeds(text)) == 0) {
+		if !ok || (u.embedded == "" && len(markdown.Embeds(text)) == 0) {
 			continue
 		}
 		u.content = text
@@ -253,7 +254,7 @@ type shownText struct {
 func (ix *Index) embeddedText(ctx context.Context, shown map[[3]string]shownText, content, path string, heading []string, project string) (string, error) {
 	view := publishedView(project)
 	var parts []string
-	for _, e := range vault.Embeds(content) {
+	for _, e := range markdown.Embeds(content) {
 		if len(parts) == maxEmbeds {
 			break
 		}
@@ -268,11 +269,11 @@ func (ix *Index) embeddedText(ctx context.Context, shown map[[3]string]shownText
 			}
 			st = shownText{target: target, from: from, ok: ok && draft == ""}
 			if st.ok {
-				st.text = strings.TrimSpace(vault.ReadableText(vault.ClipTokens(text, embedTokens)))
+				st.text = strings.TrimSpace(markdown.ReadableText(markdown.ClipTokens(text, embedTokens)))
 			}
 			shown[key] = st
 		}
-		if !st.ok || st.text == "" || vault.SelfEmbed(st.from, st.target, path, heading) {
+		if !st.ok || st.text == "" || markdown.SelfEmbed(st.from, st.target, path, heading) {
 			continue
 		}
 		parts = append(parts, st.text)
@@ -305,7 +306,7 @@ func (ix *Index) writeEmbedded(ctx context.Context, updates []embedUpdate) error
 		_ = json.Unmarshal([]byte(u.hp), &hp)
 		// The model embeds what the index finds the unit by: its readable
 		// text and what its embeds show (vectors.go).
-		eh := embedHash(u.title, hp, vault.HashBytes([]byte(bodyText(vault.ReadableText(u.content), u.embedded))))
+		eh := embedHash(u.title, hp, vault.HashBytes([]byte(bodyText(markdown.ReadableText(u.content), u.embedded))))
 		if err := exec("UPDATE units SET embedded = ?, embed_hash = ?, embed_key = ? WHERE uid = ?",
 			u.embedded, hashBlob(eh), int64(embedKey(eh)), u.uid); err != nil {
 			return err
@@ -315,7 +316,7 @@ func (ix *Index) writeEmbedded(ctx context.Context, updates []embedUpdate) error
 		}
 		if err := exec("INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)",
 			u.uid, tokenize.Text(u.path), tokenize.Text(u.title), tokenize.Text(u.meta), tokenize.Text(strings.Join(hp, " ")),
-			tokenize.Text(bodyText(vault.ReadableText(u.content), u.embedded))); err != nil {
+			tokenize.Text(bodyText(markdown.ReadableText(u.content), u.embedded))); err != nil {
 			return err
 		}
 		if err := exec("INSERT INTO unit_log(uid, added) VALUES (?, 0), (?, 1)", u.uid, u.uid); err != nil {

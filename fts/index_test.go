@@ -540,7 +540,7 @@ func TestLinks_AFileInTheLinkingNotesFolderFirst(t *testing.T) {
 		"y/Guide.md": "# Guide of y\n\nthe y guide\n",
 		"y/links.md": "# Links in y\n\n[[Guide]]\n",
 		// Markdown links by a bare file name resolve the same way
-		// (vault.MarkdownTargets), not only beside the linking note.
+		// (markdown.MarkdownTargets), not only beside the linking note.
 		"bb/md.md": "# Md in bb\n\n[home](Home.md)\n",
 		"c/md.md":  "# Md in c\n\n[home](Home.md)\n",
 		"y/md.md":  "# Md in y\n\n[guide](Guide.md)\n",

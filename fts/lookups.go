@@ -113,7 +113,7 @@ func args(parts ...[]any) []any {
 // as links compare names (vault.NameKey), best first by the tie rule links
 // use (vault/linknames.go), at most three. Each note comes as its first
 // section that says something (a preamble of badges and comments does not:
-// vault.SaysNothing), else its first.
+// markdown.SaysNothing), else its first.
 func (l Lookups) Exact(ctx context.Context, q, project string) ([]Unit, error) {
 	ix := l.ix
 	key := vault.NameKey(q)
@@ -394,7 +394,7 @@ type Unit struct {
 	Start, End int
 	RID        int64
 	// Bare: the unit shows a reader nothing but its heading (comments,
-	// pictures, embeds of attachments; vault.SaysNothing at indexing).
+	// pictures, embeds of attachments; markdown.SaysNothing at indexing).
 	Bare   bool
 	fspath string // where its note is in the working tree (texts.go)
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
@@ -479,7 +480,7 @@ func (m *memIndex) addChunk(ctx context.Context, chunk []memRaw) error {
 				_ = json.Unmarshal([]byte(r.hp), &hp)
 				u := memUnit{uid: r.uid, key: r.key, emb: embedKey(r.emb), res: r.res.res}
 				u.count(freq, [5][]string{r.res.path, r.res.title, r.res.meta,
-					memo.List(strings.Join(hp, " ")), memo.List(bodyText(vault.ReadableText(r.content), r.embedded))})
+					memo.List(strings.Join(hp, " ")), memo.List(bodyText(markdown.ReadableText(r.content), r.embedded))})
 				out[i] = u
 			}
 		}(w)

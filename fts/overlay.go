@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -160,7 +161,7 @@ func prepareOverlay(drafts []OverlayDraft) [][]*change {
 				continue
 			}
 			c := &change{stat: vault.FileStat{Path: f.Path, Size: int64(len(f.Data))}, hash: vault.HashBytes(f.Data)}
-			if err := vault.CheckContent(f.Path, f.Data); err != nil {
+			if err := markdown.CheckContent(f.Path, f.Data); err != nil {
 				c.skip = vault.Message(err)
 			} else {
 				prepareData(c, f.Data, nil)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
@@ -541,7 +542,7 @@ func prepareData(c *change, data []byte, memo tokenize.Memo) {
 	c.res, c.parsed = r, true
 	if bytes.Contains(data, []byte("![")) {
 		for _, u := range r.Units {
-			if len(vault.Embeds(u.Content)) > 0 { // not in code or comments, not of attachments
+			if len(markdown.Embeds(u.Content)) > 0 { // not in code or comments, not of attachments
 				c.embeds = true
 				break
 			}
@@ -552,7 +553,7 @@ func prepareData(c *change, data []byte, memo tokenize.Memo) {
 	c.prepared = make([]preparedUnit, len(r.Units))
 	for i, u := range r.Units {
 		hp, _ := json.Marshal(u.HeadingPath)
-		readable, readableHash := vault.ReadableText(u.Content), u.ContentHash
+		readable, readableHash := markdown.ReadableText(u.Content), u.ContentHash
 		if readable != u.Content {
 			readableHash = vault.HashBytes([]byte(readable))
 		}
@@ -566,8 +567,8 @@ func prepareData(c *change, data []byte, memo tokenize.Memo) {
 	}
 }
 
-// parseNote is vault.Parse; containment tests make it panic on one file.
-var parseNote = vault.Parse
+// parseNote is markdown.Parse; containment tests make it panic on one file.
+var parseNote = markdown.Parse
 
 // metaText is the text of a resource's FTS meta column.
 func metaText(r *vault.Resource) string {

@@ -12,6 +12,7 @@ import (
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -63,7 +64,7 @@ func (ix *Index) embedder() embed.Embedder { return ix.emb }
 
 // embedInput is the text the model embeds for a unit: the note's title and
 // the unit's heading path on the first line, then the unit's text as a
-// reader reads it (vault.ReadableText: no comments, link destinations or
+// reader reads it (markdown.ReadableText: no comments, link destinations or
 // HTML tags), so a section is understood in its note's context (and a chunk
 // without its heading line still carries it).
 func embedInput(title string, headingPath []string, content string) string {
@@ -227,7 +228,7 @@ func (ix *Index) unitInputs(ctx context.Context, uids []int64) (hashes, texts []
 		}
 		var path []string
 		json.Unmarshal([]byte(hp), &path)
-		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, bodyText(vault.ReadableText(content), embedded)))
+		hashes, texts = append(hashes, h), append(texts, embedInput(title, path, bodyText(markdown.ReadableText(content), embedded)))
 	}
 	return hashes, texts, stale, translate(rows.Err())
 }

@@ -50,7 +50,7 @@ func TestEmbedHashNamesEmbedInput(t *testing.T) {
 }
 
 // The model embeds a section as a reader reads it: no link destinations,
-// no comments (vault.ReadableText); a section without them keeps the embed
+// no comments (markdown.ReadableText); a section without them keeps the embed
 // hash it had, so its vector is kept.
 func TestEmbedInput_IsTheReadableText(t *testing.T) {
 	t.Parallel()

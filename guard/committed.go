@@ -11,6 +11,7 @@ import (
 
 	"github.com/lore-memory/lore/internal/gitcli"
 	"github.com/lore-memory/lore/internal/within"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -52,7 +53,7 @@ func Committed(ctx context.Context, v *vault.Vault, src []Source) (out []Source,
 		if err != nil {
 			continue // not in the org ref: an uncommitted note's rules do not apply
 		}
-		r, err := vault.Parse(p, data)
+		r, err := markdown.Parse(p, data)
 		if err != nil || (len(r.Rules) == 0 && r.Front.Tier == "") {
 			continue
 		}

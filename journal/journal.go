@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/lore-memory/lore/internal/lazyre"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -388,7 +389,7 @@ func (j *Journal) Remember(ctx context.Context, in RememberInput) (Remembered, e
 		front["source"] = *in.Source
 	}
 	title := strings.Join(kws[:min(3, len(kws))], " · ")
-	body := vault.FrontmatterBlock(front, "namespace", "keywords", "occurred_at", "recorded_at", "importance", "source") + "# " + title + "\n\n" + strings.TrimSpace(in.Slice) + "\n" + diaryHeading + "\n" + strings.TrimSpace(in.Diary) + "\n"
+	body := markdown.FrontmatterBlock(front, "namespace", "keywords", "occurred_at", "recorded_at", "importance", "source") + "# " + title + "\n\n" + strings.TrimSpace(in.Slice) + "\n" + diaryHeading + "\n" + strings.TrimSpace(in.Diary) + "\n"
 	base := fmt.Sprintf("%s%s/%s-%s", folder(in.Namespace), now.Format("2006"), now.Format("2006-01-02"), slugOf(kws[0], now))
 	desc := firstSentence(in.Slice)
 	// Every remember is kept: a name another memory took in the same

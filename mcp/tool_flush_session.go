@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -104,7 +105,7 @@ func (s *Server) flushSession(ctx context.Context, raw []byte) (any, error) {
 	if len(superseded) > 0 {
 		front["supersedes"] = superseded
 	}
-	body := vault.FrontmatterBlock(front, keys...) + "# " + in.Title + "\n\n" + strings.TrimSpace(in.Content) + "\n"
+	body := markdown.FrontmatterBlock(front, keys...) + "# " + in.Title + "\n\n" + strings.TrimSpace(in.Content) + "\n"
 	if len(in.RelatedNotes) > 0 {
 		body += "\n## Related\n\n"
 		for _, r := range in.RelatedNotes {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lore-memory/lore/internal/lazyre"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -169,7 +170,7 @@ func (sk Skill) Body() string {
 
 // Note is the skill as a vault note (frontmatter without id: the store adds it).
 func (sk Skill) Note() string {
-	fm := vault.FrontmatterBlock(map[string]any{"title": sk.Title, "description": sk.Description, "category": sk.Category, "tags": sk.Tags},
+	fm := markdown.FrontmatterBlock(map[string]any{"title": sk.Title, "description": sk.Description, "category": sk.Category, "tags": sk.Tags},
 		"title", "description", "category", "tags")
 	return fm + sk.Body()
 }
@@ -183,7 +184,7 @@ func (sk Skill) SkillFile(target string) string {
 		m["metadata"] = map[string]any{"hermes": map[string]any{"tags": sk.Tags, "related_skills": []string{}}}
 		keys = append(keys, "version", "metadata")
 	}
-	return vault.FrontmatterBlock(m, keys...) + sk.Body()
+	return markdown.FrontmatterBlock(m, keys...) + sk.Body()
 }
 
 // SkillPath is where target keeps the skill, for the user running lore.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
@@ -98,7 +99,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case c.template:
 		c.Outcome = "cut:template"
 		return nil
-	case c.Bare && !vault.ShowsVaultFile(c.Content):
+	case c.Bare && !markdown.ShowsVaultFile(c.Content):
 		c.Outcome = "cut:empty" // only comments and pictures from the web
 		return nil
 	case c.copyOf != nil && strings.HasPrefix(c.copyOf.Outcome, "delivered:"):
@@ -164,7 +165,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 func fragment(action string, u fts.Unit) vault.Fragment {
 	return vault.Fragment{
 		Action: action, UnitKey: u.UnitKey, ContentHash: u.ContentHash, ResourceID: u.ResourceID,
-		Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: vault.ShownHeadings(u.HeadingPath), DraftID: u.DraftID,
+		Scope: u.Scope, Kind: "memory", Path: u.Path, HeadingPath: markdown.ShownHeadings(u.HeadingPath), DraftID: u.DraftID,
 		Content: u.Content, Status: noteStatus(u.Status),
 	}
 }

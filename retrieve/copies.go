@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -201,7 +202,7 @@ func windows(content string, buf []uint64) ([]uint64, []uint64) {
 	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
 	toks := buf[:0]
 	h, in := uint64(offset), false
-	for _, r := range vault.ReadableText(content) {
+	for _, r := range markdown.ReadableText(content) {
 		switch {
 		case r < utf8.RuneSelf:
 			switch c := byte(r); {

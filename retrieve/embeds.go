@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/lore-memory/lore/fts"
-	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/markdown"
 )
 
 // An embed (![[note]], ![[note#Heading]], ![[note#^block]]) shows the text
@@ -30,11 +30,11 @@ func (p *Pipeline) withEmbeds(ctx context.Context, u fts.Unit, project string, p
 
 // embedSource finds the text an embed names (fts.Lookups is one).
 type embedSource interface {
-	EmbedShown(ctx context.Context, e vault.Embed, project, src string) (target, text, path, draft string, ok bool, err error)
+	EmbedShown(ctx context.Context, e markdown.Embed, project, src string) (target, text, path, draft string, ok bool, err error)
 }
 
 func expandEmbeds(ctx context.Context, src embedSource, content, path string, heading []string, project string, published bool) (string, error) {
-	embeds := vault.Embeds(content)
+	embeds := markdown.Embeds(content)
 	if len(embeds) == 0 {
 		return content, nil
 	}
@@ -48,13 +48,13 @@ func expandEmbeds(ctx context.Context, src embedSource, content, path string, he
 		if err != nil {
 			return "", err
 		}
-		if !ok || strings.TrimSpace(text) == "" || vault.SelfEmbed(from, target, path, heading) || (published && draft != "") {
+		if !ok || strings.TrimSpace(text) == "" || markdown.SelfEmbed(from, target, path, heading) || (published && draft != "") {
 			continue
 		}
 		done++
 		b.WriteString(content[last:e.End])
 		b.WriteString("\n")
-		b.WriteString(quote(vault.ClipTokens(text, embedTokens)))
+		b.WriteString(quote(markdown.ClipTokens(text, embedTokens)))
 		if rest := content[e.End:]; strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\n\n") && strings.TrimSpace(rest) != "" {
 			b.WriteString("\n") // the quote ends before what follows
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -100,7 +101,7 @@ func TestActivate_EmbedsDeliverTheirText(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("word ", 2000)
-	if got := vault.ClipTokens(long, embedTokens); !strings.HasSuffix(got, " …") || len(got) >= len(long) {
+	if got := markdown.ClipTokens(long, embedTokens); !strings.HasSuffix(got, " …") || len(got) >= len(long) {
 		t.Errorf("a long embed is not bounded: %d of %d bytes", len(got), len(long))
 	}
 }

@@ -3,8 +3,8 @@ package retrieve
 import (
 	"strings"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
-	"github.com/lore-memory/lore/vault"
 )
 
 // A list of links points: a roundup's "- [[obsidian-dropbox-backups|Obsidian
@@ -19,9 +19,9 @@ import (
 
 // voteWeight is how many votes the note of c, a note at the top of the list,
 // gives each note it links to: 1, and up to 2 when c is a list of links
-// (vault.LinkListShare), unless the question names that list (namesList).
+// (markdown.LinkListShare), unless the question names that list (namesList).
 func voteWeight(c *candidate, queryPlurals map[string]bool) float64 {
-	d := vault.LinkListShare(c.Content)
+	d := markdown.LinkListShare(c.Content)
 	if d == 0 || namesList(queryPlurals, c) {
 		return 1
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -168,7 +169,7 @@ func FuzzLinkListShare(f *testing.F) {
 	f.Add("%%\n- [[x]]\n```\n1) [a](b)\n", "OCR Plugins")
 	f.Add("#\n#######\n1.\n- \n* [[", "ßüs plugins's")
 	f.Fuzz(func(t *testing.T, md, q string) {
-		if d := vault.LinkListShare(md); d < 0 || d > 1 || d != d {
+		if d := markdown.LinkListShare(md); d < 0 || d > 1 || d != d {
 			t.Fatalf("LinkListShare(%q) = %v", md, d)
 		}
 		for w := range sPlurals(q) {

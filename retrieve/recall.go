@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
@@ -26,7 +27,7 @@ func (p *Pipeline) Recall(ctx context.Context, q, mode, project string, limit in
 			continue
 		}
 		seen[c.RID] = true
-		h := vault.RecallHit{ResourceID: c.ResourceID, Path: c.Path, Title: c.Title, Score: c.Final, Snippet: Snippet(vault.ReadableText(c.Content), words, 160), DraftID: c.DraftID}
+		h := vault.RecallHit{ResourceID: c.ResourceID, Path: c.Path, Title: c.Title, Score: c.Final, Snippet: Snippet(markdown.ReadableText(c.Content), words, 160), DraftID: c.DraftID}
 		var err error
 		if h.Tier, err = p.look.Tier(ctx, c.RID); err != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/fts"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -68,7 +69,7 @@ func (p *Pipeline) recordRun(ctx context.Context, rec runRecord, at time.Time) (
 		s := c.stages
 		s.VectorScore, s.Fused, s.LinkBonus, s.Final = round4(s.VectorScore), round6(s.Fused), round6(s.LinkBonus), round6(s.Final)
 		rec.Ranked = append(rec.Ranked, runCandidate{
-			Rank: i + 1, UnitKey: c.UnitKey, Path: c.Path, HeadingPath: vault.ShownHeadings(c.HeadingPath), Status: c.Status,
+			Rank: i + 1, UnitKey: c.UnitKey, Path: c.Path, HeadingPath: markdown.ShownHeadings(c.HeadingPath), Status: c.Status,
 			Tokens: c.Tokens, stages: s,
 		})
 	}

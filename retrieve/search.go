@@ -7,6 +7,7 @@ import (
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
@@ -64,7 +65,7 @@ const searchDepth = 160
 // shares (markTemplates): the Obsidian Hub's footer, its badge rows, empty
 // headings held seven of the first nine hits for "encrypt secrets inside
 // my notes"; and the hits that give nothing (bare, showing no file of the
-// vault: vault.ShowsVaultFile; one note's badges alone), as activate's
+// vault: markdown.ShowsVaultFile; one note's badges alone), as activate's
 // assembly does. The first exact of
 // them are the exact stage's, which neither takes out.
 func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
@@ -78,7 +79,7 @@ func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
 	markTemplates(cs)
 	kept := hits[:0]
 	for i, c := range cs {
-		if !c.template && (i < exact || !c.Bare || vault.ShowsVaultFile(c.Content)) {
+		if !c.template && (i < exact || !c.Bare || markdown.ShowsVaultFile(c.Content)) {
 			kept = append(kept, hits[i])
 		}
 	}
@@ -183,15 +184,15 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	out := make([]vault.Hit, len(hits))
 	for i, h := range hits {
 		out[i] = h.Hit
-		out[i].HeadingPath = vault.ShownHeadings(h.HeadingPath)
-		out[i].Snippet = Snippet(vault.ReadableText(h.Content), snip, 200)
+		out[i].HeadingPath = markdown.ShownHeadings(h.HeadingPath)
+		out[i].Snippet = Snippet(markdown.ReadableText(h.Content), snip, 200)
 	}
 	return out, nil
 }
 
 // Snippet returns about width runes of content around the first of the words it
 // finds (case-insensitively), on one line; the start of content when none is found.
-// Search and recall give it a section's readable text (vault.ReadableText):
+// Search and recall give it a section's readable text (markdown.ReadableText):
 // the words a reader reads, not link destinations or comments.
 func Snippet(content string, words []string, width int) string {
 	lower := strings.ToLower(content)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
-	"github.com/lore-memory/lore/vault"
 )
 
 // Which sections of a note to deliver is decided by the sections' own text.
@@ -188,7 +188,7 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 				inHeading[k] = labelTerms(want, acronyms, c.HeadingPath[n-1], inTitle)
 			}
 		}
-		readable := vault.ReadableText(body) // as the index reads it: no URLs, comments or tags
+		readable := markdown.ReadableText(body) // as the index reads it: no URLs, comments or tags
 		count(readable, 1)
 		overview[k] = lead && (isOverview(readable) || fewWords(readable, shortLeadWords) && hasOther(group, c))
 		for i, f := range tf {
@@ -296,9 +296,9 @@ func isOverview(readable string) bool { return aboutTheDocument.MatchString(read
 // a note's lead section usually is. Every section of the note carries the
 // title in its row, so the title's words say which note, not which of its
 // sections: the lead section's heading is not counted as its own words. A
-// title taken from the heading reads its links as shown (vault.LinkText).
+// title taken from the heading reads its links as shown (markdown.LinkText).
 func isTitle(heading, title string) bool {
-	return strings.EqualFold(strings.TrimSpace(vault.LinkText(heading)), strings.TrimSpace(title))
+	return strings.EqualFold(strings.TrimSpace(markdown.LinkText(heading)), strings.TrimSpace(title))
 }
 
 // withoutHeadingLine is a section's text after its first line when that

@@ -272,7 +272,7 @@ func TestIsOverview(t *testing.T) {
 }
 
 // A lead heading is its note's title when the title was read from it: a
-// heading that holds a link titles the note as shown (vault.LinkText).
+// heading that holds a link titles the note as shown (markdown.LinkText).
 func TestIsTitle(t *testing.T) {
 	for _, c := range []struct {
 		heading, title string

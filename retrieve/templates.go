@@ -3,7 +3,7 @@ package retrieve
 import (
 	"strings"
 
-	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/markdown"
 )
 
 // A short text that two notes share word for word is a template, not an
@@ -63,7 +63,7 @@ func templateKey(content string) (string, bool) {
 	if len(content) > templateBytes {
 		return "", false
 	}
-	words := strings.Fields(strings.ToLower(vault.ReadableText(content)))
+	words := strings.Fields(strings.ToLower(markdown.ReadableText(content)))
 	if len(words) > templateWords {
 		return "", false
 	}

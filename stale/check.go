@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5"
 
 	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -127,7 +128,7 @@ func (c *Checker) checkNote(ctx context.Context, notePath string, raw []byte) ([
 		c.mu.Unlock()
 		return e.Findings, e.Cites, nil
 	}
-	r, err := vault.Parse(notePath, raw)
+	r, err := markdown.Parse(notePath, raw)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lore-memory/lore/vault"
+	"github.com/lore-memory/lore/markdown"
 )
 
 // What counts as a citation, and what does not: each form cite.go names
@@ -20,7 +20,7 @@ func TestCite_WhatCounts(t *testing.T) {
 		"read `README`, use `true`, `Merge`, hash `deadbeef1`, `../etc/passwd`, `/etc/passwd`, `1.2.3`.\n" +
 		"[elsewhere](https://github.com/other/repo/blob/main/x.go), plain words like backoffFor.\n" +
 		"```go\nfunc gone() { `sync/fenced.go` }\n```\n"
-	r, err := vault.Parse("notes/sync.md", []byte(note))
+	r, err := markdown.Parse("notes/sync.md", []byte(note))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package vault_test
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/lore-memory/lore/internal/testvault"
@@ -25,19 +24,6 @@ func BenchmarkScan10k(b *testing.B) {
 		files, _, err := v.Scan()
 		if err != nil || len(files) != 10000 {
 			b.Fatal(len(files), err)
-		}
-	}
-}
-
-func BenchmarkParse4KB(b *testing.B) {
-	data, err := os.ReadFile("../testdata/demo-vault/howto/release.md")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	for i := 0; i < b.N; i++ {
-		if _, err := vault.Parse("howto/release.md", data); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

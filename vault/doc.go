@@ -1,8 +1,10 @@
 // Package vault is lore's domain: a vault is a folder of Markdown notes (inside a
-// git repository) with lore.yaml at its root. The package reads it — frontmatter,
-// resources, units (heading sections split into chunks), ids, hashes, wikilinks,
-// path safety, lore.yaml and the workspace binding — and defines the one error type
-// every edge maps. It imports no SQLite, go-git or MCP code; adapters depend on it.
+// git repository) with lore.yaml at its root. The package holds the folder —
+// its walk, path safety, lore.yaml and the workspace binding — and the words
+// a note is read into (Resource, Unit, Link, Frontmatter, RuleSpec, their ids,
+// keys and hashes), and defines the one error type every edge maps. Reading
+// a note's Markdown into those words is package markdown's job. It imports no
+// SQLite, go-git or MCP code; adapters depend on it.
 //
 // It is also where the words of DESIGN.md live as types, so that the edges
 // depend on the domain and not on the index: a resource as load returns it
@@ -26,19 +28,13 @@
 //     by its exact path). When two files claim the same frontmatter id, the one
 //     with the lexically smaller path keeps it and the other is indexed under its
 //     derived id and reported as a problem.
-//   - Units. Every top-level heading starts a section; text before the first
-//     heading is the section "_". A section whose text beyond the heading line is
-//     empty is not a unit (it would deliver only a title). unit_key is
-//     <resource_id>/<heading-slug>/<n>/<chunk>, where n counts earlier sections
-//     with the same slug, so adding or editing one section leaves the keys and
-//     hashes of the others as they were. A section over MaxUnitTokens is split at
-//     paragraph boundaries, then lines, then runes. A unit's content is the exact
-//     byte range of the file, and its content_hash is sha256 over those bytes.
+//   - Units. A note's sections become units (package markdown cuts them);
+//     unit_key is <resource_id>/<heading-slug>/<n>/<chunk> (UnitKey), where n
+//     counts earlier sections with the same slug.
 //   - Paths are vault-relative, '/'-separated and NFC-normalized. Only .md files
 //     are memory; dot-folders (.git, .obsidian, …) are skipped. Containment is
-//     checked with filepath.Rel and files are opened through os.Root, so "..",
+//     checked with internal/within and files are opened through os.Root, so "..",
 //     absolute paths and symlinks out of the vault are refused.
-//   - Bad files never stop indexing: invalid frontmatter leaves the file
-//     searchable as text with the problem recorded; binary, non-UTF-8 and
-//     oversize files are skipped and reported.
+//   - Bad files never stop indexing: a file markdown.Parse refuses is skipped,
+//     and the index reports it as a problem; the others are indexed.
 package vault

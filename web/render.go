@@ -16,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -23,7 +24,7 @@ import (
 // is left out), with Obsidian's wikilinks, and Markdown links and embeds
 // of notes ([x](Note.md), ![](Note.md)), as links to the notes they name
 // (resolved as lore resolves links: title, alias or base name, the same tie
-// rule; a Markdown destination as vault.MarkdownTargets reads it) and
+// rule; a Markdown destination as markdown.MarkdownTargets reads it) and
 // images shown from the vault itself. The page loads a vault
 // image through the API with its token (an <img> cannot send it); a remote
 // image is never loaded (lore serve opens no connection anywhere, and a
@@ -34,7 +35,7 @@ import (
 type resolver func(target string) (id string)
 
 // renderNote renders Markdown for the page; from is the note's path, which
-// its Markdown links are read from (vault.MarkdownTargets).
+// its Markdown links are read from (markdown.MarkdownTargets).
 func renderNote(src, from string, resolve resolver) string {
 	md := goldmark.New(
 		goldmark.WithParserOptions(parser.WithInlineParsers(util.Prioritized(wikiParser{}, 150))),
@@ -91,7 +92,7 @@ func (wikiParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) a
 	n.target, n.heading = strings.TrimSpace(n.target), strings.TrimSpace(n.heading)
 	n.label = strings.TrimSpace(label)
 	if !hasLabel || n.label == "" {
-		n.label = vault.ShownLink(n.target, n.heading)
+		n.label = markdown.ShownLink(n.target, n.heading)
 	}
 	consumed := end + 2
 	if embed {
@@ -115,14 +116,14 @@ func (r *pageRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 }
 
 // note resolves a Markdown link's or embed's destination to the note it
-// names, as Obsidian does (vault.MarkdownTargets): whether it names a note
+// names, as Obsidian does (markdown.MarkdownTargets): whether it names a note
 // at all, the note's id ("" when none is found) and the heading or block.
 func (r *pageRenderer) note(dest string) (isNote bool, id, heading string) {
-	d, ok := vault.NoteLink(dest)
+	d, ok := markdown.NoteLink(dest)
 	if !ok {
 		return false, "", ""
 	}
-	targets := vault.MarkdownTargets(r.from, d)
+	targets := markdown.MarkdownTargets(r.from, d)
 	if len(targets) == 0 {
 		return false, "", ""
 	}

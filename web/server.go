@@ -22,6 +22,7 @@ import (
 	"github.com/lore-memory/lore/eval"
 	"github.com/lore-memory/lore/internal/strictjson"
 	"github.com/lore-memory/lore/internal/termtext"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/stale"
 	"github.com/lore-memory/lore/vault"
 )
@@ -481,7 +482,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := rs[0]
-	body := string(vault.Body([]byte(n.Content)))
+	body := string(markdown.Body([]byte(n.Content)))
 	writeJSON(w, struct {
 		vault.Loaded
 		HTML string `json:"html"`

@@ -1,4 +1,4 @@
-package vault
+package markdown
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // FuzzParse checks that no input crashes Parse and that units always describe
@@ -32,7 +34,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Parse("fuzz/note.md", data)
 		if err != nil {
-			if utf8.Valid(data) && !strings.ContainsRune(string(data), 0) && len(data) <= MaxFileBytes {
+			if utf8.Valid(data) && !strings.ContainsRune(string(data), 0) && len(data) <= vault.MaxFileBytes {
 				t.Fatalf("Parse refused valid text: %v", err)
 			}
 			return
@@ -45,7 +47,7 @@ func FuzzParse(f *testing.F) {
 // its frontmatter), in order and without overlap, each the exact bytes of
 // its range with its own tokens and hash, within the size limit, with
 // unique keys.
-func checkUnits(t testing.TB, name string, data []byte, r *Resource) {
+func checkUnits(t testing.TB, name string, data []byte, r *vault.Resource) {
 	t.Helper()
 	bodyStart := 0
 	if _, start, found, _ := splitFrontmatter(data); found {
@@ -60,14 +62,14 @@ func checkUnits(t testing.TB, name string, data []byte, r *Resource) {
 		if string(data[u.Start:u.End]) != u.Content {
 			t.Fatalf("%s: unit %s content is not its byte range", name, u.Key)
 		}
-		if u.Tokens != EstimateTokens(u.Content) || u.ContentHash != HashBytes([]byte(u.Content)) {
+		if u.Tokens != vault.EstimateTokens(u.Content) || u.ContentHash != vault.HashBytes([]byte(u.Content)) {
 			t.Fatalf("%s: unit %s: tokens %d, hash %s do not describe its content", name, u.Key, u.Tokens, u.ContentHash)
 		}
 		if want := 1 + bytes.Count(data[:u.Start], []byte{'\n'}); u.Line != want {
 			t.Fatalf("%s: unit %s starts on line %d, not %d", name, u.Key, want, u.Line)
 		}
-		if u.Tokens > MaxUnitTokens {
-			t.Fatalf("%s: unit %s: %d tokens, more than %d", name, u.Key, u.Tokens, MaxUnitTokens)
+		if u.Tokens > vault.MaxUnitTokens {
+			t.Fatalf("%s: unit %s: %d tokens, more than %d", name, u.Key, u.Tokens, vault.MaxUnitTokens)
 		}
 		if seen[u.Key] {
 			t.Fatalf("%s: duplicate unit key %s", name, u.Key)

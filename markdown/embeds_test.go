@@ -1,10 +1,12 @@
-package vault
+package markdown
 
 import (
 	"bytes"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // A heading embed shows what Obsidian shows: the heading's section with
@@ -286,7 +288,7 @@ func FuzzEmbeds(f *testing.F) {
 			}
 			for _, l := range e.Links(from) {
 				file, _, _ := strings.Cut(l, "#")
-				if clean, err := CleanPath(file); err != nil || clean != file || !IsMemoryPath(file) {
+				if clean, err := vault.CleanPath(file); err != nil || clean != file || !vault.IsMemoryPath(file) {
 					t.Fatalf("embed %q from %q links %q: not a note's path in the vault (%v)", md[e.Start:e.End], from, l, err)
 				}
 			}

@@ -1,4 +1,4 @@
-package vault
+package markdown
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/lore-memory/lore/internal/lazyre"
+	"github.com/lore-memory/lore/vault"
 )
 
 // section is a heading's byte range in the file (or the preamble's).
@@ -22,9 +23,9 @@ type section struct {
 type parsedBody struct {
 	firstH1  string
 	sections []section
-	links    []Link   // wikilinks
-	mdLinks  []string // local Markdown link destinations, unescaped (resolveMarkdownLinks)
-	mdEmbeds []string // Markdown images of notes: their destinations, unescaped (noteDestination)
+	links    []vault.Link // wikilinks
+	mdLinks  []string     // local Markdown link destinations, unescaped (resolveMarkdownLinks)
+	mdEmbeds []string     // Markdown images of notes: their destinations, unescaped (noteDestination)
 }
 
 var markdown = goldmark.New()
@@ -108,7 +109,7 @@ func parseBody(data []byte, bodyStart int) parsedBody {
 		if target == "" {
 			continue
 		}
-		out.links = append(out.links, Link{Kind: "wikilink", Target: target, Heading: strings.TrimSpace(string(m[3]))})
+		out.links = append(out.links, vault.Link{Kind: "wikilink", Target: target, Heading: strings.TrimSpace(string(m[3]))})
 	}
 	return out
 }

@@ -1,8 +1,10 @@
-package vault
+package markdown
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 func TestRulesFromFrontmatterAndBody(t *testing.T) {
@@ -17,7 +19,7 @@ func TestRulesFromFrontmatterAndBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]RuleSpec{}
+	got := map[string]vault.RuleSpec{}
 	for _, s := range r.Rules {
 		got[s.ID] = s
 	}
@@ -33,7 +35,7 @@ func TestRulesFromFrontmatterAndBody(t *testing.T) {
 	if !strings.Contains(got["both"].Problem, "not both") || !strings.Contains(got["loud"].Problem, "fatal") || got["guard[4]"].Problem == "" {
 		t.Errorf("broken rules: %+v %+v %+v", got["both"], got["loud"], got["guard[4]"])
 	}
-	var body []RuleSpec
+	var body []vault.RuleSpec
 	for _, s := range r.Rules {
 		if s.Form == "body" {
 			body = append(body, s)

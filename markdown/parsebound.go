@@ -1,4 +1,4 @@
-package vault
+package markdown
 
 import (
 	"bytes"

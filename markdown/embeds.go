@@ -1,4 +1,4 @@
-package vault
+package markdown
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // EmbedPart returns the part of a note an embed's anchor names: "" the
@@ -292,8 +294,8 @@ func MarkdownTargets(from, dest string) []string {
 	file, anchor, hasAnchor := strings.Cut(dest, "#")
 	var out []string
 	add := func(p string) {
-		clean, err := CleanPath(p)
-		if err != nil || !IsMemoryPath(clean) || strings.ContainsAny(clean, "#|") {
+		clean, err := vault.CleanPath(p)
+		if err != nil || !vault.IsMemoryPath(clean) || strings.ContainsAny(clean, "#|") {
 			return // a link is "path#heading" (embeds: "path#heading|alias"); a folder named C# cannot be in one
 		}
 		if hasAnchor {
@@ -403,14 +405,14 @@ func SelfEmbed(from, target, path string, heading []string) bool {
 // ClipTokens cuts s to about max estimated tokens, at a line or word break,
 // marking the cut with "…".
 func ClipTokens(s string, max int) string {
-	if EstimateTokens(s) <= max {
+	if vault.EstimateTokens(s) <= max {
 		return s
 	}
 	rs := []rune(s)
 	lo, hi := 0, len(rs)
 	for lo < hi { // the longest prefix within max
 		mid := (lo + hi + 1) / 2
-		if EstimateTokens(string(rs[:mid])) <= max {
+		if vault.EstimateTokens(string(rs[:mid])) <= max {
 			lo = mid
 		} else {
 			hi = mid - 1
