@@ -8,7 +8,7 @@ import (
 )
 
 // unit_log and vec_log record, in order, every unit and every vector added
-// to or deleted from the index; the in-memory copies (memindex.go,
+// to or deleted from the index; the in-memory copies (resident.go,
 // memvec.go) follow them. Both have the columns (seq, <id>, added).
 
 type logEntry struct {

@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/lore-memory/lore/fts/internal/memindex"
 )
 
 // The in-memory copy made beside a cold index. A refresh that fills an index
 // holding no units (the first `lore index`; a rebuild never empties the
 // index, so it makes none) already tokenizes every unit for
 // FTS5; counting those same tokens into a copy of the postings as the
-// batches commit, and saving it (copyfile.go), spares the first server
+// batches commit, and saving it (memindex.Save), spares the first server
 // started afterwards its build: reading and tokenizing every note again,
 // 71 s at 100,000 generated notes on the development machine, while its
 // agent waited.
@@ -27,7 +29,7 @@ import (
 // server applies it, and the copy is saved only if it then holds as many
 // units as the index. TestColdCopy_IsTheCopyABuildMakes compares the two copies.
 type coldCopy struct {
-	m       *memIndex
+	m       *memCopy
 	lastSeq int64 // the unit_log entry the copy reflects
 	batches chan []*change
 	done    chan struct{}
@@ -55,13 +57,10 @@ func (ix *Index) startColdCopy(ctx context.Context, todo []*change) *coldCopy {
 	if err := ix.db.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) FROM units), (SELECT MAX(seq) FROM unit_log)").Scan(&n, &seq); err != nil || n > 0 {
 		return nil
 	}
-	cc := &coldCopy{m: newMemIndex(len(todo) * 4), lastSeq: seq.Int64, batches: make(chan []*change, 1), done: make(chan struct{})}
-	cc.m.spillDir = ix.v.DataDir()
-	rb, err := newRunBuilder(cc.m.spillDir)
-	if err != nil {
+	cc := &coldCopy{m: &memCopy{Index: memindex.New(len(todo)*4, ix.v.DataDir())}, lastSeq: seq.Int64, batches: make(chan []*change, 1), done: make(chan struct{})}
+	if err := cc.m.StartRuns(); err != nil {
 		return nil
 	}
-	cc.m.runs = rb
 	go func() {
 		defer close(cc.done)
 		freq := make(map[string]uint16, 256)
@@ -116,22 +115,22 @@ func (cc *coldCopy) take(batch []*change) bool {
 func (cc *coldCopy) count(batch []*change, freq map[string]uint16) {
 	for _, c := range batch {
 		if r := c.res; r != nil && c.skip == "" {
-			res := &memRes{path: r.Path, project: r.Project}
+			res := &memindex.Res{Path: r.Path, Project: r.Project}
 			for i := range c.prepared {
 				p := &c.prepared[i]
-				u := memUnit{uid: p.uid, key: p.key, emb: embedKey(p.embedHash), res: res}
+				u := memindex.Unit{UID: p.uid, Key: p.key, Emb: embedKey(p.embedHash), Res: res}
 				clear(freq)
 				for col, text := range [5]string{p.ftsPath, p.ftsTitle, p.ftsMeta, p.ftsHdr, p.ftsBody} {
 					for rest := text; rest != ""; { // its tokens, joined by spaces (which no token holds)
 						var t string
 						t, rest, _ = strings.Cut(rest, " ")
 						freq[t] = satAdd(freq[t], columnWeights[col])
-						u.length++
+						u.Length++
 					}
 				}
-				u.fill(freq, cc.toks[:0], cc.freqs[:0]) // add keeps neither buffer
-				cc.m.add(&u)
-				cc.toks, cc.freqs = u.toks, u.freq
+				fillUnit(&u, freq, cc.toks[:0], cc.freqs[:0]) // Add keeps neither buffer
+				cc.m.Add(&u)
+				cc.toks, cc.freqs = u.Toks, u.Freq
 			}
 		}
 		c.res, c.prepared, c.meta = nil, nil, ""
@@ -144,8 +143,8 @@ func (ix *Index) finishColdCopy(ctx context.Context, cc *coldCopy, save bool) {
 	close(cc.batches)
 	<-cc.done
 	m := cc.m
-	defer m.runs.close()
-	if !save || cc.failed || m.endRuns() != nil {
+	defer m.CloseRuns()
+	if !save || cc.failed || m.EndRuns() != nil {
 		return
 	}
 	gen, err := ix.generation(ctx)
@@ -157,14 +156,12 @@ func (ix *Index) finishColdCopy(ctx context.Context, cc *coldCopy, save bool) {
 		return
 	}
 	var n int64
-	if err := ix.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM units").Scan(&n); err != nil || n != m.nLive {
+	if err := ix.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM units").Scan(&n); err != nil || n != m.Live() {
 		return
 	}
-	m.shrink()
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	m.Shrink()
 	beforeColdSave()
-	saveCopy(ctx, ix, m)
+	ix.saveCopy(ctx, m)
 }
 
 // beforeColdSave is called just before a cold index saves its copy; the
@@ -175,23 +172,23 @@ var beforeColdSave = func() {}
 // (path, title, meta, heading, body).
 var columnWeights = [5]uint16{weightPath, weightTitle, weightMeta, weightHeading, weightBody}
 
-// count fills u's distinct tokens, their weighted frequencies and its
+// countUnit fills u's distinct tokens, their weighted frequencies and its
 // length from its five columns' tokens, as FTS5 counts them.
-func (u *memUnit) count(freq map[string]uint16, cols [5][]string) {
+func countUnit(u *memindex.Unit, freq map[string]uint16, cols [5][]string) {
 	clear(freq)
 	for i, ts := range cols {
 		for _, t := range ts {
 			freq[t] = satAdd(freq[t], columnWeights[i])
 		}
-		u.length += int32(len(ts))
+		u.Length += int32(len(ts))
 	}
-	u.fill(freq, make([]string, 0, len(freq)), make([]uint16, 0, len(freq)))
+	fillUnit(u, freq, make([]string, 0, len(freq)), make([]uint16, 0, len(freq)))
 }
 
-// fill sets u's tokens and frequencies from freq, appending to toks and fr.
-func (u *memUnit) fill(freq map[string]uint16, toks []string, fr []uint16) {
+// fillUnit sets u's tokens and frequencies from freq, appending to toks and fr.
+func fillUnit(u *memindex.Unit, freq map[string]uint16, toks []string, fr []uint16) {
 	for t, f := range freq {
 		toks, fr = append(toks, t), append(fr, f)
 	}
-	u.toks, u.freq = toks, fr
+	u.Toks, u.Freq = toks, fr
 }

@@ -1,52 +1,16 @@
 package fts
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"math/rand"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/fts/internal/memindex"
 	"github.com/lore-memory/lore/internal/testvault"
 )
-
-// dumpMem writes out everything a copy holds that a query can see: each
-// live doc (uid, unit key, vector key, resource, length) and each token's
-// postings as (uid, frequency), both in a fixed order.
-func dumpMem(m *memIndex) (docs, postings []string) {
-	for d := range m.docs {
-		if m.lens[d] < 0 {
-			continue
-		}
-		doc := m.docs[d]
-		docs = append(docs, fmt.Sprintf("%d %s %x %+v %d", doc.uid, m.key(int32(d)), doc.emb, *doc.res, m.lens[d]))
-	}
-	sort.Strings(docs)
-	list := func(t string, p *plist) {
-		var ps []string
-		for it := m.terms.iter(p); it.next(); {
-			if m.lens[it.d] >= 0 {
-				ps = append(ps, fmt.Sprintf("%d:%d", m.docs[it.d].uid, it.f))
-			}
-		}
-		if len(ps) > 0 {
-			sort.Strings(ps)
-			postings = append(postings, t+" "+strings.Join(ps, " "))
-		}
-	}
-	for i := range m.terms.ends {
-		list(m.terms.token(i), &m.terms.lists[i])
-	}
-	for t, i := range m.terms.added {
-		list(t, &m.terms.lists[i])
-	}
-	sort.Strings(postings)
-	return docs, postings
-}
 
 func sameLines(t *testing.T, what string, got, want []string) {
 	t.Helper()
@@ -88,7 +52,7 @@ func TestColdCopy_IsTheCopyABuildMakes(t *testing.T) {
 	if st.Added < coldCopyMin {
 		t.Fatalf("the fixture indexed %d files, fewer than a cold copy needs (%d)", st.Added, coldCopyMin)
 	}
-	saved, err := loadCopy(ctx, tv.Ix)
+	saved, err := tv.Ix.loadCopy(ctx)
 	if err != nil {
 		t.Fatalf("the cold index saved no copy that loads: %v", err)
 	}
@@ -99,12 +63,12 @@ func TestColdCopy_IsTheCopyABuildMakes(t *testing.T) {
 	if saved.lastSeq != built.lastSeq {
 		t.Errorf("the saved copy reflects unit_log up to %d, the index holds %d", saved.lastSeq, built.lastSeq)
 	}
-	gotDocs, gotPost := dumpMem(saved)
-	wantDocs, wantPost := dumpMem(built)
+	gotDocs, gotPost := saved.Dump()
+	wantDocs, wantPost := built.Dump()
 	sameLines(t, "docs", gotDocs, wantDocs)
 	sameLines(t, "postings", gotPost, wantPost)
-	if saved.nTokens != built.nTokens || saved.nLive != built.nLive {
-		t.Errorf("statistics: cold copy %d units %d tokens, built %d units %d tokens", saved.nLive, saved.nTokens, built.nLive, built.nTokens)
+	if saved.Length() != built.Length() || saved.Live() != built.Live() {
+		t.Errorf("statistics: cold copy %d units %d tokens, built %d units %d tokens", saved.Live(), saved.Length(), built.Live(), built.Length())
 	}
 	// The embedded text is in both: the guest's words find the host.
 	if !strings.Contains(strings.Join(gotPost, "\n"), "quokka ") {
@@ -149,7 +113,7 @@ func TestColdCopy_AbandonedWhenAnotherWriterCameBetween(t *testing.T) {
 	if batches < 2 {
 		t.Fatalf("the cold index wrote %d batches; the test needs two", batches)
 	}
-	if _, err := os.Stat(copyPath(tv.V.DataDir())); err == nil {
+	if _, err := os.Stat(memindex.Path(tv.V.DataDir())); err == nil {
 		t.Fatal("a copy was saved though another process wrote between the cold index's batches")
 	}
 	next := another(t, tv)
@@ -159,81 +123,5 @@ func TestColdCopy_AbandonedWhenAnotherWriterCameBetween(t *testing.T) {
 	compareScorersSmallAny(t, next)
 	if got := unitsFound(t, next, "rewritten while the cold index ran", ""); !got["a.md#A"] {
 		t.Errorf("the other process's note: found %v", got)
-	}
-}
-
-// Postings gathered in runs and merged make the very vocab that adding
-// them to a vocab and freezing it makes: the same tokens in the same
-// order, the same lists, the same packed bytes. Runs are cut small so that
-// tokens span many of them; frequencies include escaped ones.
-func TestRunBuilderMakesTheFrozenVocab(t *testing.T) {
-	defer func(n int) { runPostings = n }(runPostings)
-	runPostings = 7
-	rnd := rand.New(rand.NewSource(3))
-	toks := []string{"a", "b", "检索", "release", "zeta", "mid", "z", "é"}
-	for i := 0; i < 300; i++ {
-		toks = append(toks, fmt.Sprintf("t%03d", rnd.Intn(500)))
-	}
-	var want vocab
-	rb, err := newRunBuilder(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rb.close()
-	for d := int32(0); d < 2000; d++ {
-		seen := map[string]bool{}
-		for k := rnd.Intn(12); k >= 0; k-- {
-			tok := toks[rnd.Intn(len(toks))]
-			if seen[tok] {
-				continue
-			}
-			seen[tok] = true
-			f := uint16(1 + rnd.Intn(4))
-			if rnd.Intn(50) == 0 {
-				f = uint16(200 + rnd.Intn(1000))
-			}
-			want.add(tok, d, f)
-			rb.add(tok, d, f)
-		}
-		d += int32(rnd.Intn(3)) // gaps of more than one doc
-	}
-	want.freeze(nil, "")
-	got, err := rb.finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rb.spans) < 100 {
-		t.Fatalf("only %d runs: the test proves little", len(rb.spans))
-	}
-	if got.text != want.text {
-		t.Fatal("the tokens' text differs")
-	}
-	if fmt.Sprint(got.ends) != fmt.Sprint(want.ends) || fmt.Sprint(got.lists) != fmt.Sprint(want.lists) {
-		t.Fatal("the tokens' ends or lists differ")
-	}
-	if !bytes.Equal(got.arena, want.arena) {
-		t.Fatalf("the packed postings differ (%d bytes against %d)", len(got.arena), len(want.arena))
-	}
-	if got.mapped == nil {
-		t.Error("the merged vocab is not mapped from a file")
-	}
-}
-
-// A run that cannot be written (here its file is closed under it, as a
-// full disk would refuse it) fails the builder: finish answers an error,
-// never a vocab missing the postings.
-func TestRunBuilder_ARunNotWrittenIsAnError(t *testing.T) {
-	defer func(n int) { runPostings = n }(runPostings)
-	runPostings = 5
-	rb, err := newRunBuilder(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb.f.Close()
-	for d := int32(0); d < 100; d++ {
-		rb.add(fmt.Sprintf("t%d", d%7), d, 1)
-	}
-	if _, err := rb.finish(); err == nil {
-		t.Fatal("finish answered a vocab though no run was written")
 	}
 }

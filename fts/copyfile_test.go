@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/fts/internal/memindex"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
@@ -148,9 +149,9 @@ func TestSavedCopy_AKilledColdIndexLeavesNoWrongCopy(t *testing.T) {
 			t.Fatalf("run %d: the index a killed cold index left does not open: %v", run, err)
 		}
 		next := &testVault{&testvault.Vault[*Index]{T: t, Root: tv.Root, V: tv.V, Ix: ix}}
-		if _, err := os.Stat(copyPath(tv.V.DataDir())); err == nil {
+		if _, err := os.Stat(memindex.Path(tv.V.DataDir())); err == nil {
 			saved++
-			if _, err := loadCopy(ctx, ix); err != nil {
+			if _, err := ix.loadCopy(ctx); err != nil {
 				t.Fatalf("run %d: the copy a killed cold index left is not whole: %v", run, err)
 			}
 		}
@@ -219,7 +220,7 @@ func TestSavedCopy_IsMappedAndFollowsTheLog(t *testing.T) {
 	if !tv.Ix.memFromCopy { // the cold index saved it (coldcopy.go)
 		t.Fatal("the first process built its copy instead of mapping the cold index's")
 	}
-	if _, err := os.Stat(copyPath(tv.V.DataDir())); err != nil {
+	if _, err := os.Stat(memindex.Path(tv.V.DataDir())); err != nil {
 		t.Fatalf("no copy saved: %v", err)
 	}
 	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
@@ -263,12 +264,12 @@ func TestSavedCopy_NotUsedUnlessItIsThisIndexs(t *testing.T) {
 		}},
 		{"a count in its header changed", func(t *testing.T, tv *testVault, path string) {
 			data, _ := os.ReadFile(path)
-			data[pad8(len(copyMagic))+8+64+8*2] ^= 1 // NTokens: what BM25's average length is made of
+			data[memindex.HeaderAt+8+64+8*2] ^= 1 // NTokens: what BM25's average length is made of
 			os.WriteFile(path, data, 0o644)
 		}},
 		{"a count in its header larger than the file", func(t *testing.T, tv *testVault, path string) {
 			data, _ := os.ReadFile(path)
-			binary.LittleEndian.PutUint64(data[pad8(len(copyMagic))+8+64+8*5:], 1<<40) // Docs
+			binary.LittleEndian.PutUint64(data[memindex.HeaderAt+8+64+8*5:], 1<<40) // Docs
 			os.WriteFile(path, data, 0o644)
 		}},
 		{"another vault's", func(t *testing.T, tv *testVault, path string) {
@@ -276,7 +277,7 @@ func TestSavedCopy_NotUsedUnlessItIsThisIndexs(t *testing.T) {
 			if err := other.Ix.Resident().Keep(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(copyPath(other.V.DataDir()))
+			data, err := os.ReadFile(memindex.Path(other.V.DataDir()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -303,7 +304,7 @@ func TestSavedCopy_NotUsedUnlessItIsThisIndexs(t *testing.T) {
 			if err := tv.Ix.Resident().Keep(ctx); err != nil {
 				t.Fatal(err)
 			}
-			path := copyPath(tv.V.DataDir())
+			path := memindex.Path(tv.V.DataDir())
 			c.spoil(t, tv, path)
 			next := another(t, tv)
 			if next.Ix.memFromCopy {
@@ -336,12 +337,12 @@ func TestSavedCopy_AKilledSaveLeavesAWholeCopy(t *testing.T) {
 		time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond)
 		cmd.Process.Kill()
 		cmd.Wait()
-		tmps, _ := filepath.Glob(filepath.Join(tv.V.DataDir(), copyName+".*.tmp"))
+		tmps, _ := filepath.Glob(filepath.Join(tv.V.DataDir(), memindex.FileName+".*.tmp"))
 		if run == 0 {
 			t.Logf("after the first kill: %d temporary files", len(tmps))
 		}
-		if _, err := os.Stat(copyPath(tv.V.DataDir())); err == nil {
-			if _, err := loadCopy(ctx, tv.Ix); err != nil {
+		if _, err := os.Stat(memindex.Path(tv.V.DataDir())); err == nil {
+			if _, err := tv.Ix.loadCopy(ctx); err != nil {
 				t.Fatalf("run %d: the copy a killed save left is not whole: %v", run, err)
 			}
 		}
@@ -407,7 +408,7 @@ func TestSavedCopy_NoneSavedWhileANoteChangedBehindTheIndex(t *testing.T) {
 	if err := tv.Ix.Resident().Keep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(copyPath(tv.V.DataDir())); err == nil {
+	if _, err := os.Stat(memindex.Path(tv.V.DataDir())); err == nil {
 		t.Error("a copy was saved that lacks a.md's text")
 	}
 	got := unitsFound(t, tv, "badger digs", "")

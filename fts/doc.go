@@ -2,11 +2,12 @@
 // SQLite file (WAL mode) in the vault's git directory, with the schema
 // applied by embedded, numbered migrations; incremental indexing and the
 // freshness check; the change logs that let several processes share the
-// file; the Drafts' overlay rows;
-// the vectors; and the in-memory copies of the postings and of the vectors'
-// sign bits. It must not write the vault: the index is derived data, and an
-// index lore cannot use (another format, damaged) is set aside and built
-// anew from the notes; one that cannot be written is read as it is.
+// file; the Drafts' overlay rows; the vectors; and the upkeep of the
+// in-memory copies of the postings (package fts/internal/memindex) and of
+// the vectors' sign bits (package fts/internal/signbits). It must not write
+// the vault: the index is derived data, and an index lore cannot use
+// (another format, damaged) is set aside and built anew from the notes; one
+// that cannot be written is read as it is.
 //
 // What it offers the retrieval pipeline (package retrieve) are lookups
 // (lookups.go: units by exact name, by BM25 over tokens, by vector, by id
@@ -28,10 +29,10 @@
 // (vectors.go), its in-memory side Resident(), and what ranking and the
 // edges read goes through Lookups() and Records(). The lexical stage has
 // two engines behind one interface (engine.go): FTS5 in SQL, and the
-// in-memory copy of its scorer (memindex.go, postings.go, vocab.go,
-// spill.go, doctable.go; memvec.go with package fts/internal/signbits for
-// the vectors' sign bits), held to the
-// same scores by a test.
+// in-memory copy of its scorer (package fts/internal/memindex, kept
+// current by resident.go and coldcopy.go; memvec.go with package
+// fts/internal/signbits for the vectors' sign bits), held to the same
+// scores by a test.
 //
 // Each decision, with the figures it was made on, is in docs/decisions:
 // query-or-and-column-weights.md,

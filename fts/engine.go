@@ -13,9 +13,8 @@ import (
 //   - FTS5's bm25() over the SQL index (lookups.go), which one-shot
 //     commands use, and a server until its copy is built;
 //   - the in-memory copy of FTS5's scorer that a long-running process
-//     keeps (memindex.go: the copy and its upkeep from the change logs;
-//     postings.go, vocab.go, doctable.go, spill.go: its parts; memvec.go
-//     and fts/internal/signbits:
+//     keeps (package fts/internal/memindex: the copy; resident.go: its
+//     upkeep from the change logs; memvec.go and fts/internal/signbits:
 //     the vectors' sign bits beside it).
 //
 // Both answer one call, lexical.bm25; Lookups.BM25 takes whichever this
@@ -35,11 +34,11 @@ func (e sqlLexical) bm25(ctx context.Context, ts []string, project string, limit
 // memLexical is the in-memory engine.
 type memLexical struct {
 	ix *Index
-	m  *memIndex
+	m  *memCopy
 }
 
 func (e memLexical) bm25(ctx context.Context, ts []string, project string, limit int) ([]Unit, error) {
-	return e.ix.memHits(ctx, e.m.search(ts, project, limit))
+	return e.ix.memHits(ctx, e.m.Search(ts, memView(project), limit))
 }
 
 // lexicalEngine returns the engine this process answers the lexical stage

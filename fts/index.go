@@ -45,10 +45,10 @@ type Index struct {
 	cold, coldDone *coldCopy
 
 	memMu       sync.Mutex  // guards mem, vecs and keepMem
-	mem         *memIndex   // in-memory postings (memindex.go); nil: FTS5 scores
+	mem         *memCopy    // in-memory postings (resident.go); nil: FTS5 scores
 	vecs        *memVectors // in-memory sign bits (memvec.go); nil: sqlite-vec's k-NN
 	keepMem     bool        // KeepInMemory was called
-	memFromCopy bool        // mem was mapped from a saved copy (copyfile.go)
+	memFromCopy bool        // mem was mapped from a saved copy (memindex.Load)
 
 	stateGC atomic.Int64 // when this process last deleted expired activation states (Unix seconds)
 

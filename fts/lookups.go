@@ -14,6 +14,7 @@ import (
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
+	"github.com/lore-memory/lore/fts/internal/memindex"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -35,7 +36,7 @@ type Weights struct {
 // columnWeights are the integer BM25 weights of the FTS columns: a match in
 // the path or title says more than one in the body (tuned on SciFact and the
 // demo vault; see the package doc). They are constants, and integers, because
-// the in-memory scorer keeps weighted term counts as uint16 (memindex.go):
+// the in-memory scorer keeps weighted term counts as uint16 (package memindex):
 // one set of weights, which the two scorers cannot disagree on.
 const (
 	weightPath    = 8
@@ -80,6 +81,14 @@ func visibleTo(project string) (string, []any) {
 
 // publishedPrefix starts a view name that no project has (publishedView).
 const publishedPrefix = "\x00published:"
+
+// memView is visibleTo's project argument as the in-memory copy reads it.
+func memView(project string) memindex.View {
+	if p, ok := strings.CutPrefix(project, publishedPrefix); ok {
+		return memindex.View{Project: p, Published: true}
+	}
+	return memindex.View{Project: project}
+}
 
 // notJournal is true of a resource outside the journal's folder
 // (vault.JournalFolder); substr, not LIKE, which ignores case.
@@ -204,7 +213,7 @@ func idList(uids []int64) string {
 // BM25 runs the lexical stage over an OR of the query tokens ts
 // (QueryTerms). Scores are
 // FTS5's bm25 negated (higher is better), from the in-memory postings when
-// this process keeps them (the same scores; see memindex.go).
+// this process keeps them (the same scores; see package memindex).
 func (l Lookups) BM25(ctx context.Context, ts []string, project string, limit int) ([]Unit, error) {
 	e, err := l.ix.lexicalEngine(ctx)
 	if err != nil {
@@ -214,13 +223,13 @@ func (l Lookups) BM25(ctx context.Context, ts []string, project string, limit in
 }
 
 // memHits reads the rows of the in-memory scorer's winners, in its order.
-func (ix *Index) memHits(ctx context.Context, found []memHit) ([]Unit, error) {
+func (ix *Index) memHits(ctx context.Context, found []memindex.Hit) ([]Unit, error) {
 	if len(found) == 0 {
 		return nil, nil
 	}
 	uids := make([]int64, len(found))
 	for i, f := range found {
-		uids[i] = f.uid
+		uids[i] = f.UID
 	}
 	units, err := ix.Lookups().Units(ctx, uids)
 	if err != nil {
@@ -232,11 +241,11 @@ func (ix *Index) memHits(ctx context.Context, found []memHit) ([]Unit, error) {
 	}
 	out := make([]Unit, 0, len(found))
 	for _, f := range found {
-		h, ok := byUID[f.uid]
+		h, ok := byUID[f.UID]
 		if !ok { // deleted since the postings were brought up to date
 			continue
 		}
-		h.Stage, h.Score = "bm25", f.score
+		h.Stage, h.Score = "bm25", f.Score
 		out = append(out, h)
 	}
 	// The winners are chosen by (score, uid), then listed by (score,

@@ -16,7 +16,7 @@ import (
 // sqlite-vec's own cosine distance, so similarities are the very numbers the
 // SQL path computes; the units that carry each vector, their visibility and
 // their order (distance, then unit_key) come from the postings' doc table
-// (memIndex.vectorUnits), as the SQL path's join would give them. Only which
+// (memindex.Index.VectorUnits), as the SQL path's join would give them. Only which
 // vectors tie at the cut-off of the first pass may differ.
 //
 // The copy follows vec_log (vectors stored and deleted, in order) as the
@@ -138,13 +138,6 @@ func (ix *Index) memVectorsFor(ctx context.Context) (*memVectors, error) {
 		ix.vecs = mv
 	}
 	return ix.vecs, nil
-}
-
-// neighbour is one vector of the first pass, rescored.
-type neighbour struct {
-	rowid int64
-	emb   uint64
-	dist  float64 // sqlite-vec's cosine distance
 }
 
 // embOf returns the embedKey of the vector rowid (0 when unknown).

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/fts/internal/memindex"
 	"github.com/lore-memory/lore/tokenize"
 )
 
@@ -25,7 +26,7 @@ func heapLive() uint64 {
 
 // keptCopy returns a generated vault of n notes (seed) whose index keeps
 // its copies in memory, and the postings' copy.
-func keptCopy(t *testing.T, n int, seed int64) (*testVault, *memIndex) {
+func keptCopy(t *testing.T, n int, seed int64) (*testVault, *memCopy) {
 	t.Helper()
 	tv := newTestVault(t, map[string]string{})
 	if _, err := synth.GenerateVault(tv.Root, n, seed); err != nil {
@@ -50,20 +51,19 @@ func keptCopy(t *testing.T, n int, seed int64) (*testVault, *memIndex) {
 func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
 	tv, m := keptCopy(t, 1500, 5)
 	ctx := context.Background()
-	if m.terms.mapped == nil || m.keys.mapped == nil {
-		t.Fatalf("the frozen part is not mapped: tokens %v, unit keys %v", m.terms.mapped != nil, m.keys.mapped != nil)
+	toks, keys, n := m.Mapped()
+	if !toks || !keys {
+		t.Fatalf("the frozen part is not mapped: tokens %v, unit keys %v", toks, keys)
 	}
-	frozen := uint64(len(m.terms.arena) + len(m.terms.text) + 4*len(m.terms.ends))
+	frozen := uint64(n)
 	if frozen < 1<<20 {
 		t.Fatalf("only %d frozen bytes: too few to tell", frozen)
 	}
 	mapped := heapLive()
 
-	m.mu.Lock()
-	m.terms.freeze(nil, "")
-	m.mu.Unlock()
+	m.Refreeze(true)
 	inHeap := heapLive()
-	if m.terms.mapped != nil {
+	if toks, _, _ := m.Mapped(); toks {
 		t.Fatal("a freeze without a folder kept a mapping")
 	}
 	if inHeap < mapped+frozen*9/10 {
@@ -71,9 +71,7 @@ func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
 	}
 
 	// Back to a mapping, then edits and a freeze while mapped.
-	m.mu.Lock()
-	m.terms.freeze(nil, m.spillDir)
-	m.mu.Unlock()
+	m.Refreeze(false)
 	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
 	os.Remove(filepath.Join(tv.Root, "bench/000/note-000002.md"))
 	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
@@ -82,9 +80,7 @@ func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
 	if m, _ = tv.Ix.memFor(ctx); m == nil {
 		t.Fatal("the copy went away")
 	}
-	m.mu.Lock()
-	m.terms.freeze(nil, m.spillDir)
-	m.mu.Unlock()
+	m.Refreeze(false)
 	compareScorers(t, tv, []string{""})
 	checkKeys(t, tv, m)
 
@@ -99,24 +95,9 @@ func TestSpill_FrozenPostingsLeaveTheHeap(t *testing.T) {
 	}
 }
 
-// TestSpill_UnwritableFolderKeepsTheHeapCopy checks that a freeze that
-// cannot write its file keeps the frozen part in the heap, whole.
-func TestSpill_UnwritableFolderKeepsTheHeapCopy(t *testing.T) {
-	ends := []uint32{3, 7}
-	text, arena := "catdogs", []byte{1, 2, 3, 4}
-	m, e, tx, a, ok := spillFrozen(filepath.Join(t.TempDir(), "missing"), ends, text, arena)
-	if ok || m != nil || len(e) != 2 || e[1] != 7 || tx != text || string(a) != string(arena) {
-		t.Fatalf("spill into a missing folder: %v %v %q %v %v", m, e, tx, a, ok)
-	}
-	m, e, tx, a, ok = spillFrozen(t.TempDir(), ends, text, arena)
-	if !ok || m == nil || len(e) != 2 || e[0] != 3 || e[1] != 7 || tx != text || string(a) != string(arena) {
-		t.Fatalf("spill: %v %v %q %v %v", m, e, tx, a, ok)
-	}
-}
-
 // checkKeys checks that every live doc's unit_key, from the mapped arena or
 // its tail, is the one the index holds for its uid.
-func checkKeys(t *testing.T, tv *testVault, m *memIndex) {
+func checkKeys(t *testing.T, tv *testVault, m *memCopy) {
 	t.Helper()
 	rows, err := tv.Ix.db.Query("SELECT uid, unit_key FROM units")
 	if err != nil {
@@ -130,17 +111,17 @@ func checkKeys(t *testing.T, tv *testVault, m *memIndex) {
 		if err := rows.Scan(&uid, &key); err != nil {
 			t.Fatal(err)
 		}
-		d, ok := m.byUID.find(uint64(uid))
+		got, ok := m.KeyOf(uid)
 		if !ok {
 			t.Fatalf("uid %d is not in the copy", uid)
 		}
-		if got := m.key(d); got != key {
+		if got != key {
 			t.Fatalf("uid %d: key %q, want %q", uid, got, key)
 		}
 		n++
 	}
-	if n == 0 || int64(n) != m.nLive {
-		t.Fatalf("%d units, %d live in the copy", n, m.nLive)
+	if n == 0 || int64(n) != m.Live() {
+		t.Fatalf("%d units, %d live in the copy", n, m.Live())
 	}
 }
 
@@ -174,7 +155,7 @@ func TestKeepInMemory_OneIdleConnection(t *testing.T) {
 // copy's load that used them: a server keeps its index for hours.
 func TestMemos_LastOneLoad(t *testing.T) {
 	tv, m := keptCopy(t, 700, 9)
-	if m.nLive < memoChunk {
+	if m.Live() < memoChunk {
 		t.Fatalf("copy %v: too small to load through memos", m)
 	}
 	if tv.Ix.memos != nil || m.memos != nil {
@@ -187,7 +168,7 @@ func TestMemos_LastOneLoad(t *testing.T) {
 // the old one): a reader must never see bytes of a mapping that is gone.
 func TestSpill_QueriesWhileFreezing(t *testing.T) {
 	_, m := keptCopy(t, 300, 11)
-	want := m.search(tokenize.QueryTerms("release deploy rollback cache"), "", 10)
+	want := m.Search(tokenize.QueryTerms("release deploy rollback cache"), memindex.View{}, 10)
 	if len(want) == 0 {
 		t.Fatal("the query finds nothing")
 	}
@@ -202,7 +183,7 @@ func TestSpill_QueriesWhileFreezing(t *testing.T) {
 					return
 				default:
 				}
-				got := m.search(tokenize.QueryTerms("release deploy rollback cache"), "", 10)
+				got := m.Search(tokenize.QueryTerms("release deploy rollback cache"), memindex.View{}, 10)
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					errs <- fmt.Sprintf("during freezes: %v, want %v", got, want)
 					return
@@ -211,9 +192,7 @@ func TestSpill_QueriesWhileFreezing(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 40; i++ {
-		m.mu.Lock()
-		m.terms.freeze(nil, m.spillDir)
-		m.mu.Unlock()
+		m.Refreeze(false)
 		runtime.GC()
 	}
 	close(done)

@@ -12,6 +12,7 @@ import (
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/fts/internal/memindex"
 	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
@@ -315,7 +316,7 @@ func (l Lookups) Nearest(ctx context.Context, qv []float32, project string, k in
 	}
 	first := `SELECT rowid, distance FROM unit_vec WHERE embedding MATCH ? AND k = ?`
 	kk := k
-	// With both in-memory copies (memvec.go, memindex.go): the first pass
+	// With both in-memory copies (memvec.go, resident.go): the first pass
 	// in memory, the rescoring in SQL, the units carrying each vector from
 	// the postings' doc table.
 	mv, err := ix.memVectorsFor(ctx)
@@ -372,7 +373,7 @@ func NotReady(err error) error {
 
 // rescore computes sqlite-vec's cosine distance for the first pass's
 // vectors (ids) and hands them to the in-memory doc table.
-func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memVectors, m *memIndex, project string, limit int) ([]Neighbor, error) {
+func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memVectors, m *memCopy, project string, limit int) ([]Neighbor, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -386,19 +387,25 @@ func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memV
 		return nil, translate(fmt.Errorf("vector search: %w", err))
 	}
 	defer rows.Close()
-	var ns []neighbour
+	var ns []memindex.Neighbour
 	for rows.Next() {
-		var n neighbour
-		if err := rows.Scan(&n.rowid, &n.dist); err != nil {
+		var rowid int64
+		var n memindex.Neighbour // Dist: sqlite-vec's cosine distance
+		if err := rows.Scan(&rowid, &n.Dist); err != nil {
 			return nil, err
 		}
-		n.emb = mv.embOf(n.rowid)
+		n.Emb = mv.embOf(rowid)
 		ns = append(ns, n)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, translate(err)
 	}
-	return m.vectorUnits(ns, project, limit), nil
+	found := m.VectorUnits(ns, memView(project), limit)
+	out := make([]Neighbor, len(found))
+	for i, f := range found {
+		out[i] = Neighbor{UID: f.UID, Similarity: 1 - f.Dist}
+	}
+	return out, nil
 }
 
 // Vectors is the index's embedding side: the model it embeds with and the

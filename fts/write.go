@@ -118,7 +118,7 @@ func (w *writer) beginInserts() error {
 }
 
 // finishInserts writes the transaction's links, and its inserted units into
-// unit_log (for the in-memory copies, memindex.go): one statement each, not
+// unit_log (for the in-memory copies, resident.go): one statement each, not
 // one a row. (A statement that writes many rows must come last: it opens a
 // statement savepoint, at which FTS5 writes out its pending terms.)
 func (w *writer) finishInserts() error {
@@ -222,7 +222,7 @@ func (w *writer) resolveIDClash(r *vault.Resource) error {
 	if err := w.exec("UPDATE units SET unit_key = ? || substr(unit_key, ?) WHERE rid = ?", newID, len(r.ID)+1, orid); err != nil {
 		return err
 	}
-	// In-memory copies (memindex.go) hold unit keys: have them read these
+	// In-memory copies (resident.go) hold unit keys: have them read these
 	// units again.
 	if err := w.exec("INSERT INTO unit_log(uid, added) SELECT uid, 0 FROM units WHERE rid = ? ORDER BY uid", orid); err != nil {
 		return err

@@ -23,7 +23,7 @@ const maxTokenBytes = 255
 // more letters stemmed with the Snowball (Porter2) English stemmer
 // ("retries" → "retri", "retrying" → "retri"), and at most maxTokenBytes.
 // Tokens are made here, in Go, and FTS5's ascii tokenizer takes them as they
-// are, so the FTS table and the in-memory index (memindex.go) hold the very
+// are, so the FTS table and the in-memory index (fts/internal/memindex) hold the very
 // same tokens.
 func Token(t string) string {
 	ascii := true

@@ -135,7 +135,7 @@ func evalBEIR(ctx context.Context, e *env, dataDir, mode, keep string, weight fl
 // evalIndex opens and indexes the scratch vault dir and, unless mode is
 // lexical, embeds it with the embedder newEmbedder gives; queries then run
 // as lore mcp runs them, postings and sign bits in memory (the same BM25
-// scores as FTS5's; see fts/memindex.go).
+// scores as FTS5's; see package fts/internal/memindex).
 func evalIndex(ctx context.Context, e *env, dir, mode string, weight float64, newEmbedder func(vault.EmbeddingConfig, string) (embed.Embedder, error)) (*retrieve.Memory, time.Duration, error) {
 	v, err := vault.Open(dir)
 	if err != nil {

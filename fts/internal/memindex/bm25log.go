@@ -1,4 +1,4 @@
-package fts
+package memindex
 
 // #cgo LDFLAGS: -lm
 // #include <math.h>

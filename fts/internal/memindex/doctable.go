@@ -1,4 +1,4 @@
-package fts
+package memindex
 
 // A docTable finds a doc of the in-memory copy by a 64-bit key that the doc
 // itself carries (its uid, or its emb). It is an open-addressed table of

@@ -1,4 +1,4 @@
-package fts
+package memindex
 
 import (
 	"fmt"
@@ -69,41 +69,41 @@ func TestMemIndex_CompactKeepsTheRanking(t *testing.T) {
 	t.Parallel()
 	words := []string{"retry", "budget", "sync", "deploy", "staging", "cache", "并发", "控制", "并行", "release", "rollback"}
 	r := rand.New(rand.NewPCG(7, 7))
-	res := &memRes{path: "n.md"}
-	unit := func(uid int64) *memUnit {
-		u := &memUnit{uid: uid, key: fmt.Sprint(uid), res: res}
+	res := &Res{Path: "n.md"}
+	unit := func(uid int64) *Unit {
+		u := &Unit{UID: uid, Key: fmt.Sprint(uid), Res: res}
 		seen := map[string]bool{}
 		for k := 0; k < 1+r.IntN(6); k++ {
 			w := words[r.IntN(len(words))]
 			if !seen[w] {
 				seen[w] = true
-				u.toks, u.freq = append(u.toks, w), append(u.freq, uint16(1+r.IntN(8)))
+				u.Toks, u.Freq = append(u.Toks, w), append(u.Freq, uint16(1+r.IntN(8)))
 			}
 		}
-		u.toks = append(u.toks, fmt.Sprintf("only%d", uid)) // a token that dies with its unit
-		u.freq = append(u.freq, 1)
-		u.length = int32(len(u.toks) * 3)
+		u.Toks = append(u.Toks, fmt.Sprintf("only%d", uid)) // a token that dies with its unit
+		u.Freq = append(u.Freq, 1)
+		u.Length = int32(len(u.Toks) * 3)
 		return u
 	}
-	newMem := func() *memIndex {
-		return newMemIndex(0)
+	newMem := func() *Index {
+		return New(0, "")
 	}
 	all, kept := newMem(), newMem()
-	var units []*memUnit
+	var units []*Unit
 	for uid := int64(1); uid <= 600; uid++ {
 		units = append(units, unit(uid))
 	}
 	for _, u := range units {
 		all.add(u)
-		if u.uid%3 == 0 {
+		if u.UID%3 == 0 {
 			kept.add(u)
 		}
 	}
 	all.shrink()
 	kept.shrink()
 	for _, u := range units {
-		if u.uid%3 != 0 {
-			all.remove(u.uid)
+		if u.UID%3 != 0 {
+			all.remove(u.UID)
 		}
 	}
 	if all.nDead*3 <= all.nPost {
@@ -114,7 +114,7 @@ func TestMemIndex_CompactKeepsTheRanking(t *testing.T) {
 		t.Fatalf("after compaction: %d postings, %d tokens; built from the kept units: %d, %d", all.nPost, all.terms.count(), kept.nPost, kept.terms.count())
 	}
 	for _, q := range [][]string{{"retry"}, {"deploy", "staging"}, {"并"}, {"并发", "rollback"}, {"only3"}, {"only4"}, {"cache", "release", "sync", "budget"}} {
-		got, want := all.search(q, "", 20), kept.search(q, "", 20)
+		got, want := all.Search(q, View{}, 20), kept.Search(q, View{}, 20)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("query %q after compaction: %v, built from the kept units: %v", q, got, want)
 		}

@@ -1,4 +1,4 @@
-package fts
+package memindex
 
 import (
 	"os"
@@ -21,7 +21,7 @@ import (
 // goes (a cleanup unmaps it once no vocab refers to it).
 //
 // Readers reach the mapped bytes only through a vocab under the copy's
-// lock (memIndex.mu), and a freeze, which replaces them, holds it for
+// lock (Index.mu), and a freeze, which replaces them, holds it for
 // writing; a vocab that is dropped whole keeps its mapping until the
 // collector finds the vocab unreachable.
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/eval/synth"
+	"github.com/lore-memory/lore/fts/internal/memindex"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
@@ -188,7 +190,7 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 	}
 	ts := tokenize.QueryTerms("release")
 	want, _ := tv.Ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights(), 10)
-	got, _ := tv.Ix.memHits(ctx, m.search(ts, "", 10))
+	got, _ := tv.Ix.memHits(ctx, m.Search(ts, memindex.View{}, 10))
 	if len(got) != 3 || len(want) != 3 {
 		t.Fatalf("release: in memory %d hits, FTS5 %d, want 3", len(got), len(want))
 	}
@@ -227,13 +229,13 @@ func TestMemIndexFollowsRewrittenUnitKeys(t *testing.T) {
 		want[k] = true
 	}
 	rows.Close()
+	docs, _ := m.Dump() // a line for each live unit: uid, key, …
 	live := 0
-	for i := range m.docs {
-		if d := &m.docs[i]; m.lens[i] >= 0 {
-			live++
-			if !want[m.key(int32(i))] {
-				t.Errorf("in memory unit %d has key %q, which the index no longer has (%v)", d.uid, m.key(int32(i)), want)
-			}
+	for _, d := range docs {
+		f := strings.Fields(d)
+		live++
+		if !want[f[1]] {
+			t.Errorf("in memory unit %s has key %q, which the index no longer has (%v)", f[0], f[1], want)
 		}
 	}
 	if live != len(want) {
@@ -256,7 +258,7 @@ func TestMemIndexFromEmpty(t *testing.T) {
 	if got := tv.topPath("walrus"); got != "a.md" {
 		t.Fatalf("walrus: %q", got)
 	}
-	if m, _ := tv.Ix.memFor(ctx); m == nil || m.nLive != 1 {
+	if m, _ := tv.Ix.memFor(ctx); m == nil || m.Live() != 1 {
 		t.Fatalf("in-memory copy: %+v", m)
 	}
 }

@@ -1,4 +1,4 @@
-package fts
+package memindex
 
 import (
 	"math/rand/v2"
