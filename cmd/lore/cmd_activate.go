@@ -44,11 +44,12 @@ Example: lore activate "fix the sync retry budget" --json`)
 	} else if !errors.Is(err, warm.ErrNoServer) {
 		return err
 	} else {
-		ix, b, err := e.openForQuery(ctx, true)
+		a, err := e.open(ctx, forQuery|withModels)
 		if err != nil {
 			return err
 		}
-		defer e.closeIndex(ix)
+		defer a.Close()
+		ix, b := a.mem, a.b
 		code := codeCheck(ctx, e.getenv, b.Workspace, ix.Vault())
 		if act, err = ix.Activate(ctx, vault.ActivateRequest{Query: q, State: *state, Project: b.Project, Code: code}); err != nil {
 			return err
@@ -114,11 +115,12 @@ Example: lore runs show run_0193a…`)
 		fs.Usage()
 		return usageError{"runs needs `list` or `show RUN_ID`"}
 	}
-	ix, _, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix := a.mem
 	if pos[0] == "show" {
 		rec, err := ix.Run(ctx, pos[1])
 		if err != nil {

@@ -18,16 +18,17 @@ Example: lore commit`)
 	} else if len(pos) > 0 {
 		return usageError{"commit takes no arguments"}
 	}
-	ix, _, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix := a.mem
 	if !ix.Vault().Config.CommitsEdits() {
 		fmt.Fprintln(e.stdout, "commit_edits is false in lore.yaml: you commit your edits yourself; nothing done")
 		return nil
 	}
-	commit, paths, err := e.store.CommitEdits(ctx)
+	commit, paths, err := a.store.CommitEdits(ctx)
 	if err != nil {
 		return err
 	}

@@ -28,11 +28,12 @@ Example: lore doctor`)
 	} else if len(pos) > 0 {
 		return usageError{"doctor takes no arguments"}
 	}
-	ix, b, err := e.openIndexWithModels(ctx)
+	a, err := e.open(ctx, withModels)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix, b := a.mem, a.b
 	v := ix.Vault()
 	project := b.Project
 	if project == "" {
@@ -71,7 +72,7 @@ Example: lore doctor`)
 	for _, br := range rs.Broken {
 		st.Problems = append(st.Problems, vault.Problem{Path: br.ResourcePath, Message: fmt.Sprintf("guard rule %s is broken (not checked): %s", br.Rule, br.Problem)})
 	}
-	st.Problems = append(st.Problems, storeProblems(ctx, e, v)...)
+	st.Problems = append(st.Problems, storeProblems(ctx, a.store, v)...)
 	if b.Project != "" {
 		if _, known := v.Config.Projects[b.Project]; !known {
 			if fi, err := os.Stat(filepath.Join(v.Root, "projects", b.Project)); err != nil || !fi.IsDir() {
@@ -85,7 +86,7 @@ Example: lore doctor`)
 			st.Problems = append(st.Problems, vault.Problem{Path: v.Root, Message: "the vault is in the middle of " + f.what + ": notes with conflict markers are left out; finish it (git status in the vault says how) or abort it"})
 		}
 	}
-	printPendingEdits(ctx, e, v)
+	printPendingEdits(ctx, e, a.store, v)
 	if repo, err := git.PlainOpenWithOptions(v.Root, &git.PlainOpenOptions{DetectDotGit: true}); err == nil && !drafts.HasIdentity(repo) {
 		fmt.Fprintln(e.stdout, "identity:   git has no user.name and user.email, so lore commits your edits as \"lore <lore@localhost>\"; set them with git config --global user.name \"Your Name\" and git config --global user.email you@example.com")
 	}
@@ -132,35 +133,35 @@ func printVectors(ctx context.Context, e *env, ix *retrieve.Memory) error {
 
 // storeProblems are the Draft store's problems: an org ref without a commit,
 // Draft branches lore cannot read, a failed outbox write, stale locks.
-func storeProblems(ctx context.Context, e *env, v *vault.Vault) []vault.Problem {
+func storeProblems(ctx context.Context, st *drafts.Store, v *vault.Vault) []vault.Problem {
 	var out []vault.Problem
-	if head, err := e.store.Health().OrgHead(); err != nil || head.IsZero() {
+	if head, err := st.Health().OrgHead(); err != nil || head.IsZero() {
 		why := "has no commit yet"
 		if err != nil {
 			why = "cannot be read: " + err.Error()
 		}
 		out = append(out, vault.Problem{Path: "org ref " + v.Config.OrgRef, Message: why + "; agents cannot store until it has one: run `lore commit` to record the vault's notes as its first commit (or set org_ref in lore.yaml to the branch that holds your notes)"})
 	}
-	if broken, err := e.store.Health().BrokenDrafts(ctx); err == nil {
+	if broken, err := st.Health().BrokenDrafts(ctx); err == nil {
 		for branch, why := range broken {
 			out = append(out, vault.Problem{Path: branch, Message: "a Draft branch lore cannot read (left out of every project's memory; fix it with git or delete the branch): " + why})
 		}
 	}
-	if err := e.store.Remote().OutboxError(); err != nil {
+	if err := st.Remote().OutboxError(); err != nil {
 		out = append(out, vault.Problem{Path: "sync outbox", Message: "a write to the outbox failed (" + err.Error() + "); the next lore sync rebuilds it from the Draft branches"})
 	}
 	if p, ok := hookFailures(v.DataDir(), time.Now()); ok {
 		out = append(out, p)
 	}
-	for _, l := range e.store.Health().StaleLocks() {
+	for _, l := range st.Health().StaleLocks() {
 		out = append(out, vault.Problem{Path: l, Message: fmt.Sprintf("a lock file left by a git or lore process that died (older than %s); lore clears a ref's stale lock when it next writes that ref, or remove it yourself if no git process is running", drafts.StaleLock)})
 	}
 	return out
 }
 
 // printPendingEdits lists the person's uncommitted edits to notes.
-func printPendingEdits(ctx context.Context, e *env, v *vault.Vault) {
-	pending, err := e.store.Health().PendingEdits(ctx)
+func printPendingEdits(ctx context.Context, e *env, st *drafts.Store, v *vault.Vault) {
+	pending, err := st.Health().PendingEdits(ctx)
 	if err != nil || len(pending) == 0 {
 		return
 	}

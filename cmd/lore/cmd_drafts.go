@@ -47,12 +47,13 @@ Examples:
 	if err != nil {
 		return err
 	}
-	ix, b, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
-	res, err := e.store.Apply(ctx, b.Project, op)
+	defer a.Close()
+	b := a.b
+	res, err := a.store.Apply(ctx, b.Project, op)
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ Examples:
 		fmt.Fprintf(e.stdout, "proposed %s as Draft %s (project %s); review it with: lore drafts diff %s\n", what, res.DraftID, b.Project, res.DraftID)
 	}
 	sync := res.SyncStatus
-	if sync == "queued" && !e.store.Remote().Exists(ctx) {
+	if sync == "queued" && !a.store.Remote().Exists(ctx) {
 		sync = "local (no remote)" // as lore drafts list says it; --json keeps the contract's "queued"
 	}
 	fmt.Fprintf(e.stdout, "resource %s · operation %s · sync %s\n", orDash(res.ResourceID), res.LocalOperationID, sync)
@@ -205,8 +206,9 @@ Examples:
 	return draftsList(ctx, e, args) // lore drafts alone lists them, as git branch does
 }
 
-// draftIDs parses a subcommand that takes Draft ids and opens the store.
-func draftIDs(ctx context.Context, e *env, fs *flag.FlagSet, args []string) ([]string, func(), error) {
+// draftIDs parses a subcommand that takes Draft ids and opens the vault;
+// the caller closes it.
+func draftIDs(ctx context.Context, e *env, fs *flag.FlagSet, args []string) ([]string, *app, error) {
 	ids, err := e.parse(fs, args)
 	if err != nil {
 		return nil, nil, err
@@ -214,11 +216,11 @@ func draftIDs(ctx context.Context, e *env, fs *flag.FlagSet, args []string) ([]s
 	if len(ids) == 0 {
 		return nil, nil, usageError{fmt.Sprintf("%s needs at least one draft id", fs.Name())}
 	}
-	ix, _, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ids, func() { e.closeIndex(ix) }, nil
+	return ids, a, nil
 }
 
 func draftsList(ctx context.Context, e *env, args []string) error {
@@ -232,13 +234,13 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usageError{"drafts list takes no arguments"}
 	}
-	ix, b, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
-	st := e.store
-	ds, err := st.List(ctx, b.Project, *all)
+	defer a.Close()
+	st := a.store
+	ds, err := st.List(ctx, a.b.Project, *all)
 	if err != nil {
 		return err
 	}
@@ -287,12 +289,12 @@ func draftsList(ctx context.Context, e *env, args []string) error {
 func draftsShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "drafts show", "ID... [--json]", `Show Drafts: project, branch, resource, changed paths, sync status and operations.`)
 	asJSON := fs.Bool("json", false, "print JSON")
-	ids, done, err := draftIDs(ctx, e, fs, args)
+	ids, a, err := draftIDs(ctx, e, fs, args)
 	if err != nil {
 		return err
 	}
-	defer done()
-	st := e.store
+	defer a.Close()
+	st := a.store
 	for _, id := range ids {
 		d, err := st.Find(ctx, id)
 		if err != nil {
@@ -317,13 +319,13 @@ func draftsDiff(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "drafts diff", "ID...", `Print each Draft's diff against the org ref, headed by the commit it shows
 and the command that merges exactly that (lore drafts merge ID@HEAD). On a
 terminal, control, escape and invisible characters are shown (^[, <U+200B>).`)
-	ids, done, err := draftIDs(ctx, e, fs, args)
+	ids, a, err := draftIDs(ctx, e, fs, args)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer a.Close()
 	for _, id := range ids {
-		out, d, err := e.store.Diff(ctx, id)
+		out, d, err := a.store.Diff(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -362,11 +364,11 @@ Examples:
 	asJSON := fs.Bool("json", false, "print JSON")
 	head := fs.String("head", "", "the head you reviewed, for one Draft")
 	withEdits := fs.Bool("with-edits", false, "first record the vault's uncommitted edits as your own commit (they are listed); without it a merge waits while there are any")
-	ids, done, err := draftIDs(ctx, e, fs, args)
+	ids, a, err := draftIDs(ctx, e, fs, args)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer a.Close()
 	if *head != "" {
 		if len(ids) != 1 || strings.Contains(ids[0], "@") {
 			return usageError{"--head names the reviewed head of one Draft; for several, name each as ID@HEAD"}
@@ -377,14 +379,14 @@ Examples:
 		if _, h := drafts.SplitReviewed(id); h != "" {
 			continue
 		}
-		reviewed, err := confirmMerge(ctx, e, id)
+		reviewed, err := confirmMerge(ctx, e, a.store, id)
 		if err != nil {
 			return err
 		}
 		ids[i] = reviewed
 	}
 	if *withEdits {
-		commit, paths, err := e.store.CommitEdits(ctx)
+		commit, paths, err := a.store.CommitEdits(ctx)
 		if err != nil {
 			return err
 		}
@@ -392,7 +394,7 @@ Examples:
 			fmt.Fprintf(e.stdout, "recorded %d edit(s) as your commit %s: %s\n", len(paths), shortHash(commit), strings.Join(paths, ", "))
 		}
 	}
-	res, err := e.store.Merge(ctx, ids)
+	res, err := a.store.Merge(ctx, ids)
 	if err != nil {
 		return err
 	}
@@ -400,9 +402,9 @@ Examples:
 	// pushed (a fast-forward only) and the Drafts' branches deleted.
 	var rep drafts.SyncReport
 	var syncErr error
-	synced := len(res.Merged) > 0 && e.store.Remote().Exists(ctx)
+	synced := len(res.Merged) > 0 && a.store.Remote().Exists(ctx)
 	if synced {
-		rep, syncErr = e.store.Remote().PublishSync(ctx)
+		rep, syncErr = a.store.Remote().PublishSync(ctx)
 	}
 	if *asJSON {
 		return printJSON(e.stdout, res)
@@ -423,19 +425,19 @@ Examples:
 // confirmMerge shows a Draft named without a reviewed head and asks the
 // person at the terminal; it returns the Draft named with the head shown.
 // Without a terminal it refuses: a merge names what was reviewed.
-func confirmMerge(ctx context.Context, e *env, id string) (string, error) {
-	if _, err := e.store.Find(ctx, id); err != nil {
+func confirmMerge(ctx context.Context, e *env, st *drafts.Store, id string) (string, error) {
+	if _, err := st.Find(ctx, id); err != nil {
 		return "", err
 	}
 	if !isTerminal(e.stdout) || !readerIsTerminal(e.stdin) {
 		return "", usageError{fmt.Sprintf("merge %s: name the head you reviewed, as %s@HEAD (lore drafts diff %s prints it), so a Draft that moved after your review is not merged", id, id, id)}
 	}
-	patch, d, err := e.store.Diff(ctx, id)
+	patch, d, err := st.Diff(ctx, id)
 	if err != nil {
 		return "", err
 	}
 	printDiff(e, d, patch)
-	fmt.Fprintf(e.stdout, "Merge Draft %s at head %s into %s? [y/N] ", d.ID, shortHash(d.Head), strings.TrimPrefix(e.store.OrgRef(), "refs/heads/"))
+	fmt.Fprintf(e.stdout, "Merge Draft %s at head %s into %s? [y/N] ", d.ID, shortHash(d.Head), strings.TrimPrefix(st.OrgRef(), "refs/heads/"))
 	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 		return "", vault.Errorf(vault.CodeInvalid, "nothing was merged")
@@ -445,12 +447,12 @@ func confirmMerge(ctx context.Context, e *env, id string) (string, error) {
 
 func draftsDiscard(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "drafts discard", "ID...", `Discard Drafts (a draft id, or the id or path of the resource a Draft carries): delete their branches.`)
-	ids, done, err := draftIDs(ctx, e, fs, args)
+	ids, a, err := draftIDs(ctx, e, fs, args)
 	if err != nil {
 		return err
 	}
-	defer done()
-	discarded, err := e.store.Discard(ctx, ids)
+	defer a.Close()
+	discarded, err := a.store.Discard(ctx, ids)
 	for _, id := range discarded {
 		fmt.Fprintf(e.stdout, "discarded %s\n", id)
 	}
@@ -482,12 +484,13 @@ syncing.`)
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
-	ix, _, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
-	st := e.store
+	defer a.Close()
+	ix := a.mem
+	st := a.store
 	var rep drafts.SyncReport
 	if *status || !st.Remote().Exists(ctx) {
 		// No remote is nothing to do, not a binding error: the Drafts stay

@@ -283,11 +283,12 @@ func notReadyAsSetup(err error) error {
 }
 
 func evalCases(ctx context.Context, e *env, mode string) error {
-	ix, _, err := e.openIndexWithModels(ctx)
+	a, err := e.open(ctx, withModels)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix := a.mem
 	cs, err := eval.CasesOf(ix.Vault()).All()
 	if err != nil {
 		return err

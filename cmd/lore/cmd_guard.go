@@ -67,11 +67,12 @@ func runGuard(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 && !*files {
 		return usageError{"file arguments need --files"}
 	}
-	ix, b, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix, b := a.mem, a.b
 	rs, err := ruleSet(ctx, ix, b.Project)
 	if err != nil {
 		return err
@@ -180,11 +181,11 @@ existing hook is kept and runs first; uninstall puts it back.`)
 		}
 		b, _ := e.bindingFor(repo.Root)
 		pin := guard.Pin{Vault: b.Vault, Project: b.Project}
-		if ix, st, err := openMemory(ctx, b.Vault); err == nil {
-			if rs, err := ruleSet(ctx, ix, b.Project); err == nil {
+		if a, err := openApp(ctx, b.Vault, 0, nil); err == nil {
+			if rs, err := ruleSet(ctx, a.mem, b.Project); err == nil {
 				pin.Rules = len(rs.Rules)
 			}
-			closeMemory(ix, st)
+			a.Close()
 		}
 		bin, _ := os.Executable()
 		if bin == "" {
@@ -213,11 +214,12 @@ cover the changed files come first.`)
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
-	ix, b, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix, b := a.mem, a.b
 	var changed []string
 	if *withDiff || *branch != "" {
 		if changed, err = guard.ChangedPaths(ctx, *repoDir, *branch); err != nil {

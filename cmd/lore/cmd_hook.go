@@ -77,33 +77,33 @@ func (hb hookBackend) Activate(ctx context.Context, b vault.Binding, req vault.A
 	} else if !errors.Is(err, warm.ErrNoServer) {
 		return nil, err
 	}
-	ix, _, err := hb.e.openIndexFor(ctx, b)
+	a, err := hb.e.openFor(ctx, b, withModels)
 	if err != nil {
 		return nil, err
 	}
-	defer hb.e.closeIndex(ix)
-	if err := useModels(ctx, ix); err != nil {
-		return nil, err
-	}
+	defer a.Close()
+	ix := a.mem
 	req.Code = codeCheck(ctx, hb.e.getenv, b.Workspace, ix.Vault())
 	defer flushCheckers()
 	return ix.Activate(ctx, req)
 }
 
 func (hb hookBackend) Loadout(ctx context.Context, b vault.Binding) (string, error) {
-	ix, _, err := hb.e.openIndexFor(ctx, b)
+	a, err := hb.e.openFor(ctx, b, 0)
 	if err != nil {
 		return "", err
 	}
-	defer hb.e.closeIndex(ix)
+	defer a.Close()
+	ix := a.mem
 	return guard.LoadoutFrom(ctx, ix, b.Project, nil)
 }
 
 func (hb hookBackend) Rules(ctx context.Context, b vault.Binding) (*guard.RuleSet, error) {
-	ix, _, err := hb.e.openIndexFor(ctx, b)
+	a, err := hb.e.openFor(ctx, b, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer hb.e.closeIndex(ix)
+	defer a.Close()
+	ix := a.mem
 	return ruleSet(ctx, ix, b.Project)
 }

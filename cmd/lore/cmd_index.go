@@ -23,11 +23,12 @@ Example: lore index --rebuild`)
 	} else if len(pos) > 0 {
 		return usageError{"index takes no arguments"}
 	}
-	ix, _, err := e.openIndexWithModels(ctx)
+	a, err := e.open(ctx, withModels)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix := a.mem
 	start := time.Now()
 	progress := progressPrinter(e.stderr, "indexing")
 	var st fts.RefreshStats

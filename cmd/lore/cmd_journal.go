@@ -168,12 +168,13 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	ix, b, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
-	out, summary, err := run(ctx, journal.New(ix, e.store, b.Project), set)
+	defer a.Close()
+	ix, b := a.mem, a.b
+	out, summary, err := run(ctx, journal.New(ix, a.store, b.Project), set)
 	if err != nil {
 		return err
 	}

@@ -24,11 +24,12 @@ Example: lore load decisions/0002-sqlite-index.md`)
 		fs.Usage()
 		return usageError{"load needs at least one id or path"}
 	}
-	ix, b, err := e.openForQuery(ctx, false)
+	a, err := e.open(ctx, forQuery)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix, b := a.mem, a.b
 	res, err := ix.Load(ctx, pos, b.Project)
 	if err != nil {
 		return err

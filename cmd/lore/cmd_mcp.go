@@ -60,7 +60,7 @@ Register it with your agent: lore mcp config --client claude`)
 	if len(also) > 0 && *httpAddr == "" {
 		return usageError{"--also needs --http: over stdio a process serves one vault"}
 	}
-	ix, b, err := e.openIndexWithModels(ctx)
+	a, err := e.open(ctx, withModels)
 	if err != nil {
 		switch vault.ErrorCode(err) {
 		case vault.CodeUnbound, vault.CodeNotVault, vault.CodeConfig:
@@ -76,19 +76,20 @@ Register it with your agent: lore mcp config --client claude`)
 		}
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix, b := a.mem, a.b
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
 	go holdMemory(bg, e.getenv) // from before the copies' build, whose garbage is most of the peak
 	if *httpAddr != "" {
-		return serveVaults(ctx, bg, e, servedVault{ix: ix, store: e.store, project: b.Project}, also, *profile, *httpAddr)
+		return serveVaults(ctx, bg, e, a, also, *profile, *httpAddr)
 	}
 	wd, _ := os.Getwd()
-	srv, err := mcp.New(serverDeps(ix, e.store, b.Project), b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: &lazyCheck{make: func() *stale.Checker { return codeChecker(ctx, e.getenv, orElse(b.Workspace, wd), ix.Vault()) }}})
+	srv, err := mcp.New(serverDeps(ix, a.store, b.Project), b.Project, *profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: &lazyCheck{make: func() *stale.Checker { return codeChecker(ctx, e.getenv, orElse(b.Workspace, wd), ix.Vault()) }}})
 	if err != nil {
 		return err
 	}
-	go background(bg, e, ix, e.store)
+	go background(bg, e, ix, a.store)
 	return srv.Serve(ctx, e.stdin, e.stdout, e.stderr)
 }
 
@@ -236,38 +237,34 @@ func (m sharedMemory) Activate(ctx context.Context, req vault.ActivateRequest) (
 
 // serveVaults serves the bound vault and the --also ones over HTTP, each
 // with its background work (bg), until ctx ends.
-func serveVaults(ctx, bg context.Context, e *env, bound servedVault, also []string, profile, addr string) error {
-	served := []servedVault{bound}
+func serveVaults(ctx, bg context.Context, e *env, bound *app, also []string, profile, addr string) error {
+	served := []*app{bound}
 	for _, dir := range also {
 		sv, err := openServed(ctx, dir, served)
 		if err != nil {
 			return err
 		}
-		defer closeMemory(sv.ix, sv.store)
+		defer sv.Close()
 		served = append(served, sv)
 	}
 	for _, sv := range served {
-		go background(bg, e, sv.ix, sv.store)
+		go background(bg, e, sv.mem, sv.store)
 	}
 	return serveMCPHTTP(ctx, e, served, profile, addr)
 }
 
 // openServed opens the vault at dir (--also) with its models, refusing one
 // already served.
-func openServed(ctx context.Context, dir string, served []servedVault) (servedVault, error) {
-	ix, st, err := openMemory(ctx, dir)
+func openServed(ctx context.Context, dir string, served []*app) (*app, error) {
+	a, err := openApp(ctx, dir, withModels, nil)
 	if err != nil {
-		return servedVault{}, fmt.Errorf("--also %s: %w", dir, err)
+		return nil, fmt.Errorf("--also %s: %w", dir, err)
 	}
 	for _, o := range served {
-		if o.ix.Vault().DataDir() == ix.Vault().DataDir() {
-			closeMemory(ix, st)
-			return servedVault{}, usageError{fmt.Sprintf("--also %s: the vault at %s is served already", dir, o.ix.Vault().Root)}
+		if o.mem.Vault().DataDir() == a.mem.Vault().DataDir() {
+			a.Close()
+			return nil, usageError{fmt.Sprintf("--also %s: the vault at %s is served already", dir, o.mem.Vault().Root)}
 		}
 	}
-	if err := useModels(ctx, ix); err != nil {
-		closeMemory(ix, st)
-		return servedVault{}, fmt.Errorf("--also %s: %w", dir, err)
-	}
-	return servedVault{ix: ix, store: st}, nil
+	return a, nil
 }

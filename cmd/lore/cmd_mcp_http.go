@@ -15,9 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/mcp"
-	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/stale"
 	"github.com/lore-memory/lore/vault"
 	"github.com/lore-memory/lore/warm"
@@ -108,22 +106,16 @@ func lorelikeToken(t string) bool {
 	return len(digits) >= 10
 }
 
-// servedVault is one vault a server serves: its memory, its Draft store,
-// and the project a session gets when its URL names none.
-type servedVault struct {
-	ix      *retrieve.Memory
-	store   *drafts.Store
-	project string
-}
-
 // serveMCPHTTP serves every profile and project of the vaults over the
 // Streamable HTTP transport until ctx ends: one listener, and each vault
 // behind its own bearer token (kept in its data folder), which is how a
 // request names its vault. A client holding one vault's token reaches no
 // other vault, so one server can serve the vaults of several projects
 // without giving an agent of one the memory of another. Each vault's
-// mcp-http.json points its CLI's warm path here.
-func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, addr string) error {
+// mcp-http.json points its CLI's warm path here. A session whose URL names
+// no project gets its vault's bound project (app.b.Project; none for an
+// --also vault).
+func serveMCPHTTP(ctx context.Context, e *env, served []*app, profile, addr string) error {
 	l, port, err := listenLoopback(addr)
 	if err != nil {
 		return err
@@ -147,17 +139,17 @@ func serveMCPHTTP(ctx context.Context, e *env, served []servedVault, profile, ad
 			if o.token == h.token {
 				l.Close()
 				return vault.Errorf(vault.CodeConfig, "%s and %s have the same MCP token (was one copied from the other?); delete %s and start again to make a new one",
-					served[i].ix.Vault().Root, sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), warm.TokenFile))
+					served[i].mem.Vault().Root, sv.mem.Vault().Root, filepath.Join(sv.mem.Vault().DataDir(), warm.TokenFile))
 			}
 		}
 		fr.vaults = append(fr.vaults, h)
-		done, err := announce(sv.ix.Vault(), info)
+		done, err := announce(sv.mem.Vault(), info)
 		if err != nil {
 			l.Close()
 			return err
 		}
 		defer done()
-		fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), sv.ix.Vault().Root, filepath.Join(sv.ix.Vault().DataDir(), warm.TokenFile))
+		fmt.Fprintf(e.stderr, "lore mcp: serving MCP (Streamable HTTP) at %s%s for %s; token in %s\n", info.URL, socketNote(info.Socket), sv.mem.Vault().Root, filepath.Join(sv.mem.Vault().DataDir(), warm.TokenFile))
 	}
 	srv := &http.Server{Handler: fr, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
 		ConnState: guard.State, ConnContext: warm.ConnContext}
@@ -207,17 +199,17 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // vaultHandler is the MCP and warm-path handler of one served vault.
-func vaultHandler(e *env, sv servedVault, profile, port string, guard *warm.ConnGuard) (tokenHandler, error) {
-	tok, err := httpToken(sv.ix.Vault())
+func vaultHandler(e *env, sv *app, profile, port string, guard *warm.ConnGuard) (tokenHandler, error) {
+	tok, err := httpToken(sv.mem.Vault())
 	if err != nil {
 		return tokenHandler{}, err
 	}
 	wd, _ := os.Getwd()
-	h := mcp.NewHTTPHandler(mcp.HTTPOptions{Token: tok, Port: port, Project: sv.project, Profile: profile,
+	h := mcp.NewHTTPHandler(mcp.HTTPOptions{Token: tok, Port: port, Project: sv.b.Project, Profile: profile,
 		New: func(project, profile string) (*mcp.Server, error) {
-			return mcp.New(serverDeps(sv.ix, sv.store, project), project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: &lazyCheck{make: func() *stale.Checker { return codeChecker(context.Background(), e.getenv, wd, sv.ix.Vault()) }}})
+			return mcp.New(serverDeps(sv.mem, sv.store, project), project, profile, version, mcp.Options{WorkDir: wd, Getenv: e.getenv, Log: e.stderr, Code: &lazyCheck{make: func() *stale.Checker { return codeChecker(context.Background(), e.getenv, wd, sv.mem.Vault()) }}})
 		},
-		Local: warm.Handler(warmBackend{sv.ix}), Trusted: guard.Trusted})
+		Local: warm.Handler(warmBackend{sv.mem}), Trusted: guard.Trusted})
 	return tokenHandler{tok, h}, nil
 }
 

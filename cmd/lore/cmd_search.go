@@ -48,11 +48,12 @@ Example: lore search "how do we release" -n 5`)
 	} else if !errors.Is(err, warm.ErrNoServer) {
 		return err
 	}
-	ix, b, err := e.openForQuery(ctx, false)
+	a, err := e.open(ctx, forQuery)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix, b := a.mem, a.b
 	hits, err := ix.Search(ctx, q, vault.SearchOptions{Limit: *n, Project: b.Project})
 	if err != nil {
 		return err

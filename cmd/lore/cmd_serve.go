@@ -20,20 +20,21 @@ workspace's code no longer hold). Open the printed URL: it carries the token eve
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
-	ix, b, err := e.openIndexWithModels(ctx)
+	a, err := e.open(ctx, withModels)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix, b := a.mem, a.b
 	runs := activity.NewIndexRuns(openRuns)
 	runs.Add(ix)
 	defer runs.Close()
-	srv := web.New(activity.New(homes, e.workspaces()), runs, ix, e.store, e.store.Remote(), b.Project)
+	srv := web.New(activity.New(homes, e.workspaces()), runs, ix, a.store, a.store.Remote(), b.Project)
 	if code := codeChecker(ctx, e.getenv, b.Workspace, ix.Vault()); code != nil {
 		srv.UseStale(func(ctx context.Context, project string) (stale.Report, error) {
 			defer flushCheckers()
 			return staleReport(ctx, ix, project, code)
-		}, e.store)
+		}, a.store)
 	}
 	l, url, err := srv.Listen(*port)
 	if err != nil {

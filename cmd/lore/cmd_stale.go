@@ -43,11 +43,12 @@ Example: lore stale --json`)
 		fs.Usage()
 		return usageError{"stale takes no arguments"}
 	}
-	ix, b, err := e.openIndex(ctx)
+	a, err := e.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	defer e.closeIndex(ix)
+	defer a.Close()
+	ix, b := a.mem, a.b
 	ws := orElse(*codeDir, b.Workspace)
 	if ws == "" {
 		return usageError{"no code repository to check against: run lore stale in a bound workspace, or give --code DIR"}
@@ -69,7 +70,7 @@ Example: lore stale --json`)
 		}
 	}
 	if *propose {
-		if err := proposeRenames(ctx, e, ix, b.Project, rep); err != nil {
+		if err := proposeRenames(ctx, e, a, rep); err != nil {
 			return err
 		}
 	}
@@ -155,13 +156,13 @@ func printStaleCount(ctx context.Context, e *env, ix *retrieve.Memory, b vault.B
 }
 
 // proposeRenames makes a Draft for each renamed path's citation that has
-// a mechanical fix (stale.ProposeRename).
-func proposeRenames(ctx context.Context, e *env, ix *retrieve.Memory, project string, rep stale.Report) error {
+// a mechanical fix (stale.ProposeRename), as a Draft of a's project.
+func proposeRenames(ctx context.Context, e *env, a *app, rep stale.Report) error {
 	for _, s := range rep.Entries {
 		if s.Problem != vault.ProblemRenamed {
 			continue
 		}
-		res, ok, err := stale.ProposeRename(ctx, ix, e.store, project, s)
+		res, ok, err := stale.ProposeRename(ctx, a.mem, a.store, a.b.Project, s)
 		if err != nil {
 			return err
 		}

@@ -1,21 +1,16 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/lore-memory/lore/drafts"
-	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/internal/termtext"
-	"github.com/lore-memory/lore/outbox"
-	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -108,139 +103,6 @@ func (e *env) bindingFor(dir string) (vault.Binding, error) {
 		b.Project, b.Source = e.project, "--project"
 	}
 	return vault.CheckProject(b)
-}
-
-// openIndex opens the bound vault and its index.
-func (e *env) openIndex(ctx context.Context) (*retrieve.Memory, vault.Binding, error) {
-	b, err := e.binding()
-	if err != nil {
-		return nil, b, err
-	}
-	return e.openIndexFor(ctx, b)
-}
-
-// openIndexFor opens the vault of a binding and its index (lore hook names
-// the binding of the folder its client runs in).
-func (e *env) openIndexFor(ctx context.Context, b vault.Binding) (*retrieve.Memory, vault.Binding, error) {
-	ix, st, err := openMemory(ctx, b.Vault)
-	if err != nil {
-		return nil, b, err
-	}
-	if why := ix.Index.ReadOnly(); why != "" {
-		fmt.Fprintln(e.stderr, "lore: note:", why)
-	}
-	e.store = st
-	return ix, b, nil
-}
-
-// openIndexOf opens v's index with its retrieval pipeline, the index telling
-// the process's collector of its bulk refreshes (bulkgc.go). Every command
-// opens its index here.
-func openIndexOf(ctx context.Context, v *vault.Vault) (*retrieve.Memory, error) {
-	m, err := retrieve.Open(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	m.Index.UseBulkMemory(bulkGC)
-	return m, nil
-}
-
-// openMemory opens the vault at dir, its index and its Draft store.
-func openMemory(ctx context.Context, dir string) (*retrieve.Memory, *drafts.Store, error) {
-	v, err := vault.Open(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	ix, err := openIndexOf(ctx, v)
-	if err != nil {
-		v.Close()
-		return nil, nil, err
-	}
-	out, err := outbox.Open(ctx, filepath.Join(v.DataDir(), "outbox.db"))
-	if err != nil {
-		ix.Close()
-		v.Close()
-		return nil, nil, err
-	}
-	st, err := drafts.Open(ctx, ix.Index, out)
-	if err != nil {
-		out.Close()
-		ix.Close()
-		v.Close()
-		return nil, nil, err
-	}
-	return ix, st, nil
-}
-
-// closeMemory closes what openMemory opened.
-func closeMemory(ix *retrieve.Memory, st *drafts.Store) {
-	if st != nil {
-		st.Close()
-	}
-	v := ix.Vault()
-	ix.Close()
-	v.Close()
-}
-
-// openForQuery opens the index for a one-shot command that only queries and
-// then exits (lore search, activate and load, without a warm server): its
-// collector runs late (memlimit.go) and its connections map the index file
-// (fts/connect.go). models attaches what openIndexWithModels attaches.
-func (e *env) openForQuery(ctx context.Context, models bool) (*retrieve.Memory, vault.Binding, error) {
-	collectLate(e.getenv)
-	open := e.openIndex
-	if models {
-		open = e.openIndexWithModels
-	}
-	ix, b, err := open(ctx)
-	if err != nil {
-		return nil, b, err
-	}
-	ix.Index.Resident().Map(ctx)
-	return ix, b, nil
-}
-
-// openIndexWithModels is openIndex with the embedding model, reranker and
-// fusion lore.yaml configures attached.
-func (e *env) openIndexWithModels(ctx context.Context) (*retrieve.Memory, vault.Binding, error) {
-	ix, b, err := e.openIndex(ctx)
-	if err != nil {
-		return nil, b, err
-	}
-	if err := useModels(ctx, ix); err != nil {
-		e.closeIndex(ix)
-		return nil, b, err
-	}
-	return ix, b, nil
-}
-
-// useModels attaches the embedding model, reranker and fusion the vault's
-// lore.yaml configures.
-func useModels(ctx context.Context, ix *retrieve.Memory) error {
-	cfg := ix.Vault().Config
-	dir, err := embed.DefaultModelDir()
-	if err != nil {
-		return err
-	}
-	em, err := embed.FromConfig(cfg.Embedding, dir)
-	if err == nil {
-		err = ix.Index.Vectors().Use(ctx, em)
-	}
-	if err != nil {
-		return vault.Errorf(vault.CodeConfig, "lore.yaml embedding: %v", err)
-	}
-	rr, err := embed.RerankerFromConfig(cfg.Rerank)
-	if err != nil {
-		return vault.Errorf(vault.CodeConfig, "lore.yaml rerank: %v", err)
-	}
-	ix.Pipeline.UseReranker(rr)
-	return ix.Pipeline.UseFusion(cfg.Retrieval)
-}
-
-// closeIndex closes the index openIndex opened, with its Draft store.
-func (e *env) closeIndex(ix *retrieve.Memory) {
-	closeMemory(ix, e.store)
-	e.store = nil
 }
 
 // isTerminal reports whether w is a terminal (progress and colour go only

@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/lore-memory/lore/drafts"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -75,7 +74,6 @@ type env struct {
 	vaultDir       string // --vault
 	project        string // --project
 	getenv         func(string) string
-	store          *drafts.Store // the Draft store openIndex opened with the index
 }
 
 type command struct {
