@@ -18,7 +18,8 @@ import (
 // The weights as the model runs them, in one file beside the shards
 // (mappedFile), mapped into memory instead of read. Loading from the shards
 // reads 26 MB, converts every float and packs the matrices' panels for the
-// GEMM kernels: 64 ms of a one-shot `lore activate`, most of its start.
+// GEMM kernels: most of a one-shot `lore activate`'s start (BenchmarkLoadUSELite;
+// docs/BENCHMARKS.md, "One warm lore").
 // The first load from the shards writes this file (best effort: a
 // read-only model folder just goes without it); later loads map it, which
 // costs a few page-table entries, and its pages are the page cache's, shared

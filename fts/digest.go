@@ -10,11 +10,12 @@ import (
 
 // The freshness check's fast path. A one-shot command has no snapshot of
 // the index's view in memory, and reading one (path, size, mod_ns and hash
-// of every working-tree row) was 27–33 ms of a 70 ms `lore search` on
-// 10,000 notes, while the folder walk ran beside it. Most of the time
+// of every working-tree row) was the larger half of a one-shot `lore
+// search`, while the folder walk ran beside it (docs/BENCHMARKS.md, "One
+// warm lore"). Most of the time
 // nothing changed, so the two views are first compared by a digest: each
 // row keeps statKey(path, size, mod_ns) (migration 0007), one aggregate over
-// an index of those keys sums them (about a millisecond), and the walk sums
+// an index of those keys sums them, and the walk sums
 // the same keys of what it found. Equal digests (and no row whose key is
 // unknown) mean the vault is as the index has it; otherwise the snapshot is
 // read and compared file by file, as before.

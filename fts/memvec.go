@@ -9,10 +9,10 @@ import (
 )
 
 // The in-memory first pass of the vector stage. sqlite-vec's binary k-NN
-// over vec0 takes ~20 ms for 60,000 vectors and 160 neighbours (its cost
-// grows with k); the same Hamming-distance scan over sign bits held in
-// memory takes well under a millisecond (8 bytes of bits per 64 dimensions:
-// 3.8 MB for 60,000 vectors of 512). The rescoring stays in SQL, with
+// over vec0 costs more as k grows; the same Hamming-distance scan over sign
+// bits held in memory (8 bytes of bits per 64 dimensions) is a fraction of
+// it (signbits.BenchmarkNearest; docs/decisions/in-memory-copies.md has
+// both figures). The rescoring stays in SQL, with
 // sqlite-vec's own cosine distance, so similarities are the very numbers the
 // SQL path computes; the units that carry each vector, their visibility and
 // their order (distance, then unit_key) come from the postings' doc table

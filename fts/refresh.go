@@ -328,8 +328,8 @@ type views struct {
 }
 
 // views reads the index's view (a query) and the vault's (a walk of its
-// folders) at once: on 10,000 notes each is 5–30 ms of a one-shot command,
-// and they share nothing. Without a snapshot in memory, the index's view is
+// folders) at once: each is a large part of a one-shot command (docs/
+// BENCHMARKS.md, "One warm lore"), and they share nothing. Without a snapshot in memory, the index's view is
 // first its digest, and the snapshot is read only when the digests differ.
 func (ix *Index) views(ctx context.Context, force bool) (views, error) {
 	var v views

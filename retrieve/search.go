@@ -17,8 +17,8 @@ import (
 // query's terms. An empty query is a CodeInvalid error.
 //
 // Without the postings in memory (a one-shot command), the query runs while
-// the freshness check walks the vault: on 10,000 notes each takes 15–30 ms
-// and they share nothing. Its answer is kept only when the check found
+// the freshness check walks the vault: each is a large part of a one-shot
+// search (docs/BENCHMARKS.md, "One warm lore"), and they share nothing. Its answer is kept only when the check found
 // nothing to change and the index's revision did not move meanwhile (no
 // other process wrote); otherwise the query runs again, after the check,
 // so the answer is always one the sequential order would give.

@@ -683,8 +683,8 @@ func (k *checking) identIn(ctx context.Context, c Citation, scope []string, base
 }
 
 // wordsAt returns which of the note's identifiers rev has as words in
-// scope (nil: anywhere): one pass over the tree for all of them (one grep
-// each took 25 ms on lore's own repository), once per rev and scope.
+// scope (nil: anywhere): one pass over the tree for all of them, not a
+// grep each (docs/BENCHMARKS.md, "Stale memory"), once per rev and scope.
 func (k *checking) wordsAt(ctx context.Context, rev string, scope []string) (map[string]bool, error) {
 	key := rev + "\x00" + strings.Join(scope, "\x00")
 	if found, ok := k.words[key]; ok {

@@ -99,8 +99,9 @@ type stemShard struct {
 }
 
 // The shards' maps are made on first write, not at package init: 64 maps
-// made ahead cost every process 1.2 MB and ~3 ms before main, whether it
-// stems a word or not (`GODEBUG=inittrace=1`).
+// made ahead cost every process memory and time before main, whether it
+// stems a word or not (`GODEBUG=inittrace=1`; docs/BENCHMARKS.md, "One warm
+// lore"; TestStartup_LorePackagesInitCheaply holds it).
 var stemShards [64]stemShard
 
 // maxStemsPerShard bounds the table (64 × 1,024 words: the common ones; a

@@ -484,7 +484,8 @@ func CutQuery(q string) string {
 // stopWords numbers the English stop words by their token, from 1: words
 // that stem alike ("doing", "do") share a number. It is written out rather
 // than computed at package init, where stemming its 126 words cost every
-// process ~0.7 ms before main (`GODEBUG=inittrace=1`); TestStopWordNumbers
+// process its start (`GODEBUG=inittrace=1`; docs/BENCHMARKS.md, "One warm
+// lore"); TestStopWordNumbers
 // checks it against the stemmer.
 var stopWords = map[string]uint8{
 	"a": 1, "about": 2, "above": 3, "after": 4, "again": 5, "against": 6, "all": 7, "am": 8,

@@ -114,7 +114,7 @@ func isTerminal(w io.Writer) bool {
 	}
 	// A character device is not enough: /dev/null is one, and output sent
 	// there paid for the terminal's extras (a pass over the index for the
-	// unreadable-files footer: ~15 ms of a warm `lore search`).
+	// unreadable-files footer, a large part of a warm `lore search`).
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -1,9 +1,9 @@
 // Package lazyre compiles a regular expression on first use.
 //
 // A regexp compiled at package init is paid for by every lore process, the
-// warm path's `lore search` included, whether the process uses it or not:
-// before this package, lore's own packages allocated 1.8 MB and spent ~5 ms
-// of each start compiling and building tables (`GODEBUG=inittrace=1`).
+// warm path's `lore search` included, whether the process uses it or not
+// (`GODEBUG=inittrace=1`; docs/BENCHMARKS.md, "One warm lore";
+// TestStartup_LorePackagesInitCheaply holds lore's packages to little).
 package lazyre
 
 import (

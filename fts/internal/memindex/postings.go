@@ -15,10 +15,9 @@ import "encoding/binary"
 // A vocab (vocab.go) keeps every token's packed postings in one arena, and
 // those appended since its last freeze in a tail of their own: so the
 // copy's heap holds a few large pointer-free arrays rather than a million
-// small lists, and a garbage collection has almost nothing to mark in it.
-// On 100,000 generated notes (600,000 units, 1.1 million tokens, 58 million
-// postings), marking the copy of one list per token took 100–150 ms a
-// collection.
+// small lists, and a garbage collection has almost nothing to mark in it
+// (docs/decisions/in-memory-copies.md has what one list per token cost;
+// BenchmarkInMemoryCopyOf measures the copy).
 
 // plist is one token's postings: vocab.arena[off:end], then vocab.tails[tail-1]
 // when tail > 0.

@@ -2,9 +2,8 @@
 // nearest to a query by Hamming distance: the in-memory first pass of the
 // index's vector stage (package fts rescores what it finds with sqlite-vec's
 // own cosine distance, and keeps the set in step with the index's vector
-// log). 8 bytes of bits per 64 dimensions: a scan of 60,000 vectors of 512
-// dimensions takes well under a millisecond (BenchmarkNearest), where
-// sqlite-vec's binary k-NN over the same takes ~20 ms.
+// log). 8 bytes of bits per 64 dimensions: a scan is a fraction of what
+// sqlite-vec's binary k-NN over the same vectors costs (BenchmarkNearest).
 //
 // A Set is not safe for concurrent use; its owner locks it.
 package signbits
