@@ -297,15 +297,6 @@ func TestParse_LongSectionIsChunkedWithinLimit(t *testing.T) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func TestParse_PathologicalSectionsFinish(t *testing.T) {
 	for name, body := range map[string]string{
 		"one run of Han":   strings.Repeat("检", 1<<19),
