@@ -14,14 +14,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/eval"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
 )
@@ -69,7 +68,7 @@ func run(ctx context.Context, dir string, files []string) error {
 	for _, f := range files {
 		prompts, err := readPrompts(f)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", f, err)
 		}
 		for _, p := range prompts {
 			qv, err := em.Embed(ctx, []string{p})
@@ -114,30 +113,19 @@ func share(xs []float64, ok func(float64) bool) float64 {
 	return float64(n) / float64(len(xs))
 }
 
-// readPrompts reads a question set's queries, or a file of prompts.
+// readPrompts reads a question set's queries (.jsonl), or a file of
+// prompts, one a line.
 func readPrompts(path string) ([]string, error) {
-	f, err := os.Open(path)
+	if !strings.HasSuffix(path, ".jsonl") {
+		return eval.LoadPrompts(path)
+	}
+	qs, err := eval.LoadQuestions(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l == "" {
-			continue
-		}
-		if strings.HasSuffix(path, ".jsonl") {
-			var q struct {
-				Query string `json:"query"`
-			}
-			if err := json.Unmarshal([]byte(l), &q); err != nil {
-				return nil, fmt.Errorf("%s: %v", path, err)
-			}
-			l = q.Query
-		}
-		out = append(out, l)
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.Query
 	}
-	return out, sc.Err()
+	return out, nil
 }
