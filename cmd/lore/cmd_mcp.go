@@ -256,7 +256,7 @@ func serveVaults(ctx, bg context.Context, e *env, bound *app, also []string, pro
 // openServed opens the vault at dir (--also) with its models, refusing one
 // already served.
 func openServed(ctx context.Context, dir string, served []*app) (*app, error) {
-	a, err := openApp(ctx, dir, withModels, nil)
+	a, err := openApp(ctx, dir, 0, nil)
 	if err != nil {
 		return nil, fmt.Errorf("--also %s: %w", dir, err)
 	}
@@ -265,6 +265,12 @@ func openServed(ctx context.Context, dir string, served []*app) (*app, error) {
 			a.Close()
 			return nil, usageError{fmt.Sprintf("--also %s: the vault at %s is served already", dir, o.mem.Vault().Root)}
 		}
+	}
+	// The models only once the vault is known to be another: loading the
+	// embedding model is most of an open.
+	if err := useModels(ctx, a.mem); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("--also %s: %w", dir, err)
 	}
 	return a, nil
 }
