@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -370,5 +371,20 @@ func TestKeyResourceAndSection(t *testing.T) {
 	}
 	if vault.KeySection(last.Key) == vault.KeySection(r.Units[0].Key) || last.HeadingPath[len(last.HeadingPath)-1] != "Short" {
 		t.Errorf("the short section %s shares the long one's key", last.Key)
+	}
+}
+
+// The names a parsed note answers to come from what Parse read: its
+// frontmatter id, its path, its file name, its frontmatter title and its
+// aliases (vault's TestLinkKeysAndNames holds the names of a Resource made
+// by hand).
+func TestParse_NamesFromFrontmatterTitleAndAliases(t *testing.T) {
+	r := mustParse(t, "decisions/adr-012-redlock.md", "---\nid: mem_adr12\ntitle: ADR 012 Redlock\naliases: [Redlock, 分布式锁]\n---\n# x\n")
+	var got []string
+	for _, n := range r.Names() {
+		got = append(got, fmt.Sprintf("%s:%d", n.Key, n.Kind))
+	}
+	if strings.Join(got, ",") != "mem_adr12:0,decisions/adr-012-redlock:1,adr-012-redlock:2,adr 012 redlock:3,redlock:4,分布式锁:4" {
+		t.Fatalf("names: %v", got)
 	}
 }

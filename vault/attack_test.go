@@ -72,6 +72,10 @@ func TestAttack_OrgRefMustBeABranchName(t *testing.T) {
 	}
 }
 
+// LinkKey reads a link as Obsidian resolves it (case, extension, anchor,
+// display text, "./"), and a Resource answers to its id, path, file name,
+// title and aliases, each once (markdown's
+// TestParse_NamesFromFrontmatterTitleAndAliases parses the same note).
 func TestLinkKeysAndNames(t *testing.T) {
 	for in, want := range map[string]string{
 		"[[adr-012-redlock]]":              "adr-012-redlock",
