@@ -65,16 +65,31 @@ type Request struct {
 	Relevant  bool `json:"relevant,omitempty"`
 	Budget    int  `json:"budget,omitempty"`
 	Fragments int  `json:"fragments,omitempty"`
+	// PerResource is the asker's cap on one note's fragments (0: two, what
+	// a server before this field gives).
+	PerResource int `json:"per_resource,omitempty"`
 	// Workspace is the code folder the asker is bound to: activate checks
 	// the fragments' citations of code against its repository.
 	Workspace string `json:"workspace,omitempty"`
+}
+
+// ActivationRequest is the request that asks a warm server for req, from
+// an asker bound to workspace: ActivateRequest gives req back on the
+// server's side (its code check is the server's own).
+func ActivationRequest(req vault.ActivateRequest, workspace string) Request {
+	return Request{Query: req.Query, Project: req.Project, State: req.State, Published: req.PublishedOnly, Relevant: req.RelevantOnly,
+		Budget: req.Limits.TokenBudget, Fragments: req.Limits.MaxFragments, PerResource: req.Limits.PerResource, Workspace: workspace}
 }
 
 // ActivateRequest is the activation a request asks for.
 func (in Request) ActivateRequest() vault.ActivateRequest {
 	req := vault.ActivateRequest{Query: in.Query, State: in.State, Project: in.Project, PublishedOnly: in.Published, RelevantOnly: in.Relevant}
 	if in.Budget > 0 {
-		req.Limits = vault.Limits{TokenBudget: in.Budget, MaxFragments: max(in.Fragments, 1), PerResource: 2}
+		per := in.PerResource
+		if per <= 0 {
+			per = 2
+		}
+		req.Limits = vault.Limits{TokenBudget: in.Budget, MaxFragments: max(in.Fragments, 1), PerResource: per}
 	}
 	return req
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -208,5 +209,29 @@ func TestAttack_AStoppedWarmServerCostsNoWait(t *testing.T) {
 	_, err = Ask(ctx, data, SearchPath, Request{Query: "release", Project: "api", Limit: 3})
 	if !errors.Is(err, ErrNoServer) || ctx.Err() != nil {
 		t.Fatalf("Ask with a stopped server: %v (context: %v); want ErrNoServer from the handshake", err, ctx.Err())
+	}
+}
+
+// What the asker wants of activate reaches the server as it was asked,
+// through the wire's JSON: the query, the view, the state and every limit
+// (a cap on one note's fragments other than two included). A request from
+// an asker that sends no cap gets two, as a server before the field gave.
+func TestActivationRequest_RoundTripsTheWire(t *testing.T) {
+	want := vault.ActivateRequest{Query: "release checklist", Project: "api", State: "st1", PublishedOnly: true, RelevantOnly: true,
+		Limits: vault.Limits{TokenBudget: 600, MaxFragments: 6, PerResource: 3}}
+	b, err := json.Marshal(ActivationRequest(want, "/work/api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in Request
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatal(err)
+	}
+	if got := in.ActivateRequest(); !reflect.DeepEqual(got, want) || in.Workspace != "/work/api" {
+		t.Fatalf("over the wire %s: %+v (workspace %q), want %+v", b, got, in.Workspace, want)
+	}
+	old := Request{Query: "q", Budget: 600, Fragments: 6}
+	if got := old.ActivateRequest().Limits; got != (vault.Limits{TokenBudget: 600, MaxFragments: 6, PerResource: 2}) {
+		t.Fatalf("a request without per_resource: %+v", got)
 	}
 }

@@ -70,9 +70,7 @@ func (hb hookBackend) Binding(dir string) (vault.Binding, error) { return hb.e.b
 
 // Activate asks the warm server when one runs, else activates in process.
 func (hb hookBackend) Activate(ctx context.Context, b vault.Binding, req vault.ActivateRequest) (*vault.Activation, error) {
-	wr := warm.Request{Query: req.Query, Project: req.Project, State: req.State, Published: req.PublishedOnly, Relevant: req.RelevantOnly,
-		Budget: req.Limits.TokenBudget, Fragments: req.Limits.MaxFragments, Workspace: b.Workspace}
-	if reply, err := askWarm(ctx, hb.e, b, warm.ActivatePath, wr); err == nil {
+	if reply, err := askWarm(ctx, hb.e, b, warm.ActivatePath, warm.ActivationRequest(req, b.Workspace)); err == nil {
 		return reply.Activation, nil
 	} else if !errors.Is(err, warm.ErrNoServer) {
 		return nil, err
