@@ -13,6 +13,7 @@ import (
 
 	"github.com/lore-memory/lore/guard"
 	"github.com/lore-memory/lore/internal/gitcli"
+	"github.com/lore-memory/lore/internal/safe"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -121,12 +122,11 @@ func (h *Responder) Respond(ctx context.Context, r io.Reader) ([]byte, error) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- answer{nil, fmt.Errorf("a bug in lore: %v", r)}
-			}
-		}()
-		out, err := h.answer(ctx, b, dir, budget)
+		var out []byte
+		err := safe.Call(func() (err error) {
+			out, err = h.answer(ctx, b, dir, budget)
+			return err
+		})
 		done <- answer{out, err}
 	}()
 	select {

@@ -23,6 +23,8 @@ type realBackend struct {
 	// slow, when set, holds every call until the context ends (a disk that
 	// stalls).
 	slow bool
+	// panics, when set, makes Activate panic (a bug in the pipeline).
+	panics bool
 }
 
 func (rb *realBackend) Binding(string) (vault.Binding, error) { return rb.b, nil }
@@ -45,6 +47,9 @@ func (rb *realBackend) open(ctx context.Context) (*retrieve.Memory, func(), erro
 }
 
 func (rb *realBackend) Activate(ctx context.Context, b vault.Binding, req vault.ActivateRequest) (*vault.Activation, error) {
+	if rb.panics {
+		panic("index out of range in the pipeline")
+	}
 	m, done, err := rb.open(ctx)
 	if err != nil {
 		return nil, err
@@ -312,5 +317,16 @@ func TestRespond_LogIsBounded(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[0], "2026-11-20T10:00:00Z") {
 		t.Errorf("the trim left half a line: %q", lines[0])
+	}
+}
+
+// A bug that panics while a prompt is answered is the hook's error, which
+// lore hook logs: the prompt gets nothing and the process goes on.
+func TestRespond_APanicIsTheHooksError(t *testing.T) {
+	f := newFixture(t)
+	f.backend.panics = true
+	out, _, err := f.respond(UserPromptSubmit, map[string]any{"prompt": "what must I do before I tag the release?"})
+	if err == nil || !strings.Contains(err.Error(), "a bug in lore: index out of range in the pipeline") || len(out) != 0 {
+		t.Fatalf("a panicking activate: out %q, err %v", out, err)
 	}
 }
