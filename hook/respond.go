@@ -131,6 +131,14 @@ func (h *Responder) Respond(ctx context.Context, r io.Reader) ([]byte, error) {
 	}()
 	select {
 	case a := <-done:
+		if a.err != nil && h.Event == PreToolUse && h.commits() {
+			// A commit the check failed on (rules unreadable, git failing, a
+			// bug) is refused like one past the deadline: a check that
+			// errs open would let through whatever broke it.
+			why := strings.Join(strings.Fields(vault.Message(a.err)), " ")
+			h.Log(fmt.Errorf("%s: the commit was refused unchecked", why))
+			return Deny(GuardLead + " commit: lore could not check it (" + clipCommand(why) + "). Ask the person to run lore doctor in the vault."), nil
+		}
 		return a.out, a.err
 	case <-ctx.Done():
 		if h.Event == PreToolUse && h.commits() {

@@ -25,6 +25,10 @@ type realBackend struct {
 	slow bool
 	// panics, when set, makes Activate panic (a bug in the pipeline).
 	panics bool
+	// rulesFail, when set, is what Rules fails with; rulesPanic makes it
+	// panic instead (an unreadable index, a bug in the guard).
+	rulesFail  error
+	rulesPanic bool
 }
 
 func (rb *realBackend) Binding(string) (vault.Binding, error) { return rb.b, nil }
@@ -68,6 +72,12 @@ func (rb *realBackend) Loadout(ctx context.Context, b vault.Binding) (string, er
 }
 
 func (rb *realBackend) Rules(ctx context.Context, b vault.Binding) (*guard.RuleSet, error) {
+	if rb.rulesPanic {
+		panic("nil map in the guard")
+	}
+	if rb.rulesFail != nil {
+		return nil, rb.rulesFail
+	}
 	m, done, err := rb.open(ctx)
 	if err != nil {
 		return nil, err
@@ -328,5 +338,52 @@ func TestRespond_APanicIsTheHooksError(t *testing.T) {
 	out, _, err := f.respond(UserPromptSubmit, map[string]any{"prompt": "what must I do before I tag the release?"})
 	if err == nil || !strings.Contains(err.Error(), "a bug in lore: index out of range in the pipeline") || len(out) != 0 {
 		t.Fatalf("a panicking activate: out %q, err %v", out, err)
+	}
+}
+
+// Attack: a commit the check fails on (the rules cannot be read, the guard
+// panics, git cannot say what would be committed) is refused, as one past
+// the deadline is: an agent that breaks the index, or a bug, must not make
+// the check let every commit through. The failure is in hooks.log; a shell
+// command that commits nothing still goes on.
+func TestRespond_ACommitTheCheckFailsOnIsRefused(t *testing.T) {
+	commit := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -am wip"}}
+	for _, c := range []struct {
+		name  string
+		break_ func(*fixture)
+		want  string
+	}{
+		{"rules unreadable", func(f *fixture) { f.backend.rulesFail = errors.New("index.db: file is not a database") }, "index.db: file is not a database"},
+		{"the guard panics", func(f *fixture) { f.backend.rulesPanic = true }, "a bug in lore: nil map in the guard"},
+		{"git fails", func(f *fixture) {
+			if err := os.RemoveAll(filepath.Join(f.code, ".git", "objects")); err != nil {
+				t.Fatal(err)
+			}
+			testvault.Write(t, f.code, ".git/HEAD", "ref: refs/heads/main\n")
+		}, "could not check"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			c.break_(f)
+			out, h, err := f.respond(PreToolUse, commit)
+			if err != nil {
+				t.Fatalf("the failure was the hook's error, and the commit would go through: %v", err)
+			}
+			reason := denial(t, out)
+			if !strings.Contains(reason, "could not check") || !strings.Contains(reason, c.want) {
+				t.Fatalf("a commit the check failed on:\n%s", out)
+			}
+			v, _ := vault.Open(f.vault)
+			logged, _ := os.ReadFile(filepath.Join(v.DataDir(), LogFile))
+			v.Close()
+			if !strings.Contains(string(logged), "the commit was refused unchecked") {
+				t.Errorf("the refusal is not in hooks.log: %q", logged)
+			}
+			_ = h
+			out, _, err = f.respond(PreToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}})
+			if len(out) != 0 || err != nil {
+				t.Errorf("a command that commits nothing: %s %v", out, err)
+			}
+		})
 	}
 }
