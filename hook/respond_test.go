@@ -349,9 +349,9 @@ func TestRespond_APanicIsTheHooksError(t *testing.T) {
 func TestRespond_ACommitTheCheckFailsOnIsRefused(t *testing.T) {
 	commit := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -am wip"}}
 	for _, c := range []struct {
-		name  string
-		break_ func(*fixture)
-		want  string
+		name   string
+		breaks func(*fixture)
+		want   string
 	}{
 		{"rules unreadable", func(f *fixture) { f.backend.rulesFail = errors.New("index.db: file is not a database") }, "index.db: file is not a database"},
 		{"the guard panics", func(f *fixture) { f.backend.rulesPanic = true }, "a bug in lore: nil map in the guard"},
@@ -364,8 +364,8 @@ func TestRespond_ACommitTheCheckFailsOnIsRefused(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t)
-			c.break_(f)
-			out, h, err := f.respond(PreToolUse, commit)
+			c.breaks(f)
+			out, _, err := f.respond(PreToolUse, commit)
 			if err != nil {
 				t.Fatalf("the failure was the hook's error, and the commit would go through: %v", err)
 			}
@@ -379,7 +379,6 @@ func TestRespond_ACommitTheCheckFailsOnIsRefused(t *testing.T) {
 			if !strings.Contains(string(logged), "the commit was refused unchecked") {
 				t.Errorf("the refusal is not in hooks.log: %q", logged)
 			}
-			_ = h
 			out, _, err = f.respond(PreToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}})
 			if len(out) != 0 || err != nil {
 				t.Errorf("a command that commits nothing: %s %v", out, err)
