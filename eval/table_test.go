@@ -110,6 +110,12 @@ var newVaultSets = []struct {
 	// Written after the note-evidence change was designed (not kept:
 	// docs/decisions/not-kept-note-evidence.md).
 	{"go-proposals", "../testdata/eval/go-proposals-2.jsonl", map[string]float64{"activate note@1": 0.90, "activate note@3": 0.95, "activate section@1": 0.75, "activate section@3": 0.90}},
+	// Written after lower BM25 column weights were designed (not kept:
+	// docs/decisions/query-or-and-column-weights.md); one question under
+	// the figures of their first run.
+	{"adr-examples", "../testdata/eval/adr-examples-3.jsonl", map[string]float64{"activate note@1": 0.85, "activate note@3": 0.92, "activate section@1": 0.78, "activate section@3": 0.85}},
+	{"advanced-java", "../testdata/eval/advanced-java-3.jsonl", map[string]float64{"activate note@1": 0.83, "activate note@3": 0.91, "activate section@1": 0.75, "activate section@3": 0.91}},
+	{"go-proposals", "../testdata/eval/go-proposals-3.jsonl", map[string]float64{"activate note@1": 0.92, "activate note@3": 0.92, "activate section@1": 0.84, "activate section@3": 0.84}},
 	{"go-proposals", "../testdata/eval/go-proposals.jsonl", map[string]float64{"activate note@1": 0.95, "activate note@3": 0.95, "activate section@1": 0.73, "activate section@3": 0.82}},
 }
 
