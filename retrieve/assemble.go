@@ -2,6 +2,9 @@ package retrieve
 
 import (
 	"context"
+	"math"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/lore-memory/lore/fts"
@@ -24,6 +27,26 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	a.published, a.relevant = req.PublishedOnly, req.RelevantOnly
 	if a.relevant {
 		a.qterms = contentTerms(req.Query)
+		if m := os.Getenv("LORE_SURPRISE"); m != "" { // EXPERIMENT (not kept)
+			margin, _ := strconv.ParseFloat(m, 64)
+			var ts []string
+			for t := range a.qterms {
+				ts = append(ts, t)
+			}
+			n, df, err := p.look.TermStats(ctx, ts)
+			if err != nil {
+				return nil, err
+			}
+			a.surprising = func(have map[string]bool) bool {
+				bits := 0.0
+				for t := range have {
+					if d := df[t]; d > 0 {
+						bits += math.Log(float64(n) / float64(d))
+					}
+				}
+				return bits >= math.Log(float64(n))+margin
+			}
+		}
 	}
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
@@ -71,6 +94,7 @@ type assembly struct {
 	// (relevant), for the query's content terms qterms.
 	published, relevant bool
 	qterms              map[string]bool
+	surprising          func(map[string]bool) bool // EXPERIMENT
 }
 
 func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
@@ -93,7 +117,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case a.published && c.DraftID != "":
 		c.Outcome = "cut:draft"
 		return nil
-	case a.relevant && !relevant(c, a.qterms):
+	case a.relevant && !relevantExp(c, a.qterms, a.surprising):
 		c.Outcome = "cut:irrelevant"
 		return nil
 	case c.template:
@@ -315,7 +339,9 @@ func contentTerms(q string) map[string]bool {
 	return out
 }
 
-func relevant(c *candidate, qterms map[string]bool) bool {
+func relevant(c *candidate, qterms map[string]bool) bool { return relevantExp(c, qterms, nil) }
+
+func relevantExp(c *candidate, qterms map[string]bool, surprising func(map[string]bool) bool) bool {
 	if c.ExactRank > 0 || c.VectorScore >= relevantSimilarity {
 		return true
 	}
@@ -336,6 +362,9 @@ func relevant(c *candidate, qterms map[string]bool) bool {
 	need := (len(qterms) + 1) / 2
 	if len(qterms) >= 2 {
 		need = max(need, 2)
+	}
+	if surprising != nil && len(have) >= need {
+		return surprising(have)
 	}
 	return len(have) >= need
 }
