@@ -2,9 +2,6 @@ package retrieve
 
 import (
 	"context"
-	"math"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/lore-memory/lore/fts"
@@ -27,26 +24,6 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	a.published, a.relevant = req.PublishedOnly, req.RelevantOnly
 	if a.relevant {
 		a.qterms = contentTerms(req.Query)
-		if m := os.Getenv("LORE_SURPRISE"); m != "" { // EXPERIMENT (not kept)
-			margin, _ := strconv.ParseFloat(m, 64)
-			var ts []string
-			for t := range a.qterms {
-				ts = append(ts, t)
-			}
-			n, df, err := p.look.TermStats(ctx, ts)
-			if err != nil {
-				return nil, err
-			}
-			a.surprising = func(have map[string]bool) bool {
-				bits := 0.0
-				for t := range have {
-					if d := df[t]; d > 0 {
-						bits += math.Log(float64(n) / float64(d))
-					}
-				}
-				return bits >= math.Log(float64(n))+margin
-			}
-		}
 	}
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
@@ -94,7 +71,6 @@ type assembly struct {
 	// (relevant), for the query's content terms qterms.
 	published, relevant bool
 	qterms              map[string]bool
-	surprising          func(map[string]bool) bool // EXPERIMENT
 }
 
 func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
@@ -117,7 +93,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case a.published && c.DraftID != "":
 		c.Outcome = "cut:draft"
 		return nil
-	case a.relevant && !relevantExp(c, a.qterms, a.surprising):
+	case a.relevant && !relevant(c, a.qterms):
 		c.Outcome = "cut:irrelevant"
 		return nil
 	case c.template:
@@ -339,9 +315,7 @@ func contentTerms(q string) map[string]bool {
 	return out
 }
 
-func relevant(c *candidate, qterms map[string]bool) bool { return relevantExp(c, qterms, nil) }
-
-func relevantExp(c *candidate, qterms map[string]bool, surprising func(map[string]bool) bool) bool {
+func relevant(c *candidate, qterms map[string]bool) bool {
 	if c.ExactRank > 0 || c.VectorScore >= relevantSimilarity {
 		return true
 	}
@@ -362,9 +336,6 @@ func relevantExp(c *candidate, qterms map[string]bool, surprising func(map[strin
 	need := (len(qterms) + 1) / 2
 	if len(qterms) >= 2 {
 		need = max(need, 2)
-	}
-	if surprising != nil && len(have) >= need {
-		return surprising(have)
 	}
 	return len(have) >= need
 }
