@@ -51,9 +51,20 @@ func (r *Repo) Branch(ctx context.Context, base string) ([]byte, error) {
 	return gitcli.Run(ctx, r.Root, nil, append(diffArgs, base+"...HEAD", "--")...)
 }
 
-// WorkTree returns the uncommitted changes (staged and not) against HEAD.
+// WorkTree returns the uncommitted changes (staged and not) against HEAD;
+// in a repository with no commit yet, against the empty tree (the id git
+// gives an empty tree in the repository's hash), so that its first commit is
+// read like any other.
 func (r *Repo) WorkTree(ctx context.Context) ([]byte, error) {
-	return gitcli.Run(ctx, r.Root, nil, append(diffArgs, "HEAD", "--")...)
+	base := "HEAD"
+	if _, err := gitcli.Run(ctx, r.Root, nil, "rev-parse", "-q", "--verify", "HEAD^{commit}"); err != nil {
+		empty, err := gitcli.Run(ctx, r.Root, strings.NewReader(""), "hash-object", "-t", "tree", "--stdin")
+		if err != nil {
+			return nil, err
+		}
+		base = strings.TrimSpace(string(empty))
+	}
+	return gitcli.Run(ctx, r.Root, nil, append(diffArgs, base, "--")...)
 }
 
 // Blobs returns a Content that reads files from a git revision ("" for the

@@ -167,3 +167,33 @@ func TestInstall_KeepsThePersonsHook(t *testing.T) {
 		t.Errorf("the tracked hook was edited: %q", data)
 	}
 }
+
+// A repository with no commit yet has no HEAD to compare with: its work
+// tree is compared with the empty tree, so the first commit of a new
+// repository is checked like any other (git diff HEAD fails there, and the
+// pre-tool hook refused that commit unchecked).
+func TestChanges_TheFirstCommitOfANewRepository(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	testvault.Git(t, root, "init", "-q", "-b", "main")
+	testvault.Write(t, root, "a.go", "one\n")
+	testvault.Git(t, root, "add", "a.go")
+	testvault.Write(t, root, "a.go", "one\ntwo\n")
+	for _, in := range []Input{{}, {WorkTree: true}} {
+		diffs, content, done, err := Changes(ctx, root, in)
+		if err != nil {
+			t.Fatalf("%+v: %v", in, err)
+		}
+		want := map[string][]string{"a.go": {"1:one"}}
+		if in.WorkTree {
+			want = map[string][]string{"a.go": {"1:one", "2:two"}}
+		}
+		if got := added(diffs); !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: %v, want %v", in, got, want)
+		}
+		if _, ok := content("a.go"); !ok {
+			t.Errorf("%+v: no content for a.go", in)
+		}
+		done()
+	}
+}

@@ -386,3 +386,26 @@ func TestRespond_ACommitTheCheckFailsOnIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// The first commit of a new repository is checked as any other: with no
+// HEAD yet, a rule's violation is refused with the rule's message, and a
+// clean first commit goes through.
+func TestRespond_TheFirstCommitOfANewRepositoryIsChecked(t *testing.T) {
+	f := newFixture(t)
+	f.code = t.TempDir()
+	f.backend.b.Workspace = f.code
+	testvault.Git(t, f.code, "init", "-q", "-b", "main")
+	testvault.Write(t, f.code, "q.sql", "SELECT * FROM users\n")
+	for _, cmd := range []string{"git add q.sql && git commit -m first", "git commit -am first"} {
+		testvault.Git(t, f.code, "add", "q.sql")
+		out, _, err := f.respond(PreToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}})
+		if reason := denial(t, out); err != nil || !strings.Contains(reason, "ADR-015-no-select-star") {
+			t.Errorf("%s: %q %v, want the rule's refusal", cmd, reason, err)
+		}
+	}
+	testvault.Write(t, f.code, "q.sql", "SELECT id FROM users\n")
+	out, _, err := f.respond(PreToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git add q.sql && git commit -m first"}})
+	if len(out) != 0 || err != nil {
+		t.Errorf("a clean first commit: %s %v", out, err)
+	}
+}
