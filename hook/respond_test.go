@@ -126,6 +126,18 @@ func (f *fixture) respond(event string, input map[string]any) ([]byte, *Responde
 	return out, h, err
 }
 
+// hooksLog is the vault's hooks.log ("" when there is none).
+func (f *fixture) hooksLog() string {
+	f.t.Helper()
+	v, err := vault.Open(f.vault)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer v.Close()
+	data, _ := os.ReadFile(filepath.Join(v.DataDir(), LogFile))
+	return string(data)
+}
+
 // additional is the additionalContext of an answer ("" for none).
 func additional(t *testing.T, out []byte) string {
 	t.Helper()
@@ -288,18 +300,14 @@ func TestRespond_PastTheDeadline(t *testing.T) {
 		t.Fatalf("a stalled prompt: %s %v", out, err)
 	}
 	h.Log(err)
-	v, _ := vault.Open(f.vault)
-	logged, _ := os.ReadFile(filepath.Join(v.DataDir(), LogFile))
-	v.Close()
-	if !strings.Contains(string(logged), "claude UserPromptSubmit session s1: past the deadline") {
+	if logged := f.hooksLog(); !strings.Contains(logged, "claude UserPromptSubmit session s1: past the deadline") {
 		t.Errorf("hooks.log: %q", logged)
 	}
 	out, _, _ = f.respond(PreToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -am wip"}})
 	if reason := denial(t, out); !strings.Contains(reason, "could not check it within hooks.deadline_ms") {
 		t.Errorf("a commit past the deadline:\n%s", out)
 	}
-	logged, _ = os.ReadFile(filepath.Join(v.DataDir(), LogFile))
-	if !strings.Contains(string(logged), "claude PreToolUse session s1: past the deadline of 300ms (hooks.deadline_ms): the commit was refused unchecked") {
+	if logged := f.hooksLog(); !strings.Contains(logged, "claude PreToolUse session s1: past the deadline of 300ms (hooks.deadline_ms): the commit was refused unchecked") {
 		t.Errorf("the refused commit is not in hooks.log: %q", logged)
 	}
 }
@@ -373,10 +381,7 @@ func TestRespond_ACommitTheCheckFailsOnIsRefused(t *testing.T) {
 			if !strings.Contains(reason, "could not check") || !strings.Contains(reason, c.want) {
 				t.Fatalf("a commit the check failed on:\n%s", out)
 			}
-			v, _ := vault.Open(f.vault)
-			logged, _ := os.ReadFile(filepath.Join(v.DataDir(), LogFile))
-			v.Close()
-			if !strings.Contains(string(logged), "the commit was refused unchecked") {
+			if logged := f.hooksLog(); !strings.Contains(logged, "the commit was refused unchecked") {
 				t.Errorf("the refusal is not in hooks.log: %q", logged)
 			}
 			out, _, err = f.respond(PreToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}})
