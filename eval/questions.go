@@ -64,6 +64,9 @@ type Answer struct {
 	StructuredChars  int `json:"structured_chars"`
 	StructuredTokens int `json:"structured_tokens"`
 	TextChars        int `json:"text_chars"`
+	// FirstHash is the content hash of the first fragment delivered ("":
+	// none), to tell a copy of the answer from another text.
+	FirstHash string `json:"-"`
 }
 
 // QuestionMetrics are the figures of a question set.
@@ -154,6 +157,9 @@ func ScoreQuestions(ctx context.Context, a vault.Activator, qs []Question, rende
 			ans.ContentTokens += vault.EstimateTokens(f.Content)
 		}
 		ans.rank(places)
+		if len(act.Fragments) > 0 {
+			ans.FirstHash = act.Fragments[0].ContentHash
+		}
 		text, structured, err := render(act)
 		if err != nil {
 			return m, err

@@ -18,7 +18,7 @@ import (
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR | --table FILE [--data DIR]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
+	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR | --table FILE [--data DIR] [--misses]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
 queries.jsonl, qrels/test.tsv): builds a temporary vault and index from the
 corpus, runs every judged query, and prints nDCG@10, Recall@100 and MRR@10
 as BEIR computes them.
@@ -31,7 +31,10 @@ With --table FILE, it runs every question set of the table on its vault
 absent is named and left out) and prints one table: note@1, note@3,
 section@1 and section@3 for activate, and plain FTS5's on the same
 questions beside them (one row per note, and one per heading section, an
-OR of the query's words, bm25).
+OR of the query's words, bm25). With --misses it then lists each question
+whose answering section was not first and what came first instead: another
+section of the right note, the answer's own text from a copy in another
+note, another note, or nothing; and counts them by vault.
 
 With --questions FILE VAULT_DIR, it copies the vault into a temporary one,
 asks each question of FILE (JSON Lines: query, project, expected
@@ -44,7 +47,7 @@ Examples:
   lore eval ~/data/scifact
   lore eval --cases --mode hybrid
   lore eval --questions testdata/demo-questions.jsonl testdata/demo-vault
-  lore eval --table testdata/eval/table.json --data DIR`)
+  lore eval --table testdata/eval/table.json --data DIR --misses`)
 	mode := fs.String("mode", "lexical", "retrieval mode: lexical, vector or hybrid (the last two use the built-in model)")
 	keep := fs.String("keep", "", "build the vault in DIR and keep it (default: a temporary folder, removed)")
 	cases := fs.Bool("cases", false, "score the bound vault on its evaluation cases (made with \"Report inaccurate\" in lore serve) instead of a data set")
@@ -54,6 +57,7 @@ Examples:
 	var without stringList
 	fs.Var(&without, "without", "--table: turn a ranking `stage` off, to measure what it pays ("+strings.Join(retrieve.Stages, ", ")+"); may be given more than once")
 	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
+	misses := fs.Bool("misses", false, "--table: also list each question whose answering section was not first, and what came first instead")
 	weight := fs.Float64("vector-weight", 0, "the weight of cosine similarity in score fusion (default: lore.yaml's retrieval.vector_weight, else 0.3)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
@@ -66,7 +70,7 @@ Examples:
 	case *cases:
 		return evalCases(ctx, e, *mode)
 	case *table != "":
-		return evalTable(ctx, e, *table, *data, *mode, *weight, without)
+		return evalTable(ctx, e, tableRun{data: *data, mode: *mode, weight: *weight, without: without, misses: *misses}, *table)
 	case *questions != "":
 		if len(pos) != 1 {
 			return usageError{"eval --questions FILE needs one vault folder"}
@@ -305,18 +309,29 @@ func evalCases(ctx context.Context, e *env, mode string) error {
 	return nil
 }
 
+// tableRun is how lore eval --table runs: the folder of the archives, the
+// retrieval mode, the vector weight, the stages turned off, and whether to
+// list the misses.
+type tableRun struct {
+	data, mode string
+	weight     float64
+	without    []string
+	misses     bool
+}
+
 // evalTable scores every question set of a table on its vault, beside
-// plain FTS5, and prints one Markdown table.
-func evalTable(ctx context.Context, e *env, file, data, mode string, weight float64, without []string) error {
+// plain FTS5, and prints one Markdown table; with misses, then each
+// question whose answering section was not first.
+func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 	t, err := eval.LoadTable(file)
 	if err != nil {
 		return vault.Errorf(vault.CodeInvalid, "read table: %v", err)
 	}
 	stages := ""
-	if len(without) > 0 {
-		stages = "; without " + strings.Join(without, ", ")
+	if len(run.without) > 0 {
+		stages = "; without " + strings.Join(run.without, ", ")
 	}
-	fmt.Fprintf(e.stdout, "mode %s%s; plain FTS5 beside each figure (lore / FTS5)\n\n", mode, stages)
+	fmt.Fprintf(e.stdout, "mode %s%s; plain FTS5 beside each figure (lore / FTS5)\n\n", run.mode, stages)
 	fmt.Fprintln(e.stdout, "| vault | set | questions | note@1 | note@3 | section@1 | section@3 |")
 	fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|---|")
 	var off [][]string
@@ -330,19 +345,21 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 		offNames = append(offNames, fmt.Sprintf("%s (%d)", filepath.Base(f), len(ps)))
 	}
 	var missing, hookRows []string
+	var missed []tableMisses
 	for _, tv := range t.Vaults {
-		rows, hook, err := evalTableVault(ctx, e, tv, data, mode, weight, without, off)
+		got, err := evalTableVault(ctx, e, tv, run, off)
 		if errors.Is(err, fs.ErrNotExist) && tv.Archive != "" {
-			missing = append(missing, fmt.Sprintf("%s (%s)", tv.Name, filepath.Join(data, tv.Archive)))
+			missing = append(missing, fmt.Sprintf("%s (%s)", tv.Name, filepath.Join(run.data, tv.Archive)))
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", tv.Name, err)
 		}
-		for _, r := range rows {
+		for _, r := range got.rows {
 			fmt.Fprintln(e.stdout, r)
 		}
-		hookRows = append(hookRows, hook)
+		hookRows = append(hookRows, got.hook)
+		missed = append(missed, got.misses)
 	}
 	if len(off) > 0 {
 		fmt.Fprintf(e.stdout, "\nthe prompt hook (reviewed memory that clears the relevance bar, 6 fragments in 600 tokens): on-topic prompts are the vault's questions, off-topic those of %s\n\n", strings.Join(offNames, ", "))
@@ -352,66 +369,84 @@ func evalTable(ctx context.Context, e *env, file, data, mode string, weight floa
 			fmt.Fprintln(e.stdout, r)
 		}
 	}
+	if run.misses {
+		printMisses(e.stdout, missed)
+	}
 	for _, m := range missing {
 		fmt.Fprintf(e.stdout, "\nleft out, its archive is absent (--data names the folder that holds it): %s\n", m)
 	}
 	return nil
 }
 
+// tableVault is what one vault of the table gave: its rows of the main
+// table, its row of the hook's, and the questions whose answering section
+// was not first.
+type tableVault struct {
+	rows   []string
+	hook   string
+	misses tableMisses
+}
+
 // evalTableVault indexes one vault of the table and asks it each set.
-func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode string, weight float64, without []string, off [][]string) (rows []string, hook string, err error) {
+func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRun, off [][]string) (out tableVault, err error) {
+	out.misses.vault = tv.Name
 	dir, cleanup, err := scratchVault("", "lore-eval-*")
 	if err != nil {
-		return nil, "", err
+		return out, err
 	}
 	defer cleanup()
 	root := dir
 	if tv.Archive != "" {
-		if data == "" {
-			return nil, "", fmt.Errorf("%s: %w", tv.Archive, fs.ErrNotExist)
+		if run.data == "" {
+			return out, fmt.Errorf("%s: %w", tv.Archive, fs.ErrNotExist)
 		}
-		if err := extractInto(filepath.Join(data, tv.Archive), dir); err != nil {
-			return nil, "", err
+		if err := extractInto(filepath.Join(run.data, tv.Archive), dir); err != nil {
+			return out, err
 		}
 	} else if err := copyNotes(tv.Dir, dir); err != nil {
-		return nil, "", err
+		return out, err
 	}
 	ref, err := eval.OpenFTS5(root)
 	if err != nil {
-		return nil, "", err
+		return out, err
 	}
 	defer ref.Close()
-	ix, _, err := evalIndex(ctx, e, root, mode, weight, embed.FromConfig)
+	ix, _, err := evalIndex(ctx, e, root, run.mode, run.weight, embed.FromConfig)
 	if err != nil {
-		return nil, "", err
+		return out, err
 	}
 	defer closeEvalIndex(ix)
-	if err := ix.Pipeline.Without(without...); err != nil {
-		return nil, "", err
+	if err := ix.Pipeline.Without(run.without...); err != nil {
+		return out, err
 	}
 	var all []eval.Question
 	for _, set := range tv.Sets {
 		qs, err := eval.LoadQuestions(set)
 		if err != nil {
-			return nil, "", vault.Errorf(vault.CodeInvalid, "read questions %s: %v", set, err)
+			return out, vault.Errorf(vault.CodeInvalid, "read questions %s: %v", set, err)
 		}
 		all = append(all, qs...)
-		m, err := eval.ScoreQuestions(ctx, eval.InMode(ix, mode), qs, mcp.RenderActivation)
+		m, err := eval.ScoreQuestions(ctx, eval.InMode(ix, run.mode), qs, mcp.RenderActivation)
 		if err != nil {
-			return nil, "", err
+			return out, err
 		}
 		r, err := ref.Score(ctx, qs)
 		if err != nil {
-			return nil, "", err
+			return out, err
 		}
 		pair := func(a, b float64) string { return fmt.Sprintf("%.3f / %.3f", a, b) }
-		rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s |", tv.Name, filepath.Base(set), len(qs),
+		out.rows = append(out.rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s |", tv.Name, filepath.Base(set), len(qs),
 			pair(m.Note1, r.Note1), pair(m.Note3, r.Note3), pair(m.Success1, r.Section1), pair(m.Success3, r.Section3)))
+		if run.misses {
+			if err := out.misses.add(ctx, ix, filepath.Base(set), m.Answers); err != nil {
+				return out, err
+			}
+		}
 	}
 	if len(off) > 0 {
-		h, err := eval.ScoreHook(ctx, eval.InMode(ix, mode), all, off)
+		h, err := eval.ScoreHook(ctx, eval.InMode(ix, run.mode), all, off)
 		if err != nil {
-			return nil, "", err
+			return out, err
 		}
 		var silent, sent []string
 		for _, o := range h.Off {
@@ -421,9 +456,9 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, data, mode 
 		if len(sent) == 0 {
 			sent = []string{"none"}
 		}
-		hook = fmt.Sprintf("| %s | %.3f / %.3f (%d) | %s | %s |", tv.Name, h.Answered, h.First, h.On, strings.Join(silent, " · "), strings.Join(sent, "; "))
+		out.hook = fmt.Sprintf("| %s | %.3f / %.3f (%d) | %s | %s |", tv.Name, h.Answered, h.First, h.On, strings.Join(silent, " · "), strings.Join(sent, "; "))
 	}
-	return rows, hook, nil
+	return out, nil
 }
 
 // extractInto unpacks a vault archive and moves its notes into the scratch

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lore-memory/lore/eval"
+	"github.com/lore-memory/lore/markdown"
+	"github.com/lore-memory/lore/retrieve"
+)
+
+// What came first when the answering section did not (lore eval --table
+// --misses), in the order the summary counts them.
+const (
+	missRightNote = "another section of the right note"
+	missCopy      = "the answer's text, from another note" // byte for byte: a copy
+	missOther     = "another note"
+	missNothing   = "nothing"
+)
+
+var missKinds = []string{missRightNote, missCopy, missOther, missNothing}
+
+// tableMisses are one vault's questions whose answering section was not
+// delivered first, with what was.
+type tableMisses struct {
+	vault     string
+	questions int
+	rows      []missRow
+}
+
+type missRow struct {
+	set, query, expected, first, kind string
+}
+
+// add records the misses among one set's answers. A first section of
+// another note is the answer's copy when its text is byte for byte the
+// answering section's (the note is read back from the index and parsed as
+// the index parsed it).
+func (t *tableMisses) add(ctx context.Context, m *retrieve.Memory, set string, answers []eval.Answer) error {
+	t.questions += len(answers)
+	for _, a := range answers {
+		if a.Rank == 1 {
+			continue
+		}
+		r := missRow{set: set, query: a.Query, expected: a.Expected, kind: missNothing}
+		if len(a.Delivered) > 0 {
+			r.first = a.Delivered[0]
+			wantPath, wantHeading, _ := strings.Cut(a.Expected, "#")
+			firstPath, _, _ := strings.Cut(r.first, "#")
+			switch copyOf, err := sectionHashes(ctx, m, wantPath, wantHeading); {
+			case err != nil:
+				return err
+			case firstPath == wantPath:
+				r.kind = missRightNote
+			case copyOf[a.FirstHash]:
+				r.kind = missCopy
+			default:
+				r.kind = missOther
+			}
+		}
+		t.rows = append(t.rows, r)
+	}
+	return nil
+}
+
+// sectionHashes are the content hashes of the sections of the note at path
+// whose own heading is heading ("" for the text before the first one).
+func sectionHashes(ctx context.Context, m *retrieve.Memory, path, heading string) (map[string]bool, error) {
+	out := map[string]bool{}
+	loaded, err := m.Load(ctx, []string{path}, "")
+	if err != nil || len(loaded) == 0 {
+		return out, nil // not a note of the vault: the set's own check names it
+	}
+	r, err := markdown.Parse(path, []byte(loaded[0].Content))
+	if err != nil {
+		return out, nil
+	}
+	for _, u := range r.Units {
+		own := ""
+		if n := len(u.HeadingPath); n > 0 {
+			own = u.HeadingPath[n-1]
+		}
+		if own == heading {
+			out[u.ContentHash] = true
+		}
+	}
+	return out, ctx.Err()
+}
+
+// printMisses writes each vault's misses, then a count of them by kind.
+func printMisses(w io.Writer, vaults []tableMisses) {
+	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+	fmt.Fprintln(w, "\nquestions whose answering section was not first (--misses)")
+	fmt.Fprintln(w, "\n| vault | set | question | answering section | first delivered | what came first |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, v := range vaults {
+		for _, r := range v.rows {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", v.vault, r.set, cell(r.query), cell(r.expected), cell(r.first), r.kind)
+		}
+	}
+	fmt.Fprintf(w, "\n| vault | questions | not first | %s |\n", strings.Join(missKinds, " | "))
+	fmt.Fprintln(w, "|---|---|---|"+strings.Repeat("---|", len(missKinds)))
+	for _, v := range vaults {
+		counts := map[string]int{}
+		for _, r := range v.rows {
+			counts[r.kind]++
+		}
+		fmt.Fprintf(w, "| %s | %d | %d |", v.vault, v.questions, len(v.rows))
+		for _, k := range missKinds {
+			fmt.Fprintf(w, " %d |", counts[k])
+		}
+		fmt.Fprintln(w)
+	}
+}
