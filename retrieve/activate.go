@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"context"
+	"os"
+	"strings"
 	"math"
 	"sort"
 	"sync"
@@ -464,6 +466,29 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 			}
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
+		if os.Getenv("LORE_COORD") != "" { // EXPERIMENT (not kept unless it passes)
+			qterms := contentTerms(q)
+			for _, c := range ranked {
+				if c.ExactRank > 0 || len(qterms) == 0 {
+					continue
+				}
+				have := map[string]bool{}
+				count := func(s string) {
+					tokenize.EachToken(s, func(t string, _ bool) {
+						if qterms[t] {
+							have[t] = true
+						}
+					})
+				}
+				count(c.Title)
+				count(strings.Join(c.HeadingPath, " "))
+				count(c.Content)
+				share := float64(len(have)) / float64(len(qterms))
+				c.Fused *= share
+				c.Final = c.Fused
+			}
+			sortCandidates(ranked)
+		}
 	}
 	if !p.off["links"] {
 		if err := p.boostLinks(ctx, q, ranked, project); err != nil {
