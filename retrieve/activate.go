@@ -2,10 +2,10 @@ package retrieve
 
 import (
 	"context"
-	"os"
-	"strings"
 	"math"
+	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
