@@ -3,10 +3,7 @@ package retrieve
 import (
 	"context"
 	"math"
-	"os"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -467,53 +464,6 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 			}
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
-		if e := os.Getenv("LORE_COORD"); e != "" { // EXPERIMENT (not kept unless it passes)
-			alpha, _ := strconv.ParseFloat(e, 64)
-			qterms := contentTerms(q)
-			var ts []string
-			for t := range qterms {
-				ts = append(ts, t)
-			}
-			n, df, err := p.look.TermStats(ctx, ts)
-			if err != nil {
-				return nil, err
-			}
-			idf := func(t string) float64 {
-				if os.Getenv("LORE_COORD_IDF") == "" {
-					return 1
-				}
-				d := float64(df[t])
-				return math.Log(1 + (float64(n)-d+0.5)/(d+0.5))
-			}
-			total := 0.0
-			for t := range qterms {
-				total += idf(t)
-			}
-			for _, c := range ranked {
-				if c.ExactRank > 0 || len(qterms) == 0 {
-					continue
-				}
-				have := map[string]bool{}
-				count := func(s string) {
-					tokenize.EachToken(s, func(t string, _ bool) {
-						if qterms[t] {
-							have[t] = true
-						}
-					})
-				}
-				count(c.Title)
-				count(strings.Join(c.HeadingPath, " "))
-				count(c.Content)
-				got := 0.0
-				for t := range have {
-					got += idf(t)
-				}
-				share := got / total
-				c.Fused *= math.Pow(share, alpha)
-				c.Final = c.Fused
-			}
-			sortCandidates(ranked)
-		}
 	}
 	if !p.off["links"] {
 		if err := p.boostLinks(ctx, q, ranked, project); err != nil {
