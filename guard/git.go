@@ -54,17 +54,21 @@ func (r *Repo) Branch(ctx context.Context, base string) ([]byte, error) {
 // WorkTree returns the uncommitted changes (staged and not) against HEAD;
 // in a repository with no commit yet, against the empty tree (the id git
 // gives an empty tree in the repository's hash), so that its first commit is
-// read like any other.
+// read like any other. The usual case costs one git process: HEAD is asked
+// about only when the diff fails.
 func (r *Repo) WorkTree(ctx context.Context) ([]byte, error) {
-	base := "HEAD"
-	if _, err := gitcli.Run(ctx, r.Root, nil, "rev-parse", "-q", "--verify", "HEAD^{commit}"); err != nil {
-		empty, err := gitcli.Run(ctx, r.Root, strings.NewReader(""), "hash-object", "-t", "tree", "--stdin")
-		if err != nil {
-			return nil, err
-		}
-		base = strings.TrimSpace(string(empty))
+	out, err := gitcli.Run(ctx, r.Root, nil, append(diffArgs, "HEAD", "--")...)
+	if err == nil {
+		return out, nil
 	}
-	return gitcli.Run(ctx, r.Root, nil, append(diffArgs, base, "--")...)
+	if _, verr := gitcli.Run(ctx, r.Root, nil, "rev-parse", "-q", "--verify", "HEAD^{commit}"); verr == nil {
+		return nil, err // HEAD is there: the diff's own failure
+	}
+	empty, eerr := gitcli.Run(ctx, r.Root, strings.NewReader(""), "hash-object", "-t", "tree", "--stdin")
+	if eerr != nil {
+		return nil, err
+	}
+	return gitcli.Run(ctx, r.Root, nil, append(diffArgs, strings.TrimSpace(string(empty)), "--")...)
 }
 
 // Blobs returns a Content that reads files from a git revision ("" for the
