@@ -107,8 +107,8 @@ func (h *Responder) Respond(ctx context.Context, r io.Reader) ([]byte, error) {
 		o.err = fmt.Errorf("the binding and lore.yaml could not be read within %v: nothing was added", vault.DefaultHookDeadline)
 	}
 	if o.err != nil {
-		if h.Event == PreToolUse && h.commits() && vault.ErrorCode(o.err) != vault.CodeUnbound {
-			return Deny(GuardLead + " commit: lore could not read the workspace's binding or the vault's lore.yaml (" + o.err.Error() + "), so it could not check the commit."), nil
+		if h.checksCommit() && vault.ErrorCode(o.err) != vault.CodeUnbound {
+			return h.refuseUnchecked(oneLine(o.err), "read the workspace's binding or the vault's lore.yaml ("+oneLine(o.err)+"), so it could not check the commit."), nil
 		}
 		return nil, o.err
 	}
@@ -131,26 +131,39 @@ func (h *Responder) Respond(ctx context.Context, r io.Reader) ([]byte, error) {
 	}()
 	select {
 	case a := <-done:
-		if a.err != nil && h.Event == PreToolUse && h.commits() {
-			// A commit the check failed on (rules unreadable, git failing, a
-			// bug) is refused like one past the deadline: a check that
-			// errs open would let through whatever broke it.
-			why := strings.Join(strings.Fields(vault.Message(a.err)), " ")
-			h.Log(fmt.Errorf("%s: the commit was refused unchecked", why))
-			return Deny(GuardLead + " commit: lore could not check it (" + clipCommand(why) + "). Ask the person to run lore doctor in the vault."), nil
+		if a.err != nil && h.checksCommit() {
+			// A check that failed (rules unreadable, git failing, a bug)
+			// and let the commit through would land whatever broke it.
+			why := oneLine(a.err)
+			return h.refuseUnchecked(why, "check it ("+clipCommand(why)+"). Ask the person to run lore doctor in the vault."), nil
 		}
 		return a.out, a.err
 	case <-ctx.Done():
-		if h.Event == PreToolUse && h.commits() {
-			// A commit the check could not finish on is refused, not let
-			// through: past the deadline, --no-verify or a slow disk would
-			// otherwise land exactly what the check was slow to read.
-			h.Log(fmt.Errorf("past the deadline of %v (hooks.deadline_ms): the commit was refused unchecked", deadline))
-			return Deny(GuardLead + " commit: lore could not check it within hooks.deadline_ms (" + deadline.String() + "). Commit fewer files at a time, or ask the person to raise hooks.deadline_ms in lore.yaml."), nil
+		if h.checksCommit() {
+			// Past the deadline, --no-verify or a slow disk would otherwise
+			// land exactly what the check was slow to read.
+			return h.refuseUnchecked(fmt.Sprintf("past the deadline of %v (hooks.deadline_ms)", deadline),
+				"check it within hooks.deadline_ms ("+deadline.String()+"). Commit fewer files at a time, or ask the person to raise hooks.deadline_ms in lore.yaml."), nil
 		}
 		return nil, fmt.Errorf("past the deadline of %v (hooks.deadline_ms in lore.yaml): nothing was added", deadline)
 	}
 }
+
+// checksCommit reports whether this call is a pre-tool check of a command
+// that may commit: one lore refuses when it cannot finish the check.
+func (h *Responder) checksCommit() bool { return h.Event == PreToolUse && h.commits() }
+
+// refuseUnchecked refuses a commit lore could not check, whatever stopped
+// it (the binding unreadable, an error, the deadline), and logs why: a
+// check that failed open would let through exactly what broke it. told
+// ends "lore could not …" in the refusal.
+func (h *Responder) refuseUnchecked(why, told string) []byte {
+	h.Log(fmt.Errorf("%s: the commit was refused unchecked", why))
+	return Deny(GuardLead + " commit: lore could not " + told)
+}
+
+// oneLine is err's message on one line, without lore's error code.
+func oneLine(err error) string { return strings.Join(strings.Fields(vault.Message(err)), " ") }
 
 // answer is the event's work.
 func (h *Responder) answer(ctx context.Context, b vault.Binding, dir string, budget int) ([]byte, error) {

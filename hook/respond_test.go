@@ -414,3 +414,19 @@ func TestRespond_TheFirstCommitOfANewRepositoryIsChecked(t *testing.T) {
 		t.Errorf("a clean first commit: %s %v", out, err)
 	}
 }
+
+// A commit is refused, not let through, when the vault's lore.yaml cannot
+// be read, and the refusal is logged where a hook logs without a vault
+// (the user's folder): lore could not know the rules to check it by.
+func TestRespond_ACommitIsRefusedWhenLoreYamlIsUnreadable(t *testing.T) {
+	f := newFixture(t)
+	testvault.Write(t, f.vault, "lore.yaml", "projects: [not, a, map\n")
+	out, h, err := f.respond(PreToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -am wip"}})
+	if reason := denial(t, out); err != nil || !strings.Contains(reason, "could not read the workspace's binding or the vault's lore.yaml") {
+		t.Fatalf("a commit with lore.yaml broken: %q %v", reason, err)
+	}
+	logged, _ := os.ReadFile(filepath.Join(h.UserLogDir, LogFile))
+	if !strings.Contains(string(logged), "the commit was refused unchecked") {
+		t.Errorf("the refusal is not logged: %q", logged)
+	}
+}
