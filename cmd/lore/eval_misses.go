@@ -9,6 +9,7 @@ import (
 	"github.com/lore-memory/lore/eval"
 	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/vault"
 )
 
 // What came first when the answering section did not (lore eval --table
@@ -49,15 +50,16 @@ func (t *tableMisses) add(ctx context.Context, m *retrieve.Memory, set string, a
 			r.first = a.Delivered[0]
 			wantPath, wantHeading, _ := strings.Cut(a.Expected, "#")
 			firstPath, _, _ := strings.Cut(r.first, "#")
-			switch copyOf, err := sectionHashes(ctx, m, wantPath, wantHeading); {
-			case err != nil:
-				return err
-			case firstPath == wantPath:
-				r.kind = missRightNote
-			case copyOf[a.FirstHash]:
-				r.kind = missCopy
-			default:
+			r.kind = missRightNote
+			if firstPath != wantPath {
+				copyOf, err := sectionHashes(ctx, m, wantPath, wantHeading)
+				if err != nil {
+					return err
+				}
 				r.kind = missOther
+				if copyOf[a.FirstHash] {
+					r.kind = missCopy
+				}
 			}
 		}
 		t.rows = append(t.rows, r)
@@ -70,12 +72,15 @@ func (t *tableMisses) add(ctx context.Context, m *retrieve.Memory, set string, a
 func sectionHashes(ctx context.Context, m *retrieve.Memory, path, heading string) (map[string]bool, error) {
 	out := map[string]bool{}
 	loaded, err := m.Load(ctx, []string{path}, "")
-	if err != nil || len(loaded) == 0 {
-		return out, nil // not a note of the vault: the set's own check names it
+	if vault.ErrorCode(err) == vault.CodeNotFound || err == nil && len(loaded) == 0 {
+		return out, nil // not a note of the vault: nothing is its copy
+	}
+	if err != nil {
+		return nil, err
 	}
 	r, err := markdown.Parse(path, []byte(loaded[0].Content))
 	if err != nil {
-		return out, nil
+		return out, nil // a note the index skipped: it delivered none of its text
 	}
 	for _, u := range r.Units {
 		own := ""
@@ -86,7 +91,7 @@ func sectionHashes(ctx context.Context, m *retrieve.Memory, path, heading string
 			out[u.ContentHash] = true
 		}
 	}
-	return out, ctx.Err()
+	return out, nil
 }
 
 // printMisses writes each vault's misses, then a count of them by kind.
