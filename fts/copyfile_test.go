@@ -223,13 +223,7 @@ func TestSavedCopy_IsMappedAndFollowsTheLog(t *testing.T) {
 	if _, err := os.Stat(memindex.Path(tv.V.DataDir())); err != nil {
 		t.Fatalf("no copy saved: %v", err)
 	}
-	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
-	os.Remove(filepath.Join(tv.Root, "bench/000/note-000002.md"))
-	tv.Write("new/one.md", "---\ntitle: New one\ntags: [release, 发布]\n---\n# New\n\nretry timeout queue worker\n")
-	os.Rename(filepath.Join(tv.Root, "bench/000/note-000003.md"), filepath.Join(tv.Root, "moved/note-3.md"))
-	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	editGenerated(t, tv)
 	tv.Ix.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []OverlayFile{
 		{Path: "projects/alpha/draft-new.md", Data: []byte("# Draft new\n\nrollback retry timeout cache\n")},
 	}}})

@@ -69,6 +69,20 @@ func compareScorers(t *testing.T, tv *testVault, projects []string) {
 	}
 }
 
+// editGenerated edits a generated vault (a rewrite, a deletion, a new note
+// in Chinese and English, a rename) and refreshes the index, so that the
+// copy has unit_log entries of every kind to follow.
+func editGenerated(t *testing.T, tv *testVault) {
+	t.Helper()
+	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
+	os.Remove(filepath.Join(tv.Root, "bench/000/note-000002.md"))
+	tv.Write("new/one.md", "---\ntitle: New one\ntags: [release, 发布]\n---\n# New\n\nretry timeout queue worker\n")
+	os.Rename(filepath.Join(tv.Root, "bench/000/note-000003.md"), filepath.Join(tv.Root, "moved/note-3.md"))
+	if _, err := tv.Ix.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestMemIndexMatchesFTS5(t *testing.T) {
 	t.Parallel()
 	files := testvault.ReadFixture(t, "../testdata/demo-vault")
@@ -91,13 +105,7 @@ func TestMemIndexMatchesFTS5(t *testing.T) {
 	compareScorers(t, tv, projects)
 
 	// Edits, deletions, new files and a rename: the postings follow unit_log.
-	tv.Write("bench/000/note-000001.md", "# Rewritten\n\nrelease deploy rollback cache 检索 parseConfigFile\n")
-	os.Remove(filepath.Join(tv.Root, "bench/000/note-000002.md"))
-	tv.Write("new/one.md", "---\ntitle: New one\ntags: [release, 发布]\n---\n# New\n\nretry timeout queue worker\n")
-	os.Rename(filepath.Join(tv.Root, "bench/000/note-000003.md"), filepath.Join(tv.Root, "moved/note-3.md"))
-	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	editGenerated(t, tv)
 	compareScorers(t, tv, projects)
 
 	// Drafts: alpha's Draft replaces a shared note and adds one; only alpha
