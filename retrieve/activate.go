@@ -303,7 +303,11 @@ func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, pr
 		}
 	}
 	for _, c := range cs {
-		if w := strongest(votes[c.RID], linkCap); w > 0 {
+		lc := linkCap
+		if xoff["linkcap"] {
+			lc = linkTop
+		}
+		if w := strongest(votes[c.RID], lc); w > 0 {
 			c.LinkBonus = linkBonus * w * best
 			c.Final = c.Fused + c.LinkBonus
 		}
