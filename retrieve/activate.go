@@ -468,9 +468,6 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 			}
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
-		if xcoord {
-			coordBlock(q, ranked)
-		}
 	}
 	if !p.off["links"] {
 		if err := p.boostLinks(ctx, q, ranked, project); err != nil {
