@@ -303,11 +303,7 @@ func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, pr
 		}
 	}
 	for _, c := range cs {
-		lc := linkCap
-		if xoff["linkcap"] {
-			lc = linkTop
-		}
-		if w := strongest(votes[c.RID], lc); w > 0 {
+		if w := strongest(votes[c.RID], linkCap); w > 0 {
 			c.LinkBonus = linkBonus * w * best
 			c.Final = c.Fused + c.LinkBonus
 		}

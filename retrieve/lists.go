@@ -21,11 +21,8 @@ import (
 // gives each note it links to: 1, and up to 2 when c is a list of links
 // (markdown.LinkListShare), unless the question names that list (namesList).
 func voteWeight(c *candidate, queryPlurals map[string]bool) float64 {
-	if xoff["lists"] {
-		return 1
-	}
 	d := markdown.LinkListShare(c.Content)
-	if d == 0 || (!xoff["names"] && namesList(queryPlurals, c)) {
+	if d == 0 || namesList(queryPlurals, c) {
 		return 1
 	}
 	return 1 + d
