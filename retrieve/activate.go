@@ -21,7 +21,6 @@ const (
 	rerankDepth   = 24   // fused candidates a reranker sees
 	linkBonus     = 0.05 // one-hop link bonus per linked top note, as a fraction of the top fused score
 	linkTop       = 5    // the notes at the top whose links count
-	linkCap       = 3    // at most this many top notes' votes counted for one note, the strongest
 	statusPenalty = 0.5  // superseded/deprecated resources' score factor
 	// Profile names the shape of an activation response.
 	Profile = "agent_activation.v2"
@@ -253,16 +252,17 @@ func sortCandidates(cs []*candidate) {
 // boostLinks adds a one-hop bonus to candidates whose note is linked from a
 // note at the top of the list (the linkTop best by fused score; wikilinks
 // and Markdown links, supersedes; resolved as vault/linknames.go says, as
-// Obsidian would), in proportion to the linking note's score, at most
-// linkCap of them counted, the strongest. A flat bonus for any link between
-// any two candidates did nothing on a well-linked vault (the Obsidian Hub:
-// 40 of 40 candidates got it): here a note the best candidates point to
-// rises, and one linked only from the tail of the list, or linking to the
-// top itself (as every index note does), does not. A top note whose best
+// Obsidian would), in proportion to the linking note's score: each top note
+// that links to a note adds its vote. A flat bonus for any link between any
+// two candidates did nothing on a well-linked vault (the Obsidian Hub: 40
+// of 40 candidates got it): here a note the best candidates point to rises,
+// and one linked only from the tail of the list, or linking to the top
+// itself (as every index note does), does not. A top note whose best
 // candidate is a list of links votes up to twice, unless the query names
-// that list (voteWeight, lists.go); the cap counts notes, not votes, so
-// that a note two lists point to keeps its lead over one that three asides
-// mention.
+// that list (voteWeight, lists.go). No note gains more than linkTop notes'
+// votes, 2 × linkTop × linkBonus of the top score; a cap on how many of
+// them count (the three strongest) changed no figure of the table and was
+// taken out (link-bonus.md).
 func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil
@@ -296,33 +296,18 @@ func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, pr
 	for _, r := range top {
 		vote[r] = bestOf[r].Fused / best * voteWeight(bestOf[r], plurals)
 	}
-	votes := map[int64][]float64{} // each note's votes, from the top notes that link to it
+	votes := map[int64]float64{} // each note's votes, from the top notes that link to it
 	for _, pr := range pairs {
-		if v := vote[pr[0]]; v > 0 { // 0 from a note not at the top
-			votes[pr[1]] = append(votes[pr[1]], v)
-		}
+		votes[pr[1]] += vote[pr[0]] // 0 from a note not at the top
 	}
 	for _, c := range cs {
-		if w := strongest(votes[c.RID], linkCap); w > 0 {
+		if w := votes[c.RID]; w > 0 {
 			c.LinkBonus = linkBonus * w * best
 			c.Final = c.Fused + c.LinkBonus
 		}
 	}
 	sortCandidates(cs)
 	return nil
-}
-
-// strongest is the sum of the n largest of votes. votes is reordered.
-func strongest(votes []float64, n int) float64 {
-	sort.Sort(sort.Reverse(sort.Float64Slice(votes)))
-	sum := 0.0
-	for i, v := range votes {
-		if i == n {
-			break
-		}
-		sum += v
-	}
-	return sum
 }
 
 // rerank orders the top rerankDepth candidates by the reranker's scores; the

@@ -13,9 +13,9 @@
 //
 // Activate's stages, in order: freshness check → exact (id, path, title,
 // alias, file name) → BM25 (top 40) → query embedding and vector k-NN (top
-// 40) → fusion → one-hop link bonus (links from the top notes; a list of
-// links votes twice for what it lists, unless the query names the list; the
-// three strongest linking notes count) → optional
+// 40) → fusion → one-hop link bonus (links from the five top notes; a
+// list of links votes twice for what it lists, unless the query names the
+// list) → optional
 // rerank → status (a superseded note never ranks above its successor) →
 // section order (by each section's own words; an acronym of the query's
 // words counts as them) → copies (a text two notes hold keeps one place, the
