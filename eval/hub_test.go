@@ -50,6 +50,11 @@ const hubQuestions6 = "../testdata/hub/questions-6.jsonl"
 // docs/decisions/query-or-and-column-weights.md).
 const hubQuestions7 = "../testdata/hub/questions-7.jsonl"
 
+// hubQuestions8 is drawn the same way (seed 29), and written to judge
+// coord over one block before it ran (not kept:
+// docs/decisions/not-kept-coord.md).
+const hubQuestions8 = "../testdata/hub/questions-8.jsonl"
+
 // TestHubQuestions_EveryAnswerIsASectionOfTheHub keeps the question set
 // true to the vault: every expected path is a note of the Obsidian Hub and
 // every expected heading one of its sections, as lore parses it.
@@ -58,7 +63,7 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 	for _, set := range []struct {
 		file string
 		min  int
-	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}} {
+	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}} {
 		some, err := LoadQuestions(set.file)
 		if err != nil {
 			t.Fatal(err)
@@ -179,6 +184,12 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"activate section@1": 0.80, "activate section@3": 0.86,
 			"activate note@1": 0.80, "activate note@3": 0.86,
 			"search section@3": 0.86, "search note@3": 0.86,
+		}},
+		{hubQuestions8, map[string]float64{
+			// One question under the figures of its first run.
+			"activate section@1": 0.86, "activate section@3": 0.86,
+			"activate note@1": 0.86, "activate note@3": 0.93,
+			"search section@3": 0.86, "search note@3": 0.93,
 		}},
 	})
 }
