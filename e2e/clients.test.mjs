@@ -295,6 +295,49 @@ test("Codex: after trusting the project and approving the hooks, the same promis
   }
 });
 
+// The first commit of a new repository is checked as any other. With no
+// HEAD yet, git diff HEAD fails; lore once let that commit through
+// unchecked, then (with a check that fails refused unchecked) would have
+// refused it without saying which rule. Through the real client: the
+// agent's first commit, which breaks no-fmt-println-in-mcp, is refused
+// with the rule's message, and no commit is made; a clean first commit
+// then goes through.
+test("Claude Code: the first commit of a new repository is checked by the guard", { skip: skipClients, timeout: 240000 }, async () => {
+  const v = makeVault("api");
+  const h = home();
+  const git = (...args) => execFileSync("git", args, { cwd: v.workspace, env: { ...process.env, ...gitEnv }, stdio: "pipe" }).toString();
+  git("init", "-q", "-b", "main");
+  mkdirSync(join(v.workspace, "mcp"));
+  writeFileSync(join(v.workspace, "mcp", "log.go"), 'package mcp\n\nimport "fmt"\n\nfunc log() { fmt.Println("x") }\n');
+  const model = await startFakeModel(({ results }) => {
+    if (results === 0) return { tool: "Bash", input: { command: "git add -A && git commit -m 'first commit'", description: "Commit" } };
+    if (results === 1) return { tool: "Bash", input: { command: "printf 'package mcp\\n' > mcp/log.go", description: "Drop the print" } };
+    if (results === 2) return { tool: "Bash", input: { command: "git add -A && git commit -m 'first commit'", description: "Commit" } };
+    return { text: "done" };
+  });
+  try {
+    const env = clientEnv(h, { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-e2e" });
+    lore(["setup", "claude"], v.workspace, env);
+    const r = await run(CLAUDE, ["-p", "commit the logging change", "--allowedTools", "Bash"], v.workspace, env);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const main = model.requests.filter((q) => q.kind === "anthropic" && q.body?.tools?.some((t) => t.name === "Bash"));
+    // What the model had read after the first commit was refused.
+    const results = texts(main[1].body).filter(({ path }) => path.includes("content")).map(({ text }) => text);
+    const refusal = results.find((t) => t.includes("refuse this commit"));
+    assert.ok(refusal, `the guard's refusal reaches the model:\n${results.join("\n---\n").slice(-3000)}`);
+    assert.doesNotMatch(refusal, /could not check/, "the first commit is checked, not refused unchecked");
+    assert.match(refusal, /\[no-fmt-println-in-mcp\] error mcp\/log\.go:5/, "the refusal names the rule and the line");
+    assert.ok(main.length >= 4, `the scripted conversation ran (${main.length} main requests)`);
+    const after = texts(main.at(-1).body).filter(({ path }) => path.includes("content")).map(({ text }) => text);
+    assert.equal(after.filter((t) => t.includes("refuse this commit")).length, 1, "the clean first commit is not refused");
+    assert.equal(git("log", "--format=%s").trim(), "first commit", "the clean first commit is the repository's only commit");
+    assert.equal(git("show", "HEAD:mcp/log.go"), "package mcp\n", "what was committed is the clean file");
+  } finally {
+    await model.close();
+    v.cleanup();
+  }
+});
+
 // assertNotToTheModel: the line about Drafts waiting for review reached
 // no request to the model.
 function assertNotToTheModel(requests) {
