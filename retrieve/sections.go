@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"os"
 	"math"
 	"regexp"
 	"sort"
@@ -206,12 +205,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 	for i := range qterms {
 		idf[i] = math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
 	}
-	content := 0
-	for _, t := range qterms {
-		if t.weight == 1 {
-			content++
-		}
-	}
 	for k, c := range group {
 		s := 0.0
 		for i, f := range tfs[k] {
@@ -223,21 +216,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 		}
 		if overview[k] {
 			s *= overviewWeight
-		}
-		if xSectionCoord && content > 0 {
-			// EXPERIMENT (not kept unless it passes; reverted otherwise):
-			// coord among one note's sections. The section's own score
-			// times the share of the query's content words (not stop
-			// words) that the note's title, the section's heading path and
-			// its body hold together. Only the order within a note moves;
-			// which note comes first does not.
-			held := 0
-			for i, t := range qterms {
-				if t.weight == 1 && (tfs[k][i] > 0 || inTitle[t.tok] || inPath(c, t.tok)) {
-					held++
-				}
-			}
-			s *= float64(held) / float64(content)
 		}
 		c.SectionScore, c.label = s, 0
 		for i, in := range inHeading[k] {
@@ -333,21 +311,4 @@ func withoutHeadingLine(s string) string {
 		return s
 	}
 	return rest
-}
-
-// xSectionCoord switches the experiment on (LORE_SECTION_COORD=1).
-var xSectionCoord = os.Getenv("LORE_SECTION_COORD") != ""
-
-// inPath reports whether token t is in c's heading path (the headings above
-// its own included).
-func inPath(c *candidate, t string) bool {
-	found := false
-	for _, h := range c.HeadingPath {
-		tokenize.EachToken(h, func(x string, _ bool) {
-			if x == t {
-				found = true
-			}
-		})
-	}
-	return found
 }
