@@ -116,9 +116,9 @@ var newVaultSets = []struct {
 	{"adr-examples", "../testdata/eval/adr-examples-3.jsonl", map[string]float64{"activate note@1": 0.85, "activate note@3": 0.92, "activate section@1": 0.78, "activate section@3": 0.85}},
 	{"advanced-java", "../testdata/eval/advanced-java-3.jsonl", map[string]float64{"activate note@1": 0.83, "activate note@3": 0.91, "activate section@1": 0.75, "activate section@3": 0.91}},
 	{"go-proposals", "../testdata/eval/go-proposals-3.jsonl", map[string]float64{"activate note@1": 0.92, "activate note@3": 0.92, "activate section@1": 0.84, "activate section@3": 0.84}},
-	// Written after coord over one block was designed (not kept:
-	// docs/decisions/not-kept-coord.md); one question under the figures of
-	// their first run. On the ADR examples' set six of the ten answers not
+	// Written before any run of this round, to judge coord over one block
+	// (designed without them; not kept: docs/decisions/not-kept-coord.md);
+	// one question under the figures of their first run. On the ADR examples' set six of the ten answers not
 	// first come from the Turkish locale's copy of the English note.
 	{"adr-examples", "../testdata/eval/adr-examples-4.jsonl", map[string]float64{"activate note@1": 0.42, "activate note@3": 0.85, "activate section@1": 0.21, "activate section@3": 0.42}},
 	{"advanced-java", "../testdata/eval/advanced-java-4.jsonl", map[string]float64{"activate note@1": 0.75, "activate note@3": 0.91, "activate section@1": 0.66, "activate section@3": 0.91}},
