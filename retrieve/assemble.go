@@ -29,11 +29,6 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
 		floor = weakFraction * ranked[0].Final
 	}
-	if a.relevant {
-		if err := p.sweep(ctx, ranked, held, req, a.qterms, floor); err != nil { // EXPERIMENT
-			return nil, err
-		}
-	}
 	for _, c := range ranked { // rank marked the templates (markTemplates)
 		if err := a.take(c, floor); err != nil {
 			return nil, err
