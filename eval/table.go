@@ -145,9 +145,12 @@ func writeFrom(p string, r io.Reader) error {
 
 // Reference is plain FTS5's figures on a question set: one row per note
 // (note level) and one row per heading section (section level), an OR of
-// the query's words, bm25 order; success at 1 and at 3.
+// the query's words, bm25 order; success at 1 and at 3. First holds, for
+// each question in order, the section plain FTS5 put first
+// ("path#Heading", the heading as lore names it; "" when none matched).
 type Reference struct {
 	Note1, Note3, Section1, Section3 float64
+	First                            []string
 }
 
 // FTS5 is the plain FTS5 reference over a vault's notes, built once and
@@ -258,6 +261,7 @@ func (f *FTS5) Score(ctx context.Context, qs []Question) (Reference, error) {
 			words = append(words, `"`+w+`"`)
 		}
 		if len(words) == 0 {
+			r.First = append(r.First, "")
 			continue
 		}
 		match := strings.Join(words, " OR ")
@@ -279,9 +283,13 @@ func (f *FTS5) Score(ctx context.Context, qs []Question) (Reference, error) {
 				break
 			}
 		}
+		first := ""
 		for i, s := range secs {
 			// A heading as lore names it: code spans' text without the
 			// backticks (the question names sections that way).
+			if i == 0 {
+				first = s[0] + "#" + strings.ReplaceAll(s[1], "`", "")
+			}
 			if s[0] == path && strings.ReplaceAll(s[1], "`", "") == head {
 				r.Section3++
 				if i == 0 {
@@ -290,6 +298,7 @@ func (f *FTS5) Score(ctx context.Context, qs []Question) (Reference, error) {
 				break
 			}
 		}
+		r.First = append(r.First, first)
 	}
 	if k := float64(len(qs)); k > 0 {
 		r.Note1, r.Note3, r.Section1, r.Section3 = r.Note1/k, r.Note3/k, r.Section1/k, r.Section3/k

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,6 +89,11 @@ func TestFTS5Reference(t *testing.T) {
 	}
 	if r.Note1 != 0.75 || r.Section1 != 0.75 || r.Note3 != 0.75 || r.Section3 != 0.75 {
 		t.Errorf("reference %+v, want 0.75 at every level", r)
+	}
+	// Each question's first section, for lore eval --misses to set beside
+	// lore's: the answer for the first three, nothing for the last.
+	if want := []string{"a.md#Rollback", "b.md#Deploy", "c.md#缓存", ""}; !slices.Equal(r.First, want) {
+		t.Errorf("firsts %q, want %q", r.First, want)
 	}
 }
 

@@ -34,7 +34,9 @@ questions beside them (one row per note, and one per heading section, an
 OR of the query's words, bm25). With --misses it then lists each question
 whose answering section was not first and what came first instead: another
 section of the right note, the answer's own text from a copy in another
-note, another note, or nothing; and counts them by vault.
+note, another note, or nothing, with the section plain FTS5 put first
+beside it; and counts them by vault, with how many of them plain FTS5 put
+first and how many questions lore put first that plain FTS5 did not.
 
 With --questions FILE VAULT_DIR, it copies the vault into a temporary one,
 asks each question of FILE (JSON Lines: query, project, expected
@@ -438,7 +440,7 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 		out.rows = append(out.rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s |", tv.Name, filepath.Base(set), len(qs),
 			pair(m.Note1, r.Note1), pair(m.Note3, r.Note3), pair(m.Success1, r.Section1), pair(m.Success3, r.Section3)))
 		if run.misses {
-			if err := out.misses.add(ctx, ix, filepath.Base(set), m.Answers); err != nil {
+			if err := out.misses.add(ctx, ix, filepath.Base(set), m.Answers, r.First); err != nil {
 				return out, err
 			}
 		}
