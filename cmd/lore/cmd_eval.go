@@ -34,9 +34,11 @@ questions beside them (one row per note, and one per heading section, an
 OR of the query's words, bm25). With --misses it then lists each question
 whose answering section was not first and what came first instead: another
 section of the right note, the answer's own text from a copy in another
-note, another note, or nothing, with the section plain FTS5 put first
-beside it; and counts them by vault, with how many of them plain FTS5 put
-first and how many questions lore put first that plain FTS5 did not.
+note, another note, or nothing; the question's words the answering
+section holds and the first does not ("none": nothing in which words they
+hold prefers the answer); the section plain FTS5 put first; and counts
+them by vault, with how many of them plain FTS5 put first and how many
+questions lore put first that plain FTS5 did not.
 
 With --questions FILE VAULT_DIR, it copies the vault into a temporary one,
 asks each question of FILE (JSON Lines: query, project, expected

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/lore-memory/lore/eval"
 	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -23,8 +25,12 @@ const (
 
 var missKinds = []string{missRightNote, missCopy, missOther, missNothing}
 
-// fts5Right marks a miss plain FTS5 put first.
-const fts5Right = "**the answer**"
+// fts5Right marks a miss plain FTS5 put first; ownNone a miss whose
+// answering section holds no word of the question the first does not.
+const (
+	fts5Right = "**the answer**"
+	ownNone   = "none"
+)
 
 // tableMisses are one vault's questions whose answering section was not
 // delivered first, with what was.
@@ -40,6 +46,13 @@ type tableMisses struct {
 type missRow struct {
 	set, query, expected, first, kind string
 	fts5                              string // plain FTS5's first section
+	// own are the question's words the answering section holds and the
+	// first one does not (owned: they were compared; not for a copy, nor
+	// when a note could not be read back). None: a ranking by which of
+	// the question's words a section holds cannot put the answer above
+	// the first.
+	own   []string
+	owned bool
 }
 
 // add records the misses among one set's answers, with the section plain
@@ -63,17 +76,30 @@ func (t *tableMisses) add(ctx context.Context, m *retrieve.Memory, set string, a
 		if len(a.Delivered) > 0 {
 			r.first = a.Delivered[0]
 			wantPath, wantHeading, _ := strings.Cut(a.Expected, "#")
-			firstPath, _, _ := strings.Cut(r.first, "#")
-			r.kind = missRightNote
+			firstPath, firstHeading, _ := strings.Cut(r.first, "#")
+			want, err := loadNote(ctx, m, wantPath)
+			if err != nil {
+				return err
+			}
+			first := want
 			if firstPath != wantPath {
-				copyOf, err := sectionHashes(ctx, m, wantPath, wantHeading)
-				if err != nil {
+				if first, err = loadNote(ctx, m, firstPath); err != nil {
 					return err
 				}
+			}
+			r.kind = missRightNote
+			if firstPath != wantPath {
 				r.kind = missOther
-				if copyOf[a.FirstHash] {
-					r.kind = missCopy
+				for _, u := range sectionUnits(want, wantHeading) {
+					if u.ContentHash == a.FirstHash {
+						r.kind = missCopy
+					}
 				}
+			}
+			if r.kind != missCopy && want != nil && first != nil {
+				q := questionWords(a.Query)
+				r.own = ownWords(q, sectionWords(want, wantHeading, q), sectionWords(first, firstHeading, q))
+				r.owned = true
 			}
 		}
 		t.rows = append(t.rows, r)
@@ -81,63 +107,128 @@ func (t *tableMisses) add(ctx context.Context, m *retrieve.Memory, set string, a
 	return nil
 }
 
-// sectionHashes are the content hashes of the sections of the note at path
-// whose own heading is heading ("" for the text before the first one).
-func sectionHashes(ctx context.Context, m *retrieve.Memory, path, heading string) (map[string]bool, error) {
-	out := map[string]bool{}
+// loadNote is the note at path read back from the index and parsed as the
+// index parsed it; nil when the vault has no such note or the index skipped
+// it.
+func loadNote(ctx context.Context, m *retrieve.Memory, path string) (*vault.Resource, error) {
 	loaded, err := m.Load(ctx, []string{path}, "")
 	if vault.ErrorCode(err) == vault.CodeNotFound || err == nil && len(loaded) == 0 {
-		return out, nil // not a note of the vault: nothing is its copy
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	r, err := markdown.Parse(path, []byte(loaded[0].Content))
 	if err != nil {
-		return out, nil // a note the index skipped: it delivered none of its text
+		return nil, nil
 	}
+	return r, nil
+}
+
+// sectionUnits are the units of r whose own heading is heading ("" for the
+// text before the first one): the parts of one section as places name it.
+func sectionUnits(r *vault.Resource, heading string) []vault.Unit {
+	if r == nil {
+		return nil
+	}
+	var out []vault.Unit
 	for _, u := range r.Units {
 		own := ""
 		if n := len(u.HeadingPath); n > 0 {
 			own = u.HeadingPath[n-1]
 		}
 		if own == heading {
-			out[u.ContentHash] = true
+			out = append(out, u)
 		}
 	}
-	return out, nil
+	return out
+}
+
+// questionWords are a question's content words as the relevance bar reads
+// them: its tokens, stop words and Chinese question phrasing left out.
+func questionWords(q string) map[string]bool {
+	out := map[string]bool{}
+	tokenize.EachToken(tokenize.MaskPhrasing(q), func(t string, stop bool) {
+		if !stop {
+			out[t] = true
+		}
+	})
+	return out
+}
+
+// sectionWords are the question's words (q) that a section holds, in the
+// note's title, the section's headings or its text: all a lexical ranking
+// can see of it.
+func sectionWords(r *vault.Resource, heading string, q map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	see := func(s string) {
+		tokenize.EachToken(s, func(t string, _ bool) {
+			if q[t] {
+				out[t] = true
+			}
+		})
+	}
+	for _, u := range sectionUnits(r, heading) {
+		see(r.Title)
+		see(strings.Join(u.HeadingPath, " "))
+		see(u.Content)
+	}
+	return out
+}
+
+// ownWords are the question's words the answer holds and the first
+// section does not, sorted.
+func ownWords(q, answer, first map[string]bool) []string {
+	var out []string
+	for t := range answer {
+		if !first[t] {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // printMisses writes each vault's misses, then a count of them by kind.
 func printMisses(w io.Writer, vaults []tableMisses) {
 	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
 	fmt.Fprintln(w, "\nquestions whose answering section was not first (--misses)")
-	fmt.Fprintln(w, "\n| vault | set | question | answering section | first delivered | what came first | plain FTS5's first |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "\n| vault | set | question | answering section | first delivered | what came first | the question's words only the answer holds | plain FTS5's first |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, v := range vaults {
 		for _, r := range v.rows {
 			fts5 := cell(r.fts5)
 			if r.fts5 == r.expected {
 				fts5 = fts5Right
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", v.vault, r.set, cell(r.query), cell(r.expected), cell(r.first), r.kind, fts5)
+			own := ""
+			if r.owned {
+				own = ownNone
+				if len(r.own) > 0 {
+					own = strings.Join(r.own, ", ")
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", v.vault, r.set, cell(r.query), cell(r.expected), cell(r.first), r.kind, cell(own), fts5)
 		}
 	}
-	fmt.Fprintf(w, "\n| vault | questions | not first | %s | of them, first in plain FTS5 | first in lore, not in plain FTS5 |\n", strings.Join(missKinds, " | "))
-	fmt.Fprintln(w, "|---|---|---|"+strings.Repeat("---|", len(missKinds)+2))
+	fmt.Fprintf(w, "\n| vault | questions | not first | %s | of them, the answer holds no word of the question the first does not | of them, first in plain FTS5 | first in lore, not in plain FTS5 |\n", strings.Join(missKinds, " | "))
+	fmt.Fprintln(w, "|---|---|---|"+strings.Repeat("---|", len(missKinds)+3))
 	for _, v := range vaults {
 		counts := map[string]int{}
-		won := 0
+		won, none := 0, 0
 		for _, r := range v.rows {
 			counts[r.kind]++
 			if r.fts5 == r.expected {
 				won++
+			}
+			if r.owned && len(r.own) == 0 {
+				none++
 			}
 		}
 		fmt.Fprintf(w, "| %s | %d | %d |", v.vault, v.questions, len(v.rows))
 		for _, k := range missKinds {
 			fmt.Fprintf(w, " %d |", counts[k])
 		}
-		fmt.Fprintf(w, " %d | %d |\n", won, v.lostByFTS5)
+		fmt.Fprintf(w, " %d | %d | %d |\n", none, won, v.lostByFTS5)
 	}
 }
