@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -403,6 +404,10 @@ func (v views) changes(force bool) (todo []*change, removed []string) {
 		}
 		todo = append(todo, c)
 	}
+	// In path order: a note's row numbers follow it, and BM25's cut breaks
+	// ties by row number, so the same vault indexed afresh ranks the same
+	// however the parallel walk's folders finished (vault.ScanFrom).
+	slices.SortFunc(todo, func(a, b *change) int { return strings.Compare(a.stat.Path, b.stat.Path) })
 	if v.checked != nil {
 		// Only what the watcher named can be gone; an idle watcher named
 		// nothing, and the snapshot (every file of the vault) is not read:
