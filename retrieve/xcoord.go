@@ -16,17 +16,13 @@ import (
 // row or one line of a code block — so that a list counts what one of its
 // items says, and a roundup's line that names five of the question's words
 // counts five. An exact match keeps its score. No parameter.
-var xcoord = os.Getenv("LORE_COORD") == "block" || os.Getenv("LORE_COORD") == "places" || os.Getenv("LORE_COORD") == "order"
+var xcoord = os.Getenv("LORE_COORD") == "block" || os.Getenv("LORE_COORD") == "places"
 
 // xcoordPlaces: coord over one block picks the places, and the order of a
 // note's sections among its places is the one without coord (orderSections
 // reads each candidate's final score with what coord took from it given
 // back).
-var xcoordPlaces = os.Getenv("LORE_COORD") == "places" || os.Getenv("LORE_COORD") == "order"
-
-// xcoordOrder: as places, and the weak cut too reads the scores without
-// coord: coord orders the places and cuts nothing.
-var xcoordOrder = os.Getenv("LORE_COORD") == "order"
+var xcoordPlaces = os.Getenv("LORE_COORD") == "places"
 
 func coordBlock(q string, ranked []*candidate) {
 	qterms := contentTerms(q)
@@ -112,12 +108,4 @@ func listItem(t string) bool {
 		i++
 	}
 	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
-}
-
-// weakLoss is what the weak cut gives back of coord's take (xcoordOrder).
-func weakLoss(c *candidate) float64 {
-	if xcoordOrder {
-		return c.coordLoss
-	}
-	return 0
 }
