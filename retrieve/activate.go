@@ -48,10 +48,9 @@ type stages struct {
 type candidate struct {
 	fts.Unit
 	stages
-	template  bool       // a short text another note's candidate shares (templates.go)
-	label     float64    // the query's words in its own heading, within its note (sections.go)
-	copyOf    *candidate // the candidate kept in its stead: another note's copy of its text (copies.go)
-	coordLoss float64    // EXPERIMENT: what coord took from its fused score
+	template bool       // a short text another note's candidate shares (templates.go)
+	label    float64    // the query's words in its own heading, within its note (sections.go)
+	copyOf   *candidate // the candidate kept in its stead: another note's copy of its text (copies.go)
 }
 
 // Activate runs the whole retrieval pipeline for an agent's task description
@@ -450,9 +449,6 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 			}
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
-		if xcoord {
-			coordBlock(q, ranked)
-		}
 	}
 	if !p.off["links"] {
 		if err := p.boostLinks(ctx, q, ranked, project); err != nil {

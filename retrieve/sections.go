@@ -69,15 +69,9 @@ func orderSections(q string, ranked []*candidate) {
 			group[k], finals[k] = ranked[i], ranked[i].Final
 		}
 		scoreSections(qterms, acronyms, group)
-		own := func(c *candidate) float64 { // EXPERIMENT
-			if xcoordPlaces {
-				return c.Final + c.coordLoss
-			}
-			return c.Final
-		}
 		maxS, maxF, maxL := 0.0, 0.0, 0.0
 		for _, c := range group {
-			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, own(c)), math.Max(maxL, c.label)
+			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final), math.Max(maxL, c.label)
 		}
 		key := func(c *candidate) float64 {
 			if c.template {
@@ -86,7 +80,7 @@ func orderSections(q string, ranked []*candidate) {
 			if maxS == 0 || maxF == 0 {
 				return 0
 			}
-			k := c.SectionScore / maxS * (1 + own(c)/maxF)
+			k := c.SectionScore / maxS * (1 + c.Final/maxF)
 			if maxL > 0 {
 				k += sectionLabelWeight * c.label / maxL
 			}
