@@ -27,7 +27,11 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	}
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
-		floor = weakFraction * ranked[0].Final
+		top := 0.0 // the best score without coord's share: coord orders, it does not cut
+		for _, c := range ranked {
+			top = max(top, withoutCoord(c))
+		}
+		floor = weakFraction * top
 	}
 	for _, c := range ranked { // rank marked the templates (markTemplates)
 		if err := a.take(c, floor); err != nil {
@@ -105,7 +109,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case c.copyOf != nil && strings.HasPrefix(c.copyOf.Outcome, "delivered:"):
 		c.Outcome = "cut:copy" // copies.go
 		return nil
-	case c.ExactRank == 0 && c.Final < floor && !plausible:
+	case c.ExactRank == 0 && withoutCoord(c) < floor && !plausible:
 		c.Outcome = "cut:weak"
 		return nil
 	case len(a.act.Fragments) >= a.lim.MaxFragments:
