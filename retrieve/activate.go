@@ -34,13 +34,9 @@ type stages struct {
 	BM25Score   float64 `json:"bm25_score,omitempty"`
 	VectorRank  int     `json:"vector_rank,omitempty"`
 	VectorScore float64 `json:"vector_score,omitempty"`
-	// Coord is the share of the query's content words the candidate's
-	// title, headings and best block hold; its fused score was multiplied
-	// by it (coord.go).
-	Coord     float64 `json:"coord,omitempty"`
-	Fused     float64 `json:"fused"`
-	LinkBonus float64 `json:"link_bonus,omitempty"`
-	Rerank    float64 `json:"rerank_score,omitempty"`
+	Fused       float64 `json:"fused"`
+	LinkBonus   float64 `json:"link_bonus,omitempty"`
+	Rerank      float64 `json:"rerank_score,omitempty"`
 	// SectionScore is how well the unit's own heading and body match the
 	// query among its note's candidates (sections.go).
 	SectionScore float64 `json:"section_score,omitempty"`
@@ -55,8 +51,6 @@ type candidate struct {
 	template bool       // a short text another note's candidate shares (templates.go)
 	label    float64    // the query's words in its own heading, within its note (sections.go)
 	copyOf   *candidate // the candidate kept in its stead: another note's copy of its text (copies.go)
-	// coordLoss is what coord took from its score (coord.go, withoutCoord).
-	coordLoss float64
 }
 
 // Activate runs the whole retrieval pipeline for an agent's task description
@@ -455,9 +449,6 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 			}
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
-		if !p.off["coord"] {
-			coordinate(q, ranked)
-		}
 	}
 	if !p.off["links"] {
 		if err := p.boostLinks(ctx, q, ranked, project); err != nil {

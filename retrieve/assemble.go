@@ -27,11 +27,7 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	}
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
-		top := 0.0 // the best score without coord's share: coord orders, it does not cut
-		for _, c := range ranked {
-			top = max(top, withoutCoord(c))
-		}
-		floor = weakFraction * top
+		floor = weakFraction * ranked[0].Final
 	}
 	for _, c := range ranked { // rank marked the templates (markTemplates)
 		if err := a.take(c, floor); err != nil {
@@ -109,7 +105,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case c.copyOf != nil && strings.HasPrefix(c.copyOf.Outcome, "delivered:"):
 		c.Outcome = "cut:copy" // copies.go
 		return nil
-	case c.ExactRank == 0 && withoutCoord(c) < floor && !plausible:
+	case c.ExactRank == 0 && c.Final < floor && !plausible:
 		c.Outcome = "cut:weak"
 		return nil
 	case len(a.act.Fragments) >= a.lim.MaxFragments:

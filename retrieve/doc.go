@@ -13,9 +13,7 @@
 //
 // Activate's stages, in order: freshness check → exact (id, path, title,
 // alias, file name) → BM25 (top 40) → query embedding and vector k-NN (top
-// 40) → fusion → coord (each score times the share of the query one block
-// of the candidate holds with its title and headings; section order and the
-// weak cut read the scores without it) → one-hop link bonus (links from the five top notes; a
+// 40) → fusion → one-hop link bonus (links from the five top notes; a
 // list of links votes twice for what it lists, unless the query names the
 // list) → optional
 // rerank → status (a superseded note never ranks above its successor) →
@@ -30,7 +28,7 @@
 // itself, and the run is left out.
 //
 // Each decision, with the figures it was made on, is in docs/decisions:
-// activate-stages.md, score-fusion.md, coord.md, vector-weight.md, section-order.md,
+// activate-stages.md, score-fusion.md, vector-weight.md, section-order.md,
 // acronyms-within-a-note.md, assembly.md, templates-are-not-answers.md, copies-delivered-once.md, link-bonus.md, embeds-at-delivery.md, activation-state.md,
 // retrieval-runs.md and
 // search-beside-freshness.md; what was tried and not kept is in the

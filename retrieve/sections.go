@@ -71,7 +71,7 @@ func orderSections(q string, ranked []*candidate) {
 		scoreSections(qterms, acronyms, group)
 		maxS, maxF, maxL := 0.0, 0.0, 0.0
 		for _, c := range group {
-			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, withoutCoord(c)), math.Max(maxL, c.label)
+			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final), math.Max(maxL, c.label)
 		}
 		key := func(c *candidate) float64 {
 			if c.template {
@@ -80,7 +80,7 @@ func orderSections(q string, ranked []*candidate) {
 			if maxS == 0 || maxF == 0 {
 				return 0
 			}
-			k := c.SectionScore / maxS * (1 + withoutCoord(c)/maxF)
+			k := c.SectionScore / maxS * (1 + c.Final/maxF)
 			if maxL > 0 {
 				k += sectionLabelWeight * c.label / maxL
 			}
