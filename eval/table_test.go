@@ -130,6 +130,14 @@ var newVaultSets = []struct {
 	{"advanced-java", "../testdata/eval/advanced-java-4.jsonl", map[string]float64{"activate note@1": 0.75, "activate note@3": 0.91, "activate section@1": 0.66, "activate section@3": 0.91}},
 	{"go-proposals", "../testdata/eval/go-proposals-4.jsonl", map[string]float64{"activate note@1": 0.92, "activate note@3": 0.92, "activate section@1": 0.76, "activate section@3": 0.84}},
 	{"go-proposals", "../testdata/eval/go-proposals.jsonl", map[string]float64{"activate note@1": 0.95, "activate note@3": 0.95, "activate section@1": 0.73, "activate section@3": 0.82}},
+	// Written before any run to judge a fourth coord design (not kept:
+	// docs/decisions/not-kept-coord.md); one question under the figures of
+	// their first run without it. The ADR examples' English notes were all
+	// asked about already: this set asks the French and Spanish locales in
+	// their own languages.
+	{"adr-examples", "../testdata/eval/adr-examples-5.jsonl", map[string]float64{"activate note@1": 0.84, "activate note@3": 0.84, "activate section@1": 0.84, "activate section@3": 0.84}},
+	{"advanced-java", "../testdata/eval/advanced-java-5.jsonl", map[string]float64{"activate note@1": 0.83, "activate note@3": 0.91, "activate section@1": 0.75, "activate section@3": 0.91}},
+	{"go-proposals", "../testdata/eval/go-proposals-5.jsonl", map[string]float64{"activate note@1": 0.92, "activate note@3": 0.92, "activate section@1": 0.69, "activate section@3": 0.92}},
 }
 
 // TestNewVaults_Figures asks each new vault its set through activate
