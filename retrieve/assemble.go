@@ -23,7 +23,7 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	a.expand = func(u fts.Unit) (string, error) { return p.withEmbeds(ctx, u, req.Project, req.PublishedOnly) }
 	a.published, a.relevant = req.PublishedOnly, req.RelevantOnly
 	if a.relevant {
-		a.qterms = contentTerms(req.Query)
+		a.qterms = tokenize.ContentTerms(req.Query)
 	}
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
@@ -302,18 +302,6 @@ const plausibleRank = 3
 // for four of five off-topic prompts once the model was installed; 0.7 is
 // calibrated on the table's sets (docs/BENCHMARKS.md, the prompt hook).
 const relevantSimilarity = 0.7
-
-// contentTerms are a query's distinct tokens that are not stop words nor
-// Chinese question phrasing (tokenize.MaskPhrasing).
-func contentTerms(q string) map[string]bool {
-	out := map[string]bool{}
-	tokenize.EachToken(tokenize.MaskPhrasing(q), func(t string, stop bool) {
-		if !stop {
-			out[t] = true
-		}
-	})
-	return out
-}
 
 func relevant(c *candidate, qterms map[string]bool) bool {
 	if c.ExactRank > 0 || c.VectorScore >= relevantSimilarity {

@@ -39,3 +39,16 @@ func MaskPhrasing(q string) string {
 }
 
 func hasCJK(s string) bool { return strings.IndexFunc(s, vault.IsCJK) >= 0 }
+
+// ContentTerms are a query's distinct tokens that are neither stop words
+// nor Chinese question phrasing (MaskPhrasing): the words the prompt
+// hook's relevance bar counts, and those lore eval --misses compares.
+func ContentTerms(q string) map[string]bool {
+	out := map[string]bool{}
+	EachToken(MaskPhrasing(q), func(t string, stop bool) {
+		if !stop {
+			out[t] = true
+		}
+	})
+	return out
+}

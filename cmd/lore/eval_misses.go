@@ -97,7 +97,7 @@ func (t *tableMisses) add(ctx context.Context, m *retrieve.Memory, set string, a
 				}
 			}
 			if r.kind != missCopy && want != nil && first != nil {
-				q := questionWords(a.Query)
+				q := tokenize.ContentTerms(a.Query)
 				r.own = ownWords(q, sectionWords(want, wantHeading, q), sectionWords(first, firstHeading, q))
 				r.owned = true
 			}
@@ -141,18 +141,6 @@ func sectionUnits(r *vault.Resource, heading string) []vault.Unit {
 			out = append(out, u)
 		}
 	}
-	return out
-}
-
-// questionWords are a question's content words as the relevance bar reads
-// them: its tokens, stop words and Chinese question phrasing left out.
-func questionWords(q string) map[string]bool {
-	out := map[string]bool{}
-	tokenize.EachToken(tokenize.MaskPhrasing(q), func(t string, stop bool) {
-		if !stop {
-			out[t] = true
-		}
-	})
 	return out
 }
 
