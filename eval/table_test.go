@@ -138,6 +138,9 @@ var newVaultSets = []struct {
 	{"adr-examples", "../testdata/eval/adr-examples-5.jsonl", map[string]float64{"activate note@1": 0.84, "activate note@3": 0.84, "activate section@1": 0.84, "activate section@3": 0.84}},
 	{"advanced-java", "../testdata/eval/advanced-java-5.jsonl", map[string]float64{"activate note@1": 0.83, "activate note@3": 0.91, "activate section@1": 0.75, "activate section@3": 0.91}},
 	{"go-proposals", "../testdata/eval/go-proposals-5.jsonl", map[string]float64{"activate note@1": 0.92, "activate note@3": 0.92, "activate section@1": 0.69, "activate section@3": 0.92}},
+	// Paraphrased (seed 37): each section asked without its own
+	// distinctive words; one question under the figures of its first run.
+	{"go-proposals", "../testdata/eval/go-proposals-paraphrased.jsonl", map[string]float64{"activate note@1": 0.42, "activate note@3": 0.78, "activate section@1": 0.0, "activate section@3": 0.35}},
 }
 
 // TestNewVaults_Figures asks each new vault its set through activate
