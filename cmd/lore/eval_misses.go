@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,18 +83,14 @@ func (t *tableMisses) add(ctx context.Context, m *retrieve.Memory, set string, a
 				return err
 			}
 			first := want
+			r.kind = missRightNote
 			if firstPath != wantPath {
 				if first, err = loadNote(ctx, m, firstPath); err != nil {
 					return err
 				}
-			}
-			r.kind = missRightNote
-			if firstPath != wantPath {
 				r.kind = missOther
-				for _, u := range sectionUnits(want, wantHeading) {
-					if u.ContentHash == a.FirstHash {
-						r.kind = missCopy
-					}
+				if slices.ContainsFunc(sectionUnits(want, wantHeading), func(u vault.Unit) bool { return u.ContentHash == a.FirstHash }) {
+					r.kind = missCopy
 				}
 			}
 			if r.kind != missCopy && want != nil && first != nil {
@@ -156,8 +153,11 @@ func sectionWords(r *vault.Resource, heading string, q map[string]bool) map[stri
 			}
 		})
 	}
-	for _, u := range sectionUnits(r, heading) {
+	units := sectionUnits(r, heading)
+	if len(units) > 0 {
 		see(r.Title)
+	}
+	for _, u := range units {
 		see(strings.Join(u.HeadingPath, " "))
 		see(u.Content)
 	}
