@@ -22,7 +22,10 @@ import (
 // (markdown.LinkListShare), unless the question names that list (namesList).
 func voteWeight(c *candidate, queryPlurals map[string]bool) float64 {
 	d := markdown.LinkListShare(c.Content)
-	if d == 0 || namesList(queryPlurals, c) {
+	if expOff["listvote"] {
+		return 1
+	}
+	if d == 0 || (!expOff["nameslist"] && namesList(queryPlurals, c)) {
 		return 1
 	}
 	return 1 + d
