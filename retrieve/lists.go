@@ -22,10 +22,7 @@ import (
 // (markdown.LinkListShare), unless the question names that list (namesList).
 func voteWeight(c *candidate, queryPlurals map[string]bool) float64 {
 	d := markdown.LinkListShare(c.Content)
-	if expOff["listvote"] {
-		return 1
-	}
-	if d == 0 || (!expOff["nameslist"] && namesList(queryPlurals, c)) {
+	if d == 0 || namesList(queryPlurals, c) {
 		return 1
 	}
 	return 1 + d
