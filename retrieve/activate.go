@@ -258,12 +258,11 @@ func sortCandidates(cs []*candidate) {
 // of 40 candidates got it): here a note the best candidates point to rises,
 // and one linked only from the tail of the list, or linking to the top
 // itself (as every index note does), does not. A top note whose best
-// candidate is a list of links votes up to twice, unless the query names
-// that list (voteWeight, lists.go). No note gains more than linkTop notes'
+// candidate is a list of links votes up to twice (voteWeight, lists.go). No note gains more than linkTop notes'
 // votes, 2 × linkTop × linkBonus of the top score; a cap on how many of
 // them count (the three strongest) changed no figure of the table and was
 // taken out (link-bonus.md).
-func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, project string) error {
+func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil
 	}
@@ -291,10 +290,9 @@ func (p *Pipeline) boostLinks(ctx context.Context, q string, cs []*candidate, pr
 	if err != nil || len(pairs) == 0 {
 		return err
 	}
-	plurals := sPlurals(q)
 	vote := map[int64]float64{} // a top note's vote: its score over the best, times its weight
 	for _, r := range top {
-		vote[r] = bestOf[r].Fused / best * voteWeight(bestOf[r], plurals)
+		vote[r] = bestOf[r].Fused / best * voteWeight(bestOf[r])
 	}
 	votes := map[int64]float64{} // each note's votes, from the top notes that link to it
 	for _, pr := range pairs {
@@ -451,7 +449,7 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
 	}
 	if !p.off["links"] {
-		if err := p.boostLinks(ctx, q, ranked, project); err != nil {
+		if err := p.boostLinks(ctx, ranked, project); err != nil {
 			return nil, err
 		}
 	}
