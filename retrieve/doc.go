@@ -16,7 +16,8 @@
 // 40) → fusion → one-hop link bonus (links from the five top notes; a
 // list of links votes up to twice for what it lists) → optional
 // rerank → status (a superseded note never ranks above its successor) →
-// section order (by each section's own words) → copies (a text two notes hold keeps one place, the
+// section order (by each section's own words; an acronym of the query's
+// words counts as them) → copies (a text two notes hold keeps one place, the
 // original's) → assembly (no overlaps, no templates that several notes
 // share, nothing of only comments and pictures from the web, a copy once, a per-note cap and a weak cut that a plausible answer passes, a
 // token budget; embeds delivered with their text) → deltas against the caller's state → a retrieval run. Search is
@@ -27,7 +28,7 @@
 //
 // Each decision, with the figures it was made on, is in docs/decisions:
 // activate-stages.md, score-fusion.md, vector-weight.md, section-order.md,
-// assembly.md, templates-are-not-answers.md, copies-delivered-once.md, link-bonus.md, embeds-at-delivery.md, activation-state.md,
+// acronyms-within-a-note.md, assembly.md, templates-are-not-answers.md, copies-delivered-once.md, link-bonus.md, embeds-at-delivery.md, activation-state.md,
 // retrieval-runs.md and
 // search-beside-freshness.md; what was tried and not kept is in the
 // not-kept-*.md files there.

@@ -54,19 +54,21 @@ func orderSections(q string, ranked []*candidate) {
 		places[c.RID] = append(places[c.RID], i)
 	}
 	var qterms []sectionTerm
+	var acronyms *acronymIndex
 	for _, ps := range places {
 		if len(ps) < 2 {
 			continue
 		}
 		if qterms == nil {
 			qterms = sectionQueryTerms(q)
+			acronyms = queryAcronyms(q, qterms)
 		}
 		group := make([]*candidate, len(ps))
 		finals := make([]float64, len(ps))
 		for k, i := range ps {
 			group[k], finals[k] = ranked[i], ranked[i].Final
 		}
-		scoreSections(qterms, group)
+		scoreSections(qterms, acronyms, group)
 		maxS, maxF, maxL := 0.0, 0.0, 0.0
 		for _, c := range group {
 			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final), math.Max(maxL, c.label)
@@ -142,8 +144,10 @@ func sectionQueryTerms(q string) []sectionTerm {
 // note, not which section). A heading names what its section is about,
 // but in the BM25 above it shares one saturating count with the body: "The
 // following CSS classes are supported:" gained little from "classes" over
-// a two-line introduction that says "customize" twice.
-func scoreSections(qterms []sectionTerm, group []*candidate) {
+// a two-line introduction that says "customize" twice. An acronym of the
+// query's words (acronyms, from queryAcronyms) counts, in heading and body,
+// as each of the words it stands for.
+func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candidate) {
 	want := make(map[string]int, len(qterms))
 	for i, t := range qterms {
 		want[t.tok] = i
@@ -166,6 +170,13 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 					tf[i] += w
 				}
 			})
+			if acronyms != nil {
+				eachAcronym(s, func(a string) {
+					for _, i := range acronyms.stand(a) {
+						tf[i] += w
+					}
+				})
+			}
 		}
 		body := c.Content
 		n := len(c.HeadingPath)
@@ -174,7 +185,7 @@ func scoreSections(qterms []sectionTerm, group []*candidate) {
 			body = withoutHeadingLine(body)
 			if !lead {
 				count(c.HeadingPath[n-1], sectionHeadingWeight)
-				inHeading[k] = labelTerms(want, c.HeadingPath[n-1], inTitle)
+				inHeading[k] = labelTerms(want, acronyms, c.HeadingPath[n-1], inTitle)
 			}
 		}
 		readable := markdown.ReadableText(body) // as the index reads it: no URLs, comments or tags
@@ -243,14 +254,25 @@ func hasOther(group []*candidate, c *candidate) bool {
 }
 
 // labelTerms marks which of the query's terms (want: term → index) are in
-// heading and not among the note's title terms (inTitle).
-func labelTerms(want map[string]int, heading string, inTitle map[string]bool) []bool {
+// heading, themselves or by an acronym of theirs (acronyms), and not among
+// the note's title terms (inTitle).
+func labelTerms(want map[string]int, acronyms *acronymIndex, heading string, inTitle map[string]bool) []bool {
 	out := make([]bool, len(want))
 	tokenize.EachToken(heading, func(t string, _ bool) {
 		if i, ok := want[t]; ok && !inTitle[t] {
 			out[i] = true
 		}
 	})
+	if acronyms != nil {
+		eachAcronym(heading, func(a string) {
+			if inTitle[strings.ToLower(a)] {
+				return
+			}
+			for _, i := range acronyms.stand(a) {
+				out[i] = true
+			}
+		})
+	}
 	return out
 }
 

@@ -155,7 +155,7 @@ func TestLabelTerms_TheTitlesWordsAreNotALabel(t *testing.T) {
 	}
 	inTitle := map[string]bool{}
 	tokenize.EachToken("Styling the map view", func(t string, _ bool) { inTitle[t] = true })
-	got := labelTerms(want, "Map view colors", inTitle)
+	got := labelTerms(want, nil, "Map view colors", inTitle)
 	var label []string
 	for i, in := range got {
 		if in {
