@@ -225,6 +225,12 @@ var (
 	plainHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	plainFence   = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
 	plainWord    = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+	// plainMarks is a heading's emphasis and code spans: "7. **Layer
+	// Cake**" and "The `all` pattern" are named "7. Layer Cake" and "The
+	// all pattern", as lore (and Obsidian's outline) names them, so that a
+	// question's "path#Heading" names the same section for both. An
+	// underscore is left alone: Obsidian_to_Anki is a name, not emphasis.
+	plainMarks = regexp.MustCompile("\\*\\*([^*\\s](?:[^*]*[^*\\s])?)\\*\\*|\\*([^*\\s](?:[^*]*[^*\\s])?)\\*|`([^`]+)`")
 )
 
 // plainSections cuts a note at its ATX headings outside code fences:
@@ -244,7 +250,7 @@ func plainSections(text string) [][2]string {
 		}
 		if m := plainHeading.FindStringSubmatch(line); fence == 0 && m != nil {
 			out = append(out, [2]string{head, strings.Join(buf, "\n")})
-			head, buf = strings.TrimSpace(m[2]), []string{line}
+			head, buf = strings.TrimSpace(plainMarks.ReplaceAllString(m[2], "$1$2$3")), []string{line}
 			continue
 		}
 		buf = append(buf, line)

@@ -141,6 +141,14 @@ var newVaultSets = []struct {
 	// Paraphrased (seed 37): each section asked without its own
 	// distinctive words; one question under the figures of its first run.
 	{"go-proposals", "../testdata/eval/go-proposals-paraphrased.jsonl", map[string]float64{"activate note@1": 0.42, "activate note@3": 0.78, "activate section@1": 0.0, "activate section@3": 0.35}},
+	// Seed 41, written before any run after the last ranking change of
+	// issue 62, a judge of the ranking as it ends the issue; one question
+	// under the figures of their first run. The ADR examples' set asks
+	// five locales in their own languages (Korean, Turkish, French,
+	// Spanish, Welsh).
+	{"adr-examples", "../testdata/eval/adr-examples-6.jsonl", map[string]float64{"activate note@1": 0.90, "activate note@3": 0.90, "activate section@1": 0.90, "activate section@3": 0.90}},
+	{"advanced-java", "../testdata/eval/advanced-java-6.jsonl", map[string]float64{"activate note@1": 0.81, "activate note@3": 0.81, "activate section@1": 0.63, "activate section@3": 0.81}},
+	{"go-proposals", "../testdata/eval/go-proposals-6.jsonl", map[string]float64{"activate note@1": 0.75, "activate note@3": 0.91, "activate section@1": 0.58, "activate section@3": 0.83}},
 }
 
 // TestNewVaults_Figures asks each new vault its set through activate
