@@ -258,10 +258,10 @@ func sortCandidates(cs []*candidate) {
 // of 40 candidates got it): here a note the best candidates point to rises,
 // and one linked only from the tail of the list, or linking to the top
 // itself (as every index note does), does not. A top note whose best
-// candidate is a list of links votes up to twice (voteWeight, lists.go). No note gains more than linkTop notes'
-// votes, 2 × linkTop × linkBonus of the top score; a cap on how many of
-// them count (the three strongest) changed no figure of the table and was
-// taken out (link-bonus.md).
+// candidate is a list of links votes up to twice (voteWeight, lists.go).
+// No note gains more than linkTop notes' votes, 2 × linkTop × linkBonus of
+// the top score; a cap on how many of them count (the three strongest)
+// changed no figure of the table and was taken out (link-bonus.md).
 func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil
