@@ -15,7 +15,7 @@ import (
 )
 
 func runInit(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "init", "[DIR]", `Create a vault in DIR (default: the current folder), or adopt an existing
+	fs := newFlags(e, "init", "[DIR]", `Create a vault in DIR (default: --vault, else the current folder), or adopt an existing
 folder of Markdown notes. Writes lore.yaml and LORE.md only if they are missing
 and never rewrites a file. When DIR is not in a git repository, one is created
 and everything in it is committed as the first version of the org ref. A DIR
@@ -31,9 +31,17 @@ Example: lore init ~/notes`)
 	if len(pos) > 1 {
 		return usageError{"init takes at most one folder"}
 	}
+	// --vault names the folder as it names the vault for every other
+	// command: "lore --vault ~/notes init" must not adopt the current
+	// folder, which may be a code repository.
 	dir := "."
-	if len(pos) == 1 {
+	switch {
+	case len(pos) == 1 && e.vaultDir != "" && !sameFolder(pos[0], e.vaultDir):
+		return usageError{fmt.Sprintf("init: --vault %s and the folder %s name two different folders: give one", e.vaultDir, pos[0])}
+	case len(pos) == 1:
 		dir = pos[0]
+	case e.vaultDir != "":
+		dir = e.vaultDir
 	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usageError{fmt.Sprintf("%s is a file, not a folder: give the folder of your notes", dir)}
@@ -65,6 +73,14 @@ Example: lore init ~/notes`)
 	}
 	fmt.Fprintf(e.stdout, "Next: lore --vault %s index\n", dir)
 	return nil
+}
+
+// sameFolder reports whether a and b name one folder, as paths: both made
+// absolute and cleaned (neither need exist yet).
+func sameFolder(a, b string) bool {
+	x, errA := filepath.Abs(a)
+	y, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && x == y
 }
 
 func runBind(ctx context.Context, e *env, args []string) error {
