@@ -15,12 +15,12 @@ import (
 )
 
 func runInit(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "init", "[DIR]", `Create a vault in DIR (default: --vault, else the current folder), or adopt an existing
-folder of Markdown notes. Writes lore.yaml and LORE.md only if they are missing
-and never rewrites a file. When DIR is not in a git repository, one is created
-and everything in it is committed as the first version of the org ref. A DIR
-inside another repository becomes a vault in that repository, unless --git
-asks for a repository of its own.
+	fs := newFlags(e, "init", "[DIR]", `Create a vault in DIR (default: --vault, else the current folder), or adopt
+an existing folder of Markdown notes. Writes lore.yaml and LORE.md only if
+they are missing and never rewrites a file. When DIR is not in a git
+repository, one is created and everything in it is committed as the first
+version of the org ref. A DIR inside another repository becomes a vault in
+that repository, unless --git asks for a repository of its own.
 
 Example: lore init ~/notes`)
 	ownRepo := fs.Bool("git", false, "create a git repository in DIR even when DIR is inside another one")
