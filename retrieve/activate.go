@@ -48,10 +48,9 @@ type stages struct {
 type candidate struct {
 	fts.Unit
 	stages
-	template  bool       // a short text another note's candidate shares (templates.go)
-	label     float64    // the query's words in its own heading, within its note (sections.go)
-	fullLabel float64    // the label a heading holding every query word not in the title would have
-	copyOf    *candidate // the candidate kept in its stead: another note's copy of its text (copies.go)
+	template bool       // a short text another note's candidate shares (templates.go)
+	label    float64    // the query's words in its own heading, within its note (sections.go)
+	copyOf   *candidate // the candidate kept in its stead: another note's copy of its text (copies.go)
 }
 
 // Activate runs the whole retrieval pipeline for an agent's task description

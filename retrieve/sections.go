@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -82,9 +81,7 @@ func orderSections(q string, ranked []*candidate) {
 				return 0
 			}
 			k := c.SectionScore / maxS * (1 + c.Final/maxF)
-			if expLabelShare && c.fullLabel > 0 {
-				k += sectionLabelWeight * c.label / c.fullLabel
-			} else if !expLabelShare && maxL > 0 {
+			if maxL > 0 {
 				k += sectionLabelWeight * c.label / maxL
 			}
 			return k
@@ -105,14 +102,6 @@ func orderSections(q string, ranked []*candidate) {
 		}
 	}
 }
-
-// expLabelShare is an experiment's switch (LORE_EXP_LABEL=share): a
-// label counts as the share of the label a heading holding every query
-// word not in the title would have, not as a share of the largest label
-// among the note's sections, so that a heading holding only a word common
-// to the whole note ("go" of go.mod in a Go proposal's "go mod download")
-// no longer gains the whole label weight for being the only labelled one.
-var expLabelShare = os.Getenv("LORE_EXP_LABEL") == "share"
 
 type sectionTerm struct {
 	tok    string
@@ -228,12 +217,7 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 		if overview[k] {
 			s *= overviewWeight
 		}
-		c.SectionScore, c.label, c.fullLabel = s, 0, 0
-		for i, t := range qterms {
-			if !inTitle[t.tok] {
-				c.fullLabel += t.weight * idf[i]
-			}
-		}
+		c.SectionScore, c.label = s, 0
 		for i, in := range inHeading[k] {
 			if in {
 				c.label += qterms[i].weight * idf[i]
