@@ -225,12 +225,10 @@ var (
 	plainHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	plainFence   = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
 	plainWord    = regexp.MustCompile(`[\p{L}\p{N}_]+`)
-	// plainMarks is a heading's emphasis and code spans: "7. **Layer
-	// Cake**" and "The `all` pattern" are named "7. Layer Cake" and "The
-	// all pattern", as lore (and Obsidian's outline) names them, so that a
-	// question's "path#Heading" names the same section for both. An
+	// plainEmphasis is a heading's emphasis: "7. **Layer Cake**" is named
+	// "7. Layer Cake", as lore (and Obsidian's outline) names it. An
 	// underscore is left alone: Obsidian_to_Anki is a name, not emphasis.
-	plainMarks = regexp.MustCompile("\\*\\*([^*\\s](?:[^*]*[^*\\s])?)\\*\\*|\\*([^*\\s](?:[^*]*[^*\\s])?)\\*|`([^`]+)`")
+	plainEmphasis = regexp.MustCompile(`\*\*([^*\s](?:[^*]*[^*\s])?)\*\*|\*([^*\s](?:[^*]*[^*\s])?)\*`)
 )
 
 // plainSections cuts a note at its ATX headings outside code fences:
@@ -250,12 +248,19 @@ func plainSections(text string) [][2]string {
 		}
 		if m := plainHeading.FindStringSubmatch(line); fence == 0 && m != nil {
 			out = append(out, [2]string{head, strings.Join(buf, "\n")})
-			head, buf = strings.TrimSpace(plainMarks.ReplaceAllString(m[2], "$1$2$3")), []string{line}
+			head, buf = plainHeadingName(m[2]), []string{line}
 			continue
 		}
 		buf = append(buf, line)
 	}
 	return append(out, [2]string{head, strings.Join(buf, "\n")})
+}
+
+// plainHeadingName is a heading as lore names it, so that a question's
+// "path#Heading" names the same section for both: without emphasis marks
+// (plainEmphasis), and code spans' text without the backticks.
+func plainHeadingName(h string) string {
+	return strings.TrimSpace(strings.ReplaceAll(plainEmphasis.ReplaceAllString(h, "$1$2"), "`", ""))
 }
 
 // Score asks qs of the reference.
@@ -290,13 +295,11 @@ func (f *FTS5) Score(ctx context.Context, qs []Question) (Reference, error) {
 			}
 		}
 		first := ""
-		for i, s := range secs {
-			// A heading as lore names it: code spans' text without the
-			// backticks (the question names sections that way).
+		for i, s := range secs { // s[1] is named as lore names it (plainHeadingName)
 			if i == 0 {
-				first = s[0] + "#" + strings.ReplaceAll(s[1], "`", "")
+				first = s[0] + "#" + s[1]
 			}
-			if s[0] == path && strings.ReplaceAll(s[1], "`", "") == head {
+			if s[0] == path && s[1] == head {
 				r.Section3++
 				if i == 0 {
 					r.Section1++
