@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Draw a section at random from each of N notes of a vault, for writing a question set.
 
-usage: python3 scripts/eval/sections.py VAULT SEED N [EXISTING_SET.jsonl ...]
+usage: python3 scripts/eval/sections.py [--again] VAULT SEED N [EXISTING_SET.jsonl ...]
 
-Notes already asked about by the existing sets are skipped, as are symlinks,
+Notes already asked about by the existing sets are skipped (with --again,
+only the sections already asked about: for a vault whose notes have all
+been asked about once, such as advanced-java after its seventh set), as are symlinks,
 dot-folders, the Hub's footers ("This note in GitHub", "Sponsor this
 author", "Follow this author") and sections with fewer than 25 visible words
 (comments, HTML, pictures and link targets left out). Each pick is printed as
@@ -20,11 +22,17 @@ import random
 import re
 import sys
 
-root, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-avoid = set()
-for f in sys.argv[4:]:
+args = sys.argv[1:]
+again = args[:1] == ['--again']
+if again: args = args[1:]
+root, seed, n = args[0], int(args[1]), int(args[2])
+avoid, asked = set(), set()
+for f in args[3:]:
     for l in open(f):
-        if l.strip(): avoid.add(json.loads(l)['expected'].split('#')[0])
+        if not l.strip(): continue
+        e = json.loads(l)['expected']
+        asked.add(e)
+        if not again: avoid.add(e.split('#')[0])
 files = sorted(p for p in glob.glob(root+'/**/*.md', recursive=True) if not os.path.islink(p) and '/.' not in p[len(root):])
 rng = random.Random(seed)
 rng.shuffle(files)
@@ -49,7 +57,7 @@ for p in files:
         t=re.sub(r'!\[[^\]]*\]\([^)]*\)','',t); t=re.sub(r'<[^>]+>','',t); t=re.sub(r'\]\([^)]*\)',']',t)
         return t
     secs = [(h, vis(b).split('\n')) for h, b in secs if h not in ('This note in GitHub','Sponsor this author','Follow this author')]
-    secs = [s for s in secs if len(' '.join(s[1]).split()) >= 25]
+    secs = [s for s in secs if len(' '.join(s[1]).split()) >= 25 and rel + '#' + s[0] not in asked]
     if not secs: continue
     h, body = rng.choice(secs)
     out += 1
