@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -70,11 +69,6 @@ func orderSections(q string, ranked []*candidate) {
 			group[k], finals[k] = ranked[i], ranked[i].Final
 		}
 		scoreSections(qterms, acronyms, group)
-		if expLabelUnits {
-			for _, c := range group {
-				c.SectionScore += (sectionK1 + 1) * c.label
-			}
-		}
 		maxS, maxF, maxL := 0.0, 0.0, 0.0
 		for _, c := range group {
 			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final), math.Max(maxL, c.label)
@@ -87,7 +81,7 @@ func orderSections(q string, ranked []*candidate) {
 				return 0
 			}
 			k := c.SectionScore / maxS * (1 + c.Final/maxF)
-			if maxL > 0 && !expLabelUnits {
+			if maxL > 0 {
 				k += sectionLabelWeight * c.label / maxL
 			}
 			return k
@@ -108,26 +102,6 @@ func orderSections(q string, ranked []*candidate) {
 		}
 	}
 }
-
-// The switches of an experiment (LORE_EXP_SECTION=title,units), to be
-// reverted or made real once judged on the table and on sets written after
-// it was designed:
-//
-//   - title: the note's title words count in a section's label like any
-//     other word (a lead's heading is still no label): "Stack re-scanning"
-//     in "Concurrent stack re-scanning" is a section about the question's
-//     "stack re-scan", and the words' idf within the note already says
-//     how common they are there.
-//   - units: the label counts in the own score's units, each labelled
-//     word as one more saturated BM25 hit ((k1+1) × idf), not as a share of
-//     the note's largest label at weight 1: when every label of a note is
-//     weak (words the whole note uses), the largest of them no longer
-//     gains a whole unit of key ("go mod" of "go mod download" over
-//     "Module loading procedure").
-var (
-	expTitleLabel = strings.Contains(os.Getenv("LORE_EXP_SECTION"), "title")
-	expLabelUnits = strings.Contains(os.Getenv("LORE_EXP_SECTION"), "units")
-)
 
 type sectionTerm struct {
 	tok    string
@@ -211,11 +185,7 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 			body = withoutHeadingLine(body)
 			if !lead {
 				count(c.HeadingPath[n-1], sectionHeadingWeight)
-				if expTitleLabel {
-					inHeading[k] = labelTerms(want, acronyms, c.HeadingPath[n-1], nil)
-				} else {
-					inHeading[k] = labelTerms(want, acronyms, c.HeadingPath[n-1], inTitle)
-				}
+				inHeading[k] = labelTerms(want, acronyms, c.HeadingPath[n-1], inTitle)
 			}
 		}
 		readable := markdown.ReadableText(body) // as the index reads it: no URLs, comments or tags
