@@ -69,6 +69,11 @@ const hubQuestions10 = "../testdata/hub/questions-10.jsonl"
 // written to judge the label as a share of the full label (not kept).
 const hubQuestions11 = "../testdata/hub/questions-11.jsonl"
 
+// hubQuestions12 is the Hub's twelfth set (seed 47, 15 questions),
+// written to judge two section-order designs (not kept:
+// docs/decisions/not-kept-title-label-units.md).
+const hubQuestions12 = "../testdata/hub/questions-12.jsonl"
+
 // hubParaphrased asks 15 sections (seed 37) without their own distinctive
 // words, as a person who has not read them would; lexical activate finds
 // none of them first (docs/BENCHMARKS.md, "Paraphrased sets"), so only its
@@ -83,7 +88,7 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 	for _, set := range []struct {
 		file string
 		min  int
-	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubParaphrased, 15}} {
+	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubParaphrased, 15}} {
 		some, err := LoadQuestions(set.file)
 		if err != nil {
 			t.Fatal(err)
@@ -228,6 +233,11 @@ func TestHubQuestions_Figures(t *testing.T) {
 			// One question under the figures of its first run.
 			"activate section@1": 0.80, "activate section@3": 0.80,
 			"activate note@1": 0.80, "activate note@3": 0.80,
+		}},
+		{hubQuestions12, map[string]float64{
+			// One question under the figures of its first run.
+			"activate section@1": 0.60, "activate section@3": 0.66,
+			"activate note@1": 0.60, "activate note@3": 0.66,
 		}},
 	})
 }

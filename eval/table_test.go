@@ -156,6 +156,13 @@ var newVaultSets = []struct {
 	{"adr-examples", "../testdata/eval/adr-examples-7.jsonl", map[string]float64{"activate note@1": 0.72, "activate note@3": 0.90, "activate section@1": 0.72, "activate section@3": 0.81}},
 	{"advanced-java", "../testdata/eval/advanced-java-7.jsonl", map[string]float64{"activate note@1": 0.5, "activate note@3": 0.5, "activate section@1": 0.5, "activate section@3": 0.5}},
 	{"go-proposals", "../testdata/eval/go-proposals-7.jsonl", map[string]float64{"activate note@1": 0.83, "activate note@3": 0.91, "activate section@1": 0.58, "activate section@3": 0.91}},
+	// Seed 47, written to judge two section-order designs (not kept:
+	// docs/decisions/not-kept-title-label-units.md); advanced-java's and
+	// the Go proposals' drawn with sections.py --again. One question under
+	// the figures of their first run.
+	{"adr-examples", "../testdata/eval/adr-examples-8.jsonl", map[string]float64{"activate note@1": 0.75, "activate note@3": 0.91, "activate section@1": 0.66, "activate section@3": 0.83}},
+	{"advanced-java", "../testdata/eval/advanced-java-8.jsonl", map[string]float64{"activate note@1": 0.90, "activate note@3": 0.90, "activate section@1": 0.81, "activate section@3": 0.90}},
+	{"go-proposals", "../testdata/eval/go-proposals-8.jsonl", map[string]float64{"activate note@1": 0.91, "activate note@3": 0.91, "activate section@1": 0.75, "activate section@3": 0.91}},
 }
 
 // TestNewVaults_Figures asks each new vault its set through activate
