@@ -157,24 +157,17 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 	// Every candidate of the group is of one note, with one title.
 	inTitle := map[string]bool{}
 	tokenize.EachToken(group[0].Title, func(t string, _ bool) { inTitle[t] = true })
-	own := make([]int, len(group))
-	for k := range group {
-		own[k] = k
-	}
-	if !expSectionParts && !expSectionPart1 {
-		scores, labels := scoreDocs(qterms, want, inTitle, acronyms, group, own, len(group))
-		for k, c := range group {
-			c.SectionScore, c.label = scores[k], labels[k]
-		}
-		return
-	}
-	// doc[k] is the document candidate k counts in with the experiment's
-	// parts switches: its section's, which the parts of a long section
-	// share.
+	// doc[k] is the document candidate k counts in: its own, or, with the
+	// experiment's parts switch, its section's, which the parts of a long
+	// section share.
 	doc := make([]int, len(group))
 	docs := 0
 	parts := map[string]int{}
 	for k, c := range group {
+		if !expSectionParts {
+			doc[k], docs = k, docs+1
+			continue
+		}
 		sec := vault.KeySection(c.UnitKey)
 		d, ok := parts[sec]
 		if !ok {
@@ -184,37 +177,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 		}
 		doc[k] = d
 	}
-	scores, labels := scoreDocs(qterms, want, inTitle, acronyms, group, doc, docs)
-	if expSectionParts {
-		for k, c := range group {
-			c.SectionScore, c.label = scores[doc[k]], labels[doc[k]]
-		}
-		return
-	}
-	// part1: the section's score goes to its best part by the part's own
-	// score, if higher than that; its other parts keep their own.
-	ownScores, ownLabels := scoreDocs(qterms, want, inTitle, acronyms, group, own, len(group))
-	best := make([]int, docs)
-	for d := range best {
-		best[d] = -1
-	}
-	for k := range group {
-		if d := doc[k]; best[d] < 0 || ownScores[k] > ownScores[best[d]] {
-			best[d] = k
-		}
-	}
-	for k, c := range group {
-		c.SectionScore, c.label = ownScores[k], ownLabels[k]
-		if best[doc[k]] == k {
-			c.SectionScore = math.Max(c.SectionScore, scores[doc[k]])
-		}
-	}
-}
-
-// scoreDocs scores the documents of a note's collection (doc[k]: the one
-// candidate k counts in; docs of them) by BM25 and their labels, as
-// scoreSections describes.
-func scoreDocs(qterms []sectionTerm, want map[string]int, inTitle map[string]bool, acronyms *acronymIndex, group []*candidate, doc []int, docs int) (scores, labels []float64) {
 	tfs := make([][]float64, docs)
 	inHeading := make([][]bool, docs)
 	lens := make([]float64, docs)
@@ -272,8 +234,8 @@ func scoreDocs(qterms []sectionTerm, want map[string]int, inTitle map[string]boo
 	for i := range qterms {
 		idf[i] = math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
 	}
-	scores = make([]float64, docs)
-	labels = make([]float64, docs)
+	scores := make([]float64, docs)
+	labels := make([]float64, docs)
 	for d, tf := range tfs {
 		s := 0.0
 		for i, f := range tf {
@@ -293,7 +255,9 @@ func scoreDocs(qterms []sectionTerm, want map[string]int, inTitle map[string]boo
 			}
 		}
 	}
-	return scores, labels
+	for k, c := range group {
+		c.SectionScore, c.label = scores[doc[k]], labels[doc[k]]
+	}
 }
 
 // expSectionParts is an experiment's switch (LORE_EXP_SECTION=parts), to
@@ -308,16 +272,6 @@ func scoreDocs(qterms []sectionTerm, want map[string]int, inTitle map[string]boo
 // "2. 前缀树是否可行？", cut in four, lost its note's first place to the
 // short problem statement, which restates the question.
 var expSectionParts = os.Getenv("LORE_EXP_SECTION") == "parts"
-
-// expSectionPart1 is the same experiment's second switch
-// (LORE_EXP_SECTION=part1): a section's score, its parts counted together,
-// goes to its best part only (by the part's own score), when it is above
-// that part's own (a section is not lowered for its length); its other parts
-// keep their own scores, so a long section competes as a whole for its
-// note's first place without taking more of its places than before
-// (parts took the first three places of one note and pushed other
-// sections out of them on the Go proposals' paraphrased set).
-var expSectionPart1 = os.Getenv("LORE_EXP_SECTION") == "part1"
 
 // fewWords reports whether s has at most n words (as strings.Fields counts
 // them), without splitting it: a lead is read on every activate.
