@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
-	"github.com/lore-memory/lore/vault"
 )
 
 // Which sections of a note to deliver is decided by the sections' own text.
@@ -157,41 +155,17 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 	// Every candidate of the group is of one note, with one title.
 	inTitle := map[string]bool{}
 	tokenize.EachToken(group[0].Title, func(t string, _ bool) { inTitle[t] = true })
-	// doc[k] is the document candidate k counts in: its own, or, with the
-	// experiment's parts switch, its section's, which the parts of a long
-	// section share.
-	doc := make([]int, len(group))
-	docs := 0
-	parts := map[string]int{}
-	for k, c := range group {
-		if !expSectionParts {
-			doc[k], docs = k, docs+1
-			continue
-		}
-		sec := vault.KeySection(c.UnitKey)
-		d, ok := parts[sec]
-		if !ok {
-			d = docs
-			parts[sec] = d
-			docs++
-		}
-		doc[k] = d
-	}
-	tfs := make([][]float64, docs)
-	inHeading := make([][]bool, docs)
-	lens := make([]float64, docs)
-	overview := make([]bool, docs)
-	headed := make([]bool, docs)
+	tfs := make([][]float64, len(group))
+	inHeading := make([][]bool, len(group))
+	lens := make([]float64, len(group))
+	overview := make([]bool, len(group))
 	df := make([]int, len(qterms))
+	avg := 0.0
 	for k, c := range group {
-		d := doc[k]
-		if tfs[d] == nil {
-			tfs[d] = make([]float64, len(qterms))
-		}
-		tf := tfs[d]
+		tf := make([]float64, len(qterms))
 		count := func(s string, w float64) {
 			tokenize.EachToken(s, func(t string, _ bool) {
-				lens[d] += w
+				lens[k] += w
 				if i, ok := want[t]; ok {
 					tf[i] += w
 				}
@@ -209,69 +183,48 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 		lead := n == 0 || isTitle(c.HeadingPath[n-1], c.Title) // the note's lead section
 		if n > 0 {
 			body = withoutHeadingLine(body)
-			if !lead && !headed[d] {
+			if !lead {
 				count(c.HeadingPath[n-1], sectionHeadingWeight)
-				inHeading[d] = labelTerms(want, acronyms, c.HeadingPath[n-1], inTitle)
+				inHeading[k] = labelTerms(want, acronyms, c.HeadingPath[n-1], inTitle)
 			}
-			headed[d] = true
 		}
 		readable := markdown.ReadableText(body) // as the index reads it: no URLs, comments or tags
 		count(readable, 1)
-		overview[d] = overview[d] || lead && (isOverview(readable) || fewWords(readable, shortLeadWords) && hasOther(group, c))
-	}
-	avg := 0.0
-	for d, tf := range tfs {
+		overview[k] = lead && (isOverview(readable) || fewWords(readable, shortLeadWords) && hasOther(group, c))
 		for i, f := range tf {
 			if f > 0 {
 				df[i]++
 			}
 		}
-		avg += lens[d]
+		tfs[k] = tf
+		avg += lens[k]
 	}
-	avg /= float64(docs)
-	n := float64(docs)
+	avg /= float64(len(group))
+	n := float64(len(group))
 	idf := make([]float64, len(qterms))
 	for i := range qterms {
 		idf[i] = math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
 	}
-	scores := make([]float64, docs)
-	labels := make([]float64, docs)
-	for d, tf := range tfs {
+	for k, c := range group {
 		s := 0.0
-		for i, f := range tf {
+		for i, f := range tfs[k] {
 			if f == 0 {
 				continue
 			}
-			norm := 1 - sectionB + sectionB*lens[d]/math.Max(avg, 1)
+			norm := 1 - sectionB + sectionB*lens[k]/math.Max(avg, 1)
 			s += qterms[i].weight * idf[i] * f * (sectionK1 + 1) / (f + sectionK1*norm)
 		}
-		if overview[d] {
+		if overview[k] {
 			s *= overviewWeight
 		}
-		scores[d] = s
-		for i, in := range inHeading[d] {
+		c.SectionScore, c.label = s, 0
+		for i, in := range inHeading[k] {
 			if in {
-				labels[d] += qterms[i].weight * idf[i]
+				c.label += qterms[i].weight * idf[i]
 			}
 		}
 	}
-	for k, c := range group {
-		c.SectionScore, c.label = scores[doc[k]], labels[doc[k]]
-	}
 }
-
-// expSectionParts is an experiment's switch (LORE_EXP_SECTION=parts), to
-// be reverted or made real once judged on the table and on sets written
-// after it was designed: the parts a long section is cut into (units of
-// one vault.KeySection) count as one document of the note's collection,
-// their words and lengths summed and the heading counted once, and each
-// part takes the section's score; parts of one section then keep the
-// order of their final scores (the key's 1 + final/max factor). A
-// section's evidence spread over its parts counts for the section, as a
-// note's spread over its sections counts for the note: advanced-java's
-// "2. 前缀树是否可行？", cut in four, lost its note's first place to the
-// short problem statement, which restates the question.
-var expSectionParts = os.Getenv("LORE_EXP_SECTION") == "parts"
 
 // fewWords reports whether s has at most n words (as strings.Fields counts
 // them), without splitting it: a lead is read on every activate.
