@@ -74,6 +74,15 @@ const hubQuestions11 = "../testdata/hub/questions-11.jsonl"
 // docs/decisions/not-kept-title-label-units.md).
 const hubQuestions12 = "../testdata/hub/questions-12.jsonl"
 
+// hubQuestions13 and hubQuestions14 are the Hub's thirteenth and
+// fourteenth sets (seeds 53 and 59, 15 questions each), written to judge
+// two forms of a section-order design (not kept:
+// docs/decisions/not-kept-section-parts.md).
+const (
+	hubQuestions13 = "../testdata/hub/questions-13.jsonl"
+	hubQuestions14 = "../testdata/hub/questions-14.jsonl"
+)
+
 // hubParaphrased asks 15 sections (seed 37) without their own distinctive
 // words, as a person who has not read them would; lexical activate finds
 // none of them first (docs/BENCHMARKS.md, "Paraphrased sets"), so only its
@@ -88,7 +97,7 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 	for _, set := range []struct {
 		file string
 		min  int
-	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubParaphrased, 15}} {
+	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubQuestions13, 15}, {hubQuestions14, 15}, {hubParaphrased, 15}} {
 		some, err := LoadQuestions(set.file)
 		if err != nil {
 			t.Fatal(err)
@@ -238,6 +247,16 @@ func TestHubQuestions_Figures(t *testing.T) {
 			// One question under the figures of its first run.
 			"activate section@1": 0.60, "activate section@3": 0.66,
 			"activate note@1": 0.60, "activate note@3": 0.66,
+		}},
+		{hubQuestions13, map[string]float64{
+			// One question under the figures of its first run.
+			"activate section@1": 0.60, "activate section@3": 0.73,
+			"activate note@1": 0.60, "activate note@3": 0.80,
+		}},
+		{hubQuestions14, map[string]float64{
+			// One question under the figures of its first run.
+			"activate section@1": 0.66, "activate section@3": 0.80,
+			"activate note@1": 0.66, "activate note@3": 0.86,
 		}},
 	})
 }

@@ -163,6 +163,16 @@ var newVaultSets = []struct {
 	{"adr-examples", "../testdata/eval/adr-examples-8.jsonl", map[string]float64{"activate note@1": 0.75, "activate note@3": 0.91, "activate section@1": 0.66, "activate section@3": 0.83}},
 	{"advanced-java", "../testdata/eval/advanced-java-8.jsonl", map[string]float64{"activate note@1": 0.90, "activate note@3": 0.90, "activate section@1": 0.81, "activate section@3": 0.90}},
 	{"go-proposals", "../testdata/eval/go-proposals-8.jsonl", map[string]float64{"activate note@1": 0.91, "activate note@3": 0.91, "activate section@1": 0.75, "activate section@3": 0.91}},
+	// Seeds 53 and 59, written to judge two forms of a section-order
+	// design (not kept: docs/decisions/not-kept-section-parts.md);
+	// advanced-java's and the Go proposals' drawn with sections.py
+	// --again. One question under the figures of their first run.
+	{"adr-examples", "../testdata/eval/adr-examples-9.jsonl", map[string]float64{"activate note@1": 0.88, "activate note@3": 0.88, "activate section@1": 0.77, "activate section@3": 0.88}},
+	{"advanced-java", "../testdata/eval/advanced-java-9.jsonl", map[string]float64{"activate note@1": 0.83, "activate note@3": 0.83, "activate section@1": 0.75, "activate section@3": 0.83}},
+	{"go-proposals", "../testdata/eval/go-proposals-9.jsonl", map[string]float64{"activate note@1": 0.83, "activate note@3": 0.91, "activate section@1": 0.83, "activate section@3": 0.91}},
+	{"adr-examples", "../testdata/eval/adr-examples-10.jsonl", map[string]float64{"activate note@1": 0.77, "activate note@3": 0.88, "activate section@1": 0.66, "activate section@3": 0.77}},
+	{"advanced-java", "../testdata/eval/advanced-java-10.jsonl", map[string]float64{"activate note@1": 0.72, "activate note@3": 0.81, "activate section@1": 0.72, "activate section@3": 0.72}},
+	{"go-proposals", "../testdata/eval/go-proposals-10.jsonl", map[string]float64{"activate note@1": 0.91, "activate note@3": 0.91, "activate section@1": 0.83, "activate section@3": 0.83}},
 }
 
 // TestNewVaults_Figures asks each new vault its set through activate
