@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -56,7 +55,6 @@ func orderSections(q string, ranked []*candidate) {
 	}
 	var qterms []sectionTerm
 	var acronyms *acronymIndex
-	var ctxIdf []float64
 	for _, ps := range places {
 		if len(ps) < 2 {
 			continue
@@ -64,16 +62,13 @@ func orderSections(q string, ranked []*candidate) {
 		if qterms == nil {
 			qterms = sectionQueryTerms(q)
 			acronyms = queryAcronyms(q, qterms)
-			if expContextIdf {
-				ctxIdf = contextIdf(qterms, acronyms, ranked)
-			}
 		}
 		group := make([]*candidate, len(ps))
 		finals := make([]float64, len(ps))
 		for k, i := range ps {
 			group[k], finals[k] = ranked[i], ranked[i].Final
 		}
-		scoreSections(qterms, acronyms, group, ctxIdf)
+		scoreSections(qterms, acronyms, group)
 		maxS, maxF, maxL := 0.0, 0.0, 0.0
 		for _, c := range group {
 			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final), math.Max(maxL, c.label)
@@ -152,7 +147,7 @@ func sectionQueryTerms(q string) []sectionTerm {
 // a two-line introduction that says "customize" twice. An acronym of the
 // query's words (acronyms, from queryAcronyms) counts, in heading and body,
 // as each of the words it stands for.
-func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candidate, ctxIdf []float64) {
+func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candidate) {
 	want := make(map[string]int, len(qterms))
 	for i, t := range qterms {
 		want[t.tok] = i
@@ -209,9 +204,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 	idf := make([]float64, len(qterms))
 	for i := range qterms {
 		idf[i] = math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
-		if ctxIdf != nil {
-			idf[i] = math.Min(idf[i], ctxIdf[i])
-		}
 	}
 	for k, c := range group {
 		s := 0.0
@@ -232,70 +224,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 			}
 		}
 	}
-}
-
-// expContextIdf is an experiment's switch (LORE_EXP_SECTION=ctx), to be
-// reverted or made real once judged on the table and on sets written
-// after it was designed: within a note, a query word weighs no more than
-// it is worth among the notes the ranking found (its idf over those notes,
-// by whether any of a note's candidates holds it in its heading or body),
-// as well as no more than it is worth among the note's own sections. A
-// word every section holds tells nothing about which to deliver, and
-// neither does a word every note found holds: "go" of go.mod is in nearly
-// every Go proposal, yet in a proposal that says it in few sections it
-// made "… go mod download" a label worth the whole label weight.
-var expContextIdf = os.Getenv("LORE_EXP_SECTION") == "ctx"
-
-// contextIdf is each query term's idf over the notes of ranked (the
-// notes the ranking found), a note holding a term when any of its
-// candidates holds it in its own heading or its readable body.
-func contextIdf(qterms []sectionTerm, acronyms *acronymIndex, ranked []*candidate) []float64 {
-	want := make(map[string]int, len(qterms))
-	for i, t := range qterms {
-		want[t.tok] = i
-	}
-	held := map[int64][]bool{}
-	for _, c := range ranked {
-		h := held[c.RID]
-		if h == nil {
-			h = make([]bool, len(qterms))
-			held[c.RID] = h
-		}
-		mark := func(s string) {
-			tokenize.EachToken(s, func(t string, _ bool) {
-				if i, ok := want[t]; ok {
-					h[i] = true
-				}
-			})
-			if acronyms != nil {
-				eachAcronym(s, func(a string) {
-					for _, i := range acronyms.stand(a) {
-						h[i] = true
-					}
-				})
-			}
-		}
-		body := c.Content
-		if n := len(c.HeadingPath); n > 0 {
-			body = withoutHeadingLine(body)
-			mark(c.HeadingPath[n-1])
-		}
-		mark(markdown.ReadableText(body))
-	}
-	df := make([]int, len(qterms))
-	for _, h := range held {
-		for i, in := range h {
-			if in {
-				df[i]++
-			}
-		}
-	}
-	n := float64(len(held))
-	idf := make([]float64, len(qterms))
-	for i := range qterms {
-		idf[i] = math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
-	}
-	return idf
 }
 
 // fewWords reports whether s has at most n words (as strings.Fields counts
