@@ -173,6 +173,13 @@ var newVaultSets = []struct {
 	{"adr-examples", "../testdata/eval/adr-examples-10.jsonl", map[string]float64{"activate note@1": 0.77, "activate note@3": 0.88, "activate section@1": 0.66, "activate section@3": 0.77}},
 	{"advanced-java", "../testdata/eval/advanced-java-10.jsonl", map[string]float64{"activate note@1": 0.72, "activate note@3": 0.81, "activate section@1": 0.72, "activate section@3": 0.72}},
 	{"go-proposals", "../testdata/eval/go-proposals-10.jsonl", map[string]float64{"activate note@1": 0.91, "activate note@3": 0.91, "activate section@1": 0.83, "activate section@3": 0.83}},
+	// Seed 61, written to judge a word's weight within a note capped by
+	// its idf over the notes found (not kept:
+	// docs/decisions/not-kept-context-idf.md). One question under the
+	// figures of their first run.
+	{"adr-examples", "../testdata/eval/adr-examples-11.jsonl", map[string]float64{"activate note@1": 0.88, "activate note@3": 0.88, "activate section@1": 0.77, "activate section@3": 0.77}},
+	{"advanced-java", "../testdata/eval/advanced-java-11.jsonl", map[string]float64{"activate note@1": 0.91, "activate note@3": 0.91, "activate section@1": 0.91, "activate section@3": 0.91}},
+	{"go-proposals", "../testdata/eval/go-proposals-11.jsonl", map[string]float64{"activate note@1": 0.92, "activate note@3": 0.92, "activate section@1": 0.84, "activate section@3": 0.92}},
 }
 
 // TestNewVaults_Figures asks each new vault its set through activate
