@@ -99,19 +99,19 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	case c.template:
 		c.Outcome = "cut:template"
 		return nil
-	case !expOff["empty"] && c.Bare && !markdown.ShowsVaultFile(c.Content):
+	case c.Bare && !markdown.ShowsVaultFile(c.Content):
 		c.Outcome = "cut:empty" // only comments and pictures from the web
 		return nil
 	case c.copyOf != nil && strings.HasPrefix(c.copyOf.Outcome, "delivered:"):
 		c.Outcome = "cut:copy" // copies.go
 		return nil
-	case !expOff["weak"] && c.ExactRank == 0 && c.Final < floor && !plausible:
+	case c.ExactRank == 0 && c.Final < floor && !plausible:
 		c.Outcome = "cut:weak"
 		return nil
 	case len(a.act.Fragments) >= a.lim.MaxFragments:
 		c.Outcome = "cut:total"
 		return nil
-	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(!expOff["capexception"] && plausible && c.SectionScore > 0 && !a.sections[vault.KeySection(c.UnitKey)]):
+	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0 && !a.sections[vault.KeySection(c.UnitKey)]):
 		// A note's further section passes the cap only when it is likely an
 		// answer by its own text (its heading and body match the query,
 		// sections.go), not by the title every section of the note shares;

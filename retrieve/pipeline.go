@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -45,18 +44,6 @@ type Pipeline struct {
 // note's places given to its best sections) and copies (a copy of a text
 // delivered once).
 var Stages = []string{"exact", "links", "status", "templates", "sections", "copies"}
-
-// expOff is an experiment's switch (LORE_EXP_OFF=rule,rule): rules inside
-// the stages turned off alone, to measure what each pays.
-var expOff = func() map[string]bool {
-	m := map[string]bool{}
-	for _, r := range strings.Split(os.Getenv("LORE_EXP_OFF"), ",") {
-		if r != "" {
-			m[r] = true
-		}
-	}
-	return m
-}()
 
 // Without turns the named ranking stages off (Stages), for lore eval's
 // ablation; nothing else calls it.
