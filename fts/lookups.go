@@ -815,20 +815,3 @@ func (l Lookups) RecentNotes(ctx context.Context, project string, folders []stri
 func (l Lookups) ResolveLink(ctx context.Context, target, project, src string) (id, path string, err error) {
 	return l.ix.resolveLink(ctx, target, project, src)
 }
-
-// TermRows is an experiment's (LORE_EXP_SECTION=vault): how many units hold
-// each of terms, as the lexical stage matches it, and how many units there
-// are, counted in SQL whichever engine answers the lexical stage.
-func (l Lookups) TermRows(ctx context.Context, terms []string) (int, []int, error) {
-	var n int
-	if err := l.ix.db.QueryRowContext(ctx, `SELECT count(*) FROM units`).Scan(&n); err != nil {
-		return 0, nil, translate(err)
-	}
-	df := make([]int, len(terms))
-	for i, t := range terms {
-		if err := l.ix.db.QueryRowContext(ctx, `SELECT count(*) FROM units_fts WHERE units_fts MATCH ?`, matchExpr([]string{t})).Scan(&df[i]); err != nil {
-			return 0, nil, translate(err)
-		}
-	}
-	return n, df, nil
-}

@@ -471,25 +471,7 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		markTemplates(ranked) // for the assembly's cut, and section order's short leads (scoreSections)
 	}
 	if !p.off["sections"] {
-		var vaultIdf func([]sectionTerm) []float64
-		if ExpVaultIdf {
-			vaultIdf = func(qterms []sectionTerm) []float64 {
-				terms := make([]string, len(qterms))
-				for i, t := range qterms {
-					terms[i] = t.tok
-				}
-				n, df, err := p.ix.Lookups().TermRows(ctx, terms)
-				if err != nil || n == 0 {
-					return nil
-				}
-				idf := make([]float64, len(df))
-				for i, d := range df {
-					idf[i] = math.Log(1 + (float64(n)-float64(d)+0.5)/(float64(d)+0.5))
-				}
-				return idf
-			}
-		}
-		orderSections(q, ranked, vaultIdf)
+		orderSections(q, ranked)
 	}
 	if !p.off["copies"] {
 		if err := p.markCopies(ctx, ranked, project); err != nil {

@@ -106,7 +106,7 @@ func orderHits(q string, hits []fts.Unit) {
 		cs[i] = &candidate{Unit: h}
 		cs[i].Final = h.Score
 	}
-	orderSections(q, cs, nil)
+	orderSections(q, cs)
 	for i, c := range cs {
 		hits[i] = c.Unit
 		hits[i].Score = c.Final

@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -49,14 +48,13 @@ const (
 // note's place from its own line, which fell to the footer's score. Each
 // place keeps its final score, so the ranking stays sorted. SectionScore
 // records each candidate's own score.
-func orderSections(q string, ranked []*candidate, vaultIdf func([]sectionTerm) []float64) {
+func orderSections(q string, ranked []*candidate) {
 	places := map[int64][]int{}
 	for i, c := range ranked {
 		places[c.RID] = append(places[c.RID], i)
 	}
 	var qterms []sectionTerm
 	var acronyms *acronymIndex
-	var capIdf []float64
 	for _, ps := range places {
 		if len(ps) < 2 {
 			continue
@@ -64,16 +62,13 @@ func orderSections(q string, ranked []*candidate, vaultIdf func([]sectionTerm) [
 		if qterms == nil {
 			qterms = sectionQueryTerms(q)
 			acronyms = queryAcronyms(q, qterms)
-			if vaultIdf != nil {
-				capIdf = vaultIdf(qterms)
-			}
 		}
 		group := make([]*candidate, len(ps))
 		finals := make([]float64, len(ps))
 		for k, i := range ps {
 			group[k], finals[k] = ranked[i], ranked[i].Final
 		}
-		scoreSections(qterms, acronyms, group, capIdf)
+		scoreSections(qterms, acronyms, group)
 		maxS, maxF, maxL := 0.0, 0.0, 0.0
 		for _, c := range group {
 			maxS, maxF, maxL = math.Max(maxS, c.SectionScore), math.Max(maxF, c.Final), math.Max(maxL, c.label)
@@ -152,7 +147,7 @@ func sectionQueryTerms(q string) []sectionTerm {
 // a two-line introduction that says "customize" twice. An acronym of the
 // query's words (acronyms, from queryAcronyms) counts, in heading and body,
 // as each of the words it stands for.
-func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candidate, capIdf []float64) {
+func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candidate) {
 	want := make(map[string]int, len(qterms))
 	for i, t := range qterms {
 		want[t.tok] = i
@@ -209,9 +204,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 	idf := make([]float64, len(qterms))
 	for i := range qterms {
 		idf[i] = math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
-		if capIdf != nil {
-			idf[i] = math.Min(idf[i], capIdf[i])
-		}
 	}
 	for k, c := range group {
 		s := 0.0
@@ -233,18 +225,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 		}
 	}
 }
-
-// ExpVaultIdf is an experiment's switch (LORE_EXP_SECTION=vault), to be
-// reverted or made real once judged on the table and on sets written after
-// it was designed: within a note, a query word weighs no more than its idf
-// over the vault's units (as the lexical stage counts them), as well as no
-// more than its idf among the note's own sections. A word every section of
-// the note holds tells nothing about which to deliver, and neither does a
-// word the whole vault uses: "go" of go.mod, in nearly every Go proposal,
-// made "… go mod download" a lazy-loading proposal's largest label. The
-// notes the ranking found were a poor sample of the vault
-// (not-kept-context-idf.md); this counts the vault itself.
-var ExpVaultIdf = os.Getenv("LORE_EXP_SECTION") == "vault"
 
 // fewWords reports whether s has at most n words (as strings.Fields counts
 // them), without splitting it: a lead is read on every activate.

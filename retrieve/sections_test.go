@@ -216,7 +216,7 @@ func TestActivate_AShortLeadDoesNotTakeItsListsPlace(t *testing.T) {
 func TestOrderSections_AShortLeadBesideOnlyAFooterKeepsItsScore(t *testing.T) {
 	lead, footer := leadAndFooter("plugins/clock.md", "Clock", "Shows the time and the date in the status bar.", 1.0, 0.95)
 	ranked := []*candidate{lead, footer}
-	orderSections("download a status bar clock for my vault", ranked, nil)
+	orderSections("download a status bar clock for my vault", ranked)
 	if ranked[0] != lead {
 		t.Errorf("the footer took the note's first place from its lead (own scores %.2f, %.2f)", lead.SectionScore, footer.SectionScore)
 	}
@@ -230,7 +230,7 @@ func TestOrderSections_AShortLeadBesideOnlyAFooterKeepsItsScore(t *testing.T) {
 func TestOrderSections_ATemplateTakesItsNotesLastPlace(t *testing.T) {
 	lead, footer := leadAndFooter("plugins/meld-encrypt.md", "Meld Encrypt", "Hide secrets in your vault: encrypt selected text with a password.", 0.96, 0.64)
 	ranked := []*candidate{lead, footer}
-	orderSections("encrypt secrets inside my notes", ranked, nil)
+	orderSections("encrypt secrets inside my notes", ranked)
 	if ranked[0] != lead || lead.Final != 0.96 {
 		t.Errorf("the footer took the note's first place from its line (line's score %.2f, label of the footer %.2f)", lead.Final, footer.label)
 	}
