@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Draw a section at random from each of N notes of a vault, for writing a question set.
 
-usage: python3 scripts/eval/sections.py [--again] VAULT SEED N [EXISTING_SET.jsonl ...]
+usage: python3 scripts/eval/sections.py [--again] [--min-sections M] VAULT SEED N [EXISTING_SET.jsonl ...]
 
 Notes already asked about by the existing sets are skipped (with --again,
 only the sections already asked about: for a vault whose notes have all
-been asked about once, such as advanced-java after its seventh set), as are symlinks,
+been asked about once, such as advanced-java after its seventh set), notes with
+fewer than M sections that qualify (with --min-sections: to judge the order of
+sections inside a note where it acts, not on one-section plugin cards), as are symlinks,
 dot-folders, the Hub's footers ("This note in GitHub", "Sponsor this
 author", "Follow this author") and sections with fewer than 25 visible words
 (comments, HTML, pictures and link targets left out). Each pick is printed as
@@ -23,8 +25,14 @@ import re
 import sys
 
 args = sys.argv[1:]
-again = args[:1] == ['--again']
-if again: args = args[1:]
+again, min_sections = False, 1
+while args and args[0].startswith('--'):
+    if args[0] == '--again':
+        again, args = True, args[1:]
+    elif args[0] == '--min-sections':
+        min_sections, args = int(args[1]), args[2:]
+    else:
+        sys.exit('sections.py: unknown option ' + args[0])
 root, seed, n = args[0], int(args[1]), int(args[2])
 avoid, asked = set(), set()
 for f in args[3:]:
@@ -58,7 +66,7 @@ for p in files:
         return t
     secs = [(h, vis(b).split('\n')) for h, b in secs if h not in ('This note in GitHub','Sponsor this author','Follow this author')]
     secs = [s for s in secs if len(' '.join(s[1]).split()) >= 25 and rel + '#' + s[0] not in asked]
-    if not secs: continue
+    if len(secs) < max(min_sections, 1): continue
     h, body = rng.choice(secs)
     out += 1
     print('=====', rel + '#' + h)
