@@ -12,11 +12,10 @@ import (
 	"github.com/lore-memory/lore/vault"
 )
 
-// openIndex writes files into a new vault (a real git repository) and
-// returns its refreshed index.
-func openIndex(t *testing.T, files map[string]string) *retrieve.Memory {
+// openMemory opens the vault at root and its index, both closed when t
+// ends.
+func openMemory(t *testing.T, root string) *retrieve.Memory {
 	t.Helper()
-	root := testvault.Committed(t, files)
 	v, err := vault.Open(root)
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +26,14 @@ func openIndex(t *testing.T, files map[string]string) *retrieve.Memory {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// openIndex writes files into a new vault (a real git repository) and
+// returns its refreshed index.
+func openIndex(t *testing.T, files map[string]string) *retrieve.Memory {
+	t.Helper()
+	ix := openMemory(t, testvault.Committed(t, files))
 	if _, err := ix.Index.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

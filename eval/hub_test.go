@@ -8,7 +8,6 @@ import (
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/internal/shareddata"
 	"github.com/lore-memory/lore/internal/testmodel"
-	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/vault"
@@ -154,19 +153,7 @@ func openHub(t *testing.T) *retrieve.Memory {
 	t.Helper()
 	dir := t.TempDir()
 	shareddata.WriteHub(t, dir)
-	testvault.Write(t, dir, "lore.yaml", "embedding: {provider: none}\n")
-	testvault.Git(t, dir, "init", "-q")
-	v, err := vault.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	ix, err := retrieve.Open(context.Background(), v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
+	return openVault(t, dir)
 }
 
 // TestHubQuestions_Figures asks each set of Hub questions through activate and

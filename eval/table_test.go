@@ -17,7 +17,6 @@ import (
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/retrieve"
-	"github.com/lore-memory/lore/vault"
 )
 
 func tarGz(t *testing.T, entries []tar.Header, bodies map[string]string) string {
@@ -197,15 +196,7 @@ func TestNewVaults_Figures(t *testing.T) {
 	}
 	for _, nv := range newVaultSets {
 		t.Run(nv.name+"/"+filepath.Base(nv.set), func(t *testing.T) {
-			archive := filepath.Join(shared, "data", nv.name, nv.name+".tar.gz")
-			dir := t.TempDir()
-			root, err := ExtractArchive(archive, dir)
-			if errors.Is(err, os.ErrNotExist) {
-				t.Skipf("skipped: %s is absent (set LORE_SHARED to the folder that holds data/%s)", archive, nv.name)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			root := extractVault(t, shared, nv.name)
 			qs, err := LoadQuestions(nv.set)
 			if err != nil {
 				t.Fatal(err)
@@ -263,15 +254,7 @@ func TestNewVaults_HybridFigures(t *testing.T) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			archive := filepath.Join(shared, "data", name, name+".tar.gz")
-			root, err := ExtractArchive(archive, t.TempDir())
-			if errors.Is(err, os.ErrNotExist) {
-				t.Skipf("skipped: %s is absent (set LORE_SHARED to the folder that holds data/%s)", archive, name)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix := openVault(t, root)
+			ix := openVault(t, extractVault(t, shared, name))
 			embedAll(t, ix, model)
 			hubFigures(t, ix, "hybrid", sets[name])
 		})
@@ -285,17 +268,23 @@ func openVault(t *testing.T, root string) *retrieve.Memory {
 	t.Helper()
 	testvault.Write(t, root, "lore.yaml", "embedding: {provider: none}\n")
 	testvault.Git(t, root, "init", "-q")
-	v, err := vault.Open(root)
+	return openMemory(t, root)
+}
+
+// extractVault unpacks the named vault's archive from shared's data folder
+// into a temporary folder and returns the vault's root; a vault whose
+// archive is absent skips t, naming it.
+func extractVault(t *testing.T, shared, name string) string {
+	t.Helper()
+	archive := filepath.Join(shared, "data", name, name+".tar.gz")
+	root, err := ExtractArchive(archive, t.TempDir())
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("skipped: %s is absent (set LORE_SHARED to the folder that holds data/%s)", archive, name)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { v.Close() })
-	ix, err := retrieve.Open(context.Background(), v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
+	return root
 }
 
 // A heading's emphasis and code spans are not part of its name, as lore
