@@ -17,6 +17,7 @@ import (
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/retrieve"
+	"github.com/lore-memory/lore/vault"
 )
 
 func tarGz(t *testing.T, entries []tar.Header, bodies map[string]string) string {
@@ -182,10 +183,11 @@ var newVaultSets = []struct {
 	{"go-proposals", "../testdata/eval/go-proposals-11.jsonl", map[string]float64{"activate note@1": 0.92, "activate note@3": 0.92, "activate section@1": 0.84, "activate section@3": 0.92}},
 }
 
-// TestNewVaults_Figures asks each new vault its set through activate
+// TestNewVaults_Figures asks each new vault its sets through activate
 // (lexical), after checking that every expected answer is a section of
-// the vault, and holds the figures at their floors. A vault whose archive
-// is not beside the checkout is skipped, naming it.
+// the vault, and holds the figures at their floors. Each vault is
+// unpacked and indexed once for all its sets. A vault whose archive is not
+// beside the checkout is skipped, naming it.
 func TestNewVaults_Figures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short: it indexes three real vaults")
@@ -194,34 +196,14 @@ func TestNewVaults_Figures(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	for _, nv := range newVaultSets {
-		t.Run(nv.name+"/"+filepath.Base(nv.set), func(t *testing.T) {
-			root := extractVault(t, shared, nv.name)
-			qs, err := LoadQuestions(nv.set)
-			if err != nil {
-				t.Fatal(err)
+	names, sets := newVaultsBySet()
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			root := extractVault(t, shared, name)
+			for _, set := range sets[name] {
+				answersAreSections(t, root, set.file)
 			}
-			for _, q := range qs {
-				p, h, _ := strings.Cut(q.Expected, "#")
-				data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-				if err != nil {
-					t.Fatalf("%q: %v", q.Query, err)
-				}
-				r, err := markdown.Parse(p, data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				found := false
-				for _, u := range r.Units {
-					if n := len(u.HeadingPath); n > 0 && u.HeadingPath[n-1] == h {
-						found = true
-					}
-				}
-				if !found {
-					t.Errorf("%q: %s has no section %q", q.Query, p, h)
-				}
-			}
-			hubFigures(t, openVault(t, root), "lexical", []hubSet{{nv.set, nv.floors}})
+			hubFigures(t, openVault(t, root), "lexical", sets[name])
 		})
 	}
 }
@@ -244,6 +226,19 @@ func TestNewVaults_HybridFigures(t *testing.T) {
 		t.Skip(err)
 	}
 	model := testmodel.Builtin(t)
+	names, sets := newVaultsBySet()
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			ix := openVault(t, extractVault(t, shared, name))
+			embedAll(t, ix, model)
+			hubFigures(t, ix, "hybrid", sets[name])
+		})
+	}
+}
+
+// newVaultsBySet groups newVaultSets by vault: the vaults' names in the
+// order they first appear, and each one's sets with their floors.
+func newVaultsBySet() ([]string, map[string][]hubSet) {
 	var names []string
 	sets := map[string][]hubSet{}
 	for _, nv := range newVaultSets {
@@ -252,12 +247,33 @@ func TestNewVaults_HybridFigures(t *testing.T) {
 		}
 		sets[nv.name] = append(sets[nv.name], hubSet{nv.set, nv.floors})
 	}
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			ix := openVault(t, extractVault(t, shared, name))
-			embedAll(t, ix, model)
-			hubFigures(t, ix, "hybrid", sets[name])
-		})
+	return names, sets
+}
+
+// answersAreSections fails t for each question of file whose expected
+// "path#Heading" is not a section of the vault at root, as lore parses it.
+func answersAreSections(t *testing.T, root, file string) {
+	t.Helper()
+	qs, err := LoadQuestions(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range qs {
+		p, h, _ := strings.Cut(q.Expected, "#")
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatalf("%s, %q: %v", file, q.Query, err)
+		}
+		r, err := markdown.Parse(p, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(r.Units, func(u vault.Unit) bool {
+			n := len(u.HeadingPath)
+			return n > 0 && u.HeadingPath[n-1] == h
+		}) {
+			t.Errorf("%s, %q: %s has no section %q", file, q.Query, p, h)
+		}
 	}
 }
 
