@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // the plain FTS5 reference
+
+	"github.com/lore-memory/lore/markdown"
 )
 
 // The whole table: every question set on every vault, in one run (lore
@@ -225,10 +227,6 @@ var (
 	plainHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
 	plainFence   = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
 	plainWord    = regexp.MustCompile(`[\p{L}\p{N}_]+`)
-	// plainEmphasis is a heading's emphasis: "7. **Layer Cake**" is named
-	// "7. Layer Cake", as lore (and Obsidian's outline) names it. An
-	// underscore is left alone: Obsidian_to_Anki is a name, not emphasis.
-	plainEmphasis = regexp.MustCompile(`\*\*([^*\s](?:[^*]*[^*\s])?)\*\*|\*([^*\s](?:[^*]*[^*\s])?)\*`)
 )
 
 // plainSections cuts a note at its ATX headings outside code fences:
@@ -248,7 +246,7 @@ func plainSections(text string) [][2]string {
 		}
 		if m := plainHeading.FindStringSubmatch(line); fence == 0 && m != nil {
 			out = append(out, [2]string{head, strings.Join(buf, "\n")})
-			head, buf = plainHeadingName(m[2]), []string{line}
+			head, buf = plainHeadingName(line, m[2]), []string{line}
 			continue
 		}
 		buf = append(buf, line)
@@ -256,11 +254,22 @@ func plainSections(text string) [][2]string {
 	return append(out, [2]string{head, strings.Join(buf, "\n")})
 }
 
-// plainHeadingName is a heading as lore names it, so that a question's
-// "path#Heading" names the same section for both: without emphasis marks
-// (plainEmphasis), and code spans' text without the backticks.
-func plainHeadingName(h string) string {
-	return strings.TrimSpace(strings.ReplaceAll(plainEmphasis.ReplaceAllString(h, "$1$2"), "`", ""))
+// plainHeadingName is the heading line's name as lore names the section
+// (text, the line's raw heading text, when lore reads no heading there), so
+// that a question's "path#Heading" names the same section for both: the
+// reference cuts notes as a script would, but names what it cut with
+// lore's own parser (no emphasis marks, code spans without backticks, a
+// link by its text: "7. **Layer Cake**" is "7. Layer Cake").
+func plainHeadingName(line, text string) string {
+	r, err := markdown.Parse("h.md", []byte(line+"\n\n.\n"))
+	if err == nil {
+		for _, u := range r.Units {
+			if n := len(u.HeadingPath); n > 0 {
+				return u.HeadingPath[n-1]
+			}
+		}
+	}
+	return strings.TrimSpace(text)
 }
 
 // Score asks qs of the reference.

@@ -303,8 +303,9 @@ func extractVault(t *testing.T, shared, name string) string {
 	return root
 }
 
-// A heading's emphasis and code spans are not part of its name, as lore
-// names the section; an underscore inside a name is left alone.
+// The reference names a heading as lore names the section: emphasis and
+// code marks left out, a link by its text, an underscore inside a name and
+// a wikilink's source kept.
 func TestPlainSections_AHeadingIsNamedWithoutItsMarks(t *testing.T) {
 	for _, tc := range []struct{ md, want string }{
 		{"## 7. **Layer Cake**\ntext", "7. Layer Cake"},
@@ -312,6 +313,8 @@ func TestPlainSections_AHeadingIsNamedWithoutItsMarks(t *testing.T) {
 		{"## An *emphasized* word\ntext", "An emphasized word"},
 		{"## Obsidian_to_Anki\ntext", "Obsidian_to_Anki"},
 		{"## 2 * 3 * 4\ntext", "2 * 3 * 4"},
+		{"## [Hystrix](https://github.com/Netflix/Hystrix)\ntext", "Hystrix"},
+		{"## [[Obsidian Community Talks|Community Talks]]\ntext", "[[Obsidian Community Talks|Community Talks]]"},
 	} {
 		secs := plainSections(tc.md)
 		if len(secs) != 2 || secs[1][0] != tc.want {
