@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -185,15 +184,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 		if n > 0 {
 			body = withoutHeadingLine(body)
 			if !lead {
-				if expHeadingPath {
-					// The index's heading column holds the whole path: an
-					// ancestor's heading (the title aside) is the section's too.
-					for _, h := range c.HeadingPath[:n-1] {
-						if !isTitle(h, c.Title) {
-							count(h, sectionHeadingWeight)
-						}
-					}
-				}
 				count(c.HeadingPath[n-1], sectionHeadingWeight)
 				inHeading[k] = labelTerms(want, acronyms, c.HeadingPath[n-1], inTitle)
 			}
@@ -235,11 +225,6 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 		}
 	}
 }
-
-// expHeadingPath (experiment, LORE_EXP_SECTION=path): a section's own score
-// counts its ancestors' headings at heading weight, as the index's heading
-// column does.
-var expHeadingPath = os.Getenv("LORE_EXP_SECTION") == "path"
 
 // fewWords reports whether s has at most n words (as strings.Fields counts
 // them), without splitting it: a lead is read on every activate.
