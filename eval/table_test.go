@@ -181,6 +181,15 @@ var newVaultSets = []struct {
 	{"adr-examples", "../testdata/eval/adr-examples-11.jsonl", map[string]float64{"activate note@1": 0.88, "activate note@3": 0.88, "activate section@1": 0.77, "activate section@3": 0.77}},
 	{"advanced-java", "../testdata/eval/advanced-java-11.jsonl", map[string]float64{"activate note@1": 0.91, "activate note@3": 0.91, "activate section@1": 0.91, "activate section@3": 0.91}},
 	{"go-proposals", "../testdata/eval/go-proposals-11.jsonl", map[string]float64{"activate note@1": 0.92, "activate note@3": 0.92, "activate section@1": 0.84, "activate section@3": 0.92}},
+	// Seed 67, drawn from notes of five sections or more
+	// (sections.py --min-sections 5; advanced-java's and the Go
+	// proposals' with --again), written to judge a section's ancestors'
+	// headings counted as its own (not kept:
+	// docs/decisions/not-kept-heading-path.md). One question under the
+	// figures of their first run.
+	{"adr-examples", "../testdata/eval/adr-examples-12.jsonl", map[string]float64{"activate note@1": 0.89, "activate note@3": 0.89, "activate section@1": 0.89, "activate section@3": 0.89}},
+	{"advanced-java", "../testdata/eval/advanced-java-12.jsonl", map[string]float64{"activate note@1": 0.79, "activate note@3": 0.79, "activate section@1": 0.79, "activate section@3": 0.79}},
+	{"go-proposals", "../testdata/eval/go-proposals-12.jsonl", map[string]float64{"activate note@1": 0.91, "activate note@3": 0.91, "activate section@1": 0.91, "activate section@3": 0.91}},
 }
 
 // TestNewVaults_Figures asks each new vault its sets through activate
