@@ -31,7 +31,8 @@ With --table FILE, it runs every question set of the table on its vault
 absent is named and left out) and prints one table: note@1, note@3,
 section@1 and section@3 for activate, and plain FTS5's on the same
 questions beside them (one row per note, and one per heading section, an
-OR of the query's words, bm25). With --misses it then lists each question
+OR of the query's words, bm25); a vault of several sets ends with a row of
+all their questions pooled. With --misses it then lists each question
 whose answering section was not first and what came first instead: another
 section of the right note, the answer's own text from a copy in another
 note, another note, or nothing; the question's words the answering
@@ -424,6 +425,7 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 		return out, err
 	}
 	var all []eval.Question
+	var total pooled
 	for _, set := range tv.Sets {
 		qs, err := eval.LoadQuestions(set)
 		if err != nil {
@@ -438,14 +440,17 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 		if err != nil {
 			return out, err
 		}
-		pair := func(a, b float64) string { return fmt.Sprintf("%.3f / %.3f", a, b) }
-		out.rows = append(out.rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s |", tv.Name, filepath.Base(set), len(qs),
-			pair(m.Note1, r.Note1), pair(m.Note3, r.Note3), pair(m.Success1, r.Section1), pair(m.Success3, r.Section3)))
+		figs := [8]float64{m.Note1, r.Note1, m.Note3, r.Note3, m.Success1, r.Section1, m.Success3, r.Section3}
+		out.rows = append(out.rows, tableRow(tv.Name, filepath.Base(set), len(qs), figs))
+		total.add(len(qs), figs)
 		if run.misses {
 			if err := out.misses.add(ctx, ix, filepath.Base(set), m.Answers, r.First); err != nil {
 				return out, err
 			}
 		}
+	}
+	if len(tv.Sets) > 1 {
+		out.rows = append(out.rows, tableRow(tv.Name, fmt.Sprintf("**all %d sets**", len(tv.Sets)), total.n, total.figures()))
 	}
 	if len(off) > 0 {
 		h, err := eval.ScoreHook(ctx, eval.InMode(ix, run.mode), all, off)
@@ -463,6 +468,39 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 		out.hook = fmt.Sprintf("| %s | %.3f / %.3f (%d) | %s | %s |", tv.Name, h.Answered, h.First, h.On, strings.Join(silent, " · "), strings.Join(sent, "; "))
 	}
 	return out, nil
+}
+
+// tableRow is one row of the table: lore's figure and plain FTS5's beside
+// it, for note@1, note@3, section@1 and section@3 (figs in that order,
+// lore's first in each pair).
+func tableRow(vaultName, set string, questions int, figs [8]float64) string {
+	pair := func(i int) string { return fmt.Sprintf("%.3f / %.3f", figs[i], figs[i+1]) }
+	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s |", vaultName, set, questions, pair(0), pair(2), pair(4), pair(6))
+}
+
+// pooled sums a vault's sets into one figure each over all their
+// questions, as issue 62's goals are set for a vault: each set's figure
+// weighed by its questions.
+type pooled struct {
+	n   int
+	sum [8]float64
+}
+
+func (p *pooled) add(questions int, figs [8]float64) {
+	p.n += questions
+	for i, f := range figs {
+		p.sum[i] += f * float64(questions)
+	}
+}
+
+func (p *pooled) figures() (out [8]float64) {
+	if p.n == 0 {
+		return out
+	}
+	for i, s := range p.sum {
+		out[i] = s / float64(p.n)
+	}
+	return out
 }
 
 // extractInto unpacks a vault archive and moves its notes into the scratch

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +71,75 @@ func TestMisses_OwnWordsAndPlainFTS5BesideEachMiss(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("--misses lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// A vault of several sets ends the table with a row of all their
+// questions: each figure the mean over every question of the vault (each
+// set's weighed by its questions), lore's and plain FTS5's alike, since
+// issue 62's goals are set for a vault. A vault of one set has no such row.
+func TestTable_AVaultOfSeveralSetsEndsWithItsQuestionsPooled(t *testing.T) {
+	all, err := eval.LoadQuestions("../../testdata/demo-questions.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, qs []eval.Question) {
+		var b strings.Builder
+		for _, q := range qs {
+			fmt.Fprintf(&b, "{\"query\": %q, \"project\": %q, \"expected\": %q}\n", q.Query, q.Project, q.Expected)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.jsonl", all[:7])
+	write("b.jsonl", all[7:20])
+	abs, err := filepath.Abs("../../testdata/demo-vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo, err := filepath.Rel(dir, abs) // a table's folders are relative to it
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := fmt.Sprintf(`{"vaults": [{"name": "two", "dir": %q, "sets": ["a.jsonl", "b.jsonl"]}, {"name": "one", "dir": %q, "sets": ["a.jsonl"]}]}`, demo, demo)
+	if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
+	if err := evalTable(context.Background(), e, tableRun{mode: "lexical"}, filepath.Join(dir, "table.json")); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) == 7 && (cells[0] == "two" || cells[0] == "one") {
+			rows[cells[0]+" "+cells[1]] = cells
+		}
+	}
+	a, b, total := rows["two a.jsonl"], rows["two b.jsonl"], rows["two **all 2 sets**"]
+	if a == nil || b == nil || total == nil {
+		t.Fatalf("the two-set vault's rows (a, b, all) are not all there:\n%s", out.String())
+	}
+	if total[2] != "20" {
+		t.Errorf("the pooled row counts %s questions, want 20 (7 + 13)", total[2])
+	}
+	for col := 3; col < 7; col++ {
+		for side := 0; side < 2; side++ {
+			fig := func(r []string) float64 {
+				var v float64
+				fmt.Sscanf(strings.Split(r[col], " / ")[side], "%f", &v)
+				return v
+			}
+			want := (fig(a)*7 + fig(b)*13) / 20
+			if got := fig(total); math.Abs(got-want) > 0.001 {
+				t.Errorf("column %d, %s: pooled %.3f, want %.3f (7 × %.3f + 13 × %.3f over 20)", col, []string{"lore", "plain FTS5"}[side], got, want, fig(a), fig(b))
+			}
+		}
+	}
+	if rows["one **all 1 sets**"] != nil || strings.Contains(out.String(), "| one | **all") {
+		t.Errorf("a vault of one set has a pooled row:\n%s", out.String())
 	}
 }
