@@ -135,8 +135,11 @@ func (p *Pipeline) addVectorHits(ctx context.Context, vh []fts.Neighbor, cands m
 	if err != nil {
 		return err
 	}
+	guide := p.ix.Vault().Config.Guidelines
 	for _, h := range units {
-		cands[h.UID] = &candidate{Unit: h}
+		if h.Path != guide { // never a candidate (candidates)
+			cands[h.UID] = &candidate{Unit: h}
+		}
 	}
 	rank, last := 0, -1.0
 	for _, h := range vh {
@@ -557,7 +560,15 @@ func (p *Pipeline) find(ctx context.Context, q, mode, project string, depth int,
 
 // candidates joins what the stages found into one candidate per unit, with
 // its rank (and score) in each list.
+//
+// The vault's guidelines (lore.yaml's guidelines, LORE.md) are never a
+// candidate: they say how to write memory, and agents load them by name
+// before they store anything (the start hook and the MCP instructions say
+// so). As candidates they matched everyday prompts by the words of their
+// advice ("line", "README", "store") and took answers' places
+// (docs/decisions/guidelines-are-not-answers.md).
 func (p *Pipeline) candidates(ctx context.Context, f found) (map[int64]*candidate, error) {
+	guide := p.ix.Vault().Config.Guidelines
 	cands := map[int64]*candidate{}
 	get := func(h fts.Unit) *candidate {
 		if c, ok := cands[h.UID]; ok {
@@ -568,11 +579,15 @@ func (p *Pipeline) candidates(ctx context.Context, f found) (map[int64]*candidat
 		return c
 	}
 	for i, h := range f.exact {
-		get(h).ExactRank = i + 1
+		if h.Path != guide {
+			get(h).ExactRank = i + 1
+		}
 	}
 	for i, h := range f.lexical {
-		c := get(h)
-		c.BM25Rank, c.BM25Score = i+1, h.Score
+		if h.Path != guide {
+			c := get(h)
+			c.BM25Rank, c.BM25Score = i+1, h.Score
+		}
 	}
 	return cands, p.addVectorHits(ctx, f.near, cands)
 }

@@ -1,0 +1,80 @@
+package retrieve
+
+import (
+	"context"
+	"testing"
+
+	"github.com/lore-memory/lore/internal/testmodel"
+	"github.com/lore-memory/lore/vault"
+)
+
+// The vault's guidelines (LORE.md, which lore init writes) are how to write
+// memory, not memory a task needs: agents are told to load them before
+// they store anything, and they reach them by that road. activate (and the
+// prompt hook, which runs it) never delivers them, however many of an
+// everyday prompt's words they hold: on advanced-java, lore's own English
+// guidelines came first for "add a README section about installation" and
+// eleven more of 35 everyday prompts. search, which people use, still
+// finds them.
+func TestActivate_TheGuidelinesAreNotDelivered(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"LORE.md":           vault.Guidelines(nil),
+		"howto/readme.md":   "# Writing the README\n\n## Installation\n\nThe README's installation section lists the one command that installs the tool.\n",
+		"decisions/0001.md": "# Use SQLite for the index\n\nOne file, no server.\n",
+	})
+	for _, q := range []string{
+		"when may an agent propose a change to memory, and what must it never store",
+		"add a README section about installation",
+		"the linter says this line is too long",
+	} {
+		for _, relevant := range []bool{false, true} {
+			act, err := tv.Ix.Activate(context.Background(), vaultRequest(q, relevant))
+			if err != nil {
+				t.Fatalf("activate %q: %v", q, err)
+			}
+			for _, f := range act.Fragments {
+				if f.Path == "LORE.md" {
+					t.Errorf("activate %q (relevant only: %v) delivered the guidelines: %v", q, relevant, f.HeadingPath)
+				}
+			}
+		}
+	}
+	hits := tv.search("when may an agent propose a change to memory", vault.SearchOptions{Limit: 5})
+	if len(hits) == 0 || hits[0].Path != "LORE.md" {
+		t.Errorf("search no longer finds the guidelines first for a question they answer: %v", hits)
+	}
+}
+
+// Found by meaning, the guidelines are not a candidate either: in vector
+// mode a question about storing memory finds them nearest, and activate
+// still does not deliver them.
+func TestActivate_TheGuidelinesAreNotDeliveredByMeaning(t *testing.T) {
+	b := testmodel.Builtin(t)
+	tv := newTestVault(t, map[string]string{
+		"LORE.md":           vault.Guidelines(nil),
+		"howto/readme.md":   "# Writing the README\n\n## Installation\n\nThe README's installation section lists the one command that installs the tool.\n",
+		"decisions/0001.md": "# Use SQLite for the index\n\nOne file, no server.\n",
+	})
+	ctx := context.Background()
+	if err := tv.Ix.Index.Vectors().Use(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	tv.Ix.Index.Refresh(ctx, nil)
+	if _, err := tv.Ix.Index.Vectors().Embed(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"vector", "hybrid"} {
+		act, err := tv.Ix.Activate(ctx, vault.ActivateRequest{Query: "what must an agent never store in memory, like passwords and tokens", Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(act.Fragments) == 0 {
+			t.Errorf("%s mode delivered nothing: the test would hold without the rule", mode)
+		}
+		for _, f := range act.Fragments {
+			if f.Path == "LORE.md" {
+				t.Errorf("%s mode delivered the guidelines: %v", mode, f.HeadingPath)
+			}
+		}
+	}
+}
