@@ -78,3 +78,22 @@ func TestActivate_TheGuidelinesAreNotDeliveredByMeaning(t *testing.T) {
 		}
 	}
 }
+
+// The guidelines are left out by the path lore.yaml gives them, written
+// however it is written.
+func TestActivate_TheGuidelinesLoreYamlNamesAreNotDelivered(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"lore.yaml":       "guidelines: ./docs/../GUIDE.md\n",
+		"GUIDE.md":        vault.Guidelines(nil),
+		"LORE.md":         "# Lint rules\n\nA line is too long past 100 characters; the linter says so.\n",
+		"howto/readme.md": "# Writing the README\n\n## Installation\n\nThe README's installation section lists the one command that installs the tool.\n",
+	})
+	act := tv.activate("the linter says this line is too long", "")
+	seen := map[string]bool{}
+	for _, f := range act.Fragments {
+		seen[f.Path] = true
+	}
+	if seen["GUIDE.md"] || !seen["LORE.md"] {
+		t.Errorf("delivered %v; want LORE.md (a note here) and not GUIDE.md (the guidelines lore.yaml names)", seen)
+	}
+}

@@ -332,9 +332,11 @@ func ParseConfig(data []byte) (Config, error) {
 			return Config{}, Errorf(CodeConfig, "%s: auto_publish: %q is not a valid glob: %v", ConfigFile, g, err)
 		}
 	}
-	if _, err := CleanPath(cfg.Guidelines); err != nil {
+	guide, err := CleanPath(cfg.Guidelines)
+	if err != nil {
 		return Config{}, Errorf(CodeConfig, "%s: guidelines: %v", ConfigFile, err)
 	}
+	cfg.Guidelines = guide // as index rows name it: activate leaves it out by name
 	for name := range cfg.Projects {
 		if !ValidProjectName(name) {
 			return Config{}, Errorf(CodeConfig, "%s: projects: %q is not a valid project name (%s)", ConfigFile, name, ProjectNameRules)

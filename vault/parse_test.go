@@ -48,6 +48,12 @@ func TestParseConfig(t *testing.T) {
 	if cfg, err := ParseConfig(nil); err != nil || cfg.OrgRef != "main" {
 		t.Errorf("empty config = %+v, %v; want defaults", cfg, err)
 	}
+	// The guidelines' path is kept as the index names the file, so the
+	// rules that name it (activate leaves it out) see it however it is
+	// written.
+	if cfg, err := ParseConfig([]byte("guidelines: ./docs/../GUIDE.md\n")); err != nil || cfg.Guidelines != "GUIDE.md" {
+		t.Errorf("guidelines ./docs/../GUIDE.md = %q, %v; want GUIDE.md", cfg.Guidelines, err)
+	}
 	for in, word := range map[string]string{
 		"org_rfe: main\n":                 "org_rfe",
 		"projects:\n  bad/name: {}\n":     "bad/name",
