@@ -146,6 +146,9 @@ func (p *Pipeline) addVectorHits(ctx context.Context, vh []fts.Neighbor, cands m
 		if h.Similarity <= 0 {
 			break // orthogonal or opposite: no evidence at all
 		}
+		if cands[h.UID] == nil {
+			continue // the guidelines: no candidate, and no rank
+		}
 		if h.Similarity != last { // units sharing a text share its rank
 			rank++
 			last = h.Similarity
@@ -578,15 +581,19 @@ func (p *Pipeline) candidates(ctx context.Context, f found) (map[int64]*candidat
 		cands[h.UID] = c
 		return c
 	}
-	for i, h := range f.exact {
+	rank := 0
+	for _, h := range f.exact {
 		if h.Path != guide {
-			get(h).ExactRank = i + 1
+			rank++
+			get(h).ExactRank = rank
 		}
 	}
-	for i, h := range f.lexical {
+	rank = 0
+	for _, h := range f.lexical {
 		if h.Path != guide {
+			rank++
 			c := get(h)
-			c.BM25Rank, c.BM25Score = i+1, h.Score
+			c.BM25Rank, c.BM25Score = rank, h.Score
 		}
 	}
 	return cands, p.addVectorHits(ctx, f.near, cands)
