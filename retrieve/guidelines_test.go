@@ -17,11 +17,7 @@ import (
 // eleven more of 35 everyday prompts. search, which people use, still
 // finds them.
 func TestActivate_TheGuidelinesAreNotDelivered(t *testing.T) {
-	tv := newTestVault(t, map[string]string{
-		"LORE.md":           vault.Guidelines(nil),
-		"howto/readme.md":   "# Writing the README\n\n## Installation\n\nThe README's installation section lists the one command that installs the tool.\n",
-		"decisions/0001.md": "# Use SQLite for the index\n\nOne file, no server.\n",
-	})
+	tv := newTestVault(t, guidelinesVault())
 	for _, q := range []string{
 		"when may an agent propose a change to memory, and what must it never store",
 		"add a README section about installation",
@@ -50,19 +46,9 @@ func TestActivate_TheGuidelinesAreNotDelivered(t *testing.T) {
 // still does not deliver them.
 func TestActivate_TheGuidelinesAreNotDeliveredByMeaning(t *testing.T) {
 	b := testmodel.Builtin(t)
-	tv := newTestVault(t, map[string]string{
-		"LORE.md":           vault.Guidelines(nil),
-		"howto/readme.md":   "# Writing the README\n\n## Installation\n\nThe README's installation section lists the one command that installs the tool.\n",
-		"decisions/0001.md": "# Use SQLite for the index\n\nOne file, no server.\n",
-	})
+	tv := newTestVault(t, guidelinesVault())
+	tv.embedWith(b)
 	ctx := context.Background()
-	if err := tv.Ix.Index.Vectors().Use(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	tv.Ix.Index.Refresh(ctx, nil)
-	if _, err := tv.Ix.Index.Vectors().Embed(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
 	for _, mode := range []string{"vector", "hybrid"} {
 		act, err := tv.Ix.Activate(ctx, vault.ActivateRequest{Query: "what must an agent never store in memory, like passwords and tokens", Mode: mode})
 		if err != nil {
@@ -95,5 +81,15 @@ func TestActivate_TheGuidelinesLoreYamlNamesAreNotDelivered(t *testing.T) {
 	}
 	if seen["GUIDE.md"] || !seen["LORE.md"] {
 		t.Errorf("delivered %v; want LORE.md (a note here) and not GUIDE.md (the guidelines lore.yaml names)", seen)
+	}
+}
+
+// guidelinesVault is the guidelines lore init writes beside a note on the
+// README and a decision.
+func guidelinesVault() map[string]string {
+	return map[string]string{
+		"LORE.md":           vault.Guidelines(nil),
+		"howto/readme.md":   "# Writing the README\n\n## Installation\n\nThe README's installation section lists the one command that installs the tool.\n",
+		"decisions/0001.md": "# Use SQLite for the index\n\nOne file, no server.\n",
 	}
 }

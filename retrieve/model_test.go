@@ -16,14 +16,8 @@ import (
 func TestActivate_BuiltinModelOrdersByMeaning(t *testing.T) {
 	b := testmodel.Builtin(t)
 	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
+	tv.embedWith(b)
 	ctx := context.Background()
-	if err := tv.Ix.Index.Vectors().Use(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	tv.Ix.Index.Refresh(ctx, nil)
-	if _, err := tv.Ix.Index.Vectors().Embed(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
 	units, err := tv.Ix.Pipeline.Rank(ctx, "shipping a new version to users", "vector", "", 10)
 	if err != nil {
 		t.Fatal(err)
