@@ -93,3 +93,18 @@ func guidelinesVault() map[string]string {
 		"decisions/0001.md": "# Use SQLite for the index\n\nOne file, no server.\n",
 	}
 }
+
+// recall_memory ranks with activate's pipeline: the guidelines are not
+// among the notes it recalls either.
+func TestRecall_TheGuidelinesAreNotRecalled(t *testing.T) {
+	tv := newTestVault(t, guidelinesVault())
+	hits, err := tv.Ix.Recall(context.Background(), "when may an agent propose a change to memory, and what must it never store", "lexical", "", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Path == "LORE.md" {
+			t.Errorf("recall returned the guidelines: %+v", hits)
+		}
+	}
+}
