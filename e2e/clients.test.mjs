@@ -33,6 +33,9 @@ const CODEX = resolve(here, "node_modules/.bin/codex");
 
 const DRAFT_MARK = "kestrel-draft-only-text";
 const PROMPT = "how do we ship a new release?";
+// A question the vault's guidelines (LORE.md) answer word for word: the
+// model's own activate asks it, and must get memory, not the guidelines.
+const GUIDELINES_QUESTION = "what must I never store in memory";
 const gitEnv = {
   GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@localhost",
   GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@localhost",
@@ -162,7 +165,8 @@ test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, D
   const model = await startFakeModel(({ body, results }) => {
     if (results === 0) return { tool: "ToolSearch", input: { query: "select:mcp__lore__memory", max_results: 1 } };
     if (results === 1) return { tool: "mcp__lore__memory", input: { op: { activate: { query: PROMPT, state: handleIn(body) } } } };
-    if (results === 2) return { tool: "Bash", input: { command: "git add -A && git commit -m 'log from the server'", description: "Commit" } };
+    if (results === 2) return { tool: "mcp__lore__memory", input: { op: { activate: { query: GUIDELINES_QUESTION } } } };
+    if (results === 3) return { tool: "Bash", input: { command: "git add -A && git commit -m 'log from the server'", description: "Commit" } };
     return { text: "done" };
   });
   try {
@@ -176,7 +180,7 @@ test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, D
     if (process.env.LORE_E2E_DUMP) writeFileSync(process.env.LORE_E2E_DUMP + ".claude.out", r.stdout + "\n----\n" + r.stderr);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const main = model.requests.filter((q) => q.kind === "anthropic" && q.body?.tools?.some((t) => t.name === "Bash"));
-    assert.ok(main.length >= 4, `the scripted conversation ran (${main.length} main requests)`);
+    assert.ok(main.length >= 5, `the scripted conversation ran (${main.length} main requests)`);
     const first = main[0].body;
     const hooks = hookTexts(first);
     assert.ok(hooks.some((t) => t.startsWith(START_LEAD) && t.includes("Context Loadout: api")), "the model starts with the loadout");
@@ -196,6 +200,12 @@ test("Claude Code: loadout, the prompt's memory once, the memory tool allowed, D
     assertDraftMarked(tool, w.draftID);
     assert.match(tool, /reuse/, "what the prompt hook delivered comes back as reuse");
     assert.match(tool, /\\?"stale\\?"\s*:\s*\[\s*\{\s*\\?"cites\\?"\s*:\s*\\?"publishRelease/, "the memory tool's answer marks the section stale too");
+    // The vault's guidelines are loaded by name, never delivered as memory:
+    // asked what must never be stored, the model gets the security note's
+    // section, and no fragment of LORE.md (its "Never store" came first).
+    const secrets = results.find((t) => t.includes("guides/security.md") && t.includes("Never store secrets"));
+    assert.ok(secrets, "the memory tool answered the question on what never to store");
+    assert.doesNotMatch(secrets, /\\?"path\\?"\s*:\s*\\?"LORE\.md/, "no fragment of the vault's guidelines reaches the model");
     const refusal = results.find((t) => t.includes("stdout belongs to the MCP protocol"));
     assert.ok(refusal, "the guard's refusal reaches the model");
     assert.equal(w.git("log", "--oneline").trim().split("\n").length, w.commits, "the rule-breaking commit was not made");
