@@ -17,7 +17,7 @@ import (
 // prompt hook). It needs `make model`; CI sets LORE_REQUIRE_MODEL.
 func TestHook_HybridFigures(t *testing.T) {
 	ix := openIndex(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
-	embedAll(t, ix, testmodel.Builtin(t))
+	testmodel.EmbedAll(t, ix.Index, testmodel.Builtin(t))
 	ctx := context.Background()
 	on, err := LoadQuestions("../testdata/demo-questions.jsonl")
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/internal/shareddata"
 	"github.com/lore-memory/lore/internal/testmodel"
 	"github.com/lore-memory/lore/markdown"
@@ -281,7 +280,7 @@ func TestHubQuestions_HybridFigures(t *testing.T) {
 		t.Skip("skipped in -short: it indexes and embeds the 6,591 notes of the Obsidian Hub")
 	}
 	ix := openHub(t)
-	embedAll(t, ix, testmodel.Builtin(t))
+	testmodel.EmbedAll(t, ix.Index, testmodel.Builtin(t))
 	hubFigures(t, ix, "hybrid", []hubSet{
 		{hubQuestions, map[string]float64{
 			// As in lexical mode.
@@ -309,27 +308,6 @@ func TestHubQuestions_HybridFigures(t *testing.T) {
 			"activate note@1": 0.72, "activate note@3": 0.81,
 		}},
 	})
-}
-
-// embedAll embeds every unit of ix with the model e, and fails unless none
-// is left: figures without the vectors would be lexical ones.
-func embedAll(t *testing.T, ix *retrieve.Memory, e embed.Embedder) {
-	t.Helper()
-	ctx := context.Background()
-	if err := ix.Index.Vectors().Use(ctx, e); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.Index.Refresh(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	n, err := ix.Index.Vectors().Embed(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if left, err := ix.Index.Vectors().Pending(ctx); err != nil || n == 0 || left != 0 {
-		t.Fatalf("embedded %d unit texts, %d left (%v): the figures would be lexical ones", n, left, err)
-	}
-	t.Logf("embedded %d unit texts", n)
 }
 
 // hubFigures asks each set's questions through activate in mode and

@@ -239,7 +239,7 @@ func TestNewVaults_HybridFigures(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			ix := openVault(t, extractVault(t, shared, name))
-			embedAll(t, ix, model)
+			testmodel.EmbedAll(t, ix.Index, model)
 			hubFigures(t, ix, "hybrid", sets[name])
 		})
 	}
@@ -287,8 +287,8 @@ func answersAreSections(t *testing.T, root, file string) {
 }
 
 // openVault makes root a vault that embeds nothing by itself (a test
-// embeds with embedAll when it asks for hybrid mode) and opens its index,
-// both closed when t ends.
+// embeds with testmodel.EmbedAll when it asks for hybrid mode) and opens
+// its index, both closed when t ends.
 func openVault(t *testing.T, root string) *retrieve.Memory {
 	t.Helper()
 	testvault.Write(t, root, "lore.yaml", "embedding: {provider: none}\n")

@@ -47,7 +47,7 @@ func TestActivate_TheGuidelinesAreNotDelivered(t *testing.T) {
 func TestActivate_TheGuidelinesAreNotDeliveredByMeaning(t *testing.T) {
 	b := testmodel.Builtin(t)
 	tv := newTestVault(t, guidelinesVault())
-	tv.embedWith(b)
+	testmodel.EmbedAll(t, tv.Ix.Index, b)
 	ctx := context.Background()
 	for _, mode := range []string{"vector", "hybrid"} {
 		act, err := tv.Ix.Activate(ctx, vault.ActivateRequest{Query: "what must an agent never store in memory, like passwords and tokens", Mode: mode})

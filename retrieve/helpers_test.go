@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
@@ -29,18 +28,4 @@ func (tv *testVault) search(q string, opt vault.SearchOptions) []vault.Hit {
 // vaultRequest is an activation of q, relevant only when asked.
 func vaultRequest(q string, relevantOnly bool) vault.ActivateRequest {
 	return vault.ActivateRequest{Query: q, RelevantOnly: relevantOnly}
-}
-
-// embedWith makes b the vault's model and embeds every unit, as a server
-// with the built-in model does.
-func (tv *testVault) embedWith(b *embed.Builtin) {
-	tv.T.Helper()
-	ctx := context.Background()
-	if err := tv.Ix.Index.Vectors().Use(ctx, b); err != nil {
-		tv.T.Fatal(err)
-	}
-	tv.Ix.Index.Refresh(ctx, nil)
-	if _, err := tv.Ix.Index.Vectors().Embed(ctx, nil); err != nil {
-		tv.T.Fatal(err)
-	}
 }

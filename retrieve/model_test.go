@@ -16,7 +16,7 @@ import (
 func TestActivate_BuiltinModelOrdersByMeaning(t *testing.T) {
 	b := testmodel.Builtin(t)
 	tv := newTestVault(t, testvault.ReadFixture(t, "../testdata/demo-vault"))
-	tv.embedWith(b)
+	testmodel.EmbedAll(t, tv.Ix.Index, b)
 	ctx := context.Background()
 	units, err := tv.Ix.Pipeline.Rank(ctx, "shipping a new version to users", "vector", "", 10)
 	if err != nil {
