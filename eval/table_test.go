@@ -198,23 +198,12 @@ var newVaultSets = []struct {
 // unpacked and indexed once for all its sets. A vault whose archive is not
 // beside the checkout is skipped, naming it.
 func TestNewVaults_Figures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipped in -short: it indexes three real vaults")
-	}
-	shared, err := shareddata.Dir()
-	if err != nil {
-		t.Skip(err)
-	}
-	names, sets := newVaultsBySet()
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			root := extractVault(t, shared, name)
-			for _, set := range sets[name] {
-				answersAreSections(t, root, set.file)
-			}
-			hubFigures(t, openVault(t, root), "lexical", sets[name])
-		})
-	}
+	eachNewVault(t, "it indexes three real vaults", func(t *testing.T, root string, sets []hubSet) {
+		for _, set := range sets {
+			answersAreSections(t, root, set.file)
+		}
+		hubFigures(t, openVault(t, root), "lexical", sets)
+	})
 }
 
 // TestNewVaults_HybridFigures asks the three real vaults' sets through
@@ -227,21 +216,28 @@ func TestNewVaults_Figures(t *testing.T) {
 // CI sets LORE_REQUIRE_MODEL, so there a missing model fails instead of
 // skipping.
 func TestNewVaults_HybridFigures(t *testing.T) {
+	eachNewVault(t, "it indexes and embeds three real vaults", func(t *testing.T, root string, sets []hubSet) {
+		ix := openVault(t, root)
+		testmodel.EmbedAll(t, ix.Index, testmodel.Builtin(t))
+		hubFigures(t, ix, "hybrid", sets)
+	})
+}
+
+// eachNewVault runs check on each real vault of newVaultSets, unpacked
+// once for all its sets, as a subtest named after it; it skips in -short
+// (why says what it would cost) and when the shared data is not beside
+// the checkout, and a vault whose archive is absent skips its subtest.
+func eachNewVault(t *testing.T, why string, check func(t *testing.T, root string, sets []hubSet)) {
 	if testing.Short() {
-		t.Skip("skipped in -short: it indexes and embeds three real vaults")
+		t.Skip("skipped in -short: " + why)
 	}
 	shared, err := shareddata.Dir()
 	if err != nil {
 		t.Skip(err)
 	}
-	model := testmodel.Builtin(t)
 	names, sets := newVaultsBySet()
 	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			ix := openVault(t, extractVault(t, shared, name))
-			testmodel.EmbedAll(t, ix.Index, model)
-			hubFigures(t, ix, "hybrid", sets[name])
-		})
+		t.Run(name, func(t *testing.T) { check(t, extractVault(t, shared, name), sets[name]) })
 	}
 }
 
