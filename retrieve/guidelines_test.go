@@ -14,8 +14,8 @@ import (
 // prompt hook, which runs it) never delivers them, however many of an
 // everyday prompt's words they hold: on advanced-java, lore's own English
 // guidelines came first for "add a README section about installation" and
-// eleven more of 35 everyday prompts. search, which people use, still
-// finds them.
+// twelve more of its 140 everyday prompts. search, which people use,
+// still finds them.
 func TestActivate_TheGuidelinesAreNotDelivered(t *testing.T) {
 	tv := newTestVault(t, guidelinesVault())
 	for _, q := range []string{
