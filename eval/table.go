@@ -159,8 +159,12 @@ type Reference struct {
 // asked each question set.
 type FTS5 struct{ db *sql.DB }
 
-// OpenFTS5 indexes every .md file under dir (through links, as a script
-// reading the folder would; dot-folders left out) in an in-memory FTS5.
+// OpenFTS5 indexes every .md file under dir (dot-folders left out) in an
+// in-memory FTS5. A symlink is not read: it is another name of a note the
+// walk reads at its own path, as lore reads it (docs/DESIGN.md, "Files on
+// disk"). Read through its links, the ADR examples' 217 README.md ->
+// index.md made each page two notes of one text, and plain FTS5's ties
+// went to the name no question asks for.
 func OpenFTS5(dir string) (*FTS5, error) {
 	db, err := sql.Open("sqlite3", ":memory:")
 	if err != nil {
@@ -188,12 +192,12 @@ func OpenFTS5(dir string) (*FTS5, error) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(d.Name(), ".md") {
-			return nil
+		if !strings.HasSuffix(d.Name(), ".md") || d.Type()&fs.ModeSymlink != 0 {
+			return nil // a symlink is another name of a note, read at its own path as lore reads it
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return nil // a link to nowhere: not read
+			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)

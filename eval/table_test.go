@@ -98,6 +98,32 @@ func TestFTS5Reference(t *testing.T) {
 	}
 }
 
+// A symlink to a note is another name of that note (lore reads the note
+// once, at its own path), so the reference reads it once too: the ADR
+// examples' 217 README.md -> index.md links made each page two notes of
+// one text for plain FTS5, whose ties went to README.md, and its figures
+// there were near zero.
+func TestFTS5Reference_ASymlinkIsNotASecondNote(t *testing.T) {
+	dir := t.TempDir()
+	testvault.Write(t, dir, "adr/index.md", "# Use Postgres\n\n## Conclusion\n\nWe use PostgreSQL for the database.\n")
+	testvault.Write(t, dir, "other.md", "# Other\n\nNothing about databases.\n")
+	if err := os.Symlink("index.md", filepath.Join(dir, "adr", "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := OpenFTS5(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	r, err := ref.Score(context.Background(), []Question{{Query: "postgresql database conclusion", Expected: "adr/index.md#Conclusion"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Note1 != 1 || r.Section1 != 1 || r.First[0] != "adr/index.md#Conclusion" {
+		t.Errorf("reference %+v: want the note at its own path first, not its symlink", r)
+	}
+}
+
 // newVaultSets are the question sets of the vaults new this round, each a
 // section drawn at random from each of about twenty notes, the question
 // written from its text before any search (testdata/eval).
