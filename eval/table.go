@@ -206,6 +206,9 @@ func OpenFTS5(dir string) (*FTS5, error) {
 			return err
 		}
 		for _, s := range plainSections(text) {
+			if strings.TrimSpace(s[1]) == "" {
+				continue // a note that opens with its heading: nothing before it to find
+			}
 			if _, err := tx.Exec("INSERT INTO secs VALUES (?, ?, ?)", rel, s[0], s[1]); err != nil {
 				return err
 			}

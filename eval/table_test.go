@@ -124,6 +124,27 @@ func TestFTS5Reference_ASymlinkIsNotASecondNote(t *testing.T) {
 	}
 }
 
+// A note that opens with its heading has no text before it: plain FTS5's
+// reference had read that empty preamble as a section of its own, which
+// matched on the note's path alone and, empty and so the shortest, came
+// first by bm25 (the ADR examples' paths are their titles).
+func TestFTS5Reference_AnEmptyPreambleIsNotASection(t *testing.T) {
+	dir := t.TempDir()
+	testvault.Write(t, dir, "use-postgres/index.md", "# Use Postgres\n\nWe use PostgreSQL for the database, for its extensions, its planner, its tooling, its replication, its community and the years our team has run it in production.\n")
+	ref, err := OpenFTS5(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	r, err := ref.Score(context.Background(), []Question{{Query: "use postgres", Expected: "use-postgres/index.md#Use Postgres"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Section1 != 1 || r.First[0] != "use-postgres/index.md#Use Postgres" {
+		t.Errorf("reference first %q: want the heading's section, not the empty text before it", r.First)
+	}
+}
+
 // newVaultSets are the question sets of the vaults new this round, each a
 // section drawn at random from each of about twenty notes, the question
 // written from its text before any search (testdata/eval).
