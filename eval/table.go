@@ -41,6 +41,9 @@ type TableVault struct {
 	Dir     string   `json:"dir,omitempty"`     // a folder, relative to the table file
 	Archive string   `json:"archive,omitempty"` // a .tar.gz, relative to the data folder
 	Sets    []string `json:"sets"`              // question files, relative to the table file
+	// Judged is a file of judgments (LoadJudgments), relative to the
+	// table file: which other places answer the sets' questions.
+	Judged string `json:"judged,omitempty"`
 }
 
 // LoadTable reads a table file; the paths it names are made absolute
@@ -71,6 +74,9 @@ func LoadTable(path string) (Table, error) {
 		}
 		for j, s := range v.Sets {
 			v.Sets[j] = filepath.Join(base, s)
+		}
+		if v.Judged != "" {
+			v.Judged = filepath.Join(base, v.Judged)
 		}
 	}
 	return t, nil
@@ -149,10 +155,12 @@ func writeFrom(p string, r io.Reader) error {
 // (note level) and one row per heading section (section level), an OR of
 // the query's words, bm25 order; success at 1 and at 3. First holds, for
 // each question in order, the section plain FTS5 put first
-// ("path#Heading", the heading as lore names it; "" when none matched).
+// ("path#Heading", the heading as lore names it; "" when none matched),
+// and Ranked its first three notes and sections.
 type Reference struct {
 	Note1, Note3, Section1, Section3 float64
 	First                            []string
+	Ranked                           []Ranked
 }
 
 // FTS5 is the plain FTS5 reference over a vault's notes, built once and
@@ -289,6 +297,7 @@ func (f *FTS5) Score(ctx context.Context, qs []Question) (Reference, error) {
 		}
 		if len(words) == 0 {
 			r.First = append(r.First, "")
+			r.Ranked = append(r.Ranked, Ranked{})
 			continue
 		}
 		match := strings.Join(words, " OR ")
@@ -301,6 +310,14 @@ func (f *FTS5) Score(ctx context.Context, qs []Question) (Reference, error) {
 		if err != nil {
 			return r, err
 		}
+		var ranked Ranked
+		for _, n := range notes {
+			ranked.Notes = append(ranked.Notes, n[0])
+		}
+		for _, s := range secs {
+			ranked.Sections = append(ranked.Sections, s[0]+"#"+s[1])
+		}
+		r.Ranked = append(r.Ranked, ranked)
 		for i, n := range notes {
 			if n[0] == path {
 				r.Note3++

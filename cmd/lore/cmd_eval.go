@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,7 +19,7 @@ import (
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR | --table FILE [--data DIR] [--misses]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
+	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR | --table FILE [--data DIR] [--misses] [--unjudged DIR]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
 queries.jsonl, qrels/test.tsv): builds a temporary vault and index from the
 corpus, runs every judged query, and prints nDCG@10, Recall@100 and MRR@10
 as BEIR computes them.
@@ -39,7 +40,13 @@ note, another note, or nothing; the question's words the answering
 section holds and the first does not ("none": nothing in which words they
 hold prefers the answer); the section plain FTS5 put first; and counts
 them by vault, with how many of them plain FTS5 put first and how many
-questions lore put first that plain FTS5 did not.
+questions lore put first that plain FTS5 did not. A vault whose entry
+names a judgments file ("judged": JSON Lines of query, a note or a
+section, and answers true or false) gets a second reading under the
+table: a place also counts when it was judged to answer the question
+(docs/decisions/judged-reading.md); --unjudged DIR writes the places that
+reading needed and nobody judged, lore's and plain FTS5's together, to
+DIR/<vault>.jsonl.
 
 With --questions FILE VAULT_DIR, it copies the vault into a temporary one,
 asks each question of FILE (JSON Lines: query, project, expected
@@ -63,6 +70,7 @@ Examples:
 	fs.Var(&without, "without", "--table: turn a ranking `stage` off, to measure what it pays ("+strings.Join(retrieve.Stages, ", ")+"); may be given more than once")
 	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
 	misses := fs.Bool("misses", false, "--table: also list each question whose answering section was not first, and what came first instead")
+	unjudged := fs.String("unjudged", "", "--table: write, for each vault, the places its judged reading needed that nobody judged to `DIR`/<vault>.jsonl")
 	weight := fs.Float64("vector-weight", 0, "the weight of cosine similarity in score fusion (default: lore.yaml's retrieval.vector_weight, else 0.3)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
@@ -75,7 +83,7 @@ Examples:
 	case *cases:
 		return evalCases(ctx, e, *mode)
 	case *table != "":
-		return evalTable(ctx, e, tableRun{data: *data, mode: *mode, weight: *weight, without: without, misses: *misses}, *table)
+		return evalTable(ctx, e, tableRun{data: *data, mode: *mode, weight: *weight, without: without, misses: *misses, unjudged: *unjudged}, *table)
 	case *questions != "":
 		if len(pos) != 1 {
 			return usageError{"eval --questions FILE needs one vault folder"}
@@ -322,6 +330,7 @@ type tableRun struct {
 	weight     float64
 	without    []string
 	misses     bool
+	unjudged   string // a folder to write each vault's unjudged places to
 }
 
 // evalTable scores every question set of a table on its vault, beside
@@ -349,7 +358,7 @@ func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 		off = append(off, ps)
 		offNames = append(offNames, fmt.Sprintf("%s (%d)", filepath.Base(f), len(ps)))
 	}
-	var missing, hookRows []string
+	var missing, hookRows, judgedRows []string
 	var missed []tableMisses
 	for _, tv := range t.Vaults {
 		got, err := evalTableVault(ctx, e, tv, run, off)
@@ -365,6 +374,23 @@ func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 		}
 		hookRows = append(hookRows, got.hook)
 		missed = append(missed, got.misses)
+		if got.judged != "" {
+			judgedRows = append(judgedRows, got.judged)
+		}
+		if run.unjudged != "" {
+			if err := writeUnjudged(filepath.Join(run.unjudged, tv.Name+".jsonl"), got.unjudged); err != nil {
+				return err
+			}
+		}
+	}
+	if len(judgedRows) > 0 {
+		fmt.Fprintln(e.stdout, "\njudged: a place counts when it is the question's own answer or was judged to answer it (the vault's judgments file); places nobody judged count as misses (lore / FTS5)")
+		fmt.Fprintln(e.stdout, "")
+		fmt.Fprintln(e.stdout, "| vault | questions | note@1 | note@3 | section@1 | places not judged |")
+		fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|")
+		for _, r := range judgedRows {
+			fmt.Fprintln(e.stdout, r)
+		}
 	}
 	if len(off) > 0 {
 		fmt.Fprintf(e.stdout, "\nthe prompt hook (reviewed memory that clears the relevance bar, 6 fragments in 600 tokens): on-topic prompts are the vault's questions, off-topic those of %s\n\n", strings.Join(offNames, ", "))
@@ -390,6 +416,10 @@ type tableVault struct {
 	rows   []string
 	hook   string
 	misses tableMisses
+	// judged is the vault's row of the judged reading ("" without a
+	// judgments file); unjudged the places it needed that nobody judged.
+	judged   string
+	unjudged []eval.Judgment
 }
 
 // evalTableVault indexes one vault of the table and asks it each set.
@@ -424,8 +454,15 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 	if err := ix.Pipeline.Without(run.without...); err != nil {
 		return out, err
 	}
+	judgments := eval.Judgments{}
+	if tv.Judged != "" {
+		if judgments, err = eval.LoadJudgments(tv.Judged); err != nil {
+			return out, vault.Errorf(vault.CodeInvalid, "read judgments: %v", err)
+		}
+	}
 	var all []eval.Question
 	var total pooled
+	var lore, fts5 eval.JudgedTotals
 	for _, set := range tv.Sets {
 		qs, err := eval.LoadQuestions(set)
 		if err != nil {
@@ -443,6 +480,14 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 		figs := [8]float64{m.Note1, r.Note1, m.Note3, r.Note3, m.Success1, r.Section1, m.Success3, r.Section3}
 		out.rows = append(out.rows, tableRow(tv.Name, filepath.Base(set), len(qs), figs))
 		total.add(len(qs), figs)
+		for i, q := range qs {
+			f, u := judgments.Read(q, eval.RankedFromSections(m.Answers[i].Delivered))
+			lore.Add(f, len(u))
+			out.unjudged = append(out.unjudged, u...)
+			f, u = judgments.Read(q, r.Ranked[i])
+			fts5.Add(f, len(u))
+			out.unjudged = append(out.unjudged, u...)
+		}
 		if run.misses {
 			if err := out.misses.add(ctx, ix, filepath.Base(set), m.Answers, r.First); err != nil {
 				return out, err
@@ -451,6 +496,11 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 	}
 	if len(tv.Sets) > 1 {
 		out.rows = append(out.rows, tableRow(tv.Name, fmt.Sprintf("**all %d sets**", len(tv.Sets)), total.n, total.figures()))
+	}
+	out.unjudged = eval.Pool(out.unjudged)
+	if tv.Judged != "" {
+		l, f := lore.Shares(), fts5.Shares()
+		out.judged = fmt.Sprintf("| %s | %d | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %d / %d |", tv.Name, lore.Questions, l[0], f[0], l[1], f[1], l[2], f[2], lore.Unjudged, fts5.Unjudged)
 	}
 	if len(off) > 0 {
 		h, err := eval.ScoreHook(ctx, eval.InMode(ix, run.mode), all, off)
@@ -501,6 +551,27 @@ func (p *pooled) figures() (out [8]float64) {
 		out[i] = s / float64(p.n)
 	}
 	return out
+}
+
+// writeUnjudged writes the places a vault's judged reading needed and
+// nobody judged, one JSON line each with answers null, for a person to
+// judge and add to the vault's judgments file; with none, no file.
+func writeUnjudged(path string, places []eval.Judgment) error {
+	if len(places) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, p := range places {
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // extractInto unpacks a vault archive and moves its notes into the scratch

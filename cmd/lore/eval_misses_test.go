@@ -143,3 +143,80 @@ func TestTable_AVaultOfSeveralSetsEndsWithItsQuestionsPooled(t *testing.T) {
 		t.Errorf("a vault of one set has a pooled row:\n%s", out.String())
 	}
 }
+
+// --unjudged writes the places the judged reading needed and nobody
+// judged; judged as answering and named by the table, they count: every
+// figure of the judged reading is then 1 for lore and for plain FTS5, and
+// nothing is left unjudged. The strict table does not move.
+func TestTable_TheJudgedReadingCountsWhatWasJudged(t *testing.T) {
+	all, err := eval.LoadQuestions("../../testdata/demo-questions.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, q := range all[:20] {
+		fmt.Fprintf(&b, "{\"query\": %q, \"project\": %q, \"expected\": %q}\n", q.Query, q.Project, q.Expected)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("../../testdata/demo-vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo, err := filepath.Rel(dir, abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTable := func(judged string) {
+		table := fmt.Sprintf(`{"vaults": [{"name": "demo", "dir": %q, "sets": ["a.jsonl"]%s}]}`, demo, judged)
+		if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(unjudged string) string {
+		var out bytes.Buffer
+		e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
+		if err := evalTable(context.Background(), e, tableRun{mode: "lexical", unjudged: unjudged}, filepath.Join(dir, "table.json")); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	row := func(out, first string) string {
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "| "+first+" |") {
+				return line
+			}
+		}
+		return ""
+	}
+	writeTable("")
+	pool := filepath.Join(dir, "pool")
+	before := run(pool)
+	if strings.Contains(before, "judged:") {
+		t.Errorf("a table without judgments prints a judged reading:\n%s", before)
+	}
+	places, err := os.ReadFile(filepath.Join(pool, "demo.jsonl"))
+	if err != nil {
+		t.Fatalf("--unjudged wrote no pool for the demo: %v", err)
+	}
+	if strings.Contains(string(places), `"answers":true`) || !strings.Contains(string(places), `"answers":null`) {
+		t.Fatalf("the pool's places are not left to judge:\n%s", places)
+	}
+	judged := strings.ReplaceAll(string(places), `"answers":null`, `"answers":true`)
+	if err := os.WriteFile(filepath.Join(dir, "judged.jsonl"), []byte(judged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTable(`, "judged": "judged.jsonl"`)
+	after := run(filepath.Join(dir, "pool2"))
+	if got, want := row(after, "demo | 20"), "| demo | 20 | 1.000 / 1.000 | 1.000 / 1.000 | 1.000 / 1.000 | 0 / 0 |"; got != want {
+		t.Errorf("judged row %q, want %q:\n%s", got, want, after)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pool2", "demo.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a pool was written with nothing left to judge (%v)", err)
+	}
+	if a, b := row(before, "demo | a.jsonl"), row(after, "demo | a.jsonl"); a == "" || a != b {
+		t.Errorf("the strict row moved with judgments: %q → %q", a, b)
+	}
+}
