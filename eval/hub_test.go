@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -173,7 +174,7 @@ func TestHubQuestions_Figures(t *testing.T) {
 		t.Skip("skipped in -short: it indexes the 6,591 notes of the Obsidian Hub")
 	}
 	ix := openHub(t)
-	hubFigures(t, ix, "lexical", []hubSet{
+	answers := hubFigures(t, ix, "lexical", []hubSet{
 		{hubQuestions, map[string]float64{
 			// section@1 at the figure the Hub issue asked for (0.75);
 			// note@3 a question under its 0.95 since the named-list
@@ -266,6 +267,7 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"activate note@1": 0.60, "activate note@3": 0.86,
 		}},
 	})
+	judgedFloors(t, "obsidian-hub", answers, [3]float64{0.834, 0.926, 0.804})
 }
 
 // TestHubQuestions_HybridFigures is TestHubQuestions_Figures with the
@@ -313,7 +315,7 @@ func TestHubQuestions_HybridFigures(t *testing.T) {
 // hubFigures asks each set's questions through activate in mode and
 // through search (lexical in every mode), logs the figures, and fails
 // each figure under its floor.
-func hubFigures(t *testing.T, ix *retrieve.Memory, mode string, sets []hubSet) {
+func hubFigures(t *testing.T, ix *retrieve.Memory, mode string, sets []hubSet) (answers []Answer) {
 	t.Helper()
 	ctx := context.Background()
 	render := func(a *vault.Activation) (string, string, error) { return "", "", nil }
@@ -342,6 +344,35 @@ func hubFigures(t *testing.T, ix *retrieve.Memory, mode string, sets []hubSet) {
 			if got[name] < floor {
 				t.Errorf("%s, %s: %s %.3f is under its floor %.2f", set.file, mode, name, got[name], floor)
 			}
+		}
+		answers = append(answers, act.Answers...)
+	}
+	return answers
+}
+
+// judgedFloors reads lore's answers with the vault's judgments
+// (testdata/eval/judged/<vault>.jsonl: other places judged to answer a
+// question, docs/decisions/judged-reading.md) and holds note@1, note@3 and
+// section@1, pooled over the answers, at floors one question under the
+// figures of the first run. A place nobody judged counts as a miss, so a
+// ranking change that puts new places first fails here until they are
+// judged (lore eval --table … --unjudged DIR writes them).
+func judgedFloors(t *testing.T, vaultName string, answers []Answer, floors [3]float64) {
+	t.Helper()
+	j, err := LoadJudgments(filepath.Join("..", "testdata", "eval", "judged", vaultName+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total JudgedTotals
+	for _, a := range answers {
+		f, u := j.Read(a.Question, RankedFromSections(a.Delivered))
+		total.Add(f, len(u))
+	}
+	got := total.Shares()
+	t.Logf("%s, judged (%d questions): note@1 %.3f note@3 %.3f section@1 %.3f; %d places not judged", vaultName, total.Questions, got[0], got[1], got[2], total.Unjudged)
+	for i, name := range []string{"note@1", "note@3", "section@1"} {
+		if got[i] < floors[i] {
+			t.Errorf("%s, judged %s %.3f is under its floor %.2f (places not judged: %d)", vaultName, name, got[i], floors[i], total.Unjudged)
 		}
 	}
 }

@@ -107,3 +107,45 @@ func TestPool_EachPlaceOnce(t *testing.T) {
 		t.Errorf("pool %+v: want a's note, then b's note before its section, each once", p)
 	}
 }
+
+// Every judgments file the table names loads, and each of its judgments is
+// about a question one of that vault's sets asks: a judgment of a question
+// since reworded would never be read again.
+func TestJudgments_EveryQueryIsAQuestionOfItsVault(t *testing.T) {
+	table, err := LoadTable("../testdata/eval/table.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := 0
+	for _, v := range table.Vaults {
+		if v.Judged == "" {
+			continue
+		}
+		judged++
+		j, err := LoadJudgments(v.Judged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked := map[string]bool{}
+		for _, set := range v.Sets {
+			qs, err := LoadQuestions(set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range qs {
+				asked[q.Query] = true
+			}
+		}
+		if len(j) == 0 {
+			t.Errorf("%s: %s holds no judgment", v.Name, v.Judged)
+		}
+		for k := range j {
+			if !asked[k.query] {
+				t.Errorf("%s: a judgment of %q, which no set of the vault asks", v.Name, k.query)
+			}
+		}
+	}
+	if judged == 0 {
+		t.Error("the table names no judgments file")
+	}
+}
