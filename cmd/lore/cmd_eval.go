@@ -46,7 +46,9 @@ section, and answers true or false) gets a second reading under the
 table: a place also counts when it was judged to answer the question
 (docs/decisions/judged-reading.md); --unjudged DIR writes the places that
 reading needed and nobody judged, lore's and plain FTS5's together, to
-DIR/<vault>.jsonl.
+DIR/<vault>.jsonl; with --misses, the questions whose first three notes
+hold no answer in that reading are listed too, with how many of those
+notes have a section holding every question word the answer holds.
 
 With --questions FILE VAULT_DIR, it copies the vault into a temporary one,
 asks each question of FILE (JSON Lines: query, project, expected
@@ -484,6 +486,11 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 			f, u := judgments.Read(q, eval.RankedFromSections(m.Answers[i].Delivered))
 			lore.Add(f, len(u))
 			out.unjudged = append(out.unjudged, u...)
+			if run.misses && tv.Judged != "" {
+				if err := out.misses.addJudged(ctx, ix, filepath.Base(set), m.Answers[i], f); err != nil {
+					return out, err
+				}
+			}
 			f, u = judgments.Read(q, r.Ranked[i])
 			fts5.Add(f, len(u))
 			out.unjudged = append(out.unjudged, u...)

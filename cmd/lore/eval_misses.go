@@ -39,9 +39,24 @@ type tableMisses struct {
 	vault     string
 	questions int
 	rows      []missRow
+	// judged are the questions the judged reading's note@3 misses (only
+	// for a vault with judgments).
+	judged    []judgedMiss
+	hasJudged bool
 	// lostByFTS5 counts the questions whose answering section lore put
 	// first and plain FTS5 did not.
 	lostByFTS5 int
+}
+
+// judgedMiss is a question whose first three notes hold no answer in the
+// judged reading, with how many of those three notes have a section that
+// holds every word of the question the answering section holds (held): with
+// three, no ranking by which of the question's words a section holds can
+// put the answer's note among the first three, only level with them.
+type judgedMiss struct {
+	set, query, expected string
+	notes                []string
+	held                 int
 }
 
 type missRow struct {
@@ -102,6 +117,55 @@ func (t *tableMisses) add(ctx context.Context, m *retrieve.Memory, set string, a
 		t.rows = append(t.rows, r)
 	}
 	return nil
+}
+
+// addJudged records a in judged when its first three notes hold no
+// answer in the judged reading, and how many of them have a section that
+// holds every question word its answering section holds.
+func (t *tableMisses) addJudged(ctx context.Context, m *retrieve.Memory, set string, a eval.Answer, f eval.JudgedFigures) error {
+	t.hasJudged = true
+	if f.Note3 {
+		return nil
+	}
+	notes := eval.RankedFromSections(a.Delivered).Notes
+	if len(notes) > 3 {
+		notes = notes[:3]
+	}
+	r := judgedMiss{set: set, query: a.Query, expected: a.Expected, notes: notes}
+	wantPath, wantHeading, _ := strings.Cut(a.Expected, "#")
+	want, err := loadNote(ctx, m, wantPath)
+	if err != nil {
+		return err
+	}
+	q := tokenize.ContentTerms(a.Query)
+	answer := sectionWords(want, wantHeading, q)
+	for _, p := range notes {
+		n, err := loadNote(ctx, m, p)
+		if err != nil {
+			return err
+		}
+		if n != nil && slices.ContainsFunc(headings(n), func(h string) bool { return len(ownWords(q, answer, sectionWords(n, h, q))) == 0 }) {
+			r.held++
+		}
+	}
+	t.judged = append(t.judged, r)
+	return nil
+}
+
+// headings are the own headings of r's sections, each once ("" for the
+// text before the first).
+func headings(r *vault.Resource) []string {
+	var out []string
+	for _, u := range r.Units {
+		h := ""
+		if n := len(u.HeadingPath); n > 0 {
+			h = u.HeadingPath[n-1]
+		}
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // loadNote is the note at path read back from the index and parsed as the
@@ -218,5 +282,43 @@ func printMisses(w io.Writer, vaults []tableMisses) {
 			fmt.Fprintf(w, " %d |", counts[k])
 		}
 		fmt.Fprintf(w, " %d | %d | %d |\n", none, won, v.lostByFTS5)
+	}
+	printJudgedMisses(w, vaults)
+}
+
+// printJudgedMisses writes, for the vaults with judgments, each question
+// whose first three notes hold no answer in the judged reading, then a
+// count by vault and the note@3 a ranking by which of the question's words
+// a section holds could reach at most.
+func printJudgedMisses(w io.Writer, vaults []tableMisses) {
+	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+	any := false
+	for _, v := range vaults {
+		any = any || v.hasJudged
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintln(w, "\nquestions whose first three notes hold no answer, judged (--misses)")
+	fmt.Fprintln(w, "\n| vault | set | question | answering section | first three notes | of them, notes with a section that holds every question word the answer holds |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, v := range vaults {
+		for _, r := range v.judged {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d |\n", v.vault, r.set, cell(r.query), cell(r.expected), cell(strings.Join(r.notes, "; ")), r.held)
+		}
+	}
+	fmt.Fprintln(w, "\n| vault | questions | note@3 misses, judged | of them, all three first notes hold every question word the answer holds | note@3 a ranking by which words a section holds can reach at most |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, v := range vaults {
+		if !v.hasJudged || v.questions == 0 {
+			continue
+		}
+		out := 0
+		for _, r := range v.judged {
+			if r.held == 3 {
+				out++
+			}
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %.3f |\n", v.vault, v.questions, len(v.judged), out, float64(v.questions-out)/float64(v.questions))
 	}
 }

@@ -220,3 +220,68 @@ func TestTable_TheJudgedReadingCountsWhatWasJudged(t *testing.T) {
 		t.Errorf("the strict row moved with judgments: %q → %q", a, b)
 	}
 }
+
+// With judgments, --misses also lists each question whose first three
+// notes hold no answer in the judged reading, with how many of those notes
+// have a section holding every question word the answering section holds,
+// and the note@3 a ranking by which words a section holds could reach at
+// most: the questions where all three do cannot be brought into the first
+// three by such a ranking.
+func TestMisses_JudgedNote3MissesAndWhatWordsCanReach(t *testing.T) {
+	dir, cleanup, err := scratchVault("", "lore-misses-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	for name, text := range map[string]string{
+		"answer.md": "# Answer\n\n## Rollback\n\nRevert the tag.\n",
+		"b.md":      "# B\n\nRevert the tag, then redeploy.\n",
+		"c.md":      "# C\n\nRevert every tag.\n",
+		"d.md":      "# D\n\nThe tag is reverted, revert it again.\n",
+		"e.md":      "# E\n\nNothing of the kind.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	ix, _, err := evalIndex(ctx, e, dir, "lexical", 0, embed.FromConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEvalIndex(ix)
+	j := eval.Judgments{}
+	m := tableMisses{vault: "v", questions: 3}
+	for _, a := range []eval.Answer{
+		// b, c and d each hold "revert" and "tag", all the answer holds.
+		{Question: eval.Question{Query: "revert the tag", Expected: "answer.md#Rollback"}, Delivered: []string{"b.md#B", "c.md#C", "d.md#D", "answer.md#Rollback"}},
+		// e holds neither: the answer could pass it.
+		{Question: eval.Question{Query: "revert the tag", Expected: "answer.md#Rollback"}, Delivered: []string{"b.md#B", "c.md#C", "e.md#E"}},
+		// The answer's note is second: no miss.
+		{Question: eval.Question{Query: "revert the tag", Expected: "answer.md#Rollback"}, Delivered: []string{"b.md#B", "answer.md#Rollback"}},
+	} {
+		f, _ := j.Read(a.Question, eval.RankedFromSections(a.Delivered))
+		if err := m.addJudged(ctx, ix, "set.jsonl", a, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	printJudgedMisses(&out, []tableMisses{m})
+	got := out.String()
+	for _, want := range []string{
+		"| v | set.jsonl | revert the tag | answer.md#Rollback | b.md; c.md; d.md | 3 |",
+		"| v | set.jsonl | revert the tag | answer.md#Rollback | b.md; c.md; e.md | 2 |",
+		// 3 questions, 2 misses, 1 out of reach: at most 2 of 3.
+		"| v | 3 | 2 | 1 | 0.667 |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("--misses lacks %q:\n%s", want, got)
+		}
+	}
+	var none bytes.Buffer
+	printJudgedMisses(&none, []tableMisses{{vault: "w", questions: 3}})
+	if none.Len() != 0 {
+		t.Errorf("a vault without judgments got a judged list:\n%s", none.String())
+	}
+}
