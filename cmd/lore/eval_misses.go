@@ -206,8 +206,9 @@ func sectionUnits(r *vault.Resource, heading string) []vault.Unit {
 }
 
 // sectionWords are the question's words (q) that a section holds, in the
-// note's title, the section's headings or its text: all a lexical ranking
-// can see of it.
+// note's path, title or meta (description, tags and keywords), the
+// section's headings or its text: all a lexical ranking can see of it, the
+// columns the index gives each unit (fts/refresh.go).
 func sectionWords(r *vault.Resource, heading string, q map[string]bool) map[string]bool {
 	out := map[string]bool{}
 	see := func(s string) {
@@ -219,7 +220,9 @@ func sectionWords(r *vault.Resource, heading string, q map[string]bool) map[stri
 	}
 	units := sectionUnits(r, heading)
 	if len(units) > 0 {
+		see(r.Path)
 		see(r.Title)
+		see(strings.Join(append(append([]string{r.Description}, r.Front.Tags...), r.Front.Keywords...), " "))
 	}
 	for _, u := range units {
 		see(strings.Join(u.HeadingPath, " "))
