@@ -110,7 +110,8 @@ func TestPool_EachPlaceOnce(t *testing.T) {
 
 // Every judgments file the table names loads, and each of its judgments is
 // about a question one of that vault's sets asks: a judgment of a question
-// since reworded would never be read again.
+// since reworded would never be read again. Judgments are keyed by the
+// question's text, so no vault may ask one text for two answers.
 func TestJudgments_EveryQueryIsAQuestionOfItsVault(t *testing.T) {
 	table, err := LoadTable("../testdata/eval/table.json")
 	if err != nil {
@@ -126,21 +127,24 @@ func TestJudgments_EveryQueryIsAQuestionOfItsVault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		asked := map[string]bool{}
+		asked := map[string]string{}
 		for _, set := range v.Sets {
 			qs, err := LoadQuestions(set)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, q := range qs {
-				asked[q.Query] = true
+				if was, ok := asked[q.Query]; ok && was != q.Expected {
+					t.Errorf("%s: %q is asked for %s and for %s", v.Name, q.Query, was, q.Expected)
+				}
+				asked[q.Query] = q.Expected
 			}
 		}
 		if len(j) == 0 {
 			t.Errorf("%s: %s holds no judgment", v.Name, v.Judged)
 		}
 		for k := range j {
-			if !asked[k.query] {
+			if _, ok := asked[k.query]; !ok {
 				t.Errorf("%s: a judgment of %q, which no set of the vault asks", v.Name, k.query)
 			}
 		}
