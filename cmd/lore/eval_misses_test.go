@@ -13,6 +13,7 @@ import (
 
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/eval"
+	"github.com/lore-memory/lore/retrieve"
 )
 
 // --misses sets beside each miss the question's words that only the
@@ -22,26 +23,11 @@ import (
 // whose answer holds no word of its own, the misses plain FTS5 had first,
 // and the questions lore had first that plain FTS5 did not.
 func TestMisses_OwnWordsAndPlainFTS5BesideEachMiss(t *testing.T) {
-	dir, cleanup, err := scratchVault("", "lore-misses-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	for name, text := range map[string]string{
+	ctx := context.Background()
+	ix := missesIndex(t, map[string]string{
 		"a.md": "# A\n\n## Release\n\nTag the release and push it.\n\n## Rollback\n\nRevert the tag and redeploy.\n",
 		"b.md": "# B\n\n## Rollback plan\n\nIf it breaks, revert the tag.\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
-	ix, _, err := evalIndex(ctx, e, dir, "lexical", 0, embed.FromConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeEvalIndex(ix)
+	})
 	answers := []eval.Answer{
 		// b.md's section holds both of the question's words: none of the
 		// answer's own.
@@ -228,29 +214,14 @@ func TestTable_TheJudgedReadingCountsWhatWasJudged(t *testing.T) {
 // most: the questions where all three do cannot be brought into the first
 // three by such a ranking.
 func TestMisses_JudgedNote3MissesAndWhatWordsCanReach(t *testing.T) {
-	dir, cleanup, err := scratchVault("", "lore-misses-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	for name, text := range map[string]string{
+	ctx := context.Background()
+	ix := missesIndex(t, map[string]string{
 		"answer.md": "# Answer\n\n## Rollback\n\nRevert the tag.\n",
 		"b.md":      "# B\n\nRevert the tag, then redeploy.\n",
 		"c.md":      "# C\n\nRevert every tag.\n",
 		"d.md":      "# D\n\nThe tag is reverted, revert it again.\n",
 		"e.md":      "# E\n\nNothing of the kind.\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
-	ix, _, err := evalIndex(ctx, e, dir, "lexical", 0, embed.FromConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeEvalIndex(ix)
+	})
 	j := eval.Judgments{}
 	m := tableMisses{vault: "v", questions: 3}
 	for _, a := range []eval.Answer{
@@ -284,4 +255,27 @@ func TestMisses_JudgedNote3MissesAndWhatWordsCanReach(t *testing.T) {
 	if none.Len() != 0 {
 		t.Errorf("a vault without judgments got a judged list:\n%s", none.String())
 	}
+}
+
+// missesIndex is a scratch vault of notes (path: text), indexed as lore
+// eval indexes a vault, closed and removed when t ends.
+func missesIndex(t *testing.T, notes map[string]string) *retrieve.Memory {
+	t.Helper()
+	dir, cleanup, err := scratchVault("", "lore-misses-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
+	for name, text := range notes {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	ix, _, err := evalIndex(context.Background(), e, dir, "lexical", 0, embed.FromConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeEvalIndex(ix) })
+	return ix
 }
