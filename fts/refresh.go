@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path"
 	"runtime"
 	"slices"
 	"strconv"
@@ -556,7 +554,7 @@ func prepareData(c *change, data []byte, memo tokenize.Memo) {
 		}
 	}
 	c.meta = metaText(r)
-	pathTerms, titleTerms, metaTerms := memo.Text(pathText(r.Path)), memo.Text(r.Title), memo.Text(c.meta)
+	pathTerms, titleTerms, metaTerms := memo.Text(r.Path), memo.Text(r.Title), memo.Text(c.meta)
 	c.prepared = make([]preparedUnit, len(r.Units))
 	for i, u := range r.Units {
 		hp, _ := json.Marshal(u.HeadingPath)
@@ -576,19 +574,6 @@ func prepareData(c *change, data []byte, memo tokenize.Memo) {
 
 // parseNote is markdown.Parse; containment tests make it panic on one file.
 var parseNote = markdown.Parse
-
-// pathText is the text of a unit's FTS path column: the note's path. An
-// experiment of issue 62 (LORE_EXP_PATH=name) gives it the file's name
-// alone, without its folders: a folder's words are shared by every note
-// filed in it ("people" by the Hub's 2,300 People notes), and FTS5 counts a
-// word's rarity over all columns, so they weigh the word down where a
-// note's own text says it.
-func pathText(p string) string {
-	if os.Getenv("LORE_EXP_PATH") == "name" {
-		return strings.TrimSuffix(path.Base(p), path.Ext(p))
-	}
-	return p
-}
 
 // metaText is the text of a resource's FTS meta column.
 func metaText(r *vault.Resource) string {
