@@ -237,6 +237,13 @@ var newVaultSets = []struct {
 	{"adr-examples", "../testdata/eval/adr-examples-12.jsonl", map[string]float64{"activate note@1": 0.89, "activate note@3": 0.89, "activate section@1": 0.89, "activate section@3": 0.89}},
 	{"advanced-java", "../testdata/eval/advanced-java-12.jsonl", map[string]float64{"activate note@1": 0.79, "activate note@3": 0.79, "activate section@1": 0.79, "activate section@3": 0.79}},
 	{"go-proposals", "../testdata/eval/go-proposals-12.jsonl", map[string]float64{"activate note@1": 0.91, "activate note@3": 0.91, "activate section@1": 0.91, "activate section@3": 0.91}},
+	// Written after the path column holding the file's name alone was
+	// committed, before any run (seed 71; not kept:
+	// docs/decisions/not-kept-path-name.md); one question under the
+	// figures of their first run.
+	{"adr-examples", "../testdata/eval/adr-examples-13.jsonl", map[string]float64{"activate note@1": 0.88, "activate note@3": 0.88, "activate section@1": 0.88, "activate section@3": 0.88}},
+	{"advanced-java", "../testdata/eval/advanced-java-13.jsonl", map[string]float64{"activate note@1": 0.77, "activate note@3": 0.77, "activate section@1": 0.66, "activate section@3": 0.66}},
+	{"go-proposals", "../testdata/eval/go-proposals-13.jsonl", map[string]float64{"activate note@1": 0.90, "activate note@3": 0.90, "activate section@1": 0.72, "activate section@3": 0.90}},
 }
 
 // TestNewVaults_Figures asks each new vault its sets through activate
@@ -274,9 +281,9 @@ func TestNewVaults_HybridFigures(t *testing.T) {
 // note@1, note@3 and section@1 over all their sets, one question under the
 // figures of the first run with the judgments of testdata/eval/judged.
 var newVaultJudgedFloors = map[string][3]float64{
-	"adr-examples":  {0.938, 0.972, 0.883},
-	"advanced-java": {0.942, 0.986, 0.884},
-	"go-proposals":  {0.944, 0.983, 0.817},
+	"adr-examples":  {0.941, 0.974, 0.890},
+	"advanced-java": {0.945, 0.986, 0.877},
+	"go-proposals":  {0.947, 0.984, 0.822},
 }
 
 // eachNewVault runs check on each real vault of newVaultSets, unpacked
