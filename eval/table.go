@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // the plain FTS5 reference
@@ -153,14 +154,24 @@ func writeFrom(p string, r io.Reader) error {
 
 // Reference is plain FTS5's figures on a question set: one row per note
 // (note level) and one row per heading section (section level), an OR of
-// the query's words, bm25 order; success at 1 and at 3. First holds, for
-// each question in order, the section plain FTS5 put first
-// ("path#Heading", the heading as lore names it; "" when none matched),
-// and Ranked its first three notes and sections.
+// the query's words, bm25 order; success at 1 and at 3. Ranked holds, for
+// each question in order, its first three notes and sections (a section
+// "path#Heading", the heading as lore names it).
 type Reference struct {
 	Note1, Note3, Section1, Section3 float64
-	First                            []string
 	Ranked                           []Ranked
+}
+
+// First is, for each question in order, the section plain FTS5 put first
+// ("" when none matched).
+func (r Reference) First() []string {
+	out := make([]string, len(r.Ranked))
+	for i, k := range r.Ranked {
+		if len(k.Sections) > 0 {
+			out[i] = k.Sections[0]
+		}
+	}
+	return out
 }
 
 // FTS5 is the plain FTS5 reference over a vault's notes, built once and
@@ -295,52 +306,38 @@ func (f *FTS5) Score(ctx context.Context, qs []Question) (Reference, error) {
 		for _, w := range plainWord.FindAllString(strings.ToLower(q.Query), -1) {
 			words = append(words, `"`+w+`"`)
 		}
-		if len(words) == 0 {
-			r.First = append(r.First, "")
-			r.Ranked = append(r.Ranked, Ranked{})
-			continue
-		}
-		match := strings.Join(words, " OR ")
-		path, head, _ := strings.Cut(q.Expected, "#")
-		notes, err := f.top(ctx, "SELECT path, '' FROM notes WHERE notes MATCH ? ORDER BY bm25(notes) LIMIT 3", match)
-		if err != nil {
-			return r, err
-		}
-		secs, err := f.top(ctx, "SELECT path, heading FROM secs WHERE secs MATCH ? ORDER BY bm25(secs) LIMIT 3", match)
-		if err != nil {
-			return r, err
-		}
 		var ranked Ranked
-		for _, n := range notes {
-			ranked.Notes = append(ranked.Notes, n[0])
-		}
-		for _, s := range secs {
-			ranked.Sections = append(ranked.Sections, s[0]+"#"+s[1])
+		if len(words) > 0 {
+			match := strings.Join(words, " OR ")
+			notes, err := f.top(ctx, "SELECT path, '' FROM notes WHERE notes MATCH ? ORDER BY bm25(notes) LIMIT 3", match)
+			if err != nil {
+				return r, err
+			}
+			secs, err := f.top(ctx, "SELECT path, heading FROM secs WHERE secs MATCH ? ORDER BY bm25(secs) LIMIT 3", match)
+			if err != nil {
+				return r, err
+			}
+			for _, n := range notes {
+				ranked.Notes = append(ranked.Notes, n[0])
+			}
+			for _, s := range secs { // s[1] is named as lore names it (plainHeadingName)
+				ranked.Sections = append(ranked.Sections, s[0]+"#"+s[1])
+			}
 		}
 		r.Ranked = append(r.Ranked, ranked)
-		for i, n := range notes {
-			if n[0] == path {
-				r.Note3++
-				if i == 0 {
-					r.Note1++
-				}
-				break
-			}
-		}
-		first := ""
-		for i, s := range secs { // s[1] is named as lore names it (plainHeadingName)
+		path, _, _ := strings.Cut(q.Expected, "#")
+		if i := slices.Index(ranked.Notes, path); i >= 0 {
+			r.Note3++
 			if i == 0 {
-				first = s[0] + "#" + s[1]
-			}
-			if s[0] == path && s[1] == head {
-				r.Section3++
-				if i == 0 {
-					r.Section1++
-				}
-				break
+				r.Note1++
 			}
 		}
-		r.First = append(r.First, first)
+		if i := slices.Index(ranked.Sections, q.Expected); i >= 0 {
+			r.Section3++
+			if i == 0 {
+				r.Section1++
+			}
+		}
 	}
 	if k := float64(len(qs)); k > 0 {
 		r.Note1, r.Note3, r.Section1, r.Section3 = r.Note1/k, r.Note3/k, r.Section1/k, r.Section3/k

@@ -93,8 +93,8 @@ func TestFTS5Reference(t *testing.T) {
 	}
 	// Each question's first section, for lore eval --misses to set beside
 	// lore's: the answer for the first three, nothing for the last.
-	if want := []string{"a.md#Rollback", "b.md#Deploy", "c.md#缓存", ""}; !slices.Equal(r.First, want) {
-		t.Errorf("firsts %q, want %q", r.First, want)
+	if want := []string{"a.md#Rollback", "b.md#Deploy", "c.md#缓存", ""}; !slices.Equal(r.First(), want) {
+		t.Errorf("firsts %q, want %q", r.First(), want)
 	}
 }
 
@@ -119,7 +119,7 @@ func TestFTS5Reference_ASymlinkIsNotASecondNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Note1 != 1 || r.Section1 != 1 || r.First[0] != "adr/index.md#Conclusion" {
+	if r.Note1 != 1 || r.Section1 != 1 || r.First()[0] != "adr/index.md#Conclusion" {
 		t.Errorf("reference %+v: want the note at its own path first, not its symlink", r)
 	}
 }
@@ -140,8 +140,8 @@ func TestFTS5Reference_AnEmptyPreambleIsNotASection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Section1 != 1 || r.First[0] != "use-postgres/index.md#Use Postgres" {
-		t.Errorf("reference first %q: want the heading's section, not the empty text before it", r.First)
+	if r.Section1 != 1 || r.First()[0] != "use-postgres/index.md#Use Postgres" {
+		t.Errorf("reference first %q: want the heading's section, not the empty text before it", r.First())
 	}
 }
 

@@ -496,7 +496,7 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 			out.unjudged = append(out.unjudged, u...)
 		}
 		if run.misses {
-			if err := out.misses.add(ctx, ix, filepath.Base(set), m.Answers, r.First); err != nil {
+			if err := out.misses.add(ctx, ix, filepath.Base(set), m.Answers, r.First()); err != nil {
 				return out, err
 			}
 		}

@@ -157,11 +157,7 @@ func (t *tableMisses) addJudged(ctx context.Context, m *retrieve.Memory, set str
 func headings(r *vault.Resource) []string {
 	var out []string
 	for _, u := range r.Units {
-		h := ""
-		if n := len(u.HeadingPath); n > 0 {
-			h = u.HeadingPath[n-1]
-		}
-		if !slices.Contains(out, h) {
+		if h := ownHeading(u); !slices.Contains(out, h) {
 			out = append(out, h)
 		}
 	}
@@ -194,15 +190,20 @@ func sectionUnits(r *vault.Resource, heading string) []vault.Unit {
 	}
 	var out []vault.Unit
 	for _, u := range r.Units {
-		own := ""
-		if n := len(u.HeadingPath); n > 0 {
-			own = u.HeadingPath[n-1]
-		}
-		if own == heading {
+		if ownHeading(u) == heading {
 			out = append(out, u)
 		}
 	}
 	return out
+}
+
+// ownHeading is the unit's own heading, the last of its heading path (""
+// for the text before the first), as a place names its section.
+func ownHeading(u vault.Unit) string {
+	if n := len(u.HeadingPath); n > 0 {
+		return u.HeadingPath[n-1]
+	}
+	return ""
 }
 
 // sectionWords are the question's words (q) that a section holds, in the
@@ -244,9 +245,11 @@ func ownWords(q, answer, first map[string]bool) []string {
 	return out
 }
 
+// cell is s as one cell of a Markdown table.
+func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+
 // printMisses writes each vault's misses, then a count of them by kind.
 func printMisses(w io.Writer, vaults []tableMisses) {
-	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
 	fmt.Fprintln(w, "\nquestions whose answering section was not first (--misses)")
 	fmt.Fprintln(w, "\n| vault | set | question | answering section | first delivered | what came first | the question's words only the answer holds | plain FTS5's first |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
@@ -294,7 +297,6 @@ func printMisses(w io.Writer, vaults []tableMisses) {
 // count by vault and the note@3 a ranking by which of the question's words
 // a section holds could reach at most.
 func printJudgedMisses(w io.Writer, vaults []tableMisses) {
-	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
 	any := false
 	for _, v := range vaults {
 		any = any || v.hasJudged
