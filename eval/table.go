@@ -70,6 +70,9 @@ func LoadTable(path string) (Table, error) {
 		if v.Name == "" || (v.Dir == "") == (v.Archive == "") || len(v.Sets) == 0 {
 			return t, fmt.Errorf("%s: vault %d needs a name, one of dir and archive, and sets", path, i+1)
 		}
+		if strings.ContainsAny(v.Name, `/\`) || v.Name == "." || v.Name == ".." {
+			return t, fmt.Errorf("%s: vault %d's name %q is not a plain file name (it names the files --unjudged writes)", path, i+1, v.Name)
+		}
 		if v.Dir != "" {
 			v.Dir = filepath.Join(base, v.Dir)
 		}

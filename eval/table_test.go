@@ -390,3 +390,26 @@ func TestPlainSections_AHeadingIsNamedWithoutItsMarks(t *testing.T) {
 		}
 	}
 }
+
+// A vault's name names the files lore eval --table --unjudged writes
+// (DIR/<name>.jsonl): a name that is not a plain file name, one that would
+// write outside DIR, is an error naming it, and so is a table that does not
+// parse or names neither a folder nor an archive.
+func TestLoadTable_BadVaultsAreNamed(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		`{"vaults": [{"name": "../evil", "dir": "v", "sets": ["a.jsonl"]}]}`:    `"../evil"`,
+		`{"vaults": [{"name": "a/b", "dir": "v", "sets": ["a.jsonl"]}]}`:        `"a/b"`,
+		`{"vaults": [{"name": "..", "dir": "v", "sets": ["a.jsonl"]}]}`:         `".."`,
+		`{"vaults": [{"name": "ok", "sets": ["a.jsonl"]}]}`:                     "one of dir and archive",
+		`{"vaults": [{"name": "ok", "dir": "v", "sets": ["a.jsonl"], "x": 1}]}`: "unknown field",
+	} {
+		p := filepath.Join(dir, "table.json")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadTable(p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one naming %s", body, err, want)
+		}
+	}
+}
