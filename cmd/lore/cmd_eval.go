@@ -562,7 +562,8 @@ func (p *pooled) figures() (out [8]float64) {
 
 // writeUnjudged writes the places a vault's judged reading needed and
 // nobody judged, one JSON line each with answers null, for a person to
-// judge and add to the vault's judgments file; with none, no file.
+// judge and add to the vault's judgments file; with none, no file. The
+// file is whole or absent.
 func writeUnjudged(path string, places []eval.Judgment) error {
 	if len(places) == 0 {
 		return nil
@@ -575,10 +576,7 @@ func writeUnjudged(path string, places []eval.Judgment) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return vault.WriteFileAtomic(path, []byte(b.String()))
 }
 
 // extractInto unpacks a vault archive and moves its notes into the scratch
