@@ -2,7 +2,7 @@ package eval
 
 import (
 	"context"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -360,8 +360,8 @@ func hubFigures(t *testing.T, ix *retrieve.Memory, mode string, sets []hubSet) (
 	return answers
 }
 
-// judgedFloors reads lore's answers with the vault's judgments
-// (testdata/eval/judged/<vault>.jsonl: other places judged to answer a
+// judgedFloors reads lore's answers with the vault's judgments (the file
+// testdata/eval/table.json names for it: other places judged to answer a
 // question, docs/decisions/judged-reading.md) and holds note@1, note@3 and
 // section@1, pooled over the answers, at floors one question under the
 // figures of the first run. A place nobody judged counts as a miss, so a
@@ -369,7 +369,15 @@ func hubFigures(t *testing.T, ix *retrieve.Memory, mode string, sets []hubSet) (
 // judged (lore eval --table … --unjudged DIR writes them).
 func judgedFloors(t *testing.T, vaultName string, answers []Answer, floors [3]float64) {
 	t.Helper()
-	j, err := LoadJudgments(filepath.Join("..", "testdata", "eval", "judged", vaultName+".jsonl"))
+	table, err := LoadTable("../testdata/eval/table.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(table.Vaults, func(v TableVault) bool { return v.Name == vaultName })
+	if i < 0 || table.Vaults[i].Judged == "" {
+		t.Fatalf("the table names no judgments for %s", vaultName)
+	}
+	j, err := LoadJudgments(table.Vaults[i].Judged)
 	if err != nil {
 		t.Fatal(err)
 	}
