@@ -3,9 +3,6 @@ package fts
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/lore-memory/lore/vault"
 )
 
 // The lexical stage has two engines that give the same scores:
@@ -66,7 +63,7 @@ func matchExpr(ts []string) string {
 		sb.WriteByte('"')
 		sb.WriteString(strings.ReplaceAll(t, `"`, `""`))
 		sb.WriteByte('"')
-		if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
+		if loneCJK(t) {
 			sb.WriteByte('*')
 		}
 	}
