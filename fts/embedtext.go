@@ -315,7 +315,7 @@ func (ix *Index) writeEmbedded(ctx context.Context, updates []embedUpdate) error
 			return err
 		}
 		if err := exec("INSERT INTO units_fts(rowid, path, title, meta, heading, body) VALUES (?, ?, ?, ?, ?, ?)",
-			u.uid, pathWords(tokenize.Text(u.path)), tokenize.Text(u.title), tokenize.Text(u.meta), tokenize.Text(strings.Join(hp, " ")),
+			u.uid, tokenize.Text(u.path), tokenize.Text(u.title), tokenize.Text(u.meta), tokenize.Text(strings.Join(hp, " ")),
 			tokenize.Text(bodyText(markdown.ReadableText(u.content), u.embedded))); err != nil {
 			return err
 		}

@@ -3,6 +3,9 @@ package fts
 import (
 	"context"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // The lexical stage has two engines that give the same scores:
@@ -63,7 +66,7 @@ func matchExpr(ts []string) string {
 		sb.WriteByte('"')
 		sb.WriteString(strings.ReplaceAll(t, `"`, `""`))
 		sb.WriteByte('"')
-		if loneCJK(t) {
+		if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
 			sb.WriteByte('*')
 		}
 	}

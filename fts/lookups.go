@@ -219,7 +219,7 @@ func (l Lookups) BM25(ctx context.Context, ts []string, project string, limit in
 	if err != nil {
 		return nil, err
 	}
-	return e.bm25(ctx, withPathWords(ts), project, limit)
+	return e.bm25(ctx, ts, project, limit)
 }
 
 // memHits reads the rows of the in-memory scorer's winners, in its order.

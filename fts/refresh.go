@@ -554,7 +554,7 @@ func prepareData(c *change, data []byte, memo tokenize.Memo) {
 		}
 	}
 	c.meta = metaText(r)
-	pathTerms, titleTerms, metaTerms := pathWords(memo.Text(r.Path)), memo.Text(r.Title), memo.Text(c.meta)
+	pathTerms, titleTerms, metaTerms := memo.Text(r.Path), memo.Text(r.Title), memo.Text(c.meta)
 	c.prepared = make([]preparedUnit, len(r.Units))
 	for i, u := range r.Units {
 		hp, _ := json.Marshal(u.HeadingPath)

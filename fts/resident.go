@@ -323,7 +323,7 @@ func (ix *Index) loadMemUnits(ctx context.Context, m *memCopy, where string) err
 		rt := resByRID[rid]
 		if rt == nil {
 			rt = &memResToks{res: &memindex.Res{Path: path, Project: project, Draft: draft, DProject: dproject},
-				path: pathList(tokenize.List(path)), title: tokenize.List(title), meta: tokenize.List(meta)}
+				path: tokenize.List(path), title: tokenize.List(title), meta: tokenize.List(meta)}
 			resByRID[rid] = rt
 		}
 		r.res = rt

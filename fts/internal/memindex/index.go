@@ -3,7 +3,6 @@ package memindex
 import (
 	"container/heap"
 	"sort"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -497,8 +496,8 @@ func (m *Index) best(s *scratch, v View, limit int) []Hit {
 // phrase returns the postings a phrase of the query reads: its token's, or
 // for a lone CJK character every token that starts with it.
 func (m *Index) phrase(t string) []*plist {
-	if r, n := utf8.DecodeRuneInString(strings.TrimPrefix(t, "§")); n == len(strings.TrimPrefix(t, "§")) && vault.IsCJK(r) {
-		return m.terms.withPrefix(t) // experiment LORE_EXP_PATH=split: a path word's lone CJK character too
+	if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
+		return m.terms.withPrefix(t)
 	}
 	if p := m.terms.find(t); p != nil && p.n > 0 {
 		return []*plist{p}
