@@ -98,6 +98,11 @@ const hubQuestions16 = "../testdata/hub/questions-16.jsonl"
 // kept: docs/decisions/not-kept-path-name.md).
 const hubQuestions17 = "../testdata/hub/questions-17.jsonl"
 
+// hubQuestions18 is the Hub's eighteenth set (seed 73, 15 questions),
+// written to judge a path's words indexed as words of their own kind (not
+// kept: docs/decisions/not-kept-path-words.md).
+const hubQuestions18 = "../testdata/hub/questions-18.jsonl"
+
 // hubParaphrased asks 15 sections (seed 37) without their own distinctive
 // words, as a person who has not read them would; lexical activate finds
 // none of them first (docs/BENCHMARKS.md, "Paraphrased sets"), so only its
@@ -112,7 +117,7 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 	for _, set := range []struct {
 		file string
 		min  int
-	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubQuestions13, 15}, {hubQuestions14, 15}, {hubQuestions15, 15}, {hubQuestions16, 15}, {hubQuestions17, 15}, {hubParaphrased, 15}} {
+	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubQuestions13, 15}, {hubQuestions14, 15}, {hubQuestions15, 15}, {hubQuestions16, 15}, {hubQuestions17, 15}, {hubQuestions18, 15}, {hubParaphrased, 15}} {
 		some, err := LoadQuestions(set.file)
 		if err != nil {
 			t.Fatal(err)
@@ -275,6 +280,11 @@ func TestHubQuestions_Figures(t *testing.T) {
 			// One question under the figures of its first run.
 			"activate section@1": 0.93, "activate section@3": 0.93,
 			"activate note@1": 0.93, "activate note@3": 0.93,
+		}},
+		{hubQuestions18, map[string]float64{
+			// One question under the figures of its first run.
+			"activate section@1": 0.66, "activate section@3": 0.93,
+			"activate note@1": 0.66, "activate note@3": 0.93,
 		}},
 	})
 	judgedFloors(t, "obsidian-hub", answers, [3]float64{0.840, 0.929, 0.812})
