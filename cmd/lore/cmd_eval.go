@@ -46,7 +46,8 @@ section, and answers true or false) gets a second reading under the
 table: a place also counts when it was judged to answer the question
 (docs/decisions/judged-reading.md); --unjudged DIR writes the places that
 reading needed and nobody judged, lore's and plain FTS5's together, to
-DIR/<vault>.jsonl; with --misses, the questions whose first three notes
+DIR/<vault>.jsonl (a vault with none has no file there, an earlier
+run's removed); with --misses, the questions whose first three notes
 hold no answer in that reading are listed too, with how many of those
 notes have a section holding every question word the answer holds.
 
@@ -562,10 +563,14 @@ func (p *pooled) figures() (out [8]float64) {
 
 // writeUnjudged writes the places a vault's judged reading needed and
 // nobody judged, one JSON line each with answers null, for a person to
-// judge and add to the vault's judgments file; with none, no file. The
-// file is whole or absent.
+// judge and add to the vault's judgments file; with none, no file, and an
+// earlier run's file there is removed (judged and merged since, it would
+// be judged again). The file is whole or absent.
 func writeUnjudged(path string, places []eval.Judgment) error {
 	if len(places) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 		return nil
 	}
 	var b strings.Builder

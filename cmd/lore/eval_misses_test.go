@@ -133,7 +133,8 @@ func TestTable_AVaultOfSeveralSetsEndsWithItsQuestionsPooled(t *testing.T) {
 // --unjudged writes the places the judged reading needed and nobody
 // judged; judged as answering and named by the table, they count: every
 // figure of the judged reading is then 1 for lore and for plain FTS5, and
-// nothing is left unjudged. The strict table does not move.
+// nothing is left unjudged, so the vault's file in the --unjudged folder,
+// an earlier run's, is gone. The strict table does not move.
 func TestTable_TheJudgedReadingCountsWhatWasJudged(t *testing.T) {
 	all, err := eval.LoadQuestions("../../testdata/demo-questions.jsonl")
 	if err != nil {
@@ -195,12 +196,14 @@ func TestTable_TheJudgedReadingCountsWhatWasJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTable(`, "judged": "judged.jsonl"`)
-	after := run(filepath.Join(dir, "pool2"))
+	// Into the same folder: the earlier run's pool, judged since, must not
+	// be left there to be judged and merged again.
+	after := run(pool)
 	if got, want := row(after, "demo | 20"), "| demo | 20 | 1.000 / 1.000 | 1.000 / 1.000 | 1.000 / 1.000 | 0 / 0 |"; got != want {
 		t.Errorf("judged row %q, want %q:\n%s", got, want, after)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "pool2", "demo.jsonl")); !os.IsNotExist(err) {
-		t.Errorf("a pool was written with nothing left to judge (%v)", err)
+	if _, err := os.Stat(filepath.Join(pool, "demo.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a pool is there with nothing left to judge (%v)", err)
 	}
 	if a, b := row(before, "demo | a.jsonl"), row(after, "demo | a.jsonl"); a == "" || a != b {
 		t.Errorf("the strict row moved with judgments: %q → %q", a, b)
