@@ -64,10 +64,35 @@ func LoadJudgments(path string) (Judgments, error) {
 		if was, ok := j[k]; ok && was != *l.Answers {
 			return fmt.Errorf("judged again the other way: %s%s", l.Note, l.Section)
 		}
+		if err := j.agrees(k, *l.Answers); err != nil {
+			return err
+		}
 		j[k] = *l.Answers
 		return nil
 	})
 	return j, err
+}
+
+// agrees says whether judging k so agrees with the rule's last clause
+// (docs/decisions/judged-reading.md): a note with a section judged to
+// answer answers, so no section of a note judged not to answer does.
+func (j Judgments) agrees(k judgedPlace, answers bool) error {
+	if k.section != "" {
+		note, _, _ := strings.Cut(k.section, "#")
+		if a, ok := j[judgedPlace{k.query, note, ""}]; answers && ok && !a {
+			return fmt.Errorf("section %s is judged to answer, and its note not to: a note with a section that answers answers", k.section)
+		}
+		return nil
+	}
+	if answers {
+		return nil
+	}
+	for o, a := range j {
+		if a && o.query == k.query && strings.HasPrefix(o.section, k.note+"#") {
+			return fmt.Errorf("note %s is judged not to answer, and its section %s to: a note with a section that answers answers", k.note, o.section)
+		}
+	}
+	return nil
 }
 
 // Ranked is what one ranking put first for a question: sections

@@ -92,6 +92,28 @@ func TestLoadJudgments_BadLinesAreNamed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a place judged both ways: error %v, want one naming line 2", err)
 	}
+	// A note with a section that answers answers: a section judged to
+	// answer in a note judged not to is an error, in either order.
+	for _, lines := range [][]string{{
+		`{"query": "q", "note": "a.md", "answers": false}`,
+		`{"query": "q", "section": "a.md#Sets", "answers": true}`,
+	}, {
+		`{"query": "q", "section": "a.md#Sets", "answers": true}`,
+		`{"query": "q", "note": "a.md", "answers": false}`,
+	}} {
+		_, err := LoadJudgments(writeJudgments(t, lines...))
+		if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "a.md#Sets") {
+			t.Errorf("%v: error %v, want one naming line 2 and the section", lines, err)
+		}
+	}
+	// Another question's, or another note's, judgments do not conflict.
+	if _, err := LoadJudgments(writeJudgments(t,
+		`{"query": "q", "note": "a.md", "answers": false}`,
+		`{"query": "other", "section": "a.md#Sets", "answers": true}`,
+		`{"query": "q", "section": "ab.md#Sets", "answers": true}`,
+	)); err != nil {
+		t.Errorf("judgments of another question or note: %v", err)
+	}
 }
 
 // The pool to judge holds each place once and does not say which ranking
