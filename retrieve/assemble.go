@@ -34,9 +34,6 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 			return nil, err
 		}
 	}
-	if expNovel {
-		a.act.Fragments = novelOrder(req.Query, a.delivered, a.act.Fragments)
-	}
 	view := req.Project
 	if req.PublishedOnly {
 		view = fts.PublishedView(req.Project)
@@ -74,7 +71,6 @@ type assembly struct {
 	// (relevant), for the query's content terms qterms.
 	published, relevant bool
 	qterms              map[string]bool
-	delivered           []*candidate // in step with act.Fragments (experiment LORE_EXP_NOVEL)
 }
 
 func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
@@ -162,7 +158,6 @@ func (a *assembly) take(c *candidate, floor float64) error {
 		f.Content = ""
 	}
 	a.act.Fragments = append(a.act.Fragments, f)
-	a.delivered = append(a.delivered, c)
 	return nil
 }
 
