@@ -251,6 +251,13 @@ var newVaultSets = []struct {
 	{"adr-examples", "../testdata/eval/adr-examples-14.jsonl", map[string]float64{"activate note@1": 0.87, "activate note@3": 0.87, "activate section@1": 0.75, "activate section@3": 0.87}},
 	{"advanced-java", "../testdata/eval/advanced-java-14.jsonl", map[string]float64{"activate note@1": 0.77, "activate note@3": 0.88, "activate section@1": 0.66, "activate section@3": 0.77}},
 	{"go-proposals", "../testdata/eval/go-proposals-14.jsonl", map[string]float64{"activate note@1": 0.90, "activate note@3": 0.90, "activate section@1": 0.72, "activate section@3": 0.81}},
+	// Written after the notes delivered were put in an order that covers
+	// the question, committed before any run (seed 79; not kept:
+	// docs/decisions/not-kept-novelty-order.md); one question under the
+	// figures of their first run.
+	{"adr-examples", "../testdata/eval/adr-examples-15.jsonl", map[string]float64{"activate note@1": 0.70, "activate note@3": 0.90, "activate section@1": 0.70, "activate section@3": 0.80}},
+	{"advanced-java", "../testdata/eval/advanced-java-15.jsonl", map[string]float64{"activate note@1": 0.88, "activate note@3": 0.88, "activate section@1": 0.77, "activate section@3": 0.88}},
+	{"go-proposals", "../testdata/eval/go-proposals-15.jsonl", map[string]float64{"activate note@1": 0.83, "activate note@3": 0.91, "activate section@1": 0.58, "activate section@3": 0.75}},
 }
 
 // TestNewVaults_Figures asks each new vault its sets through activate
@@ -286,11 +293,12 @@ func TestNewVaults_HybridFigures(t *testing.T) {
 
 // newVaultJudgedFloors hold the new vaults' judged reading (judgedFloors):
 // note@1, note@3 and section@1 over all their sets, one question under the
-// figures of the first run with the judgments of testdata/eval/judged.
+// figures with the judgments of testdata/eval/judged, taken again when sets
+// are added (last with the seed-79 sets).
 var newVaultJudgedFloors = map[string][3]float64{
-	"adr-examples":  {0.941, 0.974, 0.890},
-	"advanced-java": {0.945, 0.986, 0.877},
-	"go-proposals":  {0.947, 0.984, 0.822},
+	"adr-examples":  {0.936, 0.977, 0.884},
+	"advanced-java": {0.946, 0.988, 0.873},
+	"go-proposals":  {0.958, 0.986, 0.823},
 }
 
 // eachNewVault runs check on each real vault of newVaultSets, unpacked
