@@ -19,7 +19,7 @@ import (
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR | --table FILE [--data DIR] [--misses] [--unjudged DIR]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
+	fs := newFlags(e, "eval", "DATASET_DIR [--mode lexical] [--keep DIR] | --cases | --questions FILE VAULT_DIR | --table FILE [--data DIR] [--misses] [--unjudged DIR] [--hold-out SEED]", `Measure ranking quality on a BEIR-format data set (corpus.jsonl[.gz],
 queries.jsonl, qrels/test.tsv): builds a temporary vault and index from the
 corpus, runs every judged query, and prints nDCG@10, Recall@100 and MRR@10
 as BEIR computes them.
@@ -50,6 +50,11 @@ DIR/<vault>.jsonl (a vault with none has no file there, an earlier
 run's removed); with --misses, the questions whose first three notes
 hold no answer in that reading are listed too, with how many of those
 notes have a section holding every question word the answer holds.
+--hold-out SEED sets half of each vault's questions aside, by the seed
+and each question's text: --misses lists only the other half, and the
+held-out half's figures (strict and judged) are printed on their own, so
+a change designed from the misses is judged on questions nobody read for
+it.
 
 With --questions FILE VAULT_DIR, it copies the vault into a temporary one,
 asks each question of FILE (JSON Lines: query, project, expected
@@ -74,6 +79,7 @@ Examples:
 	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
 	misses := fs.Bool("misses", false, "--table: also list each question whose answering section was not first, and what came first instead")
 	unjudged := fs.String("unjudged", "", "--table: write, for each vault, the places its judged reading needed that nobody judged to `DIR`/<vault>.jsonl")
+	holdOut := fs.String("hold-out", "", "--table: set half of each vault's questions aside by `SEED`: --misses does not list them, and their figures are printed on their own")
 	weight := fs.Float64("vector-weight", 0, "the weight of cosine similarity in score fusion (default: lore.yaml's retrieval.vector_weight, else 0.3)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
@@ -86,7 +92,7 @@ Examples:
 	case *cases:
 		return evalCases(ctx, e, *mode)
 	case *table != "":
-		return evalTable(ctx, e, tableRun{data: *data, mode: *mode, weight: *weight, without: without, misses: *misses, unjudged: *unjudged}, *table)
+		return evalTable(ctx, e, tableRun{data: *data, mode: *mode, weight: *weight, without: without, misses: *misses, unjudged: *unjudged, holdOut: *holdOut}, *table)
 	case *questions != "":
 		if len(pos) != 1 {
 			return usageError{"eval --questions FILE needs one vault folder"}
@@ -334,6 +340,10 @@ type tableRun struct {
 	without    []string
 	misses     bool
 	unjudged   string // a folder to write each vault's unjudged places to
+	// holdOut is the seed of a held-out half (eval.HeldOut): --misses
+	// lists only the other half, and the held-out half's figures are
+	// printed on their own ("": none).
+	holdOut string
 }
 
 // evalTable scores every question set of a table on its vault, beside
@@ -361,7 +371,7 @@ func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 		off = append(off, ps)
 		offNames = append(offNames, fmt.Sprintf("%s (%d)", filepath.Base(f), len(ps)))
 	}
-	var missing, hookRows, judgedRows []string
+	var missing, hookRows, judgedRows, heldRows []string
 	var missed []tableMisses
 	for _, tv := range t.Vaults {
 		got, err := evalTableVault(ctx, e, tv, run, off)
@@ -380,6 +390,9 @@ func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 		if got.judged != "" {
 			judgedRows = append(judgedRows, got.judged)
 		}
+		if got.held != "" {
+			heldRows = append(heldRows, got.held)
+		}
 		if run.unjudged != "" {
 			if err := writeUnjudged(filepath.Join(run.unjudged, tv.Name+".jsonl"), got.unjudged); err != nil {
 				return err
@@ -392,6 +405,14 @@ func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 		fmt.Fprintln(e.stdout, "| vault | questions | note@1 | note@3 | section@1 | places not judged |")
 		fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|")
 		for _, r := range judgedRows {
+			fmt.Fprintln(e.stdout, r)
+		}
+	}
+	if len(heldRows) > 0 {
+		fmt.Fprintf(e.stdout, "\nheld out (--hold-out %s): the half of each vault's questions --misses does not list, strict and judged (lore / FTS5); judge a design made from the misses here\n\n", run.holdOut)
+		fmt.Fprintln(e.stdout, "| vault | questions held out | note@1 | note@3 | section@1 | judged note@1 | judged note@3 | judged section@1 |")
+		fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|---|---|")
+		for _, r := range heldRows {
 			fmt.Fprintln(e.stdout, r)
 		}
 	}
@@ -423,6 +444,8 @@ type tableVault struct {
 	// judgments file); unjudged the places it needed that nobody judged.
 	judged   string
 	unjudged []eval.Judgment
+	// held is the vault's row of the held-out half (--hold-out; "" without).
+	held string
 }
 
 // evalTableVault indexes one vault of the table and asks it each set.
@@ -466,6 +489,8 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 	var all []eval.Question
 	var total pooled
 	var lore, fts5 eval.JudgedTotals
+	// The held-out half (--hold-out), strict and judged, lore's and FTS5's.
+	var held struct{ lore, fts5, loreJudged, fts5Judged eval.JudgedTotals }
 	for _, set := range tv.Sets {
 		qs, err := eval.LoadQuestions(set)
 		if err != nil {
@@ -483,11 +508,24 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 		figs := [8]float64{m.Note1, r.Note1, m.Note3, r.Note3, m.Success1, r.Section1, m.Success3, r.Section3}
 		out.rows = append(out.rows, tableRow(tv.Name, filepath.Base(set), len(qs), figs))
 		total.add(len(qs), figs)
+		var read []eval.Answer // the answers --misses may list
+		var readFirst []string
+		first := r.First()
 		for i, q := range qs {
-			f, u := judgments.Read(q, eval.RankedFromSections(m.Answers[i].Delivered))
+			ranked := eval.RankedFromSections(m.Answers[i].Delivered)
+			f, u := judgments.Read(q, ranked)
 			lore.Add(f, len(u))
 			out.unjudged = append(out.unjudged, u...)
-			if run.misses && tv.Judged != "" {
+			heldOut := run.holdOut != "" && eval.HeldOut(run.holdOut, q.Query)
+			if heldOut {
+				held.lore.Add(eval.Strict(q, ranked), 0)
+				held.loreJudged.Add(f, len(u))
+				held.fts5.Add(eval.Strict(q, r.Ranked[i]), 0)
+			} else {
+				read = append(read, m.Answers[i])
+				readFirst = append(readFirst, first[i])
+			}
+			if run.misses && tv.Judged != "" && !heldOut {
 				if err := out.misses.addJudged(ctx, ix, filepath.Base(set), m.Answers[i], f); err != nil {
 					return out, err
 				}
@@ -495,9 +533,12 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 			f, u = judgments.Read(q, r.Ranked[i])
 			fts5.Add(f, len(u))
 			out.unjudged = append(out.unjudged, u...)
+			if heldOut {
+				held.fts5Judged.Add(f, len(u))
+			}
 		}
 		if run.misses {
-			if err := out.misses.add(ctx, ix, filepath.Base(set), m.Answers, r.First()); err != nil {
+			if err := out.misses.add(ctx, ix, filepath.Base(set), read, readFirst); err != nil {
 				return out, err
 			}
 		}
@@ -509,6 +550,19 @@ func evalTableVault(ctx context.Context, e *env, tv eval.TableVault, run tableRu
 	if tv.Judged != "" {
 		l, f := lore.Shares(), fts5.Shares()
 		out.judged = fmt.Sprintf("| %s | %d | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %d / %d |", tv.Name, lore.Questions, l[0], f[0], l[1], f[1], l[2], f[2], lore.Unjudged, fts5.Unjudged)
+	}
+	if run.holdOut != "" {
+		pair := func(l, f eval.JudgedTotals, i int) string {
+			return fmt.Sprintf("%.3f / %.3f", l.Shares()[i], f.Shares()[i])
+		}
+		judged := []string{"", "", ""}
+		if tv.Judged != "" {
+			for i := range judged {
+				judged[i] = pair(held.loreJudged, held.fts5Judged, i)
+			}
+		}
+		out.held = fmt.Sprintf("| %s | %d | %s | %s | %s | %s | %s | %s |", tv.Name, held.lore.Questions,
+			pair(held.lore, held.fts5, 0), pair(held.lore, held.fts5, 1), pair(held.lore, held.fts5, 2), judged[0], judged[1], judged[2])
 	}
 	if len(off) > 0 {
 		h, err := eval.ScoreHook(ctx, eval.InMode(ix, run.mode), all, off)

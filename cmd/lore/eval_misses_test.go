@@ -282,3 +282,89 @@ func missesIndex(t *testing.T, notes map[string]string) *retrieve.Memory {
 	t.Cleanup(func() { closeEvalIndex(ix) })
 	return ix
 }
+
+// --hold-out SEED sets half of each vault's questions aside: --misses
+// lists none of them, in either of its lists, and the held-out half's
+// figures get a table of their own, strict and judged, over exactly the
+// questions the seed holds out. Without it there is no such table.
+func TestTable_HeldOutQuestionsAreNotListed(t *testing.T) {
+	all, err := eval.LoadQuestions("../../testdata/demo-questions.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, q := range all {
+		fmt.Fprintf(&b, "{\"query\": %q, \"project\": %q, \"expected\": %q}\n", q.Query, q.Project, q.Expected)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "judged.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("../../testdata/demo-vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo, err := filepath.Rel(dir, abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := fmt.Sprintf(`{"vaults": [{"name": "demo", "dir": %q, "judged": "judged.jsonl", "sets": ["a.jsonl"]}]}`, demo)
+	if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(holdOut string) string {
+		var out bytes.Buffer
+		e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
+		if err := evalTable(context.Background(), e, tableRun{mode: "lexical", misses: true, holdOut: holdOut}, filepath.Join(dir, "table.json")); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	const seed = "7"
+	held := 0
+	for _, q := range all {
+		if eval.HeldOut(seed, q.Query) {
+			held++
+		}
+	}
+	whole, split := run(""), run(seed)
+	if strings.Contains(whole, "held out (") {
+		t.Errorf("a table without --hold-out has a held-out table:\n%s", whole)
+	}
+	listed := 0
+	for _, q := range all {
+		in := strings.Contains(split, "| demo | a.jsonl | "+cell(q.Query)+" |")
+		if in && eval.HeldOut(seed, q.Query) {
+			t.Errorf("held-out question %q is listed by --misses", q.Query)
+		}
+		if in {
+			listed++
+		}
+		if !eval.HeldOut(seed, q.Query) && strings.Contains(whole, "| demo | a.jsonl | "+cell(q.Query)+" |") && !in {
+			t.Errorf("read question %q is a miss without --hold-out and not listed with it", q.Query)
+		}
+	}
+	if listed == 0 {
+		t.Errorf("--misses lists no question of the read half:\n%s", split)
+	}
+	var row string
+	lines := strings.Split(split, "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, "| vault | questions held out |") && i+2 < len(lines) {
+			row = lines[i+2]
+		}
+	}
+	if !strings.HasPrefix(row, fmt.Sprintf("| demo | %d | ", held)) {
+		t.Errorf("held-out row %q, want one over the %d questions seed %s holds out:\n%s", row, held, seed, split)
+	}
+	// With no judgments beyond the questions' own places, the judged
+	// reading is the strict one: the row's judged figures repeat its
+	// strict ones.
+	c := strings.Split(strings.Trim(row, "| "), " | ")
+	if len(c) != 8 || c[2] != c[5] || c[3] != c[6] || c[4] != c[7] {
+		t.Errorf("held-out row %q: with an empty judgments file, want judged figures equal to the strict ones", row)
+	}
+}
