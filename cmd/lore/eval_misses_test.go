@@ -141,34 +141,9 @@ func TestTable_TheJudgedReadingCountsWhatWasJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var b strings.Builder
-	for _, q := range all[:20] {
-		fmt.Fprintf(&b, "{\"query\": %q, \"project\": %q, \"expected\": %q}\n", q.Query, q.Project, q.Expected)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	abs, err := filepath.Abs("../../testdata/demo-vault")
-	if err != nil {
-		t.Fatal(err)
-	}
-	demo, err := filepath.Rel(dir, abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeTable := func(judged string) {
-		table := fmt.Sprintf(`{"vaults": [{"name": "demo", "dir": %q, "sets": ["a.jsonl"]%s}]}`, demo, judged)
-		if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte(table), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTable := demoTable(t, dir, all[:20])
 	run := func(unjudged string) string {
-		var out bytes.Buffer
-		e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
-		if err := evalTable(context.Background(), e, tableRun{mode: "lexical", unjudged: unjudged}, filepath.Join(dir, "table.json")); err != nil {
-			t.Fatal(err)
-		}
-		return out.String()
+		return runTable(t, dir, tableRun{mode: "lexical", unjudged: unjudged})
 	}
 	row := func(out, first string) string {
 		for _, line := range strings.Split(out, "\n") {
@@ -293,35 +268,12 @@ func TestTable_HeldOutQuestionsAreNotListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var b strings.Builder
-	for _, q := range all {
-		fmt.Fprintf(&b, "{\"query\": %q, \"project\": %q, \"expected\": %q}\n", q.Query, q.Project, q.Expected)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.WriteFile(filepath.Join(dir, "judged.jsonl"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	abs, err := filepath.Abs("../../testdata/demo-vault")
-	if err != nil {
-		t.Fatal(err)
-	}
-	demo, err := filepath.Rel(dir, abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := fmt.Sprintf(`{"vaults": [{"name": "demo", "dir": %q, "judged": "judged.jsonl", "sets": ["a.jsonl"]}]}`, demo)
-	if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte(table), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	demoTable(t, dir, all)(`, "judged": "judged.jsonl"`)
 	run := func(holdOut string) string {
-		var out bytes.Buffer
-		e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
-		if err := evalTable(context.Background(), e, tableRun{mode: "lexical", misses: true, holdOut: holdOut}, filepath.Join(dir, "table.json")); err != nil {
-			t.Fatal(err)
-		}
-		return out.String()
+		return runTable(t, dir, tableRun{mode: "lexical", misses: true, holdOut: holdOut})
 	}
 	const seed = "7"
 	held := 0
@@ -367,4 +319,44 @@ func TestTable_HeldOutQuestionsAreNotListed(t *testing.T) {
 	if len(c) != 8 || c[2] != c[5] || c[3] != c[6] || c[4] != c[7] {
 		t.Errorf("held-out row %q: with an empty judgments file, want judged figures equal to the strict ones", row)
 	}
+}
+
+// demoTable writes the questions qs as the set a.jsonl in dir, and returns
+// a function that writes dir/table.json: one vault, the demo, with that set
+// and the extra fields given (`, "judged": "FILE"`, or none).
+func demoTable(t *testing.T, dir string, qs []eval.Question) func(extra string) {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range qs {
+		fmt.Fprintf(&b, "{\"query\": %q, \"project\": %q, \"expected\": %q}\n", q.Query, q.Project, q.Expected)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("../../testdata/demo-vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo, err := filepath.Rel(dir, abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(extra string) {
+		table := fmt.Sprintf(`{"vaults": [{"name": "demo", "dir": %q, "sets": ["a.jsonl"]%s}]}`, demo, extra)
+		if err := os.WriteFile(filepath.Join(dir, "table.json"), []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runTable runs lore eval --table on dir/table.json and returns what it
+// printed.
+func runTable(t *testing.T, dir string, run tableRun) string {
+	t.Helper()
+	var out bytes.Buffer
+	e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
+	if err := evalTable(context.Background(), e, run, filepath.Join(dir, "table.json")); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
