@@ -87,12 +87,21 @@ func (j Judgments) agrees(k judgedPlace, answers bool) error {
 	if answers {
 		return nil
 	}
-	for o, a := range j {
-		if a && o.query == k.query && strings.HasPrefix(o.section, k.note+"#") {
-			return fmt.Errorf("note %s is judged not to answer, and its section %s to: a note with a section that answers answers", k.note, o.section)
-		}
+	if s, ok := j.answeringSection(k.query, k.note); ok {
+		return fmt.Errorf("note %s is judged not to answer, and its section %s to: a note with a section that answers answers", k.note, s)
 	}
 	return nil
+}
+
+// answeringSection is a section of the note at path judged to answer
+// query, if there is one.
+func (j Judgments) answeringSection(query, path string) (string, bool) {
+	for k, a := range j {
+		if a && k.query == query && strings.HasPrefix(k.section, path+"#") {
+			return k.section, true
+		}
+	}
+	return "", false
 }
 
 // Ranked is what one ranking put first for a question: sections
@@ -134,12 +143,8 @@ func (j Judgments) note(q Question, path string) (answers, judged bool) {
 	if a, ok := j[judgedPlace{q.Query, path, ""}]; ok {
 		return a, true
 	}
-	for k, a := range j {
-		if a && k.query == q.Query && strings.HasPrefix(k.section, path+"#") {
-			return true, true
-		}
-	}
-	return false, false
+	_, ok := j.answeringSection(q.Query, path)
+	return ok, ok
 }
 
 // section says whether the section answers q: it is the expected one or
