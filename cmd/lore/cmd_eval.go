@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -399,30 +400,13 @@ func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 			}
 		}
 	}
-	if len(judgedRows) > 0 {
-		fmt.Fprintln(e.stdout, "\njudged: a place counts when it is the question's own answer or was judged to answer it (the vault's judgments file); places nobody judged count as misses (lore / FTS5)")
-		fmt.Fprintln(e.stdout, "")
-		fmt.Fprintln(e.stdout, "| vault | questions | note@1 | note@3 | section@1 | places not judged |")
-		fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|")
-		for _, r := range judgedRows {
-			fmt.Fprintln(e.stdout, r)
-		}
-	}
-	if len(heldRows) > 0 {
-		fmt.Fprintf(e.stdout, "\nheld out (--hold-out %s): the half of each vault's questions --misses does not list, strict and judged (lore / FTS5); judge a design made from the misses here\n\n", run.holdOut)
-		fmt.Fprintln(e.stdout, "| vault | questions held out | note@1 | note@3 | section@1 | judged note@1 | judged note@3 | judged section@1 |")
-		fmt.Fprintln(e.stdout, "|---|---|---|---|---|---|---|---|")
-		for _, r := range heldRows {
-			fmt.Fprintln(e.stdout, r)
-		}
-	}
+	printTable(e.stdout, "judged: a place counts when it is the question's own answer or was judged to answer it (the vault's judgments file); places nobody judged count as misses (lore / FTS5)",
+		[]string{"vault", "questions", "note@1", "note@3", "section@1", "places not judged"}, judgedRows)
+	printTable(e.stdout, fmt.Sprintf("held out (--hold-out %s): the half of each vault's questions --misses does not list, strict and judged (lore / FTS5); judge a design made from the misses here", run.holdOut),
+		[]string{"vault", "questions held out", "note@1", "note@3", "section@1", "judged note@1", "judged note@3", "judged section@1"}, heldRows)
 	if len(off) > 0 {
-		fmt.Fprintf(e.stdout, "\nthe prompt hook (reviewed memory that clears the relevance bar, 6 fragments in 600 tokens): on-topic prompts are the vault's questions, off-topic those of %s\n\n", strings.Join(offNames, ", "))
-		fmt.Fprintln(e.stdout, "| vault | on-topic: answering section sent / sent first | off-topic: nothing sent, by file | off-topic prompts that got something |")
-		fmt.Fprintln(e.stdout, "|---|---|---|---|")
-		for _, r := range hookRows {
-			fmt.Fprintln(e.stdout, r)
-		}
+		printTable(e.stdout, fmt.Sprintf("the prompt hook (reviewed memory that clears the relevance bar, 6 fragments in 600 tokens): on-topic prompts are the vault's questions, off-topic those of %s", strings.Join(offNames, ", ")),
+			[]string{"vault", "on-topic: answering section sent / sent first", "off-topic: nothing sent, by file", "off-topic prompts that got something"}, hookRows)
 	}
 	if run.misses {
 		printMisses(e.stdout, missed)
@@ -431,6 +415,19 @@ func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 		fmt.Fprintf(e.stdout, "\nleft out, its archive is absent (--data names the folder that holds it): %s\n", m)
 	}
 	return nil
+}
+
+// printTable writes a table under the main one: a line that says what it
+// is, then its header and rows (each a Markdown row already); nothing when
+// it has no rows.
+func printTable(w io.Writer, intro string, header, rows []string) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n\n| %s |\n|%s\n", intro, strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+	for _, r := range rows {
+		fmt.Fprintln(w, r)
+	}
 }
 
 // tableVault is what one vault of the table gave: its rows of the main
