@@ -74,20 +74,12 @@ func TestFTS5Reference(t *testing.T) {
 	testvault.Write(t, dir, "b.md", "# Deploy\n\nBlue green switch.\n")
 	testvault.Write(t, dir, "c.md", "# 缓存\n\n缓存 穿透 怎么 处理\n")
 	testvault.Write(t, dir, ".obsidian/x.md", "# Rollback rollback rollback\n")
-	ref, err := OpenFTS5(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
-	r, err := ref.Score(context.Background(), []Question{
-		{Query: "how do I rollback and redeploy", Expected: "a.md#Rollback"},
-		{Query: "blue green", Expected: "b.md#Deploy"},
-		{Query: "缓存 穿透", Expected: "c.md#缓存"},
-		{Query: "nothing matches this", Expected: "a.md#Release"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := referenceOn(t, dir,
+		Question{Query: "how do I rollback and redeploy", Expected: "a.md#Rollback"},
+		Question{Query: "blue green", Expected: "b.md#Deploy"},
+		Question{Query: "缓存 穿透", Expected: "c.md#缓存"},
+		Question{Query: "nothing matches this", Expected: "a.md#Release"},
+	)
 	if r.Note1 != 0.75 || r.Section1 != 0.75 || r.Note3 != 0.75 || r.Section3 != 0.75 {
 		t.Errorf("reference %+v, want 0.75 at every level", r)
 	}
@@ -110,15 +102,7 @@ func TestFTS5Reference_ASymlinkIsNotASecondNote(t *testing.T) {
 	if err := os.Symlink("index.md", filepath.Join(dir, "adr", "README.md")); err != nil {
 		t.Fatal(err)
 	}
-	ref, err := OpenFTS5(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
-	r, err := ref.Score(context.Background(), []Question{{Query: "postgresql database conclusion", Expected: "adr/index.md#Conclusion"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := referenceOn(t, dir, Question{Query: "postgresql database conclusion", Expected: "adr/index.md#Conclusion"})
 	if r.Note1 != 1 || r.Section1 != 1 || r.First()[0] != "adr/index.md#Conclusion" {
 		t.Errorf("reference %+v: want the note at its own path first, not its symlink", r)
 	}
@@ -131,18 +115,25 @@ func TestFTS5Reference_ASymlinkIsNotASecondNote(t *testing.T) {
 func TestFTS5Reference_AnEmptyPreambleIsNotASection(t *testing.T) {
 	dir := t.TempDir()
 	testvault.Write(t, dir, "use-postgres/index.md", "# Use Postgres\n\nWe use PostgreSQL for the database, for its extensions, its planner, its tooling, its replication, its community and the years our team has run it in production.\n")
+	r := referenceOn(t, dir, Question{Query: "use postgres", Expected: "use-postgres/index.md#Use Postgres"})
+	if r.Section1 != 1 || r.First()[0] != "use-postgres/index.md#Use Postgres" {
+		t.Errorf("reference first %q: want the heading's section, not the empty text before it", r.First())
+	}
+}
+
+// referenceOn is plain FTS5's reference over the notes under dir, asked qs.
+func referenceOn(t *testing.T, dir string, qs ...Question) Reference {
+	t.Helper()
 	ref, err := OpenFTS5(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ref.Close()
-	r, err := ref.Score(context.Background(), []Question{{Query: "use postgres", Expected: "use-postgres/index.md#Use Postgres"}})
+	r, err := ref.Score(context.Background(), qs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Section1 != 1 || r.First()[0] != "use-postgres/index.md#Use Postgres" {
-		t.Errorf("reference first %q: want the heading's section, not the empty text before it", r.First())
-	}
+	return r
 }
 
 // newVaultSets are the question sets of the vaults new this round, each a
