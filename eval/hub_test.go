@@ -384,7 +384,8 @@ func hubFigures(t *testing.T, ix *retrieve.Memory, mode string, sets []hubSet) (
 // testdata/eval/table.json names for it: other places judged to answer a
 // question, docs/decisions/judged-reading.md) and holds note@1, note@3 and
 // section@1, pooled over the answers, at floors one question under the
-// figures of the first run. A place nobody judged counts as a miss, so a
+// figures, taken again when sets are added (last with the seed-79 sets).
+// A place nobody judged counts as a miss, so a
 // ranking change that puts new places first fails here until they are
 // judged (lore eval --table … --unjudged DIR writes them).
 func judgedFloors(t *testing.T, vaultName string, answers []Answer, floors [3]float64) {
