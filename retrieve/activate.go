@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"math"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -466,6 +467,9 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 			return nil, err
 		}
 		lap("rerank", t)
+	}
+	if os.Getenv("LORE_EXP_COVER") != "" { // experiment: docs/decisions/hub-note3-ceiling.md
+		coverNotes(q, ranked)
 	}
 	t = time.Now()
 	if !p.off["status"] {
