@@ -85,19 +85,37 @@ func main() {
 	seed := flag.String("seed", "83", "the held-out split's seed (lore eval --hold-out)")
 	mode := flag.String("mode", "lexical", "lexical, or hybrid: lore's hybrid ranking and the built-in model's similarity as a feature")
 	apply := flag.String("apply", "", "also score these weights (comma-separated, in the order of the weights a fit prints), fitted elsewhere")
+	depth := flag.Int("depth", 300, "the sections of lore's ranking the notes are taken from, and their features read over")
+	only := flag.String("features", "", "fit only these features (comma-separated names; lore place always)")
 	unjudged := flag.String("unjudged", "", "write the places nobody judged in the first three of the fitted rankings here, for scripts/eval/places.py")
 	flag.Parse()
 	if *dir == "" || *judged == "" || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: fitceiling -vault DIR -judged FILE SET.jsonl ...")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *dir, *judged, *seed, *mode, *apply, *unjudged, flag.Args()); err != nil {
+	if err := run(context.Background(), *dir, *judged, *seed, *mode, *apply, *only, *unjudged, *depth, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "fitceiling:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir, judgedPath, seed, mode, apply, unjudgedPath string, sets []string) error {
+func run(ctx context.Context, dir, judgedPath, seed, mode, apply, only, unjudgedPath string, depth int, sets []string) error {
+	start := make([]float64, len(featureNames))
+	start[0] = 1
+	if only != "" {
+		fitOnly = map[int]bool{0: true}
+		if strings.Contains(only, "lore score") && !strings.Contains(only, "lore place") {
+			// lore's score instead of its place: the same order to start from
+			fitOnly, start[0], start[1] = map[int]bool{}, 0, 1
+		}
+		for _, name := range strings.Split(only, ",") {
+			k := slices.Index(featureNames, strings.TrimSpace(name))
+			if k < 0 {
+				return fmt.Errorf("-features: no feature %q", name)
+			}
+			fitOnly[k] = true
+		}
+	}
 	var given []float64
 	if apply != "" {
 		for _, x := range strings.Split(apply, ",") {
@@ -160,7 +178,7 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, unjudgedPath s
 			return fmt.Errorf("%s: %w", set, err)
 		}
 		for _, q := range questions {
-			notes, err := describe(ctx, m, db, em, mode, total, q.Query)
+			notes, err := describe(ctx, m, db, em, mode, depth, total, q.Query)
 			if err != nil {
 				return fmt.Errorf("%q: %w", q.Query, err)
 			}
@@ -185,8 +203,7 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, unjudgedPath s
 			read = append(read, q)
 		}
 	}
-	lore := make([]float64, len(featureNames))
-	lore[0] = 1
+	lore := start
 	fmt.Printf("%d questions (%d read, %d held out by seed %s), %d features\n\n", len(qs), len(read), len(held), seed, len(featureNames))
 	fmt.Println("| ranking | scored on | note@3, unjudged as misses | note@3, unjudged as answers |")
 	fmt.Println("|---|---|---|---|")
@@ -233,8 +250,8 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, unjudgedPath s
 
 // describe returns the candidate notes of query q with their features,
 // each scaled by its largest value among them.
-func describe(ctx context.Context, m *retrieve.Memory, db *sql.DB, em embed.Embedder, mode string, total float64, q string) ([]note, error) {
-	ranked, err := m.Pipeline.Rank(ctx, q, mode, "", 300)
+func describe(ctx context.Context, m *retrieve.Memory, db *sql.DB, em embed.Embedder, mode string, depth int, total float64, q string) ([]note, error) {
+	ranked, err := m.Pipeline.Rank(ctx, q, mode, "", depth)
 	if err != nil {
 		return nil, err
 	}
@@ -521,6 +538,9 @@ func score(w []float64, qs []question) (lo, hi float64) {
 	return float64(nLo) / float64(len(qs)), float64(nHi) / float64(len(qs))
 }
 
+// fitOnly, when set, is the features fit may weigh (-features).
+var fitOnly map[int]bool
+
 // fit is coordinate ascent on note@3 (unjudged as misses) from start: each
 // weight in turn tried at a ladder of values, the best kept, until a round
 // changes nothing.
@@ -531,6 +551,9 @@ func fit(start []float64, qs []question) []float64 {
 	for round := 0; round < 20; round++ {
 		changed := false
 		for k := range w {
+			if fitOnly != nil && !fitOnly[k] {
+				continue
+			}
 			keep := w[k]
 			for _, s := range steps {
 				w[k] = s
