@@ -108,6 +108,11 @@ const hubQuestions18 = "../testdata/hub/questions-18.jsonl"
 // question (not kept: docs/decisions/not-kept-novelty-order.md).
 const hubQuestions19 = "../testdata/hub/questions-19.jsonl"
 
+// hubQuestions20 is the Hub's twentieth set (seed 89, 15 questions),
+// written to judge a note's coverage of the query added to its sections'
+// scores (kept: docs/decisions/note-coverage.md).
+const hubQuestions20 = "../testdata/hub/questions-20.jsonl"
+
 // hubParaphrased asks 15 sections (seed 37) without their own distinctive
 // words, as a person who has not read them would; lexical activate finds
 // none of them first (docs/BENCHMARKS.md, "Paraphrased sets"), so only its
@@ -122,7 +127,7 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 	for _, set := range []struct {
 		file string
 		min  int
-	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubQuestions13, 15}, {hubQuestions14, 15}, {hubQuestions15, 15}, {hubQuestions16, 15}, {hubQuestions17, 15}, {hubQuestions18, 15}, {hubQuestions19, 15}, {hubParaphrased, 15}} {
+	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubQuestions13, 15}, {hubQuestions14, 15}, {hubQuestions15, 15}, {hubQuestions16, 15}, {hubQuestions17, 15}, {hubQuestions18, 15}, {hubQuestions19, 15}, {hubQuestions20, 15}, {hubParaphrased, 15}} {
 		some, err := LoadQuestions(set.file)
 		if err != nil {
 			t.Fatal(err)
@@ -191,12 +196,15 @@ func TestHubQuestions_Figures(t *testing.T) {
 	ix := openHub(t)
 	answers := hubFigures(t, ix, "lexical", []hubSet{
 		{hubQuestions, map[string]float64{
-			// section@1 at the figure the Hub issue asked for (0.75);
-			// note@3 a question under its 0.95 since the named-list
-			// exception, made for this set and paying on no set written
-			// after it, was taken out (docs/BENCHMARKS.md, "Rules that
-			// paid only where they were made").
-			"activate section@1": 0.75, "activate section@3": 0.875,
+			// section@1 a question under the figure the Hub issue asked
+			// for (0.75): a note's coverage of the query
+			// (docs/decisions/note-coverage.md) won one first section
+			// here and lost two, one of them to a roundup's line judged
+			// to answer; note@3 a question under its 0.95 since the
+			// named-list exception, made for this set and paying on no
+			// set written after it, was taken out (docs/BENCHMARKS.md,
+			// "Rules that paid only where they were made").
+			"activate section@1": 0.73, "activate section@3": 0.875,
 			"activate note@1": 0.81, "activate note@3": 0.93,
 			"search section@3": 0.75, "search note@3": 0.93,
 		}},
@@ -296,8 +304,16 @@ func TestHubQuestions_Figures(t *testing.T) {
 			"activate section@1": 0.60, "activate section@3": 0.80,
 			"activate note@1": 0.66, "activate note@3": 0.86,
 		}},
+		{hubQuestions20, map[string]float64{
+			// One question under the figures of its first run.
+			"activate section@1": 0.53, "activate section@3": 0.86,
+			"activate note@1": 0.53, "activate note@3": 0.93,
+		}},
 	})
-	judgedFloors(t, "obsidian-hub", answers, [3]float64{0.837, 0.932, 0.808})
+	// One question under the judged figures with a note's coverage of the
+	// query (docs/decisions/note-coverage.md): note@3 0.958 over these 428
+	// questions, above issue 62's 0.95, which this floor holds.
+	judgedFloors(t, "obsidian-hub", answers, [3]float64{0.854, 0.955, 0.822})
 }
 
 // TestHubQuestions_HybridFigures is TestHubQuestions_Figures with the
@@ -316,7 +332,7 @@ func TestHubQuestions_HybridFigures(t *testing.T) {
 	hubFigures(t, ix, "hybrid", []hubSet{
 		{hubQuestions, map[string]float64{
 			// As in lexical mode.
-			"activate section@1": 0.75, "activate section@3": 0.875,
+			"activate section@1": 0.73, "activate section@3": 0.875,
 			"activate note@1": 0.78, "activate note@3": 0.93,
 		}},
 		{hubQuestions2, map[string]float64{

@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	"math"
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -422,7 +421,8 @@ func (p *Pipeline) DefaultMode() string {
 }
 
 // rank runs the stages before assembly — freshness, exact, BM25, vectors,
-// fusion, link boost, rerank, status — keeping depth candidates per stage.
+// fusion, link boost, rerank, the notes' coverage of the query, status —
+// keeping depth candidates per stage.
 // mode is hybrid, lexical or vector.
 func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int, timings map[string]int64) ([]*candidate, error) {
 	lap := func(name string, from time.Time) { timings[name] = time.Since(from).Microseconds() }
@@ -468,7 +468,7 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		}
 		lap("rerank", t)
 	}
-	if os.Getenv("LORE_EXP_COVER") != "" { // experiment: docs/decisions/hub-note3-ceiling.md
+	if !p.off["cover"] {
 		coverNotes(q, ranked)
 	}
 	t = time.Now()

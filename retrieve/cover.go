@@ -12,9 +12,9 @@ import (
 // coverWeight is how much a note's coverage of the query adds to each of
 // its candidates' scores, as a share of the top candidate's: a note whose
 // candidate sections hold every one of the query's terms gains 0.4 of the
-// top score. Fitted on the Hub's read half and held-out half alike
-// (docs/decisions/hub-note3-ceiling.md: scripts/eval/fitceiling -depth 40
-// -features "lore score,terms held").
+// top score. Fitted to the Hub's questions, and the same fitted to either
+// half of them alone (docs/decisions/note-coverage.md: scripts/eval/fitceiling
+// -depth 40 -features "lore score,terms held").
 const coverWeight = 0.4
 
 // coverNotes adds to each candidate's Final coverWeight × the top Final ×

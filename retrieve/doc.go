@@ -15,7 +15,9 @@
 // alias, file name) → BM25 (top 40) → query embedding and vector k-NN (top
 // 40) → fusion → one-hop link bonus (links from the five top notes; a
 // list of links votes up to twice for what it lists) → optional
-// rerank → status (a superseded note never ranks above its successor) →
+// rerank → cover (each note's share of the query's terms, held between its
+// candidate sections, adds to all of them) → status (a superseded note
+// never ranks above its successor) →
 // section order (by each section's own words; an acronym of the query's
 // words counts as them) → copies (a text two notes hold keeps one place, the
 // original's) → assembly (no overlaps, no templates that several notes
@@ -28,7 +30,7 @@
 //
 // Each decision, with the figures it was made on, is in docs/decisions:
 // activate-stages.md, score-fusion.md, vector-weight.md, section-order.md,
-// acronyms-within-a-note.md, assembly.md, templates-are-not-answers.md, copies-delivered-once.md, link-bonus.md, embeds-at-delivery.md, activation-state.md,
+// acronyms-within-a-note.md, assembly.md, templates-are-not-answers.md, copies-delivered-once.md, link-bonus.md, note-coverage.md, embeds-at-delivery.md, activation-state.md,
 // retrieval-runs.md and
 // search-beside-freshness.md; what was tried and not kept is in the
 // not-kept-*.md files there.

@@ -39,11 +39,12 @@ type Pipeline struct {
 // Stages are the ranking stages activate runs after BM25 (and the vector
 // stage), each of which Without can turn off, to measure what it pays:
 // exact (ids, paths, titles and names matched whole), links (the one-hop
-// bonus from the top notes), status (superseded notes below their
+// bonus from the top notes), cover (a note's coverage of the query's
+// terms, cover.go), status (superseded notes below their
 // successors), templates (text shared with other notes cut), sections (a
 // note's places given to its best sections) and copies (a copy of a text
 // delivered once).
-var Stages = []string{"exact", "links", "status", "templates", "sections", "copies"}
+var Stages = []string{"exact", "links", "cover", "status", "templates", "sections", "copies"}
 
 // Without turns the named ranking stages off (Stages), for lore eval's
 // ablation; nothing else calls it.
