@@ -37,33 +37,54 @@ func coverNotes(q string, cs []*candidate) {
 	}
 	want := make(map[string]int, len(ts))
 	var prefixes []string // a lone CJK character matches the bigrams it starts, as BM25 asks for it
+	// shortest[b] is the length of the shortest ASCII query term that
+	// starts with byte b (0: none): an ASCII word's token starts with its
+	// first byte and is no longer than it, so only a word that starts so
+	// and is that long is worth stemming (tokenize.EachTokenIf).
+	var shortest [128]int
 	for i, t := range ts {
 		want[t] = i
 		if r, n := utf8.DecodeRuneInString(t); n == len(t) && vault.IsCJK(r) {
 			prefixes = append(prefixes, t)
 		}
-	}
-	held := map[int64][]bool{}
-	for _, c := range cs {
-		h := held[c.RID]
-		if h == nil {
-			h = make([]bool, len(ts))
-			held[c.RID] = h
+		if b := t[0]; b < utf8.RuneSelf && (shortest[b] == 0 || len(t) < shortest[b]) {
+			shortest[b] = len(t)
 		}
+	}
+	maybe := func(term string) bool {
+		b := term[0]
+		return b >= utf8.RuneSelf || shortest[b] > 0 && len(term) >= shortest[b]
+	}
+	// Each note's terms held, and how many; a note's path and title are
+	// read once, and no more of its text once it holds every term.
+	type holding struct {
+		held []bool
+		n    int
+	}
+	notes := map[int64]*holding{}
+	for _, c := range cs {
+		h := notes[c.RID]
 		mark := func(s string) {
-			tokenize.EachToken(s, func(tok string, _ bool) {
-				if i, ok := want[tok]; ok {
-					h[i] = true
+			tokenize.EachTokenIf(s, maybe, func(tok string) {
+				if i, ok := want[tok]; ok && !h.held[i] {
+					h.held[i], h.n = true, h.n+1
 				}
 				for _, p := range prefixes {
-					if strings.HasPrefix(tok, p) {
-						h[want[p]] = true
+					if i := want[p]; !h.held[i] && strings.HasPrefix(tok, p) {
+						h.held[i], h.n = true, h.n+1
 					}
 				}
 			})
 		}
-		mark(c.Path)
-		mark(c.Title)
+		if h == nil {
+			h = &holding{held: make([]bool, len(ts))}
+			notes[c.RID] = h
+			mark(c.Path)
+			mark(c.Title)
+		}
+		if h.n == len(ts) {
+			continue
+		}
 		for _, hd := range c.HeadingPath {
 			mark(hd)
 		}
@@ -74,13 +95,7 @@ func coverNotes(q string, cs []*candidate) {
 		top = max(top, c.Final)
 	}
 	for _, c := range cs {
-		n := 0
-		for _, in := range held[c.RID] {
-			if in {
-				n++
-			}
-		}
-		c.Final += coverWeight * top * float64(n) / float64(len(ts))
+		c.Final += coverWeight * top * float64(notes[c.RID].n) / float64(len(ts))
 	}
 	sortCandidates(cs)
 }

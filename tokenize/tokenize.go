@@ -516,6 +516,19 @@ func EachToken(s string, emit func(tok string, stop bool)) {
 	terms(s, func(t string) { emit(Token(t), StopID(t) > 0) })
 }
 
+// EachTokenIf calls emit with the token of each term of s that keep
+// accepts; keep sees the term as it is cut, before its token is made
+// (stemmed, folded). A caller that looks for a few tokens skips the
+// stemmer for the rest: an ASCII term's token starts with the term's first
+// byte and is no longer than the term.
+func EachTokenIf(s string, keep func(term string) bool, emit func(tok string)) {
+	terms(s, func(t string) {
+		if keep(t) {
+			emit(Token(t))
+		}
+	})
+}
+
 // SnippetTerms are the query words a snippet looks for, longest first.
 func SnippetTerms(q string) []string {
 	var out []string

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	kljensen "github.com/kljensen/snowball/english"
 
@@ -401,5 +402,49 @@ yourselves`)
 	}
 	if len(numbers) > 128 {
 		t.Errorf("%d stop-word tokens; QueryTerms keeps at most 128 apart", len(numbers))
+	}
+}
+
+// EachTokenIf lets a caller skip the stemmer for a term whose token cannot
+// be the one it looks for (retrieve's cover stage), on the rule that an
+// ASCII term's token starts with the term's first byte and is no longer
+// than the term. Every term of the demo vault and of English's irregular
+// stems holds to it, and EachTokenIf emits what EachToken does for the
+// terms it keeps.
+func TestEachTokenIf_AnASCIITermsTokenStartsAsItAndIsNoLonger(t *testing.T) {
+	var texts []string
+	err := filepath.WalkDir("../testdata/demo-vault", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		texts = append(texts, string(b))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, "dying lying tying skies skis news only early gently ugly idly singly conflated hoping "+
+		"generalizations Café naïve résumé ational tional sses ies ied yelling Yesterday y ye")
+	checked := 0
+	for _, s := range texts {
+		var all, kept []string
+		EachToken(s, func(tok string, _ bool) { all = append(all, tok) })
+		EachTokenIf(s, func(term string) bool {
+			if term[0] < utf8.RuneSelf {
+				tok := Token(term)
+				if tok == "" || tok[0] != term[0] || len(tok) > len(term) {
+					t.Errorf("term %q: token %q does not start with its first byte or is longer", term, tok)
+				}
+				checked++
+			}
+			return true
+		}, func(tok string) { kept = append(kept, tok) })
+		if !slices.Equal(all, kept) {
+			t.Errorf("EachTokenIf keeping every term emitted %d tokens, EachToken %d", len(kept), len(all))
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d ASCII terms checked", checked)
 	}
 }
