@@ -33,7 +33,7 @@ func coverNotes(q string, cs []*candidate) {
 	}
 	ts := tokenize.QueryTerms(q)
 	if len(ts) < 2 {
-		return // one term: every candidate holds it
+		return // one term: every candidate BM25 found holds it; it would only push the vector stage's finds down
 	}
 	want := make(map[string]int, len(ts))
 	var prefixes []string // a lone CJK character matches the bigrams it starts, as BM25 asks for it
