@@ -2,9 +2,14 @@ package eval
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sort"
 	"strings"
+
+	"github.com/lore-memory/lore/vault"
 )
 
 // The judged reading. A question set names one section that answers each
@@ -246,4 +251,27 @@ func Pool(places []Judgment) []Judgment {
 		return x.Note+x.Section < y.Note+y.Section
 	})
 	return out
+}
+
+// WritePlaces writes places to judge to path, one JSON line each with
+// answers null, for a person to judge (scripts/eval/places.py) and add to
+// the vault's judgments file. With none, there is no file, and an earlier
+// run's there is removed (judged and merged since, it would be judged
+// again). The file is whole or absent.
+func WritePlaces(path string, places []Judgment) error {
+	if len(places) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, p := range places {
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+	}
+	return vault.WriteFileAtomic(path, []byte(b.String()))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -395,7 +394,7 @@ func evalTable(ctx context.Context, e *env, run tableRun, file string) error {
 			heldRows = append(heldRows, got.held)
 		}
 		if run.unjudged != "" {
-			if err := writeUnjudged(filepath.Join(run.unjudged, tv.Name+".jsonl"), got.unjudged); err != nil {
+			if err := eval.WritePlaces(filepath.Join(run.unjudged, tv.Name+".jsonl"), got.unjudged); err != nil {
 				return err
 			}
 		}
@@ -610,29 +609,6 @@ func (p *pooled) figures() (out [8]float64) {
 		out[i] = s / float64(p.n)
 	}
 	return out
-}
-
-// writeUnjudged writes the places a vault's judged reading needed and
-// nobody judged, one JSON line each with answers null, for a person to
-// judge and add to the vault's judgments file; with none, no file, and an
-// earlier run's file there is removed (judged and merged since, it would
-// be judged again). The file is whole or absent.
-func writeUnjudged(path string, places []eval.Judgment) error {
-	if len(places) == 0 {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, p := range places {
-		if err := enc.Encode(p); err != nil {
-			return err
-		}
-	}
-	return vault.WriteFileAtomic(path, []byte(b.String()))
 }
 
 // extractInto unpacks a vault archive and moves its notes into the scratch
