@@ -28,7 +28,7 @@ type lexical interface {
 type sqlLexical struct{ ix *Index }
 
 func (e sqlLexical) bm25(ctx context.Context, ts []string, project string, limit int) ([]Unit, error) {
-	return e.ix.bm25FTS(ctx, matchExpr(ts), project, DefaultWeights(), limit)
+	return e.ix.bm25FTS(ctx, MatchExpr(ts), project, DefaultWeights(), limit)
 }
 
 // memLexical is the in-memory engine.
@@ -54,10 +54,12 @@ func (ix *Index) lexicalEngine(ctx context.Context) (lexical, error) {
 	return sqlLexical{ix}, nil
 }
 
-// matchExpr builds the FTS5 expression: an OR of the terms, so a document that
-// holds any of them competes and BM25 ranks those that hold more and rarer terms
-// first. A lone CJK character matches as a prefix of the bigrams it starts.
-func matchExpr(ts []string) string {
+// MatchExpr builds the FTS5 expression the lexical stage asks: an OR of the
+// terms (tokenize.QueryTerms), so a document that holds any of them competes
+// and BM25 ranks those that hold more and rarer terms first. A lone CJK
+// character matches as a prefix of the bigrams it starts. Exported for
+// scripts/eval/fitceiling, which asks FTS5 the same terms column by column.
+func MatchExpr(ts []string) string {
 	var sb strings.Builder
 	for i, t := range ts {
 		if i > 0 {

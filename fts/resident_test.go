@@ -197,7 +197,7 @@ func compareScorersSmall(t *testing.T, tv *testVault) {
 		t.Fatal("no postings")
 	}
 	ts := tokenize.QueryTerms("release")
-	want, _ := tv.Ix.bm25FTS(ctx, matchExpr(ts), "", DefaultWeights(), 10)
+	want, _ := tv.Ix.bm25FTS(ctx, MatchExpr(ts), "", DefaultWeights(), 10)
 	got, _ := tv.Ix.memHits(ctx, m.Search(ts, memindex.View{}, 10))
 	if len(got) != 3 || len(want) != 3 {
 		t.Fatalf("release: in memory %d hits, FTS5 %d, want 3", len(got), len(want))

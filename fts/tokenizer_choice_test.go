@@ -71,7 +71,7 @@ func TestTokenizerChoice(t *testing.T) {
 // character matches as a prefix of the bigrams it starts.
 func TestMatchExpr(t *testing.T) {
 	t.Parallel()
-	if got := matchExpr([]string{"检", "release", `a"b`}); got != `"检"* OR "release" OR "a""b"` {
-		t.Errorf("matchExpr = %s", got)
+	if got := MatchExpr([]string{"检", "release", `a"b`}); got != `"检"* OR "release" OR "a""b"` {
+		t.Errorf("MatchExpr = %s", got)
 	}
 }

@@ -38,7 +38,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -52,6 +51,7 @@ import (
 
 	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/eval"
+	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/retrieve"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
@@ -93,43 +93,68 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: fitceiling -vault DIR -judged FILE SET.jsonl ...")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *dir, *judged, *seed, *mode, *apply, *only, *unjudged, *depth, flag.Args()); err != nil {
+	o := options{dir: *dir, judged: *judged, seed: *seed, mode: *mode, unjudged: *unjudged, depth: *depth, sets: flag.Args()}
+	if err := o.parse(*only, *apply); err != nil {
+		fmt.Fprintln(os.Stderr, "fitceiling:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "fitceiling:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir, judgedPath, seed, mode, apply, only, unjudgedPath string, depth int, sets []string) error {
-	start := make([]float64, len(featureNames))
-	start[0] = 1
+// options are the command line's, parsed.
+type options struct {
+	dir, judged, seed, mode, unjudged string
+	depth                             int
+	sets                              []string
+	// start is the ranking the fits start from: lore's place alone, or
+	// its score alone when -features names the score and not the place
+	// (the same order either way).
+	start []float64
+	// allowed are the features a fit may weigh (-features; nil: all).
+	allowed map[int]bool
+	// given are weights fitted elsewhere, to score here too (-apply).
+	given []float64
+}
+
+// parse reads -features and -apply into o.
+func (o *options) parse(only, apply string) error {
+	o.start = make([]float64, len(featureNames))
+	o.start[0] = 1
 	if only != "" {
-		fitOnly = map[int]bool{0: true}
-		if strings.Contains(only, "lore score") && !strings.Contains(only, "lore place") {
-			// lore's score instead of its place: the same order to start from
-			fitOnly, start[0], start[1] = map[int]bool{}, 0, 1
-		}
+		o.allowed = map[int]bool{}
 		for _, name := range strings.Split(only, ",") {
 			k := slices.Index(featureNames, strings.TrimSpace(name))
 			if k < 0 {
 				return fmt.Errorf("-features: no feature %q", name)
 			}
-			fitOnly[k] = true
+			o.allowed[k] = true
+		}
+		if o.allowed[1] && !o.allowed[0] {
+			o.start[0], o.start[1] = 0, 1
+		} else {
+			o.allowed[0] = true
 		}
 	}
-	var given []float64
 	if apply != "" {
 		for _, x := range strings.Split(apply, ",") {
 			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 			if err != nil {
 				return fmt.Errorf("-apply: %w", err)
 			}
-			given = append(given, f)
+			o.given = append(o.given, f)
 		}
-		if len(given) != len(featureNames) {
-			return fmt.Errorf("-apply: %d weights for %d features", len(given), len(featureNames))
+		if len(o.given) != len(featureNames) {
+			return fmt.Errorf("-apply: %d weights for %d features", len(o.given), len(featureNames))
 		}
 	}
-	v, err := vault.Open(dir)
+	return nil
+}
+
+func run(ctx context.Context, o options) error {
+	v, err := vault.Open(o.dir)
 	if err != nil {
 		return err
 	}
@@ -143,7 +168,7 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, only, unjudged
 		return err
 	}
 	var em embed.Embedder
-	if mode == "hybrid" {
+	if o.mode == "hybrid" {
 		modelDir, err := embed.DefaultModelDir()
 		if err != nil {
 			return err
@@ -163,7 +188,7 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, only, unjudged
 		return err
 	}
 	defer db.Close()
-	j, err := eval.LoadJudgments(judgedPath)
+	j, err := eval.LoadJudgments(o.judged)
 	if err != nil {
 		return err
 	}
@@ -172,13 +197,13 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, only, unjudged
 		return err
 	}
 	var qs []question
-	for _, set := range sets {
+	for _, set := range o.sets {
 		questions, err := eval.LoadQuestions(set)
 		if err != nil {
 			return fmt.Errorf("%s: %w", set, err)
 		}
 		for _, q := range questions {
-			notes, err := describe(ctx, m, db, em, mode, depth, total, q.Query)
+			notes, err := describe(ctx, m, db, em, o.mode, o.depth, total, q.Query)
 			if err != nil {
 				return fmt.Errorf("%q: %w", q.Query, err)
 			}
@@ -192,7 +217,7 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, only, unjudged
 					notes[i].places = unjudged
 				}
 			}
-			qs = append(qs, question{query: q.Query, held: eval.HeldOut(seed, q.Query), notes: notes})
+			qs = append(qs, question{query: q.Query, held: eval.HeldOut(o.seed, q.Query), notes: notes})
 		}
 	}
 	var read, held []question
@@ -203,19 +228,19 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, only, unjudged
 			read = append(read, q)
 		}
 	}
-	lore := start
-	fmt.Printf("%d questions (%d read, %d held out by seed %s), %d features\n\n", len(qs), len(read), len(held), seed, len(featureNames))
+	lore := o.start
+	fmt.Printf("%d questions (%d read, %d held out by seed %s), %d features\n\n", len(qs), len(read), len(held), o.seed, len(featureNames))
 	fmt.Println("| ranking | scored on | note@3, unjudged as misses | note@3, unjudged as answers |")
 	fmt.Println("|---|---|---|---|")
 	row := func(name, on string, w []float64, qs []question) {
 		lo, hi := score(w, qs)
 		fmt.Printf("| %s | %s (%d) | %.3f | %.3f |\n", name, on, len(qs), lo, hi)
 	}
-	row("lore (its place alone)", "all", lore, qs)
-	all := fit(lore, qs)
+	row("lore's order (where the fits start)", "all", lore, qs)
+	all := fit(lore, o.allowed, qs)
 	row("fitted to all", "all", all, qs)
-	onRead := fit(lore, read)
-	onHeld := fit(lore, held)
+	onRead := fit(lore, o.allowed, read)
+	onHeld := fit(lore, o.allowed, held)
 	row("fitted to the read half", "the held-out half", onRead, held)
 	row("fitted to the held-out half", "the read half", onHeld, read)
 	lo1, hi1 := score(onRead, held)
@@ -223,16 +248,16 @@ func run(ctx context.Context, dir, judgedPath, seed, mode, apply, only, unjudged
 	n1, n2 := float64(len(held)), float64(len(read))
 	fmt.Printf("| two-fold cross-validation | all (%d) | %.3f | %.3f |\n", len(qs), (lo1*n1+lo2*n2)/(n1+n2), (hi1*n1+hi2*n2)/(n1+n2))
 	ws := [][]float64{all, onRead, onHeld}
-	if given != nil {
-		row("the weights given (-apply)", "all", given, qs)
-		ws = append(ws, given)
+	if o.given != nil {
+		row("the weights given (-apply)", "all", o.given, qs)
+		ws = append(ws, o.given)
 	}
-	if unjudgedPath != "" {
-		if err := writeUnjudged(unjudgedPath, qs, ws...); err != nil {
+	if o.unjudged != "" {
+		if err := eval.WritePlaces(o.unjudged, unjudgedPlaces(qs, ws)); err != nil {
 			return err
 		}
 	}
-	fmt.Println("\nquestions the weights fitted to all answer in the first three and lore's place alone does not, with the note that answers:")
+	fmt.Println("\nquestions the weights fitted to all answer in the first three and lore's order does not, with the note that answers:")
 	for _, q := range qs {
 		if hit(lore, q) == "" {
 			if n := hit(all, q); n != "" {
@@ -295,7 +320,7 @@ func describe(ctx context.Context, m *retrieve.Memory, db *sql.DB, em embed.Embe
 	if len(ts) == 0 || len(uids) == 0 {
 		return nil, nil
 	}
-	match := orMatch(ts)
+	match := fts.MatchExpr(ts)
 	if err := each(ctx, db, `SELECT rowid, bm25(units_fts, 1, 0, 0, 0, 0), bm25(units_fts, 0, 1, 0, 0, 0), bm25(units_fts, 0, 0, 1, 0, 0),
 		bm25(units_fts, 0, 0, 0, 1, 0), bm25(units_fts, 0, 0, 0, 0, 1), bm25(units_fts, 8, 6, 3, 4, 1)
 		FROM units_fts WHERE units_fts MATCH ? AND rowid IN (`+in+`)`, []any{match}, func(rows *sql.Rows) error {
@@ -320,7 +345,7 @@ func describe(ctx context.Context, m *retrieve.Memory, db *sql.DB, em embed.Embe
 	}
 	terms := make([]termInfo, len(ts))
 	for k, t := range ts {
-		one := orMatch([]string{t})
+		one := fts.MatchExpr([]string{t})
 		var df float64
 		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM units_fts WHERE units_fts MATCH ?`, one).Scan(&df); err != nil {
 			return nil, err
@@ -443,16 +468,12 @@ func describe(ctx context.Context, m *retrieve.Memory, db *sql.DB, em embed.Embe
 	return notes, nil
 }
 
-// writeUnjudged writes the places nobody judged that any of the rankings
+// unjudgedPlaces are the places nobody judged that any of the rankings
 // ws puts in a question's first three when none there is judged to
-// answer, once each, as lore eval --unjudged does.
-func writeUnjudged(path string, qs []question, ws ...[]float64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
-	seen := map[string]bool{}
+// answer, once each, for eval.WritePlaces.
+func unjudgedPlaces(qs []question, ws [][]float64) []eval.Judgment {
+	var out []eval.Judgment
+	seen := map[[2]string]bool{}
 	for _, q := range qs {
 		for _, w := range ws {
 			first := firstThree(w, q)
@@ -461,20 +482,14 @@ func writeUnjudged(path string, qs []question, ws ...[]float64) error {
 			}
 			for _, i := range first {
 				n := q.notes[i]
-				if n.answers != -1 || seen[q.query+"\x00"+n.path] {
-					continue
-				}
-				seen[q.query+"\x00"+n.path] = true
-				for _, p := range n.places {
-					if err := enc.Encode(p); err != nil {
-						f.Close()
-						return err
-					}
+				if k := [2]string{q.query, n.path}; n.answers == -1 && !seen[k] {
+					seen[k] = true
+					out = append(out, n.places...)
 				}
 			}
 		}
 	}
-	return f.Close()
+	return out
 }
 
 // firstThree is the indexes of the notes w puts first for q, at most three.
@@ -538,20 +553,17 @@ func score(w []float64, qs []question) (lo, hi float64) {
 	return float64(nLo) / float64(len(qs)), float64(nHi) / float64(len(qs))
 }
 
-// fitOnly, when set, is the features fit may weigh (-features).
-var fitOnly map[int]bool
-
 // fit is coordinate ascent on note@3 (unjudged as misses) from start: each
 // weight in turn tried at a ladder of values, the best kept, until a round
 // changes nothing.
-func fit(start []float64, qs []question) []float64 {
+func fit(start []float64, allowed map[int]bool, qs []question) []float64 {
 	w := append([]float64(nil), start...)
 	best, _ := score(w, qs)
 	steps := []float64{-4, -2, -1, -0.5, -0.25, -0.1, 0, 0.1, 0.25, 0.5, 1, 2, 4}
 	for round := 0; round < 20; round++ {
 		changed := false
 		for k := range w {
-			if fitOnly != nil && !fitOnly[k] {
+			if allowed != nil && !allowed[k] {
 				continue
 			}
 			keep := w[k]
@@ -590,14 +602,6 @@ func each(ctx context.Context, db *sql.DB, query string, args []any, f func(*sql
 		}
 	}
 	return rows.Err()
-}
-
-func orMatch(ts []string) string {
-	q := make([]string, len(ts))
-	for i, t := range ts {
-		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-	}
-	return strings.Join(q, " OR ")
 }
 
 func placeholders(n int) string {
