@@ -469,7 +469,9 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		lap("rerank", t)
 	}
 	if !p.off["cover"] {
+		t = time.Now()
 		coverNotes(q, ranked)
+		lap("cover", t)
 	}
 	t = time.Now()
 	if !p.off["status"] {

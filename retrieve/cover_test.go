@@ -31,11 +31,14 @@ func coverVault(t *testing.T) *testVault {
 // a note that repeats one rare word of it in its path and title: BM25 read
 // each section alone and put the Dropbox note first. With the stage off
 // (the ablation lore eval runs) the order is the old one, so the test
-// shows what the stage moves.
+// shows what the stage moves. The retrieval run records the stage's time
+// when it ran, and not when it was off.
 func TestActivate_TheNoteThatCoversTheQuestionComesFirst(t *testing.T) {
 	tv := coverVault(t)
 	q := "back up my vault to Dropbox automatically"
-	first := func() string {
+	// first returns the note of the first fragment, and whether the run
+	// recorded the cover stage's time.
+	first := func() (string, bool) {
 		act, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: q, Mode: "lexical"})
 		if err != nil {
 			t.Fatal(err)
@@ -43,16 +46,17 @@ func TestActivate_TheNoteThatCoversTheQuestionComesFirst(t *testing.T) {
 		if len(act.Fragments) == 0 {
 			t.Fatalf("Activate(%q) delivered nothing", q)
 		}
-		return act.Fragments[0].Path
+		_, timed := tv.run(act.RunID).TimingsUS["cover"]
+		return act.Fragments[0].Path, timed
 	}
-	if got := first(); got != "roundup/2021-06-05.md" {
-		t.Errorf("first fragment from %s, want the roundup whose section holds every word of the question", got)
+	if got, timed := first(); got != "roundup/2021-06-05.md" || !timed {
+		t.Errorf("first fragment from %s (cover timed in the run: %v), want the roundup whose section holds every word of the question", got, timed)
 	}
 	if err := tv.Ix.Pipeline.Without("cover"); err != nil {
 		t.Fatal(err)
 	}
-	if got := first(); got != "plugins/dropbox-links.md" {
-		t.Errorf("without the cover stage the first fragment is from %s; the test no longer shows what the stage moves", got)
+	if got, timed := first(); got != "plugins/dropbox-links.md" || timed {
+		t.Errorf("without the cover stage the first fragment is from %s (cover timed: %v); the test no longer shows what the stage moves", got, timed)
 	}
 }
 
