@@ -454,6 +454,13 @@ func describe(ctx context.Context, m *retrieve.Memory, db *sql.DB, em embed.Embe
 		}
 		notes = append(notes, note{path: p, f: f})
 	}
+	// lore's score as its order holds it: an exact match is placed first
+	// whatever its score, so a note's score is at least that of every note
+	// placed after it (ties keep lore's order), and the score alone ranks as
+	// the place alone does.
+	for i := len(notes) - 2; i >= 0; i-- {
+		notes[i].f[1] = math.Max(notes[i].f[1], notes[i+1].f[1])
+	}
 	for k := 1; k < len(featureNames); k++ { // scale each feature by its largest value
 		top := 0.0
 		for _, n := range notes {
