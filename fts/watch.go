@@ -116,6 +116,9 @@ func (wt *watcher) event(ev fsnotify.Event) {
 	}
 	st, statErr := os.Lstat(ev.Name)
 	isDir := statErr == nil && st.IsDir()
+	if statErr != nil && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && !strings.EqualFold(filepath.Ext(rel), ".md") {
+		wt.forget(ev.Name)
+	}
 	if isDir && ev.Has(fsnotify.Create) {
 		if err := wt.addTree(rel); err != nil {
 			wt.mu.Lock()
@@ -131,6 +134,25 @@ func (wt *watcher) event(ev fsnotify.Event) {
 		return
 	}
 	wt.dirty[rel] = true
+}
+
+// forget stops watching name, a folder that went away, and every folder
+// under it. fsnotify keeps one watch per folder (per inode, as inotify
+// does): a folder renamed inside the vault kept its old name there, since
+// watching the new path found the same watch, and the folder's own move
+// then removed that watch. So after a rename, edits in the renamed folder
+// were not seen at all, and edits in its subfolders came under the old
+// path, until the next full walk a minute later. Forgotten first, the
+// folder is watched afresh under its new name when its Create event comes
+// (event's addTree). A path that was not a watched folder is not in the
+// list; one removed with its folder already is gone from it.
+func (wt *watcher) forget(name string) {
+	under := name + string(filepath.Separator)
+	for _, p := range wt.w.WatchList() {
+		if p == name || strings.HasPrefix(p, under) {
+			_ = wt.w.Remove(p) // gone meanwhile: nothing left to undo
+		}
+	}
 }
 
 // take returns the changed paths and whether a full walk is needed, and

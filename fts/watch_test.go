@@ -51,6 +51,40 @@ func TestWatch_IncrementalFreshness(t *testing.T) {
 	}
 }
 
+// TestWatch_EditsInARenamedFolderAreSeen: after a folder is renamed, an
+// edit of a note in it, or in a folder under it, reaches the index at once.
+// It did not, until the full walk a minute later: fsnotify kept the
+// renamed folder's watch under its old name, then dropped it when the
+// folder's own move event came, and reported the subfolder's events under
+// the old path (watch.go, forget). The same mix-up could leave the
+// incremental refresh a removal to find late, as
+// TestWatch_IncrementalFreshness once saw in CI.
+func TestWatch_EditsInARenamedFolderAreSeen(t *testing.T) {
+	t.Parallel()
+	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := tv.Ix.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tv.topPath("alpha") != "a.md" {
+		t.Fatal("first refresh (a full walk) missed a.md")
+	}
+	tv.Write("new/c.md", "# C\n\nyak\n")
+	tv.Write("new/dir/d.md", "# D\n\nemu\n")
+	eventually(t, "new folder", func() bool { return tv.topPath("yak") == "new/c.md" && tv.topPath("emu") == "new/dir/d.md" })
+	if err := os.Rename(filepath.Join(tv.Root, "new"), filepath.Join(tv.Root, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "folder rename", func() bool { return tv.topPath("yak") == "moved/c.md" && tv.topPath("emu") == "moved/dir/d.md" })
+	tv.Write("moved/c.md", "# C\n\nkoala\n")
+	eventually(t, "edit in the renamed folder", func() bool { return tv.topPath("koala") == "moved/c.md" })
+	tv.Write("moved/dir/d.md", "# D\n\nwombat\n")
+	eventually(t, "edit in a folder under it", func() bool { return tv.topPath("wombat") == "moved/dir/d.md" })
+	tv.Write("moved/dir/e.md", "# E\n\nquokka\n")
+	eventually(t, "new note in a folder under it", func() bool { return tv.topPath("quokka") == "moved/dir/e.md" })
+}
+
 // TestWatch_DeletedFileWithDecomposedName: a note whose file name is in
 // decomposed Unicode (NFD, as macOS writes names and git can carry them
 // to other systems) is indexed under its composed (NFC) path; when the
