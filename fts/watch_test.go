@@ -20,17 +20,26 @@ func eventually(t *testing.T, what string, f func() bool) {
 	t.Errorf("%s: not seen within 2 s", what)
 }
 
-func TestWatch_IncrementalFreshness(t *testing.T) {
-	t.Parallel()
-	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "sub/b.md": "# B\n\nbravo\n"})
+// watchedVault is a test vault of files, watched until the test ends, its
+// first refresh (a full walk) done and checked: a.md, which files must hold
+// with the word alpha, is found.
+func watchedVault(t *testing.T, files map[string]string) *testVault {
+	t.Helper()
+	tv := newTestVault(t, files)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := tv.Ix.Watch(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if tv.topPath("alpha") != "a.md" {
 		t.Fatal("first refresh (a full walk) missed a.md")
 	}
+	return tv
+}
+
+func TestWatch_IncrementalFreshness(t *testing.T) {
+	t.Parallel()
+	tv := watchedVault(t, map[string]string{"a.md": "# A\n\nalpha\n", "sub/b.md": "# B\n\nbravo\n"})
 	tv.Write("a.md", "# A\n\nzebra\n")
 	eventually(t, "edit", func() bool { return tv.topPath("zebra") == "a.md" })
 	tv.Write("new/dir/c.md", "# C\n\nyak\n")
@@ -61,15 +70,7 @@ func TestWatch_IncrementalFreshness(t *testing.T) {
 // TestWatch_IncrementalFreshness once saw in CI.
 func TestWatch_EditsInARenamedFolderAreSeen(t *testing.T) {
 	t.Parallel()
-	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := tv.Ix.Watch(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if tv.topPath("alpha") != "a.md" {
-		t.Fatal("first refresh (a full walk) missed a.md")
-	}
+	tv := watchedVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
 	tv.Write("new/c.md", "# C\n\nyak\n")
 	tv.Write("new/dir/d.md", "# D\n\nemu\n")
 	eventually(t, "new folder", func() bool { return tv.topPath("yak") == "new/c.md" && tv.topPath("emu") == "new/dir/d.md" })
@@ -93,12 +94,7 @@ func TestWatch_EditsInARenamedFolderAreSeen(t *testing.T) {
 // NFD names.
 func TestWatch_DeletedFileWithDecomposedName(t *testing.T) {
 	t.Parallel()
-	tv := newTestVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := tv.Ix.Watch(ctx); err != nil {
-		t.Fatal(err)
-	}
+	tv := watchedVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
 	name := "cafe\u0301.md" // "café.md", decomposed
 	if err := os.WriteFile(filepath.Join(tv.Root, name), []byte("# Cafe\n\nwombat\n"), 0o644); err != nil {
 		t.Fatal(err)
