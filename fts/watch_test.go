@@ -74,9 +74,7 @@ func TestWatch_EditsInARenamedFolderAreSeen(t *testing.T) {
 	tv.Write("new/c.md", "# C\n\nyak\n")
 	tv.Write("new/dir/d.md", "# D\n\nemu\n")
 	eventually(t, "new folder", func() bool { return tv.topPath("yak") == "new/c.md" && tv.topPath("emu") == "new/dir/d.md" })
-	if err := os.Rename(filepath.Join(tv.Root, "new"), filepath.Join(tv.Root, "moved")); err != nil {
-		t.Fatal(err)
-	}
+	rename(t, tv, "new", "moved")
 	eventually(t, "folder rename", func() bool { return tv.topPath("yak") == "moved/c.md" && tv.topPath("emu") == "moved/dir/d.md" })
 	tv.Write("moved/c.md", "# C\n\nkoala\n")
 	eventually(t, "edit in the renamed folder", func() bool { return tv.topPath("koala") == "moved/c.md" })
@@ -105,4 +103,61 @@ func TestWatch_DeletedFileWithDecomposedName(t *testing.T) {
 	}
 	os.Remove(filepath.Join(tv.Root, name))
 	eventually(t, "deletion", func() bool { return tv.topPath("wombat") == "" })
+}
+
+// TestWatch_FolderLifecycles: the watched index follows a folder through
+// what Obsidian and a shell do to folders: moved to the trash (a
+// dot-folder, not memory, whose edits stay out), a new folder under the old
+// name, removed and made again, renamed twice, and a subfolder moved up.
+// After each, an edit inside it is seen at once. Without forgetting a
+// folder that went away (watch.go), the edits after the second rename and
+// after the move up were not seen within 2 s.
+func TestWatch_FolderLifecycles(t *testing.T) {
+	t.Parallel()
+	tv := watchedVault(t, map[string]string{"a.md": "# A\n\nalpha\n"})
+	tv.Write("proj/c.md", "# C\n\nyak\n")
+	tv.Write("proj/sub/d.md", "# D\n\nemu\n")
+	eventually(t, "new folder", func() bool { return tv.topPath("yak") == "proj/c.md" && tv.topPath("emu") == "proj/sub/d.md" })
+	if err := os.MkdirAll(filepath.Join(tv.Root, ".trash"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rename(t, tv, "proj", ".trash/proj")
+	eventually(t, "trashed", func() bool { return tv.topPath("yak") == "" && tv.topPath("emu") == "" })
+	tv.Write(".trash/proj/sub/d.md", "# D\n\nkoala\n")
+	tv.Write("proj/sub/x.md", "# X\n\nwombat\n")
+	eventually(t, "a new folder of the old name", func() bool { return tv.topPath("wombat") == "proj/sub/x.md" })
+	if p := tv.topPath("koala"); p != "" {
+		t.Errorf("an edit in the trash was indexed as %q", p)
+	}
+	tv.Write("proj/sub/x.md", "# X\n\nquokka\n")
+	eventually(t, "edit there", func() bool { return tv.topPath("quokka") == "proj/sub/x.md" })
+	if err := os.RemoveAll(filepath.Join(tv.Root, "proj")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "removed", func() bool { return tv.topPath("quokka") == "" })
+	tv.Write("proj/sub/y.md", "# Y\n\nibis\n")
+	eventually(t, "recreated", func() bool { return tv.topPath("ibis") == "proj/sub/y.md" })
+	tv.Write("proj/sub/y.md", "# Y\n\nheron\n")
+	eventually(t, "edit in recreated", func() bool { return tv.topPath("heron") == "proj/sub/y.md" })
+	rename(t, tv, "proj", "p2")
+	eventually(t, "rename 1", func() bool { return tv.topPath("heron") == "p2/sub/y.md" })
+	rename(t, tv, "p2", "p3")
+	eventually(t, "rename 2", func() bool { return tv.topPath("heron") == "p3/sub/y.md" })
+	tv.Write("p3/sub/y.md", "# Y\n\negret\n")
+	eventually(t, "edit after two renames", func() bool { return tv.topPath("egret") == "p3/sub/y.md" })
+	rename(t, tv, "p3/sub", "top")
+	eventually(t, "subfolder moved up", func() bool { return tv.topPath("egret") == "top/y.md" })
+	tv.Write("top/y.md", "# Y\n\nplover\n")
+	eventually(t, "edit after move up", func() bool { return tv.topPath("plover") == "top/y.md" })
+	if st, err := tv.Ix.Refresh(t.Context(), nil); err != nil || !st.Unchanged {
+		t.Errorf("idle refresh: %+v, %v", st, err)
+	}
+}
+
+// rename renames the vault's folder or file from to to (slash paths).
+func rename(t *testing.T, tv *testVault, from, to string) {
+	t.Helper()
+	if err := os.Rename(filepath.Join(tv.Root, filepath.FromSlash(from)), filepath.Join(tv.Root, filepath.FromSlash(to))); err != nil {
+		t.Fatal(err)
+	}
 }
