@@ -88,12 +88,16 @@ func main() {
 	depth := flag.Int("depth", 300, "the sections of lore's ranking the notes are taken from, and their features read over")
 	only := flag.String("features", "", "fit only these features (comma-separated names; lore place always)")
 	unjudged := flag.String("unjudged", "", "write the places nobody judged in the first three of the fitted rankings here, for scripts/eval/places.py")
+	without := flag.String("without", "", "turn these ranking stages off in lore's order (comma-separated, as lore eval --without): to fit a stage's weight from the ranking without it")
 	flag.Parse()
 	if *dir == "" || *judged == "" || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: fitceiling -vault DIR -judged FILE SET.jsonl ...")
 		os.Exit(2)
 	}
 	o := options{dir: *dir, judged: *judged, seed: *seed, mode: *mode, unjudged: *unjudged, depth: *depth, sets: flag.Args()}
+	if *without != "" {
+		o.without = strings.Split(*without, ",")
+	}
 	if err := o.parse(*only, *apply); err != nil {
 		fmt.Fprintln(os.Stderr, "fitceiling:", err)
 		os.Exit(2)
@@ -108,7 +112,7 @@ func main() {
 type options struct {
 	dir, judged, seed, mode, unjudged string
 	depth                             int
-	sets                              []string
+	sets, without                     []string
 	// start is the ranking the fits start from: lore's place alone, or
 	// its score alone when -features names the score and not the place
 	// (the same order either way).
@@ -164,6 +168,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer m.Close()
+	if err := m.Pipeline.Without(o.without...); err != nil {
+		return err
+	}
 	if _, err := m.Index.Refresh(ctx, nil); err != nil {
 		return err
 	}
