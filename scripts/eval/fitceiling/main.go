@@ -25,7 +25,8 @@
 // judgments file); places nobody judged are printed apart as a range:
 // counted as misses, and counted as answers. -unjudged writes those
 // places for scripts/eval/places.py; -apply scores weights fitted on
-// another vault.
+// another vault; -without turns ranking stages off in lore's order, to fit
+// a stage's weight from the ranking without it.
 //
 //	go build -tags sqlite_fts5 -o bin/lore ./cmd/lore
 //	lore init DIR (a copy of the vault), lore --vault DIR index
