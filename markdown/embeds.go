@@ -332,10 +332,7 @@ func EmbedTarget(target, notePath string) string {
 
 // hiddenRanges are the byte ranges of md that are code or comments.
 func hiddenRanges(md string) [][2]int {
-	var rs [][2]int
-	for _, m := range hiddenComment().FindAllStringIndex(md, -1) {
-		rs = append(rs, [2]int{m[0], m[1]})
-	}
+	rs := commentSpans(md)
 	b := []byte(md)
 	off := 0
 	var fence []byte

@@ -28,3 +28,42 @@ func TestParse_EveryNoteOfTheObsidianHub(t *testing.T) {
 	}
 	t.Logf("%d notes parsed, %d refused", len(notes), refused)
 }
+
+// TestCommentSpans_EveryNoteOfTheObsidianHub: on every note of the Hub,
+// whose every note ends with a %% comment and whose author pages keep HTML
+// comments, commentSpans finds what the regular expression finds.
+func TestCommentSpans_EveryNoteOfTheObsidianHub(t *testing.T) {
+	found := 0
+	for _, n := range shareddata.Hub(t) {
+		md := string(n.Data)
+		want := hiddenCommentRE.FindAllStringIndex(md, -1)
+		got := commentSpans(md)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d comments, the regexp finds %d", n.Path, len(got), len(want))
+		}
+		for i := range got {
+			if got[i][0] != want[i][0] || got[i][1] != want[i][1] {
+				t.Fatalf("%s: comment %d at %v, the regexp finds %v", n.Path, i, got[i], want[i])
+			}
+		}
+		found += len(got)
+	}
+	t.Logf("%d comments found as the regexp finds them", found)
+}
+
+// BenchmarkReadableText_ObsidianHub reads every note of the Hub as the
+// index and the ranking read a section (ReadableText).
+func BenchmarkReadableText_ObsidianHub(b *testing.B) {
+	notes := shareddata.Hub(b)
+	var size int64
+	for _, n := range notes {
+		size += int64(len(n.Data))
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	for range b.N {
+		for _, n := range notes {
+			ReadableText(string(n.Data))
+		}
+	}
+}

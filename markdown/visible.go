@@ -16,11 +16,70 @@ import (
 // comments); the exact stage delivers a note's first section that does.
 
 var (
-	hiddenComment = lazyre.New(`(?s)%%.*?%%|<!--.*?-->`)
-	imageLink     = lazyre.New(`!\[[^\]\n]*\]\(([^)\n]*)\)`)
-	embedLink     = lazyre.New(`!\[\[([^\]\n]+)\]\]`)
-	headingLine   = lazyre.New(`(?m)^ {0,3}#{1,6}(?:[ \t].*)?$`)
+	imageLink   = lazyre.New(`!\[[^\]\n]*\]\(([^)\n]*)\)`)
+	embedLink   = lazyre.New(`!\[\[([^\]\n]+)\]\]`)
+	headingLine = lazyre.New(`(?m)^ {0,3}#{1,6}(?:[ \t].*)?$`)
 )
+
+// commentSpans returns the byte ranges of md's comments, in order: each
+// %%…%% (to the next %% after its opening) and each <!--…--> (to the next
+// -->), the earliest opening first, as a reader of the note does not see
+// them. It is the regular expression (?s)%%.*?%%|<!--.*?--> found all
+// over md, leftmost first (TestCommentSpans_AsTheRegexpFindsThem), without
+// the regexp package's try at every byte: that cost a quarter of a warm
+// activate on the Obsidian Hub, where every note's footer is a comment.
+func commentSpans(md string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(md); {
+		j := strings.IndexAny(md[i:], "%<")
+		if j < 0 {
+			break
+		}
+		i += j
+		if end := commentEnd(md, i); end > 0 {
+			out = append(out, [2]int{i, end})
+			i = end
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+// commentEnd returns the end of the comment that opens at i, or 0 if none
+// does: %% with a %% after it, or <!-- with a --> after it.
+func commentEnd(md string, i int) int {
+	open, end := "%%", "%%"
+	if md[i] == '<' {
+		open, end = "<!--", "-->"
+	}
+	if !strings.HasPrefix(md[i:], open) {
+		return 0
+	}
+	k := strings.Index(md[i+len(open):], end)
+	if k < 0 {
+		return 0
+	}
+	return i + len(open) + k + len(end)
+}
+
+// withoutComments is md with each comment (commentSpans) replaced by with.
+func withoutComments(md, with string) string {
+	spans := commentSpans(md)
+	if len(spans) == 0 {
+		return md
+	}
+	var b strings.Builder
+	b.Grow(len(md))
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(md[last:sp[0]])
+		b.WriteString(with)
+		last = sp[1]
+	}
+	b.WriteString(md[last:])
+	return b.String()
+}
 
 // IsAttachmentTarget reports whether a link or embed target names a file
 // that is not a note (an image, a PDF, …): a target with an extension other
@@ -60,7 +119,7 @@ func saysNothingLines(md string) bool {
 }
 
 func saysNothingRegexps(md string) bool {
-	s := hiddenComment().ReplaceAllString(md, " ")
+	s := withoutComments(md, " ")
 	s = imageLink().ReplaceAllStringFunc(s, func(m string) string {
 		if _, note := noteDestination(imageLink().FindStringSubmatch(m)[1]); note {
 			return "x"
@@ -90,7 +149,7 @@ func ShowsVaultFile(md string) bool {
 	if !strings.Contains(md, "![") {
 		return false
 	}
-	s := hiddenComment().ReplaceAllString(md, " ")
+	s := withoutComments(md, " ")
 	if embedLink().MatchString(s) {
 		return true // of an attachment, or of a note, which is no bare section's
 	}
@@ -112,7 +171,7 @@ func ShowsVaultFile(md string) bool {
 // they do not make the list less of a list (docs/decisions/link-bonus.md).
 func LinkListShare(md string) float64 {
 	if strings.Contains(md, "%%") || strings.Contains(md, "<!--") {
-		md = hiddenComment().ReplaceAllString(md, "")
+		md = withoutComments(md, "")
 	}
 	var text, items int
 	fenced := false
@@ -153,7 +212,7 @@ func ReadableText(md string) string {
 	if !strings.Contains(md, "%%") && !strings.Contains(md, "](") && !strings.Contains(md, "<") {
 		return md // nothing to take out: no comment, link destination or tag
 	}
-	s := hiddenComment().ReplaceAllString(md, " ")
+	s := withoutComments(md, " ")
 	s = linkDestination().ReplaceAllString(s, "]")
 	return htmlTag().ReplaceAllString(s, " ")
 }

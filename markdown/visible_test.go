@@ -2,6 +2,9 @@ package markdown
 
 import (
 	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,6 +105,44 @@ func TestLinkListShare(t *testing.T) {
 	} {
 		if got := LinkListShare(tc.md); math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("%s: LinkListShare = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// hiddenCommentRE is what commentSpans finds, as a regular expression: the
+// reference it is held to.
+var hiddenCommentRE = regexp.MustCompile(`(?s)%%.*?%%|<!--.*?-->`)
+
+// TestCommentSpans_AsTheRegexpFindsThem: commentSpans finds what the
+// regular expression finds over the whole text, leftmost first, and
+// withoutComments replaces as ReplaceAllString does: on texts made of the
+// comments' own characters (so openings, closings and their overlaps meet
+// often), newlines, invalid UTF-8 and Chinese, and on the shapes named.
+func TestCommentSpans_AsTheRegexpFindsThem(t *testing.T) {
+	texts := []string{"", "%", "%%", "%%%", "%%%%", "%%a%%", "%% a\nb %% c %% d", "<!-->", "<!---->", "<!-- x -->",
+		"<!--%%-->%%", "%%<!--%%-->", "a <!-- b", "x %% y", "%%\n%%", "<<!--!-->>", "%\xff%%\xff%%", "注释%%隐藏%%正文",
+		"# Title\n%% Hub footer: Please don't edit anything below this line %%\n# This note in GitHub\n"}
+	rng := rand.New(rand.NewPCG(62, 7))
+	alphabet := []string{"%", "%", "<", "!", "-", "-", ">", "a", "\n", "\xff", "注"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(24) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, md := range texts {
+		var want [][2]int
+		for _, m := range hiddenCommentRE.FindAllStringIndex(md, -1) {
+			want = append(want, [2]int{m[0], m[1]})
+		}
+		if got := commentSpans(md); !slices.Equal(got, want) {
+			t.Fatalf("commentSpans(%q) = %v, the regexp finds %v", md, got, want)
+		}
+		for _, with := range []string{" ", ""} {
+			if got, want := withoutComments(md, with), hiddenCommentRE.ReplaceAllString(md, with); got != want {
+				t.Fatalf("withoutComments(%q, %q) = %q, the regexp gives %q", md, with, got, want)
+			}
 		}
 	}
 }
