@@ -30,38 +30,41 @@ var (
 // activate on the Obsidian Hub, where every note's footer is a comment.
 func commentSpans(md string) [][2]int {
 	var out [][2]int
+	// A kind of comment whose closing was not found after one opening is
+	// not closed after any later one: it is not searched for again, so a
+	// text of unclosed openings is read once, not once an opening.
+	var unclosed [2]bool // %%, <!--
 	for i := 0; i < len(md); {
 		j := strings.IndexAny(md[i:], "%<")
 		if j < 0 {
 			break
 		}
 		i += j
-		if end := commentEnd(md, i); end > 0 {
-			out = append(out, [2]int{i, end})
-			i = end
+		kind, open, end := 0, "%%", "%%"
+		if md[i] == '<' {
+			kind, open, end = 1, "<!--", "-->"
+		}
+		if unclosed[kind] || !strings.HasPrefix(md[i:], open) {
+			i++
 			continue
 		}
-		i++
+		commentSearch()
+		k := strings.Index(md[i+len(open):], end)
+		if k < 0 {
+			unclosed[kind] = true
+			i++
+			continue
+		}
+		e := i + len(open) + k + len(end)
+		out = append(out, [2]int{i, e})
+		i = e
 	}
 	return out
 }
 
-// commentEnd returns the end of the comment that opens at i, or 0 if none
-// does: %% with a %% after it, or <!-- with a --> after it.
-func commentEnd(md string, i int) int {
-	open, end := "%%", "%%"
-	if md[i] == '<' {
-		open, end = "<!--", "-->"
-	}
-	if !strings.HasPrefix(md[i:], open) {
-		return 0
-	}
-	k := strings.Index(md[i+len(open):], end)
-	if k < 0 {
-		return 0
-	}
-	return i + len(open) + k + len(end)
-}
+// commentSearch is called before each search for a comment's closing: a
+// test counts them.
+var commentSearch = func() {}
 
 // withoutComments is md with each comment (commentSpans) replaced by with.
 func withoutComments(md, with string) string {

@@ -146,3 +146,23 @@ func TestCommentSpans_AsTheRegexpFindsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestCommentSpans_UnclosedOpeningsCostOneSearch: a text of openings that
+// never close ("<!--" again and again, as a hostile or broken note may be)
+// is read once, not once an opening: a closing not found after one opening
+// is not after any later one. The first scanner searched the rest of the
+// text again at each opening, quadratic in the text: 4 MB of "<!--" took a
+// million searches of up to 4 MB each. Every search either finds a comment
+// or is the one failed search of its kind.
+func TestCommentSpans_UnclosedOpeningsCostOneSearch(t *testing.T) {
+	for _, unit := range []string{"<!--", "%%x", "<!-- %%x ", "%%<!--"} {
+		md := strings.Repeat(unit, (4<<20)/len(unit))
+		searches := 0
+		commentSearch = func() { searches++ }
+		spans := commentSpans(md)
+		commentSearch = func() {}
+		if searches > len(spans)+2 {
+			t.Errorf("%q repeated over 4 MB: %d searches for a closing for %d comments, want at most one more for each kind", unit, searches, len(spans))
+		}
+	}
+}
