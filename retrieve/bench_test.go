@@ -87,17 +87,8 @@ func BenchmarkActivateInMemory(b *testing.B) {
 // fifth sets, lexical. It skips with one line when the shared data is
 // absent.
 func BenchmarkActivate_ObsidianHub(b *testing.B) {
-	notes := shareddata.Hub(b)
 	root := testvault.New(b, nil)
-	for _, n := range notes {
-		p := filepath.Join(root, filepath.FromSlash(n.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, n.Data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	shareddata.WriteHub(b, root)
 	_, m := testvault.Open(b, root, Open)
 	ctx := context.Background()
 	if err := m.Index.Resident().Keep(ctx); err != nil {
