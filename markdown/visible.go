@@ -28,7 +28,11 @@ var (
 // over md, leftmost first (TestCommentSpans_AsTheRegexpFindsThem), without
 // the regexp package's try at every byte: that cost a quarter of a warm
 // activate on the Obsidian Hub, where every note's footer is a comment.
-func commentSpans(md string) [][2]int {
+func commentSpans(md string) [][2]int { return scanComments(md, nil) }
+
+// scanComments is commentSpans, calling searched (if not nil) before each
+// search for a comment's closing: a test counts them.
+func scanComments(md string, searched func()) [][2]int {
 	var out [][2]int
 	// A kind of comment whose closing was not found after one opening is
 	// not closed after any later one: it is not searched for again, so a
@@ -48,7 +52,9 @@ func commentSpans(md string) [][2]int {
 			i++
 			continue
 		}
-		commentSearch()
+		if searched != nil {
+			searched()
+		}
 		k := strings.Index(md[i+len(open):], end)
 		if k < 0 {
 			unclosed[kind] = true
@@ -61,10 +67,6 @@ func commentSpans(md string) [][2]int {
 	}
 	return out
 }
-
-// commentSearch is called before each search for a comment's closing: a
-// test counts them.
-var commentSearch = func() {}
 
 // withoutComments is md with each comment (commentSpans) replaced by with.
 func withoutComments(md, with string) string {
