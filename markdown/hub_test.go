@@ -67,3 +67,45 @@ func BenchmarkReadableText_ObsidianHub(b *testing.B) {
 		}
 	}
 }
+
+// TestWikilinkIndexes_EveryNoteOfTheObsidianHub: on every note of the Hub,
+// a vault of wikilinks and embeds, wikilinkIndexes finds what the regular
+// expression finds.
+func TestWikilinkIndexes_EveryNoteOfTheObsidianHub(t *testing.T) {
+	found := 0
+	for _, n := range shareddata.Hub(t) {
+		want := wikilink().FindAllSubmatchIndex(n.Data, -1)
+		got := wikilinkIndexes(n.Data)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d links, the regexp finds %d", n.Path, len(got), len(want))
+		}
+		for i := range got {
+			for k := range got[i] {
+				if got[i][k] != want[i][k] {
+					t.Fatalf("%s: link %d at %v, the regexp finds %v", n.Path, i, got[i], want[i])
+				}
+			}
+		}
+		found += len(got)
+	}
+	t.Logf("%d links found as the regexp finds them", found)
+}
+
+// BenchmarkParse_ObsidianHub parses every note of the Hub, as a cold index
+// of it does.
+func BenchmarkParse_ObsidianHub(b *testing.B) {
+	notes := shareddata.Hub(b)
+	var size int64
+	for _, n := range notes {
+		size += int64(len(n.Data))
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	for range b.N {
+		for _, n := range notes {
+			if _, err := Parse(n.Path, n.Data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

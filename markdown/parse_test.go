@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -386,5 +387,35 @@ func TestParse_NamesFromFrontmatterTitleAndAliases(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "mem_adr12:0,decisions/adr-012-redlock:1,adr-012-redlock:2,adr 012 redlock:3,redlock:4,分布式锁:4" {
 		t.Fatalf("names: %v", got)
+	}
+}
+
+// TestWikilinkIndexes_AsTheRegexpFindsThem: wikilinkIndexes finds every
+// link and its parts where the regular expression does, leftmost first, on
+// texts made of the links' own characters ('!', brackets, '#', '|', a
+// newline), so openings, failed links and their overlaps meet often.
+func TestWikilinkIndexes_AsTheRegexpFindsThem(t *testing.T) {
+	texts := []string{"", "[[a]]", "![[a]]", "!![[a]]", "![[a", "[[[a]]", "[[a]]]]", "![![[a]]", "[[a#b|c]]", "[[a|b|c]]",
+		"x ![[a#b]] y [[c]]", "[[a\nb]]", "![[]]", "[[#h]]", "[[a]][[b]]", "![[a]]![[b]]", "!"}
+	rng := rand.New(rand.NewPCG(62, 11))
+	alphabet := []string{"[", "[", "]", "]", "!", "#", "|", "a", "\n", "注"}
+	for range 30000 {
+		var b strings.Builder
+		for range rng.IntN(20) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		want := wikilink().FindAllSubmatchIndex([]byte(s), -1)
+		got := wikilinkIndexes([]byte(s))
+		if len(got) != len(want) {
+			t.Fatalf("%q: %v, the regexp finds %v", s, got, want)
+		}
+		for i := range got {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("%q: %v, the regexp finds %v", s, got, want)
+			}
+		}
 	}
 }
