@@ -65,27 +65,70 @@ func TestReadableText(t *testing.T) {
 	}
 }
 
-// The fast path of SaysNothing (text without %, < or !) answers as the
-// regexps do, on headings of every level and shape, CRLF lines, indented
-// and setext-looking lines, code, Chinese and blank text.
-func TestSaysNothing_LinesAsTheRegexps(t *testing.T) {
+// headingLineRE is what isHeadingLine answers, as the regular expression
+// the lines were matched with before: the tests' reference.
+var headingLineRE = regexp.MustCompile(`(?m)^ {0,3}#{1,6}(?:[ \t].*)?$`)
+
+// saysNothingReference is SaysNothing as it was written with regular
+// expressions alone: the reference both of its paths are held to.
+func saysNothingReference(md string) bool {
+	s := hiddenCommentRE.ReplaceAllString(md, " ")
+	s = imageLink().ReplaceAllStringFunc(s, func(m string) string {
+		if _, note := noteDestination(imageLink().FindStringSubmatch(m)[1]); note {
+			return "x"
+		}
+		return " "
+	})
+	s = embedLink().ReplaceAllStringFunc(s, func(m string) string {
+		if IsAttachmentTarget(embedLink().FindStringSubmatch(m)[1]) {
+			return " "
+		}
+		return "x"
+	})
+	s = headingLineRE.ReplaceAllString(s, " ")
+	return !strings.ContainsFunc(s, isWordRune)
+}
+
+// SaysNothing answers as the regexps alone did, on headings of every level
+// and shape, CRLF lines, indented and setext-looking lines, code, Chinese
+// and blank text, with and without comments, images and embeds (the fast
+// path takes text without %, < or !).
+func TestSaysNothing_AsTheRegexps(t *testing.T) {
 	parts := []string{"# Title", "## 标题", "   ### three spaces", "    # four spaces is code", "#no space", "####### seven",
-		"#", "# ", "text", "中文", "42", "- [ ] task", "```", "---", "***", "", "\t", "Title\n=====", "#\ttab heading", "x # y"}
+		"#", "# ", "text", "中文", "42", "- [ ] task", "```", "---", "***", "", "\t", "Title\n=====", "#\ttab heading", "x # y",
+		"%% note %%", "<!-- c -->", "![](https://x/b.svg)", "![[diagram.png]]", "![[Other note]]", "# H ![[Other note]]", "#\r", " #"}
 	for _, nl := range []string{"\n", "\r\n"} {
 		for _, a := range parts {
 			for _, b := range parts {
 				for _, c := range []string{"", "# H"} {
 					md := c + nl + a + nl + b + nl
-					if strings.ContainsAny(md, "%<!") {
-						continue
-					}
-					if got, want := saysNothingLines(md), saysNothingRegexps(md); got != want {
-						t.Errorf("%q: lines say %v, the regexps %v", md, got, want)
+					if got, want := SaysNothing(md), saysNothingReference(md); got != want {
+						t.Errorf("%q: SaysNothing says %v, the regexps %v", md, got, want)
 					}
 				}
 			}
 		}
 	}
+}
+
+// TestIsHeadingLine_AsTheRegexp: isHeadingLine answers as the regular
+// expression does on one line, for every line of up to seven characters
+// made of spaces, tabs, '#', a letter and a carriage return.
+func TestIsHeadingLine_AsTheRegexp(t *testing.T) {
+	alphabet := []string{" ", "\t", "#", "a", "\r", "标"}
+	var lines func(prefix string, n int)
+	lines = func(prefix string, n int) {
+		if got, want := isHeadingLine(prefix), headingLineRE.MatchString(prefix); got != want {
+			t.Fatalf("isHeadingLine(%q) = %v, the regexp %v", prefix, got, want)
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			lines(prefix+c, n-1)
+		}
+	}
+	lines("", 7)
 }
 
 func TestLinkListShare(t *testing.T) {
