@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/lore-memory/lore/internal/shareddata"
@@ -29,26 +30,36 @@ func TestParse_EveryNoteOfTheObsidianHub(t *testing.T) {
 	t.Logf("%d notes parsed, %d refused", len(notes), refused)
 }
 
-// TestCommentSpans_EveryNoteOfTheObsidianHub: on every note of the Hub,
-// whose every note ends with a %% comment and whose author pages keep HTML
-// comments, commentSpans finds what the regular expression finds.
-func TestCommentSpans_EveryNoteOfTheObsidianHub(t *testing.T) {
-	found := 0
+// TestScanners_AsTheRegexpsOnEveryNoteOfTheObsidianHub: on every note of
+// the Hub (every one ends with a %% comment, author pages keep HTML
+// comments, and wikilinks and embeds are everywhere), commentSpans and
+// wikilinkIndexes find what the regular expressions they replace find.
+func TestScanners_AsTheRegexpsOnEveryNoteOfTheObsidianHub(t *testing.T) {
+	comments, links := 0, 0
 	for _, n := range shareddata.Hub(t) {
-		md := string(n.Data)
-		want := hiddenCommentRE.FindAllStringIndex(md, -1)
-		got := commentSpans(md)
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d comments, the regexp finds %d", n.Path, len(got), len(want))
+		var spans [][]int
+		for _, sp := range commentSpans(string(n.Data)) {
+			spans = append(spans, sp[:])
 		}
-		for i := range got {
-			if got[i][0] != want[i][0] || got[i][1] != want[i][1] {
-				t.Fatalf("%s: comment %d at %v, the regexp finds %v", n.Path, i, got[i], want[i])
-			}
-		}
-		found += len(got)
+		asTheRegexp(t, n.Path, "comments", spans, hiddenCommentRE.FindAllIndex(n.Data, -1))
+		asTheRegexp(t, n.Path, "links", wikilinkIndexes(n.Data), wikilink().FindAllSubmatchIndex(n.Data, -1))
+		comments, links = comments+len(spans), links+len(wikilinkIndexes(n.Data))
 	}
-	t.Logf("%d comments found as the regexp finds them", found)
+	t.Logf("%d comments and %d links found as the regexps find them", comments, links)
+}
+
+// asTheRegexp fails t unless got and want, the matches and parts found in
+// the note at path, are the same.
+func asTheRegexp(t *testing.T, path, what string, got, want [][]int) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d %s, the regexp finds %d", path, len(got), what, len(want))
+	}
+	for i := range got {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("%s: %s %d at %v, the regexp finds %v", path, what, i, got[i], want[i])
+		}
+	}
 }
 
 // BenchmarkReadableText_ObsidianHub reads every note of the Hub as the
@@ -66,29 +77,6 @@ func BenchmarkReadableText_ObsidianHub(b *testing.B) {
 			ReadableText(string(n.Data))
 		}
 	}
-}
-
-// TestWikilinkIndexes_EveryNoteOfTheObsidianHub: on every note of the Hub,
-// a vault of wikilinks and embeds, wikilinkIndexes finds what the regular
-// expression finds.
-func TestWikilinkIndexes_EveryNoteOfTheObsidianHub(t *testing.T) {
-	found := 0
-	for _, n := range shareddata.Hub(t) {
-		want := wikilink().FindAllSubmatchIndex(n.Data, -1)
-		got := wikilinkIndexes(n.Data)
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d links, the regexp finds %d", n.Path, len(got), len(want))
-		}
-		for i := range got {
-			for k := range got[i] {
-				if got[i][k] != want[i][k] {
-					t.Fatalf("%s: link %d at %v, the regexp finds %v", n.Path, i, got[i], want[i])
-				}
-			}
-		}
-		found += len(got)
-	}
-	t.Logf("%d links found as the regexp finds them", found)
 }
 
 // BenchmarkParse_ObsidianHub parses every note of the Hub, as a cold index

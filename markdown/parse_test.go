@@ -2,7 +2,6 @@ package markdown
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -397,15 +396,7 @@ func TestParse_NamesFromFrontmatterTitleAndAliases(t *testing.T) {
 func TestWikilinkIndexes_AsTheRegexpFindsThem(t *testing.T) {
 	texts := []string{"", "[[a]]", "![[a]]", "!![[a]]", "![[a", "[[[a]]", "[[a]]]]", "![![[a]]", "[[a#b|c]]", "[[a|b|c]]",
 		"x ![[a#b]] y [[c]]", "[[a\nb]]", "![[]]", "[[#h]]", "[[a]][[b]]", "![[a]]![[b]]", "!"}
-	rng := rand.New(rand.NewPCG(62, 11))
-	alphabet := []string{"[", "[", "]", "]", "!", "#", "|", "a", "\n", "注"}
-	for range 30000 {
-		var b strings.Builder
-		for range rng.IntN(20) {
-			b.WriteString(alphabet[rng.IntN(len(alphabet))])
-		}
-		texts = append(texts, b.String())
-	}
+	texts = append(texts, randomTexts(11, 30000, 20, "[", "[", "]", "]", "!", "#", "|", "a", "\n", "注")...)
 	for _, s := range texts {
 		want := wikilink().FindAllSubmatchIndex([]byte(s), -1)
 		got := wikilinkIndexes([]byte(s))

@@ -144,20 +144,26 @@ func saysNothingLines(md string) bool {
 }
 
 func saysNothingRegexps(md string) bool {
-	s := withoutComments(md, " ")
-	s = imageLink().ReplaceAllStringFunc(s, func(m string) string {
+	// only heading lines may hold letters or digits
+	return saysNothingLines(showPictures(withoutComments(md, " ")))
+}
+
+// showPictures is md with each image and embed as a reader sees its text:
+// an image or embed of a note as "x" (it shows that note's text), one of
+// anything else (a picture, a PDF) as a space.
+func showPictures(md string) string {
+	s := imageLink().ReplaceAllStringFunc(md, func(m string) string {
 		if _, note := noteDestination(imageLink().FindStringSubmatch(m)[1]); note {
 			return "x"
 		}
 		return " "
 	})
-	s = embedLink().ReplaceAllStringFunc(s, func(m string) string {
+	return embedLink().ReplaceAllStringFunc(s, func(m string) string {
 		if IsAttachmentTarget(embedLink().FindStringSubmatch(m)[1]) {
 			return " "
 		}
 		return "x"
 	})
-	return saysNothingLines(s) // only heading lines may hold letters or digits
 }
 
 // ShowsVaultFile reports whether a section shows a file of the vault

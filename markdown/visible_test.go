@@ -70,21 +70,10 @@ func TestReadableText(t *testing.T) {
 var headingLineRE = regexp.MustCompile(`(?m)^ {0,3}#{1,6}(?:[ \t].*)?$`)
 
 // saysNothingReference is SaysNothing as it was written with regular
-// expressions alone: the reference both of its paths are held to.
+// expressions alone (comments and heading lines among them): the reference
+// both of its paths are held to.
 func saysNothingReference(md string) bool {
-	s := hiddenCommentRE.ReplaceAllString(md, " ")
-	s = imageLink().ReplaceAllStringFunc(s, func(m string) string {
-		if _, note := noteDestination(imageLink().FindStringSubmatch(m)[1]); note {
-			return "x"
-		}
-		return " "
-	})
-	s = embedLink().ReplaceAllStringFunc(s, func(m string) string {
-		if IsAttachmentTarget(embedLink().FindStringSubmatch(m)[1]) {
-			return " "
-		}
-		return "x"
-	})
+	s := showPictures(hiddenCommentRE.ReplaceAllString(md, " ")) // images and embeds: regexps already
 	s = headingLineRE.ReplaceAllString(s, " ")
 	return !strings.ContainsFunc(s, isWordRune)
 }
@@ -165,15 +154,7 @@ func TestCommentSpans_AsTheRegexpFindsThem(t *testing.T) {
 	texts := []string{"", "%", "%%", "%%%", "%%%%", "%%a%%", "%% a\nb %% c %% d", "<!-->", "<!---->", "<!-- x -->",
 		"<!--%%-->%%", "%%<!--%%-->", "a <!-- b", "x %% y", "%%\n%%", "<<!--!-->>", "%\xff%%\xff%%", "注释%%隐藏%%正文",
 		"# Title\n%% Hub footer: Please don't edit anything below this line %%\n# This note in GitHub\n"}
-	rng := rand.New(rand.NewPCG(62, 7))
-	alphabet := []string{"%", "%", "<", "!", "-", "-", ">", "a", "\n", "\xff", "注"}
-	for range 20000 {
-		var b strings.Builder
-		for range rng.IntN(24) {
-			b.WriteString(alphabet[rng.IntN(len(alphabet))])
-		}
-		texts = append(texts, b.String())
-	}
+	texts = append(texts, randomTexts(7, 20000, 24, "%", "%", "<", "!", "-", "-", ">", "a", "\n", "\xff", "注")...)
 	for _, md := range texts {
 		var want [][2]int
 		for _, m := range hiddenCommentRE.FindAllStringIndex(md, -1) {
@@ -206,4 +187,19 @@ func TestCommentSpans_UnclosedOpeningsCostOneSearch(t *testing.T) {
 			t.Errorf("%q repeated over 4 MB: %d searches for a closing for %d comments, want at most one more for each kind", unit, searches, len(spans))
 		}
 	}
+}
+
+// randomTexts returns n texts of up to max pieces each, drawn from pieces
+// by a generator seeded with seed (the same texts every run).
+func randomTexts(seed uint64, n, max int, pieces ...string) []string {
+	rng := rand.New(rand.NewPCG(62, seed))
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range rng.IntN(max) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		out[i] = b.String()
+	}
+	return out
 }
