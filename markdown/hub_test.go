@@ -65,13 +65,7 @@ func asTheRegexp(t *testing.T, path, what string, got, want [][]int) {
 // BenchmarkReadableText_ObsidianHub reads every note of the Hub as the
 // index and the ranking read a section (ReadableText).
 func BenchmarkReadableText_ObsidianHub(b *testing.B) {
-	notes := shareddata.Hub(b)
-	var size int64
-	for _, n := range notes {
-		size += int64(len(n.Data))
-	}
-	b.SetBytes(size)
-	b.ResetTimer()
+	notes := hubToRead(b)
 	for range b.N {
 		for _, n := range notes {
 			ReadableText(string(n.Data))
@@ -82,13 +76,7 @@ func BenchmarkReadableText_ObsidianHub(b *testing.B) {
 // BenchmarkParse_ObsidianHub parses every note of the Hub, as a cold index
 // of it does.
 func BenchmarkParse_ObsidianHub(b *testing.B) {
-	notes := shareddata.Hub(b)
-	var size int64
-	for _, n := range notes {
-		size += int64(len(n.Data))
-	}
-	b.SetBytes(size)
-	b.ResetTimer()
+	notes := hubToRead(b)
 	for range b.N {
 		for _, n := range notes {
 			if _, err := Parse(n.Path, n.Data); err != nil {
@@ -96,4 +84,17 @@ func BenchmarkParse_ObsidianHub(b *testing.B) {
 			}
 		}
 	}
+}
+
+// hubToRead returns the Hub's notes for a benchmark that reads each once
+// an iteration, its bytes set to theirs and its timer started after them.
+func hubToRead(b *testing.B) []shareddata.Note {
+	notes := shareddata.Hub(b)
+	var size int64
+	for _, n := range notes {
+		size += int64(len(n.Data))
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	return notes
 }
