@@ -9,6 +9,7 @@ import (
 
 	"github.com/lore-memory/lore/fts"
 	"github.com/lore-memory/lore/internal/safe"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
@@ -51,6 +52,18 @@ type candidate struct {
 	template bool       // a short text another note's candidate shares (templates.go)
 	label    float64    // the query's words in its own heading, within its note (sections.go)
 	copyOf   *candidate // the candidate kept in its stead: another note's copy of its text (copies.go)
+	readable *string    // its text as a reader reads it, once a stage asked (readableText)
+}
+
+// readableText is the candidate's text as a reader reads it and the index
+// indexed it (markdown.ReadableText), read once for the stages that need
+// it (templates, cover, copies), not once each.
+func (c *candidate) readableText() string {
+	if c.readable == nil {
+		s := markdown.ReadableText(c.Content)
+		c.readable = &s
+	}
+	return *c.readable
 }
 
 // Activate runs the whole retrieval pipeline for an agent's task description

@@ -8,7 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -60,7 +59,7 @@ func (p *Pipeline) markCopies(ctx context.Context, ranked []*candidate, project 
 		if !t.read {
 			t.read = true
 			if len(ranked[i].Content) <= copyBytes {
-				t.windows, buf = windows(ranked[i].Content, buf)
+				t.windows, buf = windows(ranked[i].readableText(), buf)
 				t.sketch = bottom(t.windows, copySketch)
 			}
 		}
@@ -191,18 +190,19 @@ func (t *copyText) set() []uint64 {
 	return t.windows
 }
 
-// windows returns the hashes of content's windows of copyShingle readable
-// words, in the text's order, or nil when it has fewer than copyMinTokens
+// windows returns the hashes of readable's windows of copyShingle words
+// (readable is a text as a reader reads it, candidate.readableText), in
+// the text's order, or nil when it has fewer than copyMinTokens
 // words. Words are compared as written, case folded (a copy keeps its
 // words; neither stems nor the tokenizer's compound parts are needed to see
 // it): runs of letters and digits, and each Han, Hiragana or Katakana
 // character alone (vault.IsCJK). buf is scratch for the words' hashes,
 // returned for the next call.
-func windows(content string, buf []uint64) ([]uint64, []uint64) {
+func windows(readable string, buf []uint64) ([]uint64, []uint64) {
 	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
 	toks := buf[:0]
 	h, in := uint64(offset), false
-	for _, r := range markdown.ReadableText(content) {
+	for _, r := range readable {
 		switch {
 		case r < utf8.RuneSelf:
 			switch c := byte(r); {

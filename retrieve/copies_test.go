@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -163,7 +164,7 @@ func TestNearCopies(t *testing.T) {
 // sh is the sorted set of s's window hashes, as markCopies compares them.
 func sh(s string) []uint64 {
 	t := copyText{}
-	t.windows, _ = windows(s, nil)
+	t.windows, _ = windows(markdown.ReadableText(s), nil)
 	return t.set()
 }
 

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lore-memory/lore/markdown"
 	"github.com/lore-memory/lore/tokenize"
 	"github.com/lore-memory/lore/vault"
 )
@@ -88,7 +87,7 @@ func coverNotes(q string, cs []*candidate) {
 		for _, hd := range c.HeadingPath {
 			mark(hd)
 		}
-		mark(markdown.ReadableText(c.Content))
+		mark(c.readableText())
 	}
 	top := 0.0
 	for _, c := range cs {

@@ -1,10 +1,6 @@
 package retrieve
 
-import (
-	"strings"
-
-	"github.com/lore-memory/lore/markdown"
-)
+import "strings"
 
 // A short text that two notes share word for word is a template, not an
 // answer.
@@ -38,7 +34,7 @@ func markTemplates(ranked []*candidate) {
 	shared := map[string]bool{}
 	keys := make([]string, len(ranked))
 	for i, c := range ranked {
-		k, ok := templateKey(c.Content)
+		k, ok := templateKey(c)
 		if !ok {
 			continue
 		}
@@ -56,14 +52,14 @@ func markTemplates(ranked []*candidate) {
 	}
 }
 
-// templateKey is the text a template is compared by: the readable words,
+// templateKey is the text a template is compared by: c's readable words,
 // lower-cased, one space apart (prefixed so that an empty text has a key
 // too), and whether the text is short enough to be one.
-func templateKey(content string) (string, bool) {
-	if len(content) > templateBytes {
+func templateKey(c *candidate) (string, bool) {
+	if len(c.Content) > templateBytes {
 		return "", false
 	}
-	words := strings.Fields(strings.ToLower(markdown.ReadableText(content)))
+	words := strings.Fields(strings.ToLower(c.readableText()))
 	if len(words) > templateWords {
 		return "", false
 	}
