@@ -67,18 +67,14 @@ func (ix *Index) Watch(ctx context.Context) error {
 				if safe.Do(func() { wt.event(ev) }) != nil {
 					// A bug in following one event: the next check walks
 					// the whole vault instead of trusting the watcher.
-					wt.mu.Lock()
-					wt.full = true
-					wt.mu.Unlock()
+					wt.walkAll()
 				}
 				ix.NotifyChanged()
 			case _, ok := <-w.Errors:
 				if !ok {
 					return
 				}
-				wt.mu.Lock()
-				wt.full = true
-				wt.mu.Unlock()
+				wt.walkAll()
 			}
 		}
 	}()
@@ -104,9 +100,7 @@ func (wt *watcher) addTree(rel string) error {
 func (wt *watcher) event(ev fsnotify.Event) {
 	rel, err := filepath.Rel(wt.root, ev.Name)
 	if err != nil || rel == "." {
-		wt.mu.Lock()
-		wt.full = true
-		wt.mu.Unlock()
+		wt.walkAll()
 		return
 	}
 	for _, seg := range strings.Split(rel, string(filepath.Separator)) {
@@ -115,25 +109,27 @@ func (wt *watcher) event(ev fsnotify.Event) {
 		}
 	}
 	st, statErr := os.Lstat(ev.Name)
-	isDir := statErr == nil && st.IsDir()
 	if statErr != nil && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && !strings.EqualFold(filepath.Ext(rel), ".md") {
 		wt.forget(ev.Name)
+		wt.walkAll() // a folder (or something else) went away: walk again
+		return
 	}
-	if isDir && ev.Has(fsnotify.Create) {
+	if statErr == nil && st.IsDir() && ev.Has(fsnotify.Create) {
 		if err := wt.addTree(rel); err != nil {
-			wt.mu.Lock()
-			wt.full = true
-			wt.mu.Unlock()
+			wt.walkAll()
 			return
 		}
 	}
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
-	if statErr != nil && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && !strings.EqualFold(filepath.Ext(rel), ".md") {
-		wt.full = true // a folder (or something else) went away: walk again
-		return
-	}
 	wt.dirty[rel] = true
+}
+
+// walkAll makes the next Refresh walk the whole vault.
+func (wt *watcher) walkAll() {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	wt.full = true
 }
 
 // forget stops watching name, a folder that went away, and every folder
