@@ -329,8 +329,10 @@ func describe(ctx context.Context, m *retrieve.Memory, db *sql.DB, em embed.Embe
 		return nil, nil
 	}
 	match := fts.MatchExpr(ts)
+	w := fts.DefaultWeights() // the lexical stage's column weights, for "bm25 all"
+	all := fmt.Sprintf("bm25(units_fts, %g, %g, %g, %g, %g)", w.Path, w.Title, w.Meta, w.Heading, w.Body)
 	if err := each(ctx, db, `SELECT rowid, bm25(units_fts, 1, 0, 0, 0, 0), bm25(units_fts, 0, 1, 0, 0, 0), bm25(units_fts, 0, 0, 1, 0, 0),
-		bm25(units_fts, 0, 0, 0, 1, 0), bm25(units_fts, 0, 0, 0, 0, 1), bm25(units_fts, 8, 6, 3, 4, 1)
+		bm25(units_fts, 0, 0, 0, 1, 0), bm25(units_fts, 0, 0, 0, 0, 1), `+all+`
 		FROM units_fts WHERE units_fts MATCH ? AND rowid IN (`+in+`)`, []any{match}, func(rows *sql.Rows) error {
 		var uid int64
 		var b [6]float64
