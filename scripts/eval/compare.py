@@ -70,7 +70,13 @@ def signed(x):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    a, b = parse(sys.argv[1]), parse(sys.argv[2])
+    try:
+        a, b = parse(sys.argv[1]), parse(sys.argv[2])
+    except (OSError, UnicodeDecodeError) as e:
+        sys.exit(f"compare.py: {e}")
+    for path, run in ((sys.argv[1], a), (sys.argv[2], b)):
+        if not run[0]:
+            sys.exit(f"{path}: no question set's row; is it the output of lore eval --table?")
     missing = [k for k in a[0] if k not in b[0]] + [k for k in b[0] if k not in a[0]]
     if missing:
         # A run cut short, or tables of different sets: no sum is honest.
