@@ -70,10 +70,13 @@ def signed(x):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    try:
-        a, b = parse(sys.argv[1]), parse(sys.argv[2])
-    except (OSError, UnicodeDecodeError) as e:
-        sys.exit(f"compare.py: {e}")
+    runs = []
+    for path in sys.argv[1:]:
+        try:
+            runs.append(parse(path))
+        except (OSError, UnicodeDecodeError) as e:
+            sys.exit(f"compare.py: {path}: {e}")
+    a, b = runs
     for path, run in ((sys.argv[1], a), (sys.argv[2], b)):
         if not run[0]:
             sys.exit(f"{path}: no question set's row; is it the output of lore eval --table?")
