@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"math"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -492,15 +493,26 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 	}
 	lap("status", t)
 	t = time.Now()
-	if !p.off["templates"] {
-		markTemplates(ranked) // for the assembly's cut, and section order's short leads (scoreSections)
-	}
-	if !p.off["sections"] {
-		orderSections(q, ranked)
-	}
-	if !p.off["copies"] {
-		if err := p.markCopies(ctx, ranked, project); err != nil {
-			return nil, err
+	if os.Getenv("LORE_EXP_SHARED") != "" { // experiment: one stage for text several notes hold
+		if !p.off["templates"] {
+			if err := p.markShared(ctx, ranked, project); err != nil {
+				return nil, err
+			}
+		}
+		if !p.off["sections"] {
+			orderSections(q, ranked)
+		}
+	} else {
+		if !p.off["templates"] {
+			markTemplates(ranked) // for the assembly's cut, and section order's short leads (scoreSections)
+		}
+		if !p.off["sections"] {
+			orderSections(q, ranked)
+		}
+		if !p.off["copies"] {
+			if err := p.markCopies(ctx, ranked, project); err != nil {
+				return nil, err
+			}
 		}
 	}
 	lap("sections", t)

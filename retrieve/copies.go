@@ -235,13 +235,19 @@ func windows(readable string, buf []uint64) ([]uint64, []uint64) {
 	}
 	out := make([]uint64, 0, len(toks)-copyShingle+1)
 	for i := 0; i+copyShingle <= len(toks); i++ {
-		w := uint64(0)
-		for _, t := range toks[i : i+copyShingle] {
-			w = w*prime ^ t
-		}
-		out = append(out, w)
+		out = append(out, shingle(toks[i:i+copyShingle]))
 	}
 	return out, toks
+}
+
+// shingle is the hash of a window of words' hashes.
+func shingle(toks []uint64) uint64 {
+	const prime = 1099511628211
+	w := uint64(0)
+	for _, t := range toks {
+		w = w*prime ^ t
+	}
+	return w
 }
 
 // bottom returns the k smallest distinct values of hs, sorted: a bottom-k

@@ -1,0 +1,146 @@
+package retrieve
+
+import (
+	"context"
+)
+
+// sharedText is what markShared reads of one candidate's text: its
+// windows (copyText) and how many words it has.
+type sharedText struct {
+	copyText
+	words int
+}
+
+// sharedGroups groups the candidates of ranked that hold one text with
+// another note's candidate: their readable words share at least
+// copyJaccard of their windows of copyShingle words (a text shorter than a
+// window is one window, so such texts, and empty ones, are compared
+// whole). Each group lists its places best first; words[i] is ranked[i]'s
+// number of words, for the groups' members. Pairs are read only when
+// their sketches meet (sketchesMeet).
+func sharedGroups(ranked []*candidate) (groups [][]int, words []int) {
+	texts := make([]sharedText, len(ranked))
+	var buf []uint64
+	for i, c := range ranked {
+		if len(c.Content) > copyBytes {
+			continue
+		}
+		var toks []uint64
+		texts[i].windows, toks = sharedWindows(c.readableText(), buf)
+		buf = toks
+		texts[i].words = len(toks)
+		texts[i].read = true
+		texts[i].sketch = bottom(texts[i].windows, copySketch)
+	}
+	parent := make([]int, len(ranked))
+	for i := range parent {
+		parent[i] = i
+	}
+	root := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	found := false
+	for i, a := range ranked {
+		if !texts[i].read {
+			continue
+		}
+		for j := i + 1; j < len(ranked); j++ {
+			if b := ranked[j]; a.RID == b.RID || !texts[j].read {
+				continue
+			}
+			x, y := &texts[i], &texts[j]
+			if sketchesMeet(x.sketch, y.sketch) && nearCopies(x.set(), y.set()) {
+				parent[root(j)] = root(i)
+				found = true
+			}
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	byRoot := make([][]int, len(ranked))
+	for i := range ranked {
+		byRoot[root(i)] = append(byRoot[root(i)], i)
+	}
+	words = make([]int, len(ranked))
+	for i := range texts {
+		words[i] = texts[i].words
+	}
+	for _, g := range byRoot {
+		if len(g) > 1 {
+			groups = append(groups, g)
+		}
+	}
+	return groups, words
+}
+
+// sharedWindows is windows without a least length: a text of fewer words
+// than a window is one window, the hash of all its words (none, for an
+// empty text).
+func sharedWindows(readable string, buf []uint64) ([]uint64, []uint64) {
+	ws, toks := windows(readable, buf)
+	if ws != nil {
+		return ws, toks
+	}
+	if len(toks) >= copyShingle {
+		out := make([]uint64, 0, len(toks)-copyShingle+1)
+		for i := 0; i+copyShingle <= len(toks); i++ {
+			out = append(out, shingle(toks[i:i+copyShingle]))
+		}
+		return out, toks
+	}
+	return []uint64{shingle(toks) ^ uint64(len(toks))<<56}, toks
+}
+
+// markShared marks the text that several notes hold. A group of short
+// texts (every one at most templateWords words) is a template: none of
+// its notes' answer, each cut as cut:template (an exact match excepted: a
+// name the query gave asks for that note). Of a group with a longer text
+// one is kept (keptBefore) and takes the group's best place; the others
+// are cut as cut:copy once it is delivered.
+func (p *Pipeline) markShared(ctx context.Context, ranked []*candidate, project string) error {
+	groups, words := sharedGroups(ranked)
+	inLinks := map[int64]int{}
+	for _, places := range groups {
+		short := true
+		for _, i := range places {
+			short = short && words[i] <= templateWords
+		}
+		if short {
+			for _, i := range places {
+				if ranked[i].ExactRank == 0 {
+					ranked[i].template = true
+				}
+			}
+			continue
+		}
+		for _, i := range places {
+			if _, ok := inLinks[ranked[i].RID]; !ok {
+				in, _, err := p.look.LinkCounts(ctx, ranked[i].RID, project)
+				if err != nil {
+					return err
+				}
+				inLinks[ranked[i].RID] = in
+			}
+		}
+		keep := places[0]
+		for _, i := range places[1:] {
+			if keptBefore(ranked[i], ranked[keep], inLinks) {
+				keep = i
+			}
+		}
+		best := places[0]
+		if keep != best {
+			ranked[keep].Final, ranked[best].Final = ranked[best].Final, ranked[keep].Final
+			ranked[keep], ranked[best] = ranked[best], ranked[keep]
+		}
+		for _, i := range places[1:] {
+			ranked[i].copyOf = ranked[best]
+		}
+	}
+	return nil
+}
