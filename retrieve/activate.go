@@ -494,13 +494,15 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 	lap("status", t)
 	t = time.Now()
 	if os.Getenv("LORE_EXP_SHARED") != "" { // experiment: one stage for text several notes hold
+		var copies [][]*candidate
 		if !p.off["templates"] {
-			if err := p.markShared(ctx, ranked, project); err != nil {
-				return nil, err
-			}
+			copies = markShared(ranked)
 		}
 		if !p.off["sections"] {
 			orderSections(q, ranked)
+		}
+		if err := p.keepOriginals(ctx, ranked, copies, project); err != nil {
+			return nil, err
 		}
 	} else {
 		if !p.off["templates"] {

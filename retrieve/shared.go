@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"slices"
 )
 
 // sharedText is what markShared reads of one candidate's text: its
@@ -99,34 +100,59 @@ func sharedWindows(readable string, buf []uint64) ([]uint64, []uint64) {
 // markShared marks the text that several notes hold. A group of short
 // texts (every one at most templateWords words) is a template: none of
 // its notes' answer, each cut as cut:template (an exact match excepted: a
-// name the query gave asks for that note). Of a group with a longer text
-// one is kept (keptBefore) and takes the group's best place; the others
-// are cut as cut:copy once it is delivered.
-func (p *Pipeline) markShared(ctx context.Context, ranked []*candidate, project string) error {
+// name the query gave asks for that note). It returns the other groups,
+// copies of a longer text, for keepOriginals once the sections are
+// ordered.
+func markShared(ranked []*candidate) [][]*candidate {
 	groups, words := sharedGroups(ranked)
-	inLinks := map[int64]int{}
+	var copies [][]*candidate
 	for _, places := range groups {
 		short := true
 		for _, i := range places {
 			short = short && words[i] <= templateWords
 		}
-		if short {
-			for _, i := range places {
-				if ranked[i].ExactRank == 0 {
-					ranked[i].template = true
-				}
+		if !short {
+			g := make([]*candidate, len(places))
+			for k, i := range places {
+				g[k] = ranked[i]
 			}
+			copies = append(copies, g)
 			continue
 		}
 		for _, i := range places {
-			if _, ok := inLinks[ranked[i].RID]; !ok {
-				in, _, err := p.look.LinkCounts(ctx, ranked[i].RID, project)
+			if ranked[i].ExactRank == 0 {
+				ranked[i].template = true
+			}
+		}
+	}
+	return copies
+}
+
+// keepOriginals keeps one of each group of copies (keptBefore), which
+// takes the group's best place in ranked; the others are cut as cut:copy
+// once it is delivered.
+func (p *Pipeline) keepOriginals(ctx context.Context, ranked []*candidate, copies [][]*candidate, project string) error {
+	if len(copies) == 0 {
+		return nil
+	}
+	at := make(map[*candidate]int, len(ranked))
+	for i, c := range ranked {
+		at[c] = i
+	}
+	inLinks := map[int64]int{}
+	for _, g := range copies {
+		places := make([]int, len(g))
+		for k, c := range g {
+			places[k] = at[c]
+			if _, ok := inLinks[c.RID]; !ok {
+				in, _, err := p.look.LinkCounts(ctx, c.RID, project)
 				if err != nil {
 					return err
 				}
-				inLinks[ranked[i].RID] = in
+				inLinks[c.RID] = in
 			}
 		}
+		slices.Sort(places)
 		keep := places[0]
 		for _, i := range places[1:] {
 			if keptBefore(ranked[i], ranked[keep], inLinks) {
@@ -137,6 +163,7 @@ func (p *Pipeline) markShared(ctx context.Context, ranked []*candidate, project 
 		if keep != best {
 			ranked[keep].Final, ranked[best].Final = ranked[best].Final, ranked[keep].Final
 			ranked[keep], ranked[best] = ranked[best], ranked[keep]
+			at[ranked[keep]], at[ranked[best]] = keep, best
 		}
 		for _, i := range places[1:] {
 			ranked[i].copyOf = ranked[best]
