@@ -10,6 +10,7 @@ import (
 type sharedText struct {
 	copyText
 	words int
+	whole uint64 // the hash of all its words, in order
 }
 
 // sharedGroups groups the candidates of ranked that hold one text with
@@ -19,7 +20,7 @@ type sharedText struct {
 // whole). Each group lists its places best first; words[i] is ranked[i]'s
 // number of words, for the groups' members. Pairs are read only when
 // their sketches meet (sketchesMeet).
-func sharedGroups(ranked []*candidate) (groups [][]int, words []int) {
+func sharedGroups(ranked []*candidate) (groups [][]int, words []int, whole []uint64) {
 	texts := make([]sharedText, len(ranked))
 	var buf []uint64
 	for i, c := range ranked {
@@ -30,6 +31,7 @@ func sharedGroups(ranked []*candidate) (groups [][]int, words []int) {
 		texts[i].windows, toks = sharedWindows(c.readableText(), buf)
 		buf = toks
 		texts[i].words = len(toks)
+		texts[i].whole = shingle(toks) ^ uint64(len(toks))<<56
 		texts[i].read = true
 		texts[i].sketch = bottom(texts[i].windows, copySketch)
 	}
@@ -61,22 +63,22 @@ func sharedGroups(ranked []*candidate) (groups [][]int, words []int) {
 		}
 	}
 	if !found {
-		return nil, nil
+		return nil, nil, nil
 	}
 	byRoot := make([][]int, len(ranked))
 	for i := range ranked {
 		byRoot[root(i)] = append(byRoot[root(i)], i)
 	}
-	words = make([]int, len(ranked))
+	words, whole = make([]int, len(ranked)), make([]uint64, len(ranked))
 	for i := range texts {
-		words[i] = texts[i].words
+		words[i], whole[i] = texts[i].words, texts[i].whole
 	}
 	for _, g := range byRoot {
 		if len(g) > 1 {
 			groups = append(groups, g)
 		}
 	}
-	return groups, words
+	return groups, words, whole
 }
 
 // sharedWindows is windows without a least length: a text of fewer words
@@ -104,12 +106,12 @@ func sharedWindows(readable string, buf []uint64) ([]uint64, []uint64) {
 // copies of a longer text, for keepOriginals once the sections are
 // ordered.
 func markShared(ranked []*candidate) [][]*candidate {
-	groups, words := sharedGroups(ranked)
+	groups, words, whole := sharedGroups(ranked)
 	var copies [][]*candidate
 	for _, places := range groups {
-		short := true
+		short := true // and word for word the same
 		for _, i := range places {
-			short = short && words[i] <= templateWords
+			short = short && words[i] <= templateWords && whole[i] == whole[places[0]]
 		}
 		if !short {
 			g := make([]*candidate, len(places))
