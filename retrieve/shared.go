@@ -10,7 +10,7 @@ import (
 type sharedText struct {
 	copyText
 	words int
-	whole uint64 // the hash of all its words, in order
+	key   string // templateKey's, for a short text
 }
 
 // sharedGroups groups the candidates of ranked that hold one text with
@@ -20,7 +20,7 @@ type sharedText struct {
 // whole). Each group lists its places best first; words[i] is ranked[i]'s
 // number of words, for the groups' members. Pairs are read only when
 // their sketches meet (sketchesMeet).
-func sharedGroups(ranked []*candidate) (groups [][]int, words []int, whole []uint64) {
+func sharedGroups(ranked []*candidate) (groups [][]int, keys []string) {
 	texts := make([]sharedText, len(ranked))
 	var buf []uint64
 	for i, c := range ranked {
@@ -30,8 +30,11 @@ func sharedGroups(ranked []*candidate) (groups [][]int, words []int, whole []uin
 		var toks []uint64
 		texts[i].windows, toks = sharedWindows(c.readableText(), buf)
 		buf = toks
-		texts[i].words = len(toks)
-		texts[i].whole = shingle(toks) ^ uint64(len(toks))<<56
+		if k, ok := templateKey(c); ok {
+			texts[i].words, texts[i].key = len(toks), k
+		} else {
+			texts[i].words = templateWords + 1
+		}
 		texts[i].read = true
 		texts[i].sketch = bottom(texts[i].windows, copySketch)
 	}
@@ -63,22 +66,22 @@ func sharedGroups(ranked []*candidate) (groups [][]int, words []int, whole []uin
 		}
 	}
 	if !found {
-		return nil, nil, nil
+		return nil, nil
 	}
 	byRoot := make([][]int, len(ranked))
 	for i := range ranked {
 		byRoot[root(i)] = append(byRoot[root(i)], i)
 	}
-	words, whole = make([]int, len(ranked)), make([]uint64, len(ranked))
+	keys = make([]string, len(ranked))
 	for i := range texts {
-		words[i], whole[i] = texts[i].words, texts[i].whole
+		keys[i] = texts[i].key
 	}
 	for _, g := range byRoot {
 		if len(g) > 1 {
 			groups = append(groups, g)
 		}
 	}
-	return groups, words, whole
+	return groups, keys
 }
 
 // sharedWindows is windows without a least length: a text of fewer words
@@ -106,12 +109,12 @@ func sharedWindows(readable string, buf []uint64) ([]uint64, []uint64) {
 // copies of a longer text, for keepOriginals once the sections are
 // ordered.
 func markShared(ranked []*candidate) [][]*candidate {
-	groups, words, whole := sharedGroups(ranked)
+	groups, keys := sharedGroups(ranked)
 	var copies [][]*candidate
 	for _, places := range groups {
 		short := true // and word for word the same
 		for _, i := range places {
-			short = short && words[i] <= templateWords && whole[i] == whole[places[0]]
+			short = short && keys[i] != "" && keys[i] == keys[places[0]]
 		}
 		if !short {
 			g := make([]*candidate, len(places))
