@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	"math"
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -50,15 +49,15 @@ type stages struct {
 type candidate struct {
 	fts.Unit
 	stages
-	template bool       // a short text another note's candidate shares (templates.go)
+	template bool       // a short text another note's candidate shares (shared.go)
 	label    float64    // the query's words in its own heading, within its note (sections.go)
-	copyOf   *candidate // the candidate kept in its stead: another note's copy of its text (copies.go)
+	copyOf   *candidate // the candidate kept in its stead: another note's copy of its text (shared.go)
 	readable *string    // its text as a reader reads it, once a stage asked (readableText)
 }
 
 // readableText is the candidate's text as a reader reads it and the index
 // indexed it (markdown.ReadableText), read once for the stages that need
-// it (templates, cover, copies), not once each.
+// it (shared, cover), not once each.
 func (c *candidate) readableText() string {
 	if c.readable == nil {
 		s := markdown.ReadableText(c.Content)
@@ -493,29 +492,15 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 	}
 	lap("status", t)
 	t = time.Now()
-	if os.Getenv("LORE_EXP_SHARED") != "" { // experiment: one stage for text several notes hold
-		var copies [][]*candidate
-		if !p.off["templates"] {
-			copies = markShared(ranked)
-		}
-		if !p.off["sections"] {
-			orderSections(q, ranked)
-		}
-		if err := p.keepOriginals(ctx, ranked, copies, project); err != nil {
-			return nil, err
-		}
-	} else {
-		if !p.off["templates"] {
-			markTemplates(ranked) // for the assembly's cut, and section order's short leads (scoreSections)
-		}
-		if !p.off["sections"] {
-			orderSections(q, ranked)
-		}
-		if !p.off["copies"] {
-			if err := p.markCopies(ctx, ranked, project); err != nil {
-				return nil, err
-			}
-		}
+	var copies [][]*candidate
+	if !p.off["shared"] {
+		copies = markShared(ranked) // templates, for the section order and the assembly's cut
+	}
+	if !p.off["sections"] {
+		orderSections(q, ranked)
+	}
+	if err := p.keepOriginals(ctx, ranked, copies, project); err != nil {
+		return nil, err
 	}
 	lap("sections", t)
 	return ranked, nil

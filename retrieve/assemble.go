@@ -29,7 +29,7 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
 		floor = weakFraction * ranked[0].Final
 	}
-	for _, c := range ranked { // rank marked the templates (markTemplates)
+	for _, c := range ranked { // rank marked the templates (markShared)
 		if err := a.take(c, floor); err != nil {
 			return nil, err
 		}
@@ -103,7 +103,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 		c.Outcome = "cut:empty" // only comments and pictures from the web
 		return nil
 	case c.copyOf != nil && strings.HasPrefix(c.copyOf.Outcome, "delivered:"):
-		c.Outcome = "cut:copy" // copies.go
+		c.Outcome = "cut:copy" // shared.go
 		return nil
 	case c.ExactRank == 0 && c.Final < floor && !plausible:
 		c.Outcome = "cut:weak"

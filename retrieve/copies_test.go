@@ -136,7 +136,8 @@ const zh = "退款接口必须是幂等的：同一个退款请求重复到达�
 
 // Texts are copies when their readable words share most windows of five:
 // a separator, an emphasis or a link's destination do not tell them apart;
-// a paragraph of their own does, and so does a text too short to tell.
+// a paragraph of their own does. A text shorter than a window is compared
+// whole.
 func TestNearCopies(t *testing.T) {
 	edited := strings.Replace(yamlLists, "square brackets", "*square brackets*", 1) + "\n\n---\n"
 	linked := strings.Replace(yamlLists, "Dataview", "[Dataview](https://example.com/dataview)", 1)
@@ -151,7 +152,9 @@ func TestNearCopies(t *testing.T) {
 		{"a link's destination", yamlLists, linked, true},
 		{"a paragraph of its own", yamlLists, other, false},
 		{"a different text", yamlLists, "A query lists notes from a folder, sorted by their date, newest first, and groups them by their tags.", false},
-		{"too short to tell", "Tag the commit.", "Tag the commit.", false},
+		{"shorter than a window, the same", "Tag the commit.", "Tag *the* commit.", true},
+		{"shorter than a window, one word apart", "Tag the commit.", "Tag the release.", false},
+		{"two empty texts", "", "<!-- nothing yet -->", true},
 		{"Chinese, one mark apart", zh, strings.Replace(zh, "，", "、", 1), true},
 		{"Chinese, another text", zh, "分布式锁的超时时间要大于业务处理的最长时间，否则锁会在处理完成之前被释放，另一个实例就会重复处理。", false},
 	} {
@@ -161,7 +164,7 @@ func TestNearCopies(t *testing.T) {
 	}
 }
 
-// sh is the sorted set of s's window hashes, as markCopies compares them.
+// sh is the sorted set of s's window hashes, as sharedGroups compares them.
 func sh(s string) []uint64 {
 	t := copyText{}
 	t.windows, _ = windows(markdown.ReadableText(s), nil)
@@ -220,21 +223,68 @@ func last(path []string) string {
 	return path[len(path)-1]
 }
 
-// A copied note keeps its headings: only sections under the same heading
-// (case folded), or both without one, are compared.
-func TestSameHeading(t *testing.T) {
-	for _, tc := range []struct {
-		a, b []string
-		want bool
-	}{
-		{[]string{"An Introduction to Dataview", "YAML Lists"}, []string{"An Introduction to Dataview (Slides)", "YAML Lists"}, true},
-		{[]string{"Release", "Checklist"}, []string{"Release", "checklist"}, true},
-		{nil, []string{}, true},
-		{nil, []string{"Steps"}, false},
-		{[]string{"Steps"}, []string{"Checklist"}, false},
-	} {
-		if got := sameHeading(tc.a, tc.b); got != tc.want {
-			t.Errorf("sameHeading(%q, %q) = %v; want %v", tc.a, tc.b, got, tc.want)
+// One reading finds every shared text, under whatever heading: a sync
+// client's copy whose heading was edited on the other device is still a
+// copy, delivered once from the original (the copies were once read only
+// under one heading, and both were delivered).
+func TestActivate_ACopyUnderAnEditedHeadingIsDeliveredOnce(t *testing.T) {
+	checklist := "Before the release, tag the commit, build the binaries for every platform, sign them, and write the changelog from the merged pull requests of the milestone."
+	tv := newTestVault(t, map[string]string{
+		"notes/Release.md": "# Release\n\n## Checklist\n\n" + checklist + "\n",
+		"notes/Release (conflicted copy 2026-12-01).md": "# Release\n\n## Release checklist\n\n" + checklist + " Then publish.\n",
+		"notes/Onboarding.md":                           "# Onboarding\n\nRead the handbook.\n",
+	})
+	act := tv.activate("what to do before the release: tag, build, sign, changelog, publish", "")
+	if len(act.Fragments) == 0 || act.Fragments[0].Path != "notes/Release.md" {
+		t.Fatalf("first fragment is not the original's: %v", keys(act))
+	}
+	cut := false
+	for _, c := range tv.run(act.RunID).Ranked {
+		if strings.Contains(c.Path, "conflicted") && last(c.HeadingPath) == "Release checklist" {
+			cut = c.Outcome == "cut:copy"
+			if !cut {
+				t.Errorf("the copy under its edited heading: outcome %s; want cut:copy", c.Outcome)
+			}
+		}
+	}
+	if !cut {
+		t.Errorf("the copy is not among the candidates: the test no longer shows the cut")
+	}
+}
+
+// A short text is a template only when notes hold it word for word,
+// punctuation kept: the Hub's Dataview guide and its slides hold the same
+// short example, escaped differently, and it is a copy, delivered once from
+// the guide; a short line that two notes hold as written is a template,
+// and neither is delivered.
+func TestActivate_AShortTextIsATemplateOnlyWordForWord(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"guides/Dataview.md":        "# Dataview\n\n## From tag\n\nList the notes of a tag: LIST FROM #project\n\n## Sorting\n\nSort a list by a field, newest first.\n",
+		"guides/Dataview Slides.md": "# Dataview (Slides)\n\n## From tag\n\nList the notes of a tag: `LIST FROM \\#project`\n\n---\n\n## Sorting\n\nSort the rows.\n",
+		"plugins/Tags.md":           "# Tags\n\nA plugin that lists the notes of a tag.\n\n## Status\n\nNo notes of a tag yet, to do.\n",
+		"plugins/Tag Wrangler.md":   "# Tag Wrangler\n\nRename, merge and search tags.\n\n## Status\n\nNo notes of a tag yet, to do.\n",
+	})
+	act := tv.activate("list the notes of a tag", "")
+	delivered := map[string]int{}
+	for _, f := range act.Fragments {
+		delivered[last(f.HeadingPath)]++
+	}
+	if delivered["From tag"] != 1 {
+		t.Errorf("the example the guide and its slides hold was delivered %d times; want once: %v", delivered["From tag"], keys(act))
+	}
+	if delivered["Status"] != 0 {
+		t.Errorf("the line two plugins hold word for word was delivered %d times; want never: %v", delivered["Status"], keys(act))
+	}
+	for _, c := range tv.run(act.RunID).Ranked {
+		switch last(c.HeadingPath) {
+		case "From tag":
+			if c.Path == "guides/Dataview Slides.md" && c.Outcome != "cut:copy" {
+				t.Errorf("the slides' example: outcome %s; want cut:copy", c.Outcome)
+			}
+		case "Status":
+			if c.Outcome != "cut:template" {
+				t.Errorf("%s's status line: outcome %s; want cut:template", c.Path, c.Outcome)
+			}
 		}
 	}
 }

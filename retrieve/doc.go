@@ -17,20 +17,22 @@
 // list of links votes up to twice for what it lists) → optional
 // rerank → cover (each note's share of the query's terms, held between its
 // candidate sections, adds to all of them) → status (a superseded note
-// never ranks above its successor) →
-// section order (by each section's own words; an acronym of the query's
-// words counts as them) → copies (a text two notes hold keeps one place, the
-// original's) → assembly (no overlaps, no templates that several notes
-// share, nothing of only comments and pictures from the web, a copy once, a per-note cap and a weak cut that a plausible answer passes, a
-// token budget; embeds delivered with their text) → deltas against the caller's state → a retrieval run. Search is
-// the lexical part of it: exact → BM25 → templates left out → section
-// order. Ranking is deterministic for a given vault, index and model. When the index cannot keep a state or a run (a read-only or full
+// never ranks above its successor) → shared (a text several notes hold:
+// a short one held word for word is a template, any other a copy, shared.go)
+// → section order (by each section's own words; an acronym of the query's
+// words counts as them; templates last), and a copy's original takes the
+// best place of its copies → assembly (no overlaps, no templates, nothing
+// of only comments and pictures from the web, a copy once, a per-note cap
+// and a weak cut that a plausible answer passes, a token budget; embeds
+// delivered with their text) → deltas against the caller's state → a
+// retrieval run. Search is the lexical part of it: exact → BM25 →
+// templates left out → section order. Ranking is deterministic for a given vault, index and model. When the index cannot keep a state or a run (a read-only or full
 // disk), the activation is still answered: the state travels in the token
 // itself, and the run is left out.
 //
 // Each decision, with the figures it was made on, is in docs/decisions:
 // activate-stages.md, score-fusion.md, vector-weight.md, section-order.md,
-// acronyms-within-a-note.md, assembly.md, templates-are-not-answers.md, copies-delivered-once.md, link-bonus.md, note-coverage.md, embeds-at-delivery.md, activation-state.md,
+// acronyms-within-a-note.md, assembly.md, templates-are-not-answers.md, copies-delivered-once.md, shared-text.md, link-bonus.md, note-coverage.md, embeds-at-delivery.md, activation-state.md,
 // retrieval-runs.md and
 // search-beside-freshness.md; what was tried and not kept is in the
 // not-kept-*.md files there.

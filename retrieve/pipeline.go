@@ -40,11 +40,11 @@ type Pipeline struct {
 // stage), each of which Without can turn off, to measure what it pays:
 // exact (ids, paths, titles and names matched whole), links (the one-hop
 // bonus from the top notes), cover (a note's coverage of the query's
-// terms, cover.go), status (superseded notes below their
-// successors), templates (text shared with other notes cut), sections (a
-// note's places given to its best sections) and copies (a copy of a text
-// delivered once).
-var Stages = []string{"exact", "links", "cover", "status", "templates", "sections", "copies"}
+// terms, cover.go), status (superseded notes below their successors),
+// shared (a text several notes hold delivered once, a short one not at
+// all: shared.go) and sections (a note's places given to its best
+// sections).
+var Stages = []string{"exact", "links", "cover", "status", "shared", "sections"}
 
 // Without turns the named ranking stages off (Stages), for lore eval's
 // ablation; nothing else calls it.

@@ -62,7 +62,7 @@ func (p *Pipeline) Search(ctx context.Context, query string, opt vault.SearchOpt
 const searchDepth = 160
 
 // withoutTemplates drops the hits whose short text another note's hit
-// shares (markTemplates): the Obsidian Hub's footer, its badge rows, empty
+// shares (markShared): the Obsidian Hub's footer, its badge rows, empty
 // headings held seven of the first nine hits for "encrypt secrets inside
 // my notes"; and the hits that give nothing (bare, showing no file of the
 // vault: markdown.ShowsVaultFile; one note's badges alone), as activate's
@@ -76,7 +76,7 @@ func withoutTemplates(hits []fts.Unit, exact int) []fts.Unit {
 			cs[i].ExactRank = i + 1
 		}
 	}
-	markTemplates(cs)
+	markShared(cs)
 	kept := hits[:0]
 	for i, c := range cs {
 		if !c.template && (i < exact || !c.Bare || markdown.ShowsVaultFile(c.Content)) {

@@ -42,7 +42,7 @@ const (
 // among the places they hold, by a key made within the note: the own score
 // over its largest, times one plus the final score over its largest, plus
 // sectionLabelWeight times the heading's label over its largest (ties:
-// vector similarity, then the order of the note). A template (markTemplates),
+// vector similarity, then the order of the note). A template (markShared),
 // which the assembly cuts, takes the note's last places: a footer's "This
 // note in GitHub" holds the query's "notes" as a label, and took a plugin
 // note's place from its own line, which fell to the footer's score. Each
@@ -243,7 +243,7 @@ func fewWords(s string, n int) bool {
 }
 
 // hasOther reports whether group has a candidate other than c that is not
-// a template (markTemplates): a section of the note's own.
+// a template (markShared): a section of the note's own.
 func hasOther(group []*candidate, c *candidate) bool {
 	for _, o := range group {
 		if o != c && !o.template {

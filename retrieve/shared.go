@@ -2,121 +2,70 @@ package retrieve
 
 import (
 	"context"
+	"path"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lore-memory/lore/vault"
 )
 
-// sharedText is what markShared reads of one candidate's text: its
-// windows (copyText) and how many words it has.
-type sharedText struct {
-	copyText
-	words int
-	key   string // templateKey's, for a short text
-}
+// Text that several notes hold is delivered once, and a short one not at
+// all: the shared stage.
+//
+// Real vaults are written from templates: every note of the Obsidian Hub
+// ends with the same footer ("This note in GitHub", three links whose
+// destinations spell the note's own file name), starts with a row of badge
+// images, and keeps empty headings ("## Features", "## Author of") until
+// someone fills them in. Such a section matches a query only by the path
+// and title every section of its note carries, so it ranks beside the
+// note's real section and takes the place of another note's answer: for
+// "encrypt secrets inside my notes" five footers of encryption plugins
+// were delivered, 200 tokens each, and nothing in them is about
+// encryption. Vaults keep copies too: the Hub holds "An Introduction to
+// Dataview" and "An Introduction to Dataview Slides", the same talk in two
+// layouts, section for section but for a separator and an emphasis; a
+// sync client leaves "Note (conflicted copy).md" beside "Note.md";
+// Obsidian names a duplicated note "Note 1.md". Activate delivered both
+// copies, so for "give a YAML key more than one value" the slides' "YAML
+// Lists" came first, the guide's second, and the same text cost its tokens
+// twice.
+//
+// Both are found by one reading of the candidates' texts (sharedGroups):
+// two candidates of different notes hold one text when their readable
+// words (as the index reads them: no link destinations, comments or tags)
+// share at least copyJaccard of their windows of copyShingle words; a text
+// shorter than a window is compared whole. A group of texts that are the
+// same word for word (punctuation kept) and at most templateWords words is
+// a template: none of its notes' answer, each cut as cut:template (an
+// exact match excepted: a name the query gave asks for that note). Of any
+// other group one is kept (keptBefore), the original, which takes the
+// group's best place once the sections are ordered (keepOriginals); the
+// others are cut as cut:copy once it is delivered. A guide's short example
+// and its slides' copy differ by their markup, and are a copy, not a
+// template.
+const (
+	templateWords = 20
+	copyShingle   = 5
+	copyJaccard   = 0.8
+	copyBytes     = 16 << 10 // a longer raw text is not compared (units are far shorter)
+	copySketch    = 16       // hashes of each pair read before the whole sets (sketchesMeet)
+)
 
-// sharedGroups groups the candidates of ranked that hold one text with
-// another note's candidate: their readable words share at least
-// copyJaccard of their windows of copyShingle words (a text shorter than a
-// window is one window, so such texts, and empty ones, are compared
-// whole). Each group lists its places best first; words[i] is ranked[i]'s
-// number of words, for the groups' members. Pairs are read only when
-// their sketches meet (sketchesMeet).
-func sharedGroups(ranked []*candidate) (groups [][]int, keys []string) {
-	texts := make([]sharedText, len(ranked))
-	var buf []uint64
-	for i, c := range ranked {
-		if len(c.Content) > copyBytes {
-			continue
-		}
-		var toks []uint64
-		texts[i].windows, toks = sharedWindows(c.readableText(), buf)
-		buf = toks
-		if k, ok := templateKey(c); ok {
-			texts[i].words, texts[i].key = len(toks), k
-		} else {
-			texts[i].words = templateWords + 1
-		}
-		texts[i].read = true
-		texts[i].sketch = bottom(texts[i].windows, copySketch)
-	}
-	parent := make([]int, len(ranked))
-	for i := range parent {
-		parent[i] = i
-	}
-	root := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	found := false
-	for i, a := range ranked {
-		if !texts[i].read {
-			continue
-		}
-		for j := i + 1; j < len(ranked); j++ {
-			if b := ranked[j]; a.RID == b.RID || !texts[j].read {
-				continue
-			}
-			x, y := &texts[i], &texts[j]
-			if sketchesMeet(x.sketch, y.sketch) && nearCopies(x.set(), y.set()) {
-				parent[root(j)] = root(i)
-				found = true
-			}
-		}
-	}
-	if !found {
-		return nil, nil
-	}
-	byRoot := make([][]int, len(ranked))
-	for i := range ranked {
-		byRoot[root(i)] = append(byRoot[root(i)], i)
-	}
-	keys = make([]string, len(ranked))
-	for i := range texts {
-		keys[i] = texts[i].key
-	}
-	for _, g := range byRoot {
-		if len(g) > 1 {
-			groups = append(groups, g)
-		}
-	}
-	return groups, keys
-}
-
-// sharedWindows is windows without a least length: a text of fewer words
-// than a window is one window, the hash of all its words (none, for an
-// empty text).
-func sharedWindows(readable string, buf []uint64) ([]uint64, []uint64) {
-	ws, toks := windows(readable, buf)
-	if ws != nil {
-		return ws, toks
-	}
-	if len(toks) >= copyShingle {
-		out := make([]uint64, 0, len(toks)-copyShingle+1)
-		for i := 0; i+copyShingle <= len(toks); i++ {
-			out = append(out, shingle(toks[i:i+copyShingle]))
-		}
-		return out, toks
-	}
-	return []uint64{shingle(toks) ^ uint64(len(toks))<<56}, toks
-}
-
-// markShared marks the text that several notes hold. A group of short
-// texts (every one at most templateWords words) is a template: none of
-// its notes' answer, each cut as cut:template (an exact match excepted: a
-// name the query gave asks for that note). It returns the other groups,
-// copies of a longer text, for keepOriginals once the sections are
-// ordered.
+// markShared marks the templates among ranked (for the section order,
+// which gives them their notes' last places, and for the assembly's cut)
+// and returns the groups of copies, each best place first, for
+// keepOriginals once the sections are ordered.
 func markShared(ranked []*candidate) [][]*candidate {
 	groups, keys := sharedGroups(ranked)
 	var copies [][]*candidate
 	for _, places := range groups {
-		short := true // and word for word the same
+		template := true
 		for _, i := range places {
-			short = short && keys[i] != "" && keys[i] == keys[places[0]]
+			template = template && keys[i] != "" && keys[i] == keys[places[0]]
 		}
-		if !short {
+		if !template {
 			g := make([]*candidate, len(places))
 			for k, i := range places {
 				g[k] = ranked[i]
@@ -133,9 +82,65 @@ func markShared(ranked []*candidate) [][]*candidate {
 	return copies
 }
 
+// sharedGroups groups the candidates of ranked that hold one text with
+// another note's candidate (see the top of this file). Each group lists
+// its places best first; keys[i] is ranked[i]'s templateKey, or "" for a
+// text too long to be a template. Pairs are read in full only when their
+// sketches meet (sketchesMeet).
+func sharedGroups(ranked []*candidate) (groups [][]int, keys []string) {
+	texts := make([]copyText, len(ranked))
+	var buf []uint64
+	for i, c := range ranked {
+		if len(c.Content) <= copyBytes {
+			t := &texts[i]
+			t.windows, buf = windows(c.readableText(), buf)
+			t.sketch = bottom(t.windows, copySketch)
+			t.read = true
+		}
+	}
+	parent := make([]int, len(ranked))
+	for i := range parent {
+		parent[i] = i
+	}
+	root := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	found := false
+	for i, a := range ranked {
+		for j := i + 1; j < len(ranked) && texts[i].read; j++ {
+			x, y := &texts[i], &texts[j]
+			if a.RID != ranked[j].RID && y.read && sketchesMeet(x.sketch, y.sketch) && nearCopies(x.set(), y.set()) {
+				parent[root(j)] = root(i)
+				found = true
+			}
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	byRoot := make([][]int, len(ranked))
+	keys = make([]string, len(ranked))
+	for i, c := range ranked {
+		byRoot[root(i)] = append(byRoot[root(i)], i)
+		if texts[i].read {
+			keys[i], _ = templateKey(c)
+		}
+	}
+	for _, g := range byRoot {
+		if len(g) > 1 {
+			groups = append(groups, g)
+		}
+	}
+	return groups, keys
+}
+
 // keepOriginals keeps one of each group of copies (keptBefore), which
-// takes the group's best place in ranked; the others are cut as cut:copy
-// once it is delivered.
+// takes the group's best place in ranked (each place keeps its final
+// score); the others are cut as cut:copy once it is delivered.
 func (p *Pipeline) keepOriginals(ctx context.Context, ranked []*candidate, copies [][]*candidate, project string) error {
 	if len(copies) == 0 {
 		return nil
@@ -175,4 +180,187 @@ func (p *Pipeline) keepOriginals(ctx context.Context, ranked []*candidate, copie
 		}
 	}
 	return nil
+}
+
+// keptBefore reports whether copy a is kept rather than copy b (both of one
+// group, a placed below b): published before a Draft's, an exact match
+// before the rest, then the note more other notes link to, then the
+// original by name (namedAfter).
+func keptBefore(a, b *candidate, inLinks map[int64]int) bool {
+	if (a.DraftID == "") != (b.DraftID == "") {
+		return a.DraftID == ""
+	}
+	if (a.ExactRank > 0) != (b.ExactRank > 0) {
+		return a.ExactRank > 0
+	}
+	if inLinks[a.RID] != inLinks[b.RID] {
+		return inLinks[a.RID] > inLinks[b.RID]
+	}
+	return namedAfter(b.Path, a.Path)
+}
+
+// namedAfter reports whether the note at copy is named after the note at
+// original: its file name (no extension, case folded) extends the
+// original's, as "An Introduction to Dataview Slides" extends "An
+// Introduction to Dataview" and "Note 1" extends "Note".
+func namedAfter(copy, original string) bool {
+	c := strings.ToLower(strings.TrimSuffix(path.Base(copy), path.Ext(copy)))
+	o := strings.ToLower(strings.TrimSuffix(path.Base(original), path.Ext(original)))
+	return len(c) > len(o) && strings.HasPrefix(c, o)
+}
+
+// copyText is what sharedGroups reads of a candidate's text: its windows'
+// hashes (sorted and made a set only when a pair's sketches meet) and
+// their bottom-k sketch.
+type copyText struct {
+	read, sorted bool
+	windows      []uint64
+	sketch       []uint64
+}
+
+// set is the sorted set of the text's window hashes.
+func (t *copyText) set() []uint64 {
+	if !t.sorted {
+		t.sorted = true
+		slices.Sort(t.windows)
+		t.windows = slices.Compact(t.windows)
+	}
+	return t.windows
+}
+
+// windows returns the hashes of readable's windows of copyShingle words
+// (readable is a text as a reader reads it, candidate.readableText), in
+// the text's order; a text of fewer words is one window, the hash of all
+// of them (none, for an empty text), so that it is compared whole. Words are compared as written, case folded (a copy keeps its
+// words; neither stems nor the tokenizer's compound parts are needed to see
+// it): runs of letters and digits, and each Han, Hiragana or Katakana
+// character alone (vault.IsCJK). buf is scratch for the words' hashes,
+// returned for the next call.
+func windows(readable string, buf []uint64) ([]uint64, []uint64) {
+	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
+	toks := buf[:0]
+	h, in := uint64(offset), false
+	for _, r := range readable {
+		switch {
+		case r < utf8.RuneSelf:
+			switch c := byte(r); {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				h, in = (h^uint64(c))*prime, true
+			case 'A' <= c && c <= 'Z':
+				h, in = (h^uint64(c|0x20))*prime, true
+			case in:
+				toks = append(toks, h)
+				h, in = offset, false
+			}
+		case r >= 0x2E80 && vault.IsCJK(r):
+			if in {
+				toks = append(toks, h)
+			}
+			toks = append(toks, (offset^uint64(r))*prime)
+			h, in = offset, false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			h, in = (h^uint64(unicode.ToLower(r)))*prime, true
+		case in:
+			toks = append(toks, h)
+			h, in = offset, false
+		}
+	}
+	if in {
+		toks = append(toks, h)
+	}
+	if len(toks) < copyShingle {
+		return []uint64{shingle(toks) ^ uint64(len(toks))<<56}, toks
+	}
+	out := make([]uint64, 0, len(toks)-copyShingle+1)
+	for i := 0; i+copyShingle <= len(toks); i++ {
+		out = append(out, shingle(toks[i:i+copyShingle]))
+	}
+	return out, toks
+}
+
+// shingle is the hash of a window of words' hashes.
+func shingle(toks []uint64) uint64 {
+	const prime = 1099511628211
+	w := uint64(0)
+	for _, t := range toks {
+		w = w*prime ^ t
+	}
+	return w
+}
+
+// bottom returns the k smallest distinct values of hs, sorted: a bottom-k
+// sketch of the set hs holds, read without sorting all of it.
+func bottom(hs []uint64, k int) []uint64 {
+	sk := make([]uint64, 0, k)
+	for _, h := range hs {
+		if len(sk) == k && h >= sk[k-1] {
+			continue
+		}
+		at, found := slices.BinarySearch(sk, h)
+		if found {
+			continue
+		}
+		if len(sk) == k {
+			sk = sk[:k-1]
+		}
+		sk = slices.Insert(sk, at, h)
+	}
+	return sk
+}
+
+// nearCopies reports whether two sorted shingle sets share at least
+// copyJaccard of their union (sharedGroups asks it only of the pairs whose
+// sketches meet).
+func nearCopies(a, b []uint64) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	if float64(min(len(a), len(b))) < copyJaccard*float64(max(len(a), len(b))) {
+		return false // the union is at least the larger set
+	}
+	common, _ := union(a, b, len(a)+len(b))
+	return float64(common) >= copyJaccard*float64(len(a)+len(b)-common)
+}
+
+// sketchesMeet reports whether two sorted shingle sets may be near copies,
+// from the copySketch smallest hashes of their union alone (a bottom-k
+// sketch): the share of those the two sets have in common estimates their
+// Jaccard index. Of sets that are copies (at least copyJaccard) fewer than
+// a quarter are in common about once in four million pairs (binomial, 16
+// drawn); unrelated texts, most pairs of candidates, have none in common
+// and are not merged in full.
+func sketchesMeet(a, b []uint64) bool {
+	common, seen := union(a, b, copySketch)
+	return 4*common >= seen
+}
+
+// union walks the first n hashes of the union of two sorted sets, in
+// order, and returns how many of them both sets hold and how many it saw
+// (fewer than n when either set ends first).
+func union(a, b []uint64, n int) (common, seen int) {
+	for i, j := 0, 0; seen < n && i < len(a) && j < len(b); seen++ {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			common++
+			i++
+			j++
+		}
+	}
+	return common, seen
+}
+
+// templateKey is the text a template is compared by: c's readable words,
+// lower-cased, one space apart, punctuation kept (prefixed so that an
+// empty text has a key too), and whether the text is short enough to be
+// one.
+func templateKey(c *candidate) (string, bool) {
+	words := strings.Fields(strings.ToLower(c.readableText()))
+	if len(words) > templateWords {
+		return "", false
+	}
+	return "t:" + strings.Join(words, " "), true
 }
