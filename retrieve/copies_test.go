@@ -275,3 +275,42 @@ func TestActivate_AShortTextIsATemplateOnlyWordForWord(t *testing.T) {
 		}
 	}
 }
+
+// The pairs read for copies are found through the sketches' hashes, not by
+// reading every pair: they are exactly the pairs whose sketches hold a hash
+// in common, which every pair whose sketches meet is.
+func TestSketchPairs_AreThePairsWhoseSketchesShareAHash(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		texts := make([]copyText, r.IntN(30))
+		for i := range texts {
+			if r.IntN(8) == 0 {
+				continue // not read: too long
+			}
+			hs := make([]uint64, 1+r.IntN(40))
+			for k := range hs {
+				hs[k] = r.Uint64N(120)
+			}
+			texts[i] = copyText{read: true, windows: hs, sketch: bottom(hs, copySketch)}
+		}
+		var want [][2]int
+		for i := range texts {
+			for j := i + 1; j < len(texts); j++ {
+				x, y := texts[i], texts[j]
+				if !x.read || !y.read {
+					continue
+				}
+				shared := slices.ContainsFunc(x.sketch, func(h uint64) bool { return slices.Contains(y.sketch, h) })
+				if shared {
+					want = append(want, [2]int{i, j})
+				}
+				if sketchesMeet(x.sketch, y.sketch) && !shared {
+					t.Fatalf("texts %d and %d: sketches meet with no hash in common", i, j)
+				}
+			}
+		}
+		if got := sketchPairs(texts); !slices.Equal(got, want) {
+			t.Fatalf("sketchPairs = %v; want %v", got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"path"
 	"slices"
@@ -110,32 +111,78 @@ func sharedGroups(ranked []*candidate) (groups [][]int, keys []string) {
 		return i
 	}
 	found := false
-	for i, a := range ranked {
-		for j := i + 1; j < len(ranked) && texts[i].read; j++ {
-			x, y := &texts[i], &texts[j]
-			if a.RID != ranked[j].RID && y.read && sketchesMeet(x.sketch, y.sketch) && nearCopies(x.set(), y.set()) {
-				parent[root(j)] = root(i)
-				found = true
-			}
+	for _, pr := range sketchPairs(texts) {
+		i, j := pr[0], pr[1]
+		x, y := &texts[i], &texts[j]
+		if ranked[i].RID != ranked[j].RID && sketchesMeet(x.sketch, y.sketch) && nearCopies(x.set(), y.set()) {
+			parent[root(j)] = root(i)
+			found = true
 		}
 	}
 	if !found {
 		return nil, nil
 	}
 	byRoot := make([][]int, len(ranked))
-	keys = make([]string, len(ranked))
-	for i, c := range ranked {
+	for i := range ranked {
 		byRoot[root(i)] = append(byRoot[root(i)], i)
-		if texts[i].read {
-			keys[i], _ = templateKey(c)
-		}
 	}
-	for _, g := range byRoot {
-		if len(g) > 1 {
+	keys = make([]string, len(ranked))
+	for i := range ranked {
+		if g := byRoot[root(i)]; len(g) > 1 && g[0] == i { // each group once, by its best place
 			groups = append(groups, g)
+			for _, k := range g {
+				if texts[k].read {
+					keys[k], _ = templateKey(ranked[k])
+				}
+			}
 		}
 	}
 	return groups, keys
+}
+
+// sketchPairs returns the pairs (i < j) of read texts whose sketches hold a
+// hash in common, in order: the only pairs whose sketches can meet (every
+// text has a window, so an empty sketch is no text's). Found through the
+// sorted hashes, not by reading every pair's sketches.
+func sketchPairs(texts []copyText) [][2]int {
+	type held struct {
+		h uint64
+		i int
+	}
+	all := make([]held, 0, len(texts)*copySketch)
+	for i := range texts {
+		if texts[i].read {
+			for _, h := range texts[i].sketch {
+				all = append(all, held{h, i})
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b held) int {
+		if a.h != b.h {
+			return cmp.Compare(a.h, b.h)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	var pairs [][2]int
+	for lo := 0; lo < len(all); {
+		hi := lo + 1
+		for hi < len(all) && all[hi].h == all[lo].h {
+			hi++
+		}
+		for a := lo; a < hi; a++ {
+			for b := a + 1; b < hi; b++ {
+				pairs = append(pairs, [2]int{all[a].i, all[b].i})
+			}
+		}
+		lo = hi
+	}
+	slices.SortFunc(pairs, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	return slices.Compact(pairs)
 }
 
 // keepOriginals keeps one of each group of copies (keptBefore), which
