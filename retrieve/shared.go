@@ -40,8 +40,9 @@ import (
 // shorter than a window is compared whole. A group of texts that are the
 // same word for word (punctuation kept) and at most templateWords words is
 // a template: none of its notes' answer, each cut as cut:template (an
-// exact match excepted: a name the query gave asks for that note). Of any
-// other group one is kept (keptBefore), the original, which takes the
+// exact match excepted: a name the query gave asks for that note), unless
+// one published note and Drafts hold it, whose copies of it cannot take it
+// from the published note. Of any other group one is kept (keptBefore), the original, which takes the
 // group's best place once the sections are ordered (keepOriginals); the
 // others are cut as cut:copy once it is delivered. A guide's short example
 // and its slides' copy differ by their markup, and are a copy, not a
@@ -63,9 +64,17 @@ func markShared(ranked []*candidate) [][]*candidate {
 	var copies [][]*candidate
 	for _, places := range groups {
 		template := true
+		published := map[int64]bool{} // the published notes that hold it
 		for _, i := range places {
 			template = template && keys[i] != "" && keys[i] == keys[places[0]]
+			if ranked[i].DraftID == "" {
+				published[ranked[i].RID] = true
+			}
 		}
+		// A Draft cannot make a published text a template: held by one
+		// published note, the text is that note's, and a Draft's copy of
+		// it is a copy (keptBefore keeps the published one).
+		template = template && len(published) != 1
 		if !template {
 			g := make([]*candidate, len(places))
 			for k, i := range places {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -190,5 +191,43 @@ func TestActivate_ASectionOfOnlyWebPicturesIsNotDelivered(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the section that shows the vault's diagram was not delivered: %v", act.Fragments)
+	}
+}
+
+// An agent's Draft cannot make a published text a template: a Draft note
+// that holds a published rule's short text word for word would have made
+// the two a template and cut the rule from every activation of the
+// Draft's project, its teammates' agents' included. Nothing an agent sends
+// may stop others from reading: the published text is delivered, and the
+// Draft's copy of it is cut as a copy.
+func TestAttack_ADraftCannotMakeAPublishedTextATemplate(t *testing.T) {
+	rule := "Take the payment lock with SET NX and a 30 second expiry."
+	tv := newTestVault(t, map[string]string{
+		"decisions/payment-lock.md": "# Payment lock\n\n## Rule\n\n" + rule + "\n\n## Context\n\nRetries of the webhook arrived twice.\n",
+		"notes/Onboarding.md":       "# Onboarding\n\nRead the handbook.\n",
+	})
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []vault.OverlayFile{
+		{Path: "notes/scratch.md", Data: []byte("# Scratch\n\n## Rule\n\n" + rule + "\n")},
+	}}})
+	act, err := tv.Ix.Activate(t.Context(), vault.ActivateRequest{Query: "how to take the payment lock", Project: "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delivered := false
+	for _, f := range act.Fragments {
+		if f.Path == "decisions/payment-lock.md" && last(f.HeadingPath) == "Rule" {
+			delivered = true
+		}
+		if f.Path == "notes/scratch.md" && last(f.HeadingPath) == "Rule" {
+			t.Errorf("the Draft's copy of the rule was delivered: %v", keys(act))
+		}
+	}
+	if !delivered {
+		t.Errorf("the published rule was not delivered in the Draft's project: %v", keys(act))
+	}
+	for _, c := range tv.run(act.RunID).Ranked {
+		if last(c.HeadingPath) == "Rule" && c.Outcome == "cut:template" {
+			t.Errorf("%s's rule: cut as a template; delivered %v", c.Path, keys(act))
+		}
 	}
 }
