@@ -27,7 +27,7 @@ func (p *Pipeline) assemble(ctx context.Context, ranked []*candidate, held []sta
 	}
 	floor := 0.0
 	if len(ranked) > 0 && p.fusion != "rrf" && ranked[0].ExactRank == 0 {
-		floor = weakFraction * ranked[0].Final
+		floor = weakFraction * bestPublished(ranked).Final
 	}
 	for _, c := range ranked { // rank marked the templates (markShared)
 		if err := a.take(c, floor); err != nil {
@@ -83,6 +83,21 @@ func newAssembly(lim vault.Limits, held []stateEntry) *assembly {
 		a.holds[e.key], a.labels[e.key] = e.hash, e.label
 	}
 	return a
+}
+
+// bestPublished is the best of ranked that no Draft holds, or the best of
+// all when Drafts hold every one: the weak cut's bar is set by published
+// memory. An agent's Draft stuffed with the query's words scored above
+// every published note, and the bar, a fraction of the best score, cut
+// the published answers from every activation of the Draft's project
+// (TestAttack_ADraftCannotRaiseTheWeakCutOverPublishedAnswers).
+func bestPublished(ranked []*candidate) *candidate {
+	for _, c := range ranked {
+		if c.DraftID == "" {
+			return c
+		}
+	}
+	return ranked[0]
 }
 
 // take delivers c if it is strong enough (floor), fits the limits and

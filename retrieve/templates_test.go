@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -203,8 +204,8 @@ func TestActivate_ASectionOfOnlyWebPicturesIsNotDelivered(t *testing.T) {
 func TestAttack_ADraftCannotMakeAPublishedTextATemplate(t *testing.T) {
 	rule := "Take the payment lock with SET NX and a 30 second expiry."
 	tv := newTestVault(t, map[string]string{
-		"decisions/payment-lock.md": "# Payment lock\n\n## Rule\n\n" + rule + "\n\n## Context\n\nRetries of the webhook arrived twice.\n",
-		"notes/Onboarding.md":       "# Onboarding\n\nRead the handbook.\n",
+		"decisions/webhook-retries.md": "# Payment lock\n\n## Rule\n\n" + rule + "\n\n## Context\n\nRetries of the webhook arrived twice.\n",
+		"notes/Onboarding.md":          "# Onboarding\n\nRead the handbook.\n",
 	})
 	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []vault.OverlayFile{
 		{Path: "notes/scratch.md", Data: []byte("# Scratch\n\n## Rule\n\n" + rule + "\n")},
@@ -215,7 +216,7 @@ func TestAttack_ADraftCannotMakeAPublishedTextATemplate(t *testing.T) {
 	}
 	delivered := false
 	for _, f := range act.Fragments {
-		if f.Path == "decisions/payment-lock.md" && last(f.HeadingPath) == "Rule" {
+		if f.Path == "decisions/webhook-retries.md" && last(f.HeadingPath) == "Rule" {
 			delivered = true
 		}
 		if f.Path == "notes/scratch.md" && last(f.HeadingPath) == "Rule" {
@@ -230,4 +231,42 @@ func TestAttack_ADraftCannotMakeAPublishedTextATemplate(t *testing.T) {
 			t.Errorf("%s's rule: cut as a template; delivered %v", c.Path, keys(act))
 		}
 	}
+}
+
+// An agent's Draft cannot raise the bar a published answer must clear:
+// Draft notes stuffed with the question's words scored far above every
+// published note, and the weak cut (a fraction of the best score) cut the
+// published answer, and everything else, from every activation of the
+// Draft's project. The bar is set by published memory.
+func TestAttack_ADraftCannotRaiseTheWeakCutOverPublishedAnswers(t *testing.T) {
+	q := "payment lock expiry"
+	files := map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a lock per event before it charges, and a crashed worker's lock is freed after thirty seconds.\n",
+	}
+	for i := range 12 {
+		files[fmt.Sprintf("notes/other-%02d.md", i)] = fmt.Sprintf("# Other %d\n\nThe payment of invoice %d is due at the end of the month.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	stuffed := "# Scratch\n\n" + strings.Repeat("## Payment locks and their expiry\n\npayment lock expiry, payment lock expiry, payment lock expiry\n\n", 4)
+	var drafts []vault.OverlayFile
+	for i := range 4 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(stuffed)})
+	}
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: drafts}})
+	act, err := tv.Ix.Activate(t.Context(), vault.ActivateRequest{Query: q, Project: "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range act.Fragments {
+		if f.Path == "decisions/webhook-retries.md" {
+			return
+		}
+	}
+	outcome := "not a candidate"
+	for _, c := range tv.run(act.RunID).Ranked {
+		if c.Path == "decisions/webhook-retries.md" {
+			outcome = c.Outcome
+		}
+	}
+	t.Errorf("the published decision was not delivered in the Draft's project (%s): %v", outcome, keys(act))
 }
