@@ -42,7 +42,7 @@ type stages struct {
 	// query among its note's candidates (sections.go).
 	SectionScore float64 `json:"section_score,omitempty"`
 	Final        float64 `json:"final"`
-	Outcome      string  `json:"outcome"` // delivered:add|replace|reuse, cut:weak|budget|per_resource|total|overlap|template|draft|irrelevant
+	Outcome      string  `json:"outcome"` // delivered:add|replace|reuse, cut:weak|budget|per_resource|total|drafts|overlap|template|copy|empty|draft|irrelevant
 }
 
 // candidate is one unit as it moves through the stages.

@@ -61,6 +61,8 @@ type assembly struct {
 	labels      map[string]string  // the caller's units: key → "path › headings"
 	act         *vault.Activation
 	used        int // tokens
+	drafts      int // fragments from Drafts
+	draftTokens int // their tokens
 	perResource map[string]int
 	ranges      map[int64][][2]int // delivered byte ranges, by resource row
 	texts       map[string]bool    // delivered content hashes
@@ -100,6 +102,13 @@ func bestPublished(ranked []*candidate) *candidate {
 	return ranked[0]
 }
 
+// Drafts take at most half of an activation's places and half its token
+// budget (cut:drafts beyond): an agent's Draft is its project's to read,
+// not to fill. Twenty Draft notes stuffed with a question's words took
+// every place of their project's activations, and six long ones its whole
+// budget, and the published answer was cut
+// (TestAttack_DraftsCannotCrowdOutPublishedMemory).
+
 // take delivers c if it is strong enough (floor), fits the limits and
 // overlaps nothing delivered, and records its outcome either way.
 func (a *assembly) take(c *candidate, floor float64) error {
@@ -125,6 +134,9 @@ func (a *assembly) take(c *candidate, floor float64) error {
 		return nil
 	case len(a.act.Fragments) >= a.lim.MaxFragments:
 		c.Outcome = "cut:total"
+		return nil
+	case c.DraftID != "" && a.drafts >= max(1, a.lim.MaxFragments/2):
+		c.Outcome = "cut:drafts"
 		return nil
 	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0 && !a.sections[vault.KeySection(c.UnitKey)]):
 		// A note's further section passes the cap only when it is likely an
@@ -160,6 +172,14 @@ func (a *assembly) take(c *candidate, floor float64) error {
 	if a.used+cost > a.lim.TokenBudget {
 		c.Outcome = "cut:budget"
 		return nil
+	}
+	if c.DraftID != "" {
+		if a.draftTokens+cost > a.lim.TokenBudget/2 {
+			c.Outcome = "cut:drafts"
+			return nil
+		}
+		a.drafts++
+		a.draftTokens += cost
 	}
 	a.used += cost
 	a.perResource[c.ResourceID]++

@@ -270,3 +270,50 @@ func TestAttack_ADraftCannotRaiseTheWeakCutOverPublishedAnswers(t *testing.T) {
 	}
 	t.Errorf("the published decision was not delivered in the Draft's project (%s): %v", outcome, keys(act))
 }
+
+// An agent's Draft cannot crowd published memory out: twenty Draft notes
+// stuffed with a question's words took all twelve places of every
+// activation of the Draft's project, and the published decision that
+// answers was cut as cut:total. Drafts take at most half the places and
+// half the token budget (cut:drafts beyond), and the published answer is
+// delivered.
+func TestAttack_DraftsCannotCrowdOutPublishedMemory(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
+	})
+	var drafts []vault.OverlayFile
+	for i := range 20 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times. %s\n",
+			i, i, i, i*7, strings.Repeat("Payment lock expiry again. ", i%3*40)))})
+	}
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: drafts}})
+	act, err := tv.Ix.Activate(t.Context(), vault.ActivateRequest{Query: "payment lock expiry", Project: "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := vault.LimitsFrom(vault.RetrievalConfig{})
+	fromDrafts, tokens, published := 0, 0, false
+	for _, f := range act.Fragments {
+		if f.DraftID != "" {
+			fromDrafts++
+			tokens += vault.EstimateTokens(f.Content)
+		}
+		published = published || f.Path == "decisions/webhook-retries.md"
+	}
+	if !published {
+		t.Errorf("the published decision was not delivered in the Draft's project: %v", keys(act))
+	}
+	if fromDrafts == 0 || fromDrafts > lim.MaxFragments/2 || tokens > lim.TokenBudget/2 {
+		t.Errorf("Drafts delivered %d fragments, %d tokens; want some, and at most %d and %d", fromDrafts, tokens, lim.MaxFragments/2, lim.TokenBudget/2)
+	}
+	crowded := 0
+	for _, c := range tv.run(act.RunID).Ranked {
+		if c.Outcome == "cut:drafts" {
+			crowded++
+		}
+	}
+	if crowded == 0 {
+		t.Errorf("no Draft was cut as cut:drafts: the test no longer shows the share")
+	}
+}
