@@ -295,29 +295,56 @@ func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project stri
 			bestOf[c.RID] = c
 		}
 	}
-	top := make([]int64, len(rids))
-	copy(top, rids)
-	sort.SliceStable(top, func(i, j int) bool { return bestOf[top[i]].Fused > bestOf[top[j]].Fused })
-	if len(top) > linkTop {
-		top = top[:linkTop]
+	sorted := make([]int64, len(rids))
+	copy(sorted, rids)
+	sort.SliceStable(sorted, func(i, j int) bool { return bestOf[sorted[i]].Fused > bestOf[sorted[j]].Fused })
+	var published []int64
+	for _, r := range sorted {
+		if bestOf[r].DraftID == "" {
+			published = append(published, r)
+		}
 	}
-	best := bestOf[top[0]].Fused
-	if best <= 0 {
+	if bestOf[sorted[0]].Fused <= 0 {
 		return nil
 	}
 	pairs, err := p.look.LinkPairs(ctx, rids, project)
 	if err != nil || len(pairs) == 0 {
 		return err
 	}
-	vote := map[int64]float64{} // a top note's vote: its score over the best, times its weight
-	for _, r := range top {
-		vote[r] = bestOf[r].Fused / best * voteWeight(bestOf[r])
+	// tally is each note's votes from the top notes of sorted, and the top
+	// score they are a share of.
+	tally := func(sorted []int64) (map[int64]float64, float64) {
+		if len(sorted) == 0 {
+			return nil, 0
+		}
+		top := sorted[:min(len(sorted), linkTop)]
+		best := bestOf[top[0]].Fused
+		if best <= 0 {
+			return nil, 0
+		}
+		vote := map[int64]float64{} // a top note's vote: its score over the best, times its weight
+		for _, r := range top {
+			vote[r] = bestOf[r].Fused / best * voteWeight(bestOf[r])
+		}
+		votes := map[int64]float64{} // each note's votes, from the top notes that link to it
+		for _, pr := range pairs {
+			votes[pr[1]] += vote[pr[0]] // 0 from a note not at the top
+		}
+		return votes, best
 	}
-	votes := map[int64]float64{} // each note's votes, from the top notes that link to it
-	for _, pr := range pairs {
-		votes[pr[1]] += vote[pr[0]] // 0 from a note not at the top
+	// A published note's votes are counted as if no Draft were there: an
+	// agent's Draft cannot reorder published memory by linking to it, nor
+	// by taking a top note's place (TestAttack_DraftsCannotReorderPublishedMemoryByLinks).
+	all, bestAll := tally(sorted)
+	pub, bestPub := all, bestAll
+	if len(published) < len(sorted) {
+		pub, bestPub = tally(published)
 	}
 	for _, c := range cs {
+		votes, best := all, bestAll
+		if c.DraftID == "" {
+			votes, best = pub, bestPub
+		}
 		if w := votes[c.RID]; w > 0 {
 			c.LinkBonus = linkBonus * w * best
 			c.Final = c.Fused + c.LinkBonus

@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/markdown"
-	"github.com/lore-memory/lore/vault"
 )
 
 // listVaultFiles: three notes that link out — a roundup's list, a
@@ -87,22 +85,20 @@ func TestBoostLinks_AListOfLinksVotesTwice(t *testing.T) {
 	}
 }
 
-// Every note at the top that links to a note adds its vote: two published
-// lists, a guide and an agent's Draft that is a list too link to zeta, and
-// zeta gains the four votes. The cap that counted only the three strongest
-// changed no figure of the table and was taken out (link-bonus.md); this
-// test fails with it (the guide's vote would be left out). What bounds the
-// bonus is linkTop: no more than five notes vote, each at most twice. The
-// Draft's vote reaches only its own project.
+// Every note at the top that links to a note adds its vote: three
+// published lists and a guide link to zeta, and zeta gains the four votes.
+// The cap that counted only the three strongest changed no figure of the
+// table and was taken out (link-bonus.md); this test fails with it (the
+// guide's vote would be left out). What bounds the bonus is linkTop: no
+// more than five notes vote, each at most twice. (A Draft's notes give
+// published notes no votes: TestAttack_DraftsCannotReorderPublishedMemoryByLinks.)
 func TestBoostLinks_EveryLinkingTopNoteCounts(t *testing.T) {
 	files := listVaultFiles()
 	files["eta.md"] = "# Eta\n\n" + strings.Repeat("filler words about other things ", 30) + "kiwi\n"
+	files["digest.md"] = "# Kiwi digest\n\n- [[Eta]] kiwi backups this week\n- [[Zeta]] kiwi backups\n"
 	tv := newTestVault(t, files)
-	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []vault.OverlayFile{
-		{Path: "digest.md", Data: []byte("# Kiwi digest\n\n- [[Eta]] kiwi backups this week\n- [[Zeta]] kiwi backups\n")},
-	}}})
 	from := map[string]string{"alpha.md": "roundup.md", "beta.md": "guide.md", "delta.md": "plugins.md", "eta.md": "digest.md"}
-	_, bonus, best := votesAndBonus(t, tv, "kiwi backups", "alpha", from)
+	_, bonus, best := votesAndBonus(t, tv, "kiwi backups", "", from)
 	all := 0.0
 	for target := range from {
 		// Each of alpha, beta, delta, eta has one linking note, a note
@@ -118,16 +114,6 @@ func TestBoostLinks_EveryLinkingTopNoteCounts(t *testing.T) {
 	}
 	if max := 2 * linkTop * linkBonus * best; bonus["zeta.md"] > max {
 		t.Errorf("zeta.md gained %v, more than %d notes voting twice (%v)", bonus["zeta.md"], linkTop, max)
-	}
-	// Another project never sees the Draft, nor its vote.
-	cs, err := tv.Ix.Pipeline.rank(context.Background(), "kiwi backups", "lexical", "web", 40, map[string]int64{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cs {
-		if c.Path == "digest.md" || (c.Path == "eta.md" && c.LinkBonus != 0) {
-			t.Errorf("project web: %s is a candidate with link bonus %v; the Draft is alpha's", c.Path, c.LinkBonus)
-		}
 	}
 }
 

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,5 +316,41 @@ func TestAttack_DraftsCannotCrowdOutPublishedMemory(t *testing.T) {
 	}
 	if crowded == 0 {
 		t.Errorf("no Draft was cut as cut:drafts: the test no longer shows the share")
+	}
+}
+
+// An agent's Draft cannot reorder published memory by its links: Draft
+// notes at the top of a question's candidates that link to a published
+// note gave it their votes, and an office-plants note that mentions a
+// payment once rose over the onboarding note. Published notes' votes are
+// counted as if no Draft were there: the published candidates rank in the
+// Draft's project as they do in another.
+func TestAttack_DraftsCannotReorderPublishedMemoryByLinks(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
+		"notes/office-plants.md":       "# Office plants\n\nWater them on Fridays; the payment for the new pots is in the shared sheet.\n",
+		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask about the payment service.\n",
+	})
+	var drafts []vault.OverlayFile
+	for i := range 5 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"# Scratch %d\n\nPayment lock expiry, case %d:\n\n- [[Office plants]]\n- [[Office plants]]\n", i, i))})
+	}
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: drafts}})
+	order := func(project string) []string {
+		act, err := tv.Ix.Activate(t.Context(), vault.ActivateRequest{Query: "payment lock expiry", Project: project})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, c := range tv.run(act.RunID).Ranked {
+			if !strings.HasPrefix(c.Path, "scratch/") && !slices.Contains(paths, c.Path) { // the Draft's notes are under scratch/
+				paths = append(paths, c.Path)
+			}
+		}
+		return paths
+	}
+	if alpha, beta := order("alpha"), order("beta"); !slices.Equal(alpha, beta) {
+		t.Errorf("published notes in the Draft's project rank %v; elsewhere %v", alpha, beta)
 	}
 }
