@@ -1,0 +1,169 @@
+package retrieve
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lore-memory/lore/internal/testvault"
+	"github.com/lore-memory/lore/vault"
+)
+
+// Attacks by an agent's Draft on the published memory of its own project:
+// a Draft is its project's to read (it ranks there by its own scores), not
+// a way to hide, outvote or crowd out what a person published.
+
+// inDraft lays files over project alpha as one agent's Draft and activates
+// q in project.
+func inDraft(t *testing.T, tv *testVault, files []vault.OverlayFile, q, project string) *vault.Activation {
+	t.Helper()
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: files}})
+	act, err := tv.Ix.Activate(t.Context(), vault.ActivateRequest{Query: q, Project: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return act
+}
+
+// An agent's Draft cannot make a published text a template: a Draft note
+// that holds a published rule's short text word for word would have made
+// the two a template and cut the rule from every activation of the
+// Draft's project, its teammates' agents' included. Nothing an agent sends
+// may stop others from reading: the published text is delivered, and the
+// Draft's copy of it is cut as a copy.
+func TestAttack_ADraftCannotMakeAPublishedTextATemplate(t *testing.T) {
+	rule := "Take the payment lock with SET NX and a 30 second expiry."
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Payment lock\n\n## Rule\n\n" + rule + "\n\n## Context\n\nRetries of the webhook arrived twice.\n",
+		"notes/Onboarding.md":          "# Onboarding\n\nRead the handbook.\n",
+	})
+	act := inDraft(t, tv, []vault.OverlayFile{{Path: "notes/scratch.md", Data: []byte("# Scratch\n\n## Rule\n\n" + rule + "\n")}},
+		"how to take the payment lock", "alpha")
+	delivered := false
+	for _, f := range act.Fragments {
+		if f.Path == "decisions/webhook-retries.md" && last(f.HeadingPath) == "Rule" {
+			delivered = true
+		}
+		if f.Path == "notes/scratch.md" && last(f.HeadingPath) == "Rule" {
+			t.Errorf("the Draft's copy of the rule was delivered: %v", keys(act))
+		}
+	}
+	if !delivered {
+		t.Errorf("the published rule was not delivered in the Draft's project: %v", keys(act))
+	}
+	for _, c := range tv.run(act.RunID).Ranked {
+		if last(c.HeadingPath) == "Rule" && c.Outcome == "cut:template" {
+			t.Errorf("%s's rule: cut as a template; delivered %v", c.Path, keys(act))
+		}
+	}
+}
+
+// An agent's Draft cannot raise the bar a published answer must clear:
+// Draft notes stuffed with the question's words scored far above every
+// published note, and the weak cut (a fraction of the best score) cut the
+// published answer, and everything else, from every activation of the
+// Draft's project. The bar is set by published memory.
+func TestAttack_ADraftCannotRaiseTheWeakCutOverPublishedAnswers(t *testing.T) {
+	q := "payment lock expiry"
+	files := map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a lock per event before it charges, and a crashed worker's lock is freed after thirty seconds.\n",
+	}
+	for i := range 12 {
+		files[fmt.Sprintf("notes/other-%02d.md", i)] = fmt.Sprintf("# Other %d\n\nThe payment of invoice %d is due at the end of the month.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	stuffed := "# Scratch\n\n" + strings.Repeat("## Payment locks and their expiry\n\npayment lock expiry, payment lock expiry, payment lock expiry\n\n", 4)
+	var drafts []vault.OverlayFile
+	for i := range 4 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(stuffed)})
+	}
+	act := inDraft(t, tv, drafts, q, "alpha")
+	for _, f := range act.Fragments {
+		if f.Path == "decisions/webhook-retries.md" {
+			return
+		}
+	}
+	outcome := "not a candidate"
+	for _, c := range tv.run(act.RunID).Ranked {
+		if c.Path == "decisions/webhook-retries.md" {
+			outcome = c.Outcome
+		}
+	}
+	t.Errorf("the published decision was not delivered in the Draft's project (%s): %v", outcome, keys(act))
+}
+
+// An agent's Draft cannot crowd published memory out: twenty Draft notes
+// stuffed with a question's words took all twelve places of every
+// activation of the Draft's project, and the published decision that
+// answers was cut as cut:total. Drafts take at most half the places and
+// half the token budget (cut:drafts beyond), and the published answer is
+// delivered.
+func TestAttack_DraftsCannotCrowdOutPublishedMemory(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
+	})
+	var drafts []vault.OverlayFile
+	for i := range 20 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times. %s\n",
+			i, i, i, i*7, strings.Repeat("Payment lock expiry again. ", i%3*40)))})
+	}
+	act := inDraft(t, tv, drafts, "payment lock expiry", "alpha")
+	lim := vault.LimitsFrom(vault.RetrievalConfig{})
+	fromDrafts, tokens, published := 0, 0, false
+	for _, f := range act.Fragments {
+		if f.DraftID != "" {
+			fromDrafts++
+			tokens += vault.EstimateTokens(f.Content)
+		}
+		published = published || f.Path == "decisions/webhook-retries.md"
+	}
+	if !published {
+		t.Errorf("the published decision was not delivered in the Draft's project: %v", keys(act))
+	}
+	if fromDrafts == 0 || fromDrafts > lim.MaxFragments/2 || tokens > lim.TokenBudget/2 {
+		t.Errorf("Drafts delivered %d fragments, %d tokens; want some, and at most %d and %d", fromDrafts, tokens, lim.MaxFragments/2, lim.TokenBudget/2)
+	}
+	crowded := 0
+	for _, c := range tv.run(act.RunID).Ranked {
+		if c.Outcome == "cut:drafts" {
+			crowded++
+		}
+	}
+	if crowded == 0 {
+		t.Errorf("no Draft was cut as cut:drafts: the test no longer shows the share")
+	}
+}
+
+// An agent's Draft cannot reorder published memory by its links: Draft
+// notes at the top of a question's candidates that link to a published
+// note gave it their votes, and an office-plants note that mentions a
+// payment once rose over the onboarding note. Published notes' votes are
+// counted as if no Draft were there: the published candidates rank in the
+// Draft's project as they do in another.
+func TestAttack_DraftsCannotReorderPublishedMemoryByLinks(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
+		"notes/office-plants.md":       "# Office plants\n\nWater them on Fridays; the payment for the new pots is in the shared sheet.\n",
+		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask about the payment service.\n",
+	})
+	var drafts []vault.OverlayFile
+	for i := range 5 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"# Scratch %d\n\nPayment lock expiry, case %d:\n\n- [[Office plants]]\n- [[Office plants]]\n", i, i))})
+	}
+	order := func(project string) []string {
+		act := inDraft(t, tv, drafts, "payment lock expiry", project)
+		var paths []string
+		for _, c := range tv.run(act.RunID).Ranked {
+			if !strings.HasPrefix(c.Path, "scratch/") && !slices.Contains(paths, c.Path) { // the Draft's notes are under scratch/
+				paths = append(paths, c.Path)
+			}
+		}
+		return paths
+	}
+	if alpha, beta := order("alpha"), order("beta"); !slices.Equal(alpha, beta) {
+		t.Errorf("published notes in the Draft's project rank %v; elsewhere %v", alpha, beta)
+	}
+}
