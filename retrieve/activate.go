@@ -241,10 +241,71 @@ func (p *Pipeline) similarities(ctx context.Context, qv []float32, cands map[int
 // best sorts candidates and keeps the first depth.
 func best(cs []*candidate, depth int) []*candidate {
 	sortCandidates(cs)
-	if len(cs) > depth {
-		cs = cs[:depth]
+	if len(cs) <= depth {
+		return cs
 	}
-	return cs
+	// The best depth published candidates are kept too: Drafts cannot push
+	// published memory out of the list (withPublished).
+	out := append([]*candidate(nil), cs[:depth]...)
+	published := 0
+	for _, c := range out {
+		if c.DraftID == "" {
+			published++
+		}
+	}
+	for _, c := range cs[depth:] {
+		if published >= depth {
+			break
+		}
+		if c.DraftID == "" {
+			out = append(out, c)
+			published++
+		}
+	}
+	return out
+}
+
+// withPublished adds to hits, the project's BM25 list, the published view's
+// own best depth units that the project sees as they are (not shadowed by
+// one of its Drafts), in score order: more of a Draft's sections matching
+// a question than the list's depth pushed every published note out of the
+// project's candidates, and its activation delivered Drafts alone
+// (TestAttack_DraftsCannotFloodPublishedMemoryOut).
+func (p *Pipeline) withPublished(ctx context.Context, hits []fts.Unit, ts []string, project string, depth int) ([]fts.Unit, error) {
+	pub, err := p.look.BM25(ctx, ts, fts.PublishedView(project), depth)
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[int64]bool, len(hits))
+	for _, h := range hits {
+		have[h.UID] = true
+	}
+	var keys []string
+	for _, h := range pub {
+		if !have[h.UID] {
+			keys = append(keys, h.UnitKey)
+		}
+	}
+	if len(keys) == 0 {
+		return hits, nil
+	}
+	seen, err := p.look.UnitsByKey(ctx, keys, project)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]fts.Unit(nil), hits...)
+	for _, h := range pub {
+		if v, ok := seen[h.UnitKey]; ok && !have[h.UID] && v.UID == h.UID {
+			out = append(out, h)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].UnitKey < out[j].UnitKey
+	})
+	return out, nil
 }
 
 // sortCandidates orders exact matches first, then by final score, then by
@@ -571,6 +632,9 @@ func (p *Pipeline) find(ctx context.Context, q, mode, project string, depth int,
 				t = time.Now()
 				if ts := tokenize.QueryTerms(q); len(ts) > 0 {
 					f.lexical, lexErr = p.look.BM25(ctx, ts, project, depth)
+					if lexErr == nil && project != "" && !fts.IsPublishedView(project) && p.look.HasDrafts(ctx) {
+						f.lexical, lexErr = p.withPublished(ctx, f.lexical, ts, project, depth)
+					}
 				}
 				record("bm25", t)
 			}); err != nil {

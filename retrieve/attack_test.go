@@ -167,3 +167,38 @@ func TestAttack_DraftsCannotReorderPublishedMemoryByLinks(t *testing.T) {
 		t.Errorf("published notes in the Draft's project rank %v; elsewhere %v", alpha, beta)
 	}
 }
+
+// An agent's Draft cannot flood published memory out of its project's
+// candidates: 45 Draft notes stuffed with a question's words held every
+// place of the BM25 list (its depth is 40), the published decision that
+// answers was not even a candidate, and the project's activation
+// delivered six Draft fragments and nothing published. The published
+// view's own best are candidates too.
+func TestAttack_DraftsCannotFloodPublishedMemoryOut(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
+		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask who owns the payment lock.\n",
+	})
+	var drafts []vault.OverlayFile
+	for i := range 45 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7))})
+	}
+	// A Draft that edits the onboarding note shadows it: the published
+	// version stays out of the project's candidates.
+	drafts = append(drafts, vault.OverlayFile{Path: "notes/onboarding.md", Data: []byte("# Onboarding\n\nRead the handbook; the payment lock expiry is in the decisions.\n")})
+	act := inDraft(t, tv, drafts, "payment lock expiry", "alpha")
+	delivered, drafted := false, 0
+	for _, f := range act.Fragments {
+		delivered = delivered || f.Path == "decisions/webhook-retries.md"
+		if f.DraftID != "" {
+			drafted++
+		}
+		if f.Path == "notes/onboarding.md" && f.DraftID == "" {
+			t.Errorf("the published onboarding note, which the project's Draft edits, was delivered beside it")
+		}
+	}
+	if !delivered || drafted == 0 {
+		t.Errorf("the published decision delivered: %v, Draft fragments: %d; want both: %v", delivered, drafted, keys(act))
+	}
+}
