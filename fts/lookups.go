@@ -258,13 +258,19 @@ func (ix *Index) memHits(ctx context.Context, found []memindex.Hit) ([]Unit, err
 	}
 	// The winners are chosen by (score, uid), then listed by (score,
 	// unit_key), as bm25FTS's two queries do.
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].UnitKey < out[j].UnitKey
-	})
+	SortHits(out)
 	return out, nil
+}
+
+// SortHits lists BM25 hits as the lexical stage does: best score first,
+// then by unit key.
+func SortHits(hits []Unit) {
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].UnitKey < hits[j].UnitKey
+	})
 }
 
 // bm25FTS is the lexical stage in SQL: FTS5 matches and ranks.

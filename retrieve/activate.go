@@ -299,12 +299,7 @@ func (p *Pipeline) withPublished(ctx context.Context, hits []fts.Unit, ts []stri
 			out = append(out, h)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].UnitKey < out[j].UnitKey
-	})
+	fts.SortHits(out)
 	return out, nil
 }
 
