@@ -210,14 +210,6 @@ func idList(uids []int64) string {
 	return strings.Join(ids, ",")
 }
 
-// HasDrafts reports whether any Draft is laid over the index (true when
-// it cannot tell).
-func (l Lookups) HasDrafts(ctx context.Context) bool { return l.ix.hasDrafts(ctx) }
-
-// IsPublishedView reports whether project names a published view
-// (PublishedView): no Draft is in it.
-func IsPublishedView(project string) bool { return strings.HasPrefix(project, publishedPrefix) }
-
 // BM25 runs the lexical stage over an OR of the query tokens ts
 // (QueryTerms). Scores are
 // FTS5's bm25 negated (higher is better), from the in-memory postings when

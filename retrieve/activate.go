@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -238,7 +239,11 @@ func (p *Pipeline) similarities(ctx context.Context, qv []float32, cands map[int
 	return err
 }
 
-// best sorts candidates and keeps the first depth.
+// fromDraft reports whether a hit is a Draft's.
+func fromDraft(h fts.Unit) bool { return h.DraftID != "" }
+
+// best sorts candidates and keeps the first depth, and the first depth
+// published ones among them or after them.
 func best(cs []*candidate, depth int) []*candidate {
 	sortCandidates(cs)
 	if len(cs) <= depth {
@@ -270,7 +275,9 @@ func best(cs []*candidate, depth int) []*candidate {
 // one of its Drafts), in score order: more of a Draft's sections matching
 // a question than the list's depth pushed every published note out of the
 // project's candidates, and its activation delivered Drafts alone
-// (TestAttack_DraftsCannotFloodPublishedMemoryOut).
+// (TestAttack_DraftsCannotFloodPublishedMemoryOut). It is asked only when
+// a Draft is among hits: without one, every published unit the project
+// sees among the published view's best is among hits already.
 func (p *Pipeline) withPublished(ctx context.Context, hits []fts.Unit, ts []string, project string, depth int) ([]fts.Unit, error) {
 	pub, err := p.look.BM25(ctx, ts, fts.PublishedView(project), depth)
 	if err != nil {
@@ -627,7 +634,7 @@ func (p *Pipeline) find(ctx context.Context, q, mode, project string, depth int,
 				t = time.Now()
 				if ts := tokenize.QueryTerms(q); len(ts) > 0 {
 					f.lexical, lexErr = p.look.BM25(ctx, ts, project, depth)
-					if lexErr == nil && project != "" && !fts.IsPublishedView(project) && p.look.HasDrafts(ctx) {
+					if lexErr == nil && slices.ContainsFunc(f.lexical, fromDraft) {
 						f.lexical, lexErr = p.withPublished(ctx, f.lexical, ts, project, depth)
 					}
 				}

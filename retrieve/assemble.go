@@ -102,13 +102,6 @@ func bestPublished(ranked []*candidate) *candidate {
 	return ranked[0]
 }
 
-// Drafts take at most half of an activation's places and half its token
-// budget (cut:drafts beyond): an agent's Draft is its project's to read,
-// not to fill. Twenty Draft notes stuffed with a question's words took
-// every place of their project's activations, and six long ones its whole
-// budget, and the published answer was cut
-// (TestAttack_DraftsCannotCrowdOutPublishedMemory).
-
 // take delivers c if it is strong enough (floor), fits the limits and
 // overlaps nothing delivered, and records its outcome either way.
 func (a *assembly) take(c *candidate, floor float64) error {
@@ -136,6 +129,12 @@ func (a *assembly) take(c *candidate, floor float64) error {
 		c.Outcome = "cut:total"
 		return nil
 	case c.DraftID != "" && a.drafts >= max(1, a.lim.MaxFragments/2):
+		// Drafts take at most half of an activation's places, and half its
+		// token budget (below): an agent's Draft is its project's to read,
+		// not to fill. Twenty Draft notes stuffed with a question's words
+		// took every place of their project's activations, six long ones its
+		// whole budget, and the published answer was cut
+		// (TestAttack_DraftsCannotCrowdOutPublishedMemory).
 		c.Outcome = "cut:drafts"
 		return nil
 	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0 && !a.sections[vault.KeySection(c.UnitKey)]):
