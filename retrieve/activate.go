@@ -155,23 +155,44 @@ func (p *Pipeline) addVectorHits(ctx context.Context, vh []fts.Neighbor, cands m
 			cands[h.UID] = &candidate{Unit: h}
 		}
 	}
-	rank, last := 0, -1.0
+	var rank, pub stageRank // all hits, and published ones (stageRank)
 	for _, h := range vh {
 		if h.Similarity <= 0 {
 			break // orthogonal or opposite: no evidence at all
 		}
-		if cands[h.UID] == nil {
+		c := cands[h.UID]
+		if c == nil {
 			continue // the guidelines: no candidate, and no rank
 		}
-		if h.Similarity != last { // units sharing a text share its rank
-			rank++
-			last = h.Similarity
+		r := rank.next(h.Similarity) // units sharing a text share its rank
+		if c.DraftID == "" {
+			r = pub.next(h.Similarity)
 		}
-		if c := cands[h.UID]; c != nil && c.VectorRank == 0 {
-			c.VectorRank, c.VectorScore = rank, h.Similarity
+		if c.VectorRank == 0 {
+			c.VectorRank, c.VectorScore = r, h.Similarity
 		}
 	}
 	return nil
+}
+
+// stageRank numbers a stage's hits in its order, hits of one score sharing
+// a number. A Draft is numbered among all hits and a published unit among
+// published hits alone, as in a project without Drafts: five Draft notes
+// stuffed with a question's words took a stage's top three in their
+// project, and a published section there lost the place among an
+// activation's plausible answers it held everywhere else
+// (TestAttack_DraftsCannotPushPublishedSectionsOffAStagesTop).
+type stageRank struct {
+	n    int
+	last float64
+}
+
+func (r *stageRank) next(score float64) int {
+	if r.n == 0 || score != r.last {
+		r.n++
+		r.last = score
+	}
+	return r.n
 }
 
 // fuseRRF scores candidates by reciprocal-rank fusion (k = 60) and returns
@@ -199,10 +220,23 @@ func fuseRRF(cands map[int64]*candidate, depth int) []*candidate {
 // matches first. Unlike RRF it keeps how far apart BM25 scores are, so a
 // weak vector stage nudges the order instead of overturning it (see the
 // package doc for the measurements).
+//
+// The best BM25 score is published memory's, when a published candidate
+// has one: a Draft stuffed with the question's words set it in its
+// project, every published section's share shrank beside the vector and
+// coverage terms, and published memory took another order there
+// (TestAttack_ADraftCannotRescalePublishedMemory). A Draft's share may
+// then pass 1; only the Drafts' own order among themselves shows it.
 func fuseScores(cands map[int64]*candidate, depth int, mode string, beta float64) []*candidate {
-	top := 0.0
+	top, topPub := 0.0, 0.0
 	for _, c := range cands {
 		top = math.Max(top, c.BM25Score)
+		if c.DraftID == "" {
+			topPub = math.Max(topPub, c.BM25Score)
+		}
+	}
+	if topPub > 0 {
+		top = topPub
 	}
 	out := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
@@ -699,12 +733,16 @@ func (p *Pipeline) candidates(ctx context.Context, f found) (map[int64]*candidat
 			get(h).ExactRank = rank
 		}
 	}
-	rank = 0
+	all, pub := 0, 0 // a Draft's rank among all hits, a published unit's among published ones (stageRank)
 	for _, h := range f.lexical {
 		if h.Path != guide {
-			rank++
+			all++
 			c := get(h)
-			c.BM25Rank, c.BM25Score = rank, h.Score
+			c.BM25Rank, c.BM25Score = all, h.Score
+			if h.DraftID == "" {
+				pub++
+				c.BM25Rank = pub
+			}
 		}
 	}
 	return cands, p.addVectorHits(ctx, f.near, cands)

@@ -202,3 +202,86 @@ func TestAttack_DraftsCannotFloodPublishedMemoryOut(t *testing.T) {
 		t.Errorf("the published decision delivered: %v, Draft fragments: %d; want both: %v", delivered, drafted, keys(act))
 	}
 }
+
+// An agent's Draft cannot rescale published memory: the lexical score is a
+// share of the best BM25 score among the candidates, and the notes'
+// coverage a share of the best candidate's score. A Draft stuffed with a
+// question's words set both in its project, so every published section's
+// BM25 shrank beside the coverage it gained, and published notes took
+// another order there than in any other project. Published memory is
+// scaled by published memory.
+func TestAttack_ADraftCannotRescalePublishedMemory(t *testing.T) {
+	files := map[string]string{
+		"notes/lock-faq.md":            "# Payment lock\n\nThe payment lock is the payment lock: ask for the payment lock before the payment.\n",
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe handler takes a payment lock per event.\n\n## Expiry\n\nA crashed worker's lock has an expiry of thirty seconds.\n",
+		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask about the payment service.\n",
+	}
+	for i := range 12 { // notes without the question's words: its words are rare, as in a vault
+		files[fmt.Sprintf("notes/other-%d.md", i)] = fmt.Sprintf("# Other %d\n\nThe build runs on every push; case %d.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	var drafts []vault.OverlayFile
+	for i := range 20 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"# Payment lock expiry thirty seconds %d\n\nPayment lock expiry thirty seconds: payment lock expiry, thirty seconds, payment lock expiry thirty seconds, %d times.\n", i, i))})
+	}
+	order := func(project string) []string {
+		act := inDraft(t, tv, drafts, "payment lock expiry thirty seconds", project)
+		var paths []string
+		for _, c := range tv.run(act.RunID).Ranked {
+			if !strings.HasPrefix(c.Path, "scratch/") {
+				paths = append(paths, c.UnitKey)
+			}
+		}
+		return paths
+	}
+	for _, fusion := range []string{"score", "rrf"} {
+		if err := tv.Ix.Pipeline.UseFusion(vault.RetrievalConfig{Fusion: fusion}); err != nil {
+			t.Fatal(err)
+		}
+		if alpha, beta := order("alpha"), order("beta"); !slices.Equal(alpha, beta) {
+			t.Errorf("fusion %s: published sections in the Draft's project rank %v; elsewhere %v", fusion, alpha, beta)
+		}
+	}
+}
+
+// An agent's Draft cannot push a published section out of the places a
+// stage's top gives: a section at the top three of BM25 or of the vectors
+// is a plausible answer, which a note's cap of two sections lets through.
+// Five Draft notes stuffed with a question's words took the top three in
+// their project, and the published decision's third section, delivered in
+// every other project, was cut there by the cap. A published unit's rank
+// in a stage is its rank among published units.
+func TestAttack_DraftsCannotPushPublishedSectionsOffAStagesTop(t *testing.T) {
+	files := map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Lock\n\nThe handler takes a payment lock per event; the lock's expiry is thirty seconds.\n\n" +
+			"## Expiry\n\nA crashed worker's payment lock expiry is thirty seconds, then the lock is free.\n\n" +
+			"## Retries\n\nA retry waits for the payment lock expiry before it charges again.\n",
+	}
+	for i := range 12 {
+		files[fmt.Sprintf("notes/other-%d.md", i)] = fmt.Sprintf("# Other %d\n\nThe build runs on every push; case %d.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	var drafts []vault.OverlayFile
+	for i := range 5 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"# Payment lock expiry %d\n\nPayment lock expiry: the payment lock expiry, case %d.\n", i, i))})
+	}
+	published := func(project string) []string {
+		var keys []string
+		for _, f := range inDraft(t, tv, drafts, "payment lock expiry", project).Fragments {
+			if f.DraftID == "" {
+				keys = append(keys, f.UnitKey)
+			}
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	alpha, beta := published("alpha"), published("beta")
+	if len(beta) != 3 {
+		t.Fatalf("elsewhere the decision's three sections should be delivered: %v", beta)
+	}
+	if !slices.Equal(alpha, beta) {
+		t.Errorf("published fragments in the Draft's project %v; elsewhere %v", alpha, beta)
+	}
+}

@@ -16,7 +16,8 @@ import (
 // -depth 40 -features "lore score,terms held").
 const coverWeight = 0.4
 
-// coverNotes adds to each candidate's Final coverWeight × the top Final ×
+// coverNotes adds to each candidate's Final coverWeight × the top Final
+// (published memory's, when any is a candidate) ×
 // its note's coverage: the share of the query's terms (tokenize.QueryTerms,
 // the terms BM25 was asked for) that any of the note's candidates holds in
 // its path, title, headings or text. BM25 scores a section alone, so a
@@ -89,9 +90,15 @@ func coverNotes(q string, cs []*candidate) {
 		}
 		mark(c.readableText())
 	}
-	top := 0.0
+	top, topPub := 0.0, 0.0 // the top score, published memory's when there is any (fuseScores)
 	for _, c := range cs {
 		top = max(top, c.Final)
+		if c.DraftID == "" {
+			topPub = max(topPub, c.Final)
+		}
+	}
+	if topPub > 0 {
+		top = topPub
 	}
 	for _, c := range cs {
 		c.Final += coverWeight * top * float64(notes[c.RID].n) / float64(len(ts))
