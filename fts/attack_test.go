@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lore-memory/lore/embed"
+	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
 )
 
@@ -68,4 +70,88 @@ func TestAttack_RebuildNeverHidesANoteFromAnotherProcess(t *testing.T) {
 	if hits := tv.search("body of note 123", vault.SearchOptions{Limit: 3}); len(hits) == 0 || hits[0].Path != "notes/n123.md" {
 		t.Fatalf("after the rebuilds the search finds %v", hits)
 	}
+}
+
+// One project's Drafts cannot push published memory out of the vector
+// stage of another project, or of the published view the hooks read: the
+// first pass took the nearest vectors of every row, every project's Drafts
+// among them, and only then kept what the view sees, so sixty Draft notes
+// near a question in project beta left nothing published in alpha's
+// nearest. The vector stage finds the nearest units the view sees, in
+// memory and in SQL alike.
+func TestAttack_DraftsCannotPushPublishedMemoryOutOfTheVectorStage(t *testing.T) {
+	files := map[string]string{
+		"decisions/release.md": "# Shipping a version\n\nTag the build and deploy it; watch the error rate for an hour after.\n",
+	}
+	for i := range 30 {
+		files[fmt.Sprintf("notes/other-%d.md", i)] = fmt.Sprintf("# Other %d\n\nThe office plants are watered on Fridays, case %d.\n", i, i)
+	}
+	tv := newTestVault(t, files)
+	ctx := context.Background()
+	if err := tv.Ix.Vectors().Use(ctx, &embed.HashEmbedder{Dims: 64}); err != nil {
+		t.Fatal(err)
+	}
+	const q = "Release checklist: tag the build, deploy it, then watch the error rate"
+	var drafts []OverlayFile
+	for i := range 60 {
+		drafts = append(drafts, OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"Release checklist: tag the build, deploy it, then watch the error rate w%d\n", i))})
+	}
+	tv.Ix.UseOverlay(testvault.Drafts{{ID: "d1", Project: "beta", Head: "h1", Files: drafts}})
+	if _, err := tv.Ix.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tv.Ix.Vectors().Embed(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := tv.Ix.Vectors().Embedder().Embed(ctx, []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := func(view string) bool {
+		hits, err := tv.Ix.Lookups().Nearest(ctx, vs[0], view, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		units, err := tv.Ix.Lookups().Units(ctx, uids(hits))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range units {
+			if u.Path == "decisions/release.md" {
+				return true
+			}
+		}
+		return false
+	}
+	// Past sqlite-vec's largest first pass, the SQL path reads every vector
+	// the view sees.
+	defer func(n int) { knnMax = n }(knnMax)
+	knnMax = 20
+	for _, view := range []string{"alpha", PublishedView("alpha")} {
+		if !found(view) {
+			t.Errorf("past the largest first pass, view %q: the published release checklist is not among the nearest", view)
+		}
+	}
+	knnMax = 4096
+	for _, inMemory := range []bool{false, true} {
+		if inMemory {
+			if err := tv.Ix.Resident().Keep(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, view := range []string{"alpha", PublishedView("alpha"), PublishedView("beta"), ""} {
+			if !found(view) {
+				t.Errorf("in memory %v, view %q: the published release checklist is not among the nearest", inMemory, view)
+			}
+		}
+	}
+}
+
+func uids(hs []Neighbor) []int64 {
+	out := make([]int64, len(hs))
+	for i, h := range hs {
+		out[i] = h.UID
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/lore-memory/lore/embed"
 	"github.com/lore-memory/lore/eval/synth"
 	"github.com/lore-memory/lore/internal/testvault"
 	"github.com/lore-memory/lore/vault"
@@ -93,3 +94,28 @@ func TestGenerateVault_AllNotesIndex(t *testing.T) {
 // lore mcp runs. Skipped without the variable.
 //
 //	LORE_SCALE_VAULT=/tmp/bench100k go test -tags sqlite_fts5 -run '^$' -bench InMemoryCopyOf -benchtime 1x -timeout 30m ./fts
+
+// BenchmarkNearestSQL is the vector stage of a one-shot command (no
+// in-memory copies): sqlite-vec's first pass over the generated vault's
+// binary vectors (a 64-dimension hash model), the exact cosines, and the
+// units the view sees.
+func BenchmarkNearestSQL(b *testing.B) {
+	ix, qs := benchIndex(b)
+	ctx := context.Background()
+	if err := ix.Vectors().Use(ctx, &embed.HashEmbedder{Dims: 64}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ix.Vectors().Embed(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	vs, err := ix.Vectors().Embedder().Embed(ctx, qs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.Lookups().Nearest(ctx, vs[i%len(vs)], "", 40); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -308,14 +308,24 @@ const coarseFactor = 4
 // Hamming-distance pass over the sign bits picks coarseFactor×k candidates
 // and their full float32 vectors are rescored by cosine similarity; it reads
 // 1/32 of the data a float scan would. Units sharing an input share a vector.
+//
+// The first pass keeps that many vectors the view sees: when fewer of the
+// ones it picked are (other projects' notes, every project's Drafts), it
+// picks four times as many, until it has enough or has read every vector.
+// It once kept what the view sees of the nearest of all, and sixty Draft
+// notes near a question in one project left nothing published in another
+// project's nearest, or in the published view the hooks read
+// (TestAttack_DraftsCannotPushPublishedMemoryOutOfTheVectorStage).
 func (l Lookups) Nearest(ctx context.Context, qv []float32, project string, k int) ([]Neighbor, error) {
 	ix := l.ix
 	blob, err := vec.SerializeFloat32(qv)
 	if err != nil {
 		return nil, err
 	}
-	first := `SELECT rowid, distance FROM unit_vec WHERE embedding MATCH ? AND k = ?`
-	kk := k
+	want := k // vectors the view sees in the first pass
+	if ix.binary {
+		want = k * coarseFactor
+	}
 	// With both in-memory copies (memvec.go, resident.go): the first pass
 	// in memory, the rescoring in SQL, the units carrying each vector from
 	// the postings' doc table.
@@ -329,23 +339,87 @@ func (l Lookups) Nearest(ctx context.Context, qv []float32, project string, k in
 			return nil, err
 		}
 		if m != nil {
-			return ix.rescore(ctx, blob, mv.nearest(qv, k*coarseFactor), mv, m, project, 2*k)
+			for n := want; ; n *= coarseFactor {
+				ids := mv.nearest(qv, n)
+				out, seen, err := ix.rescore(ctx, blob, ids, mv, m, project, 2*k)
+				if err != nil || seen >= want || len(ids) < n {
+					return out, err
+				}
+			}
 		}
 	}
+	for n := want; n <= knnMax; n = min(n*coarseFactor, knnMax) {
+		out, seen, read, err := ix.nearestSQL(ctx, blob, project, n, 2*k)
+		if err != nil || seen >= want || read < n {
+			return out, err
+		}
+		if n == knnMax {
+			break
+		}
+	}
+	return ix.nearestVisible(ctx, blob, project, 2*k)
+}
+
+// knnMax is the largest k sqlite-vec's nearest-neighbour query takes (a
+// variable for the test of what comes after it).
+var knnMax = 4096
+
+// nearestSQL is Nearest's SQL path with a first pass of n vectors: the
+// first limit units the view sees among the ones carrying them, how many
+// of the n vectors the view sees, and how many the pass read (fewer than n:
+// every vector).
+func (ix *Index) nearestSQL(ctx context.Context, blob []byte, project string, n, limit int) (out []Neighbor, seen, read int, err error) {
+	first := `SELECT rowid, distance FROM unit_vec WHERE embedding MATCH ? AND k = ?`
 	if ix.binary {
 		first = `SELECT c.rowid, vec_distance_cosine(f.embedding, ?1) AS distance FROM
 			(SELECT rowid FROM unit_vec WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2) c
 			JOIN unit_vectors f ON f.rowid = c.rowid`
-		kk = k * coarseFactor
 	}
 	vis, vargs := visibleTo(project)
 	// CROSS JOIN keeps SQLite to this order: the few neighbours first (with
-	// a long IN list it would otherwise walk every resource).
-	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - v.distance FROM (`+first+`) v
+	// a long IN list it would otherwise walk every resource). A vector no
+	// unit carries any more (until the next embedding run drops it) has no
+	// row: the pass then counts as having read every vector.
+	// The first pass is written first: its parameters are numbered before
+	// the view's.
+	rows, err := ix.db.QueryContext(ctx, `WITH v AS (`+first+`) SELECT v.rowid, u.uid, 1 - v.distance, `+vis+` FROM v
 		CROSS JOIN embeddings e ON e.vec_rowid = v.rowid
 		CROSS JOIN units u ON u.embed_key = e.embed_key AND u.embed_hash = e.embed_hash
 		CROSS JOIN resources r ON r.rid = u.rid
-		WHERE `+vis+` ORDER BY v.distance, u.unit_key LIMIT ?`, args([]any{blob, kk}, vargs, []any{2 * k})...)
+		ORDER BY v.distance, u.unit_key`, args([]any{blob, n}, vargs)...)
+	if err != nil {
+		return nil, 0, 0, translate(fmt.Errorf("vector search: %w", err))
+	}
+	defer rows.Close()
+	vecs, visible := make(map[int64]bool, n), make(map[int64]bool, n)
+	for rows.Next() {
+		var rowid int64
+		var h Neighbor
+		var ok bool
+		if err := rows.Scan(&rowid, &h.UID, &h.Similarity, &ok); err != nil {
+			return nil, 0, 0, err
+		}
+		vecs[rowid] = true
+		if ok {
+			visible[rowid] = true
+			if len(out) < limit {
+				out = append(out, h)
+			}
+		}
+	}
+	return out, len(visible), len(vecs), translate(rows.Err())
+}
+
+// nearestVisible reads the vector of every unit the view sees: the last
+// resort of the SQL path, when more than sqlite-vec's largest first pass
+// of vectors near the query are ones the view does not see.
+func (ix *Index) nearestVisible(ctx context.Context, blob []byte, project string, limit int) ([]Neighbor, error) {
+	vis, vargs := visibleTo(project)
+	rows, err := ix.db.QueryContext(ctx, `SELECT u.uid, 1 - vec_distance_cosine(f.embedding, ?) AS sim FROM units u
+		JOIN resources r ON r.rid = u.rid
+		JOIN embeddings e ON e.embed_key = u.embed_key AND e.embed_hash = u.embed_hash
+		JOIN unit_vectors f ON f.rowid = e.vec_rowid
+		WHERE `+vis+` ORDER BY sim DESC, u.unit_key LIMIT ?`, args([]any{blob}, vargs, []any{limit})...)
 	if err != nil {
 		return nil, translate(fmt.Errorf("vector search: %w", err))
 	}
@@ -372,10 +446,11 @@ func NotReady(err error) error {
 }
 
 // rescore computes sqlite-vec's cosine distance for the first pass's
-// vectors (ids) and hands them to the in-memory doc table.
-func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memVectors, m *memCopy, project string, limit int) ([]Neighbor, error) {
+// vectors (ids) and hands them to the in-memory doc table; seen is how
+// many of them the view sees.
+func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memVectors, m *memCopy, project string, limit int) (_ []Neighbor, seen int, _ error) {
 	if len(ids) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	list := make([]string, len(ids))
 	for i, id := range ids {
@@ -384,7 +459,7 @@ func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memV
 	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, vec_distance_cosine(embedding, ?) FROM unit_vectors
 		WHERE rowid IN (`+strings.Join(list, ",")+`)`, blob)
 	if err != nil {
-		return nil, translate(fmt.Errorf("vector search: %w", err))
+		return nil, 0, translate(fmt.Errorf("vector search: %w", err))
 	}
 	defer rows.Close()
 	var ns []memindex.Neighbour
@@ -392,20 +467,20 @@ func (ix *Index) rescore(ctx context.Context, blob []byte, ids []int64, mv *memV
 		var rowid int64
 		var n memindex.Neighbour // Dist: sqlite-vec's cosine distance
 		if err := rows.Scan(&rowid, &n.Dist); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		n.Emb = mv.embOf(rowid)
 		ns = append(ns, n)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, translate(err)
+		return nil, 0, translate(err)
 	}
-	found := m.VectorUnits(ns, memView(project), limit)
+	found, seen := m.VectorUnits(ns, memView(project), limit)
 	out := make([]Neighbor, len(found))
 	for i, f := range found {
 		out[i] = Neighbor{UID: f.UID, Similarity: 1 - f.Dist}
 	}
-	return out, nil
+	return out, seen, nil
 }
 
 // Vectors is the index's embedding side: the model it embeds with and the

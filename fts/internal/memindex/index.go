@@ -546,8 +546,9 @@ type VectorHit struct {
 
 // VectorUnits turns the rescored neighbours into the visible units that
 // carry them, ordered by distance then unit_key, at most limit: what
-// package fts's vector search does in SQL with a join.
-func (m *Index) VectorUnits(ns []Neighbour, v View, limit int) []VectorHit {
+// package fts's vector search does in SQL with a join. seen is how many of
+// the neighbours a visible unit carries.
+func (m *Index) VectorUnits(ns []Neighbour, v View, limit int) (_ []VectorHit, seen int) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	type pair struct {
@@ -558,11 +559,16 @@ func (m *Index) VectorUnits(ns []Neighbour, v View, limit int) []VectorHit {
 	var ps []pair
 	for _, n := range ns {
 		d, ok := m.byEmb.find(n.Emb)
+		any := false
 		for ; ok && d >= 0; d = m.docs[d].nextEmb {
 			doc := &m.docs[d]
 			if m.lens[d] >= 0 && m.visible(doc.res, v) {
 				ps = append(ps, pair{n.Dist, m.key(d), doc.uid})
+				any = true
 			}
+		}
+		if any {
+			seen++
 		}
 	}
 	sort.Slice(ps, func(i, j int) bool {
@@ -578,5 +584,5 @@ func (m *Index) VectorUnits(ns []Neighbour, v View, limit int) []VectorHit {
 	for i, p := range ps {
 		out[i] = VectorHit{UID: p.uid, Dist: p.dist}
 	}
-	return out
+	return out, seen
 }
