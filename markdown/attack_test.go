@@ -18,6 +18,10 @@ var pathological = map[string]func(n int) string{
 	"links-nl":  func(n int) string { return strings.Repeat("[a](\n", n/5) },
 	"wiki":      func(n int) string { return strings.Repeat("[[", n/2) + "\n" },
 	"brackets":  func(n int) string { return strings.Repeat("[", n/2) + strings.Repeat("]", n/2) + "\n" },
+	// Wikilinks that never close, each part of one: every "[[" is a place
+	// a link may start (wikilinkIndexes).
+	"wiki-open":  func(n int) string { return strings.Repeat("![[a#b|c ", n/9) + "\n" },
+	"wiki-links": func(n int) string { return strings.Repeat("[[a]] ", n/6) + "\n" },
 }
 
 // TestAttack_NestedMarkdownIsBoundedForTheParser checks what keeps parsing
@@ -82,7 +86,7 @@ func TestAttack_NestedMarkdownIsBoundedForTheParser(t *testing.T) {
 }
 
 func BenchmarkParsePathological(b *testing.B) {
-	for _, name := range []string{"quote", "list", "olist", "quotelist", "links", "links-nl"} {
+	for _, name := range []string{"quote", "list", "olist", "quotelist", "links", "links-nl", "wiki", "brackets", "wiki-open", "wiki-links"} {
 		for _, n := range []int{1 << 18, 1 << 20} {
 			data := []byte("# T\n\n" + pathological[name](n))
 			b.Run(fmt.Sprintf("%s/%dKiB", name, n>>10), func(b *testing.B) {
