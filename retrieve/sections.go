@@ -61,7 +61,9 @@ func orderSections(q string, ranked []*candidate) {
 		}
 		if qterms == nil {
 			qterms = sectionQueryTerms(q)
-			acronyms = queryAcronyms(q, qterms)
+			if !expOff["acronyms"] {
+				acronyms = queryAcronyms(q, qterms)
+			}
 		}
 		group := make([]*candidate, len(ps))
 		finals := make([]float64, len(ps))
@@ -214,10 +216,13 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 			norm := 1 - sectionB + sectionB*lens[k]/math.Max(avg, 1)
 			s += qterms[i].weight * idf[i] * f * (sectionK1 + 1) / (f + sectionK1*norm)
 		}
-		if overview[k] {
+		if overview[k] && !expOff["overview"] {
 			s *= overviewWeight
 		}
 		c.SectionScore, c.label = s, 0
+		if expOff["label"] {
+			continue
+		}
 		for i, in := range inHeading[k] {
 			if in {
 				c.label += qterms[i].weight * idf[i]
