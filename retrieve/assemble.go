@@ -137,7 +137,7 @@ func (a *assembly) take(c *candidate, floor float64) error {
 		// (TestAttack_DraftsCannotCrowdOutPublishedMemory).
 		c.Outcome = "cut:drafts"
 		return nil
-	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(!expOff["capexception"] && plausible && c.SectionScore > 0 && !a.sections[vault.KeySection(c.UnitKey)]):
+	case a.perResource[c.ResourceID] >= a.lim.PerResource && !(plausible && c.SectionScore > 0 && !a.sections[vault.KeySection(c.UnitKey)]):
 		// A note's further section passes the cap only when it is likely an
 		// answer by its own text (its heading and body match the query,
 		// sections.go), not by the title every section of the note shares;

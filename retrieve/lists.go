@@ -14,8 +14,5 @@ import "github.com/lore-memory/lore/markdown"
 // gives each note it links to: 1, and up to 2 when c is a list of links
 // (markdown.LinkListShare).
 func voteWeight(c *candidate) float64 {
-	if expOff["listvote"] {
-		return 1
-	}
 	return 1 + markdown.LinkListShare(c.Content)
 }

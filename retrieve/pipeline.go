@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -46,18 +45,6 @@ type Pipeline struct {
 // all: shared.go) and sections (a note's places given to its best
 // sections).
 var Stages = []string{"exact", "links", "cover", "status", "shared", "sections"}
-
-// expOff is an experiment's switch (LORE_EXP_OFF=rule,rule): rules inside
-// the stages turned off alone, to measure what each pays.
-var expOff = func() map[string]bool {
-	m := map[string]bool{}
-	for _, r := range strings.Split(os.Getenv("LORE_EXP_OFF"), ",") {
-		if r != "" {
-			m[r] = true
-		}
-	}
-	return m
-}()
 
 // Without turns the named ranking stages off (Stages), for lore eval's
 // ablation; nothing else calls it.

@@ -61,9 +61,7 @@ func orderSections(q string, ranked []*candidate) {
 		}
 		if qterms == nil {
 			qterms = sectionQueryTerms(q)
-			if !expOff["acronyms"] {
-				acronyms = queryAcronyms(q, qterms)
-			}
+			acronyms = queryAcronyms(q, qterms)
 		}
 		group := make([]*candidate, len(ps))
 		finals := make([]float64, len(ps))
@@ -216,13 +214,10 @@ func scoreSections(qterms []sectionTerm, acronyms *acronymIndex, group []*candid
 			norm := 1 - sectionB + sectionB*lens[k]/math.Max(avg, 1)
 			s += qterms[i].weight * idf[i] * f * (sectionK1 + 1) / (f + sectionK1*norm)
 		}
-		if overview[k] && !expOff["overview"] {
+		if overview[k] {
 			s *= overviewWeight
 		}
 		c.SectionScore, c.label = s, 0
-		if expOff["label"] {
-			continue
-		}
 		for i, in := range inHeading[k] {
 			if in {
 				c.label += qterms[i].weight * idf[i]

@@ -74,7 +74,7 @@ func markShared(ranked []*candidate) [][]*candidate {
 		// A Draft cannot make a published text a template: held by one
 		// published note, the text is that note's, and a Draft's copy of
 		// it is a copy (keptBefore keeps the published one).
-		template = template && len(published) != 1 && !expOff["template"]
+		template = template && len(published) != 1
 		if !template {
 			g := make([]*candidate, len(places))
 			for k, i := range places {
