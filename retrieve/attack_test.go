@@ -285,3 +285,65 @@ func TestAttack_DraftsCannotPushPublishedSectionsOffAStagesTop(t *testing.T) {
 		t.Errorf("published fragments in the Draft's project %v; elsewhere %v", alpha, beta)
 	}
 }
+
+// Nor can Drafts crowd published memory out of recall_memory's answer:
+// recall gives the best notes of activate's ranking, each once, and twenty
+// Draft notes stuffed with a question's words took every one of its places
+// in their project. Drafts take at most half of recall's places, as of
+// activate's, while a published note is left to take one; a Draft alone
+// in its project's answer is still recalled.
+func TestAttack_DraftsCannotCrowdOutPublishedMemoryFromRecall(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
+		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask who owns the payment lock.\n",
+		"notes/office.md":              "# Office\n\nThe payment for the new desks is in the shared sheet.\n",
+		"notes/billing.md":             "# Billing\n\nInvoices go out on the first; a payment is due in thirty days.\n",
+	})
+	var drafts []vault.OverlayFile
+	for i := range 20 {
+		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
+			"# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7))})
+	}
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: drafts}})
+	recall := func(project string, limit int) (published []string, fromDrafts int) {
+		hits, err := tv.Ix.Recall(t.Context(), "payment lock expiry", "lexical", project, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != limit {
+			t.Fatalf("project %s, limit %d: %d hits", project, limit, len(hits))
+		}
+		for _, h := range hits {
+			if h.DraftID != "" {
+				fromDrafts++
+			} else {
+				published = append(published, h.Path)
+			}
+		}
+		return published, fromDrafts
+	}
+	for _, limit := range []int{1, 4} { // four published notes hold a question word
+		got, fromDrafts := recall("alpha", limit)
+		want, _ := recall("beta", limit) // no Drafts there
+		if fromDrafts > limit/2 || !slices.Equal(got, want[:limit-fromDrafts]) {
+			t.Errorf("limit %d: in the Drafts' project %d Drafts and the published notes %v; elsewhere %v", limit, fromDrafts, got, want)
+		}
+	}
+}
+
+// What the Drafts' half leaves to published notes, Drafts fill when no
+// published note is left: an agent still recalls its project's Drafts.
+func TestRecall_DraftsFillWhatPublishedMemoryLeaves(t *testing.T) {
+	tv := newTestVault(t, map[string]string{"notes/other.md": "# Other\n\nThe build runs on every push.\n"})
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: []vault.OverlayFile{
+		{Path: "scratch/a.md", Data: []byte("# Payment lock\n\nThe payment lock expires after thirty seconds.\n")},
+		{Path: "scratch/b.md", Data: []byte("# Payment retries\n\nA retry waits for the payment lock.\n")},
+	}}})
+	hits, err := tv.Ix.Recall(t.Context(), "payment lock", "lexical", "alpha", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].DraftID == "" {
+		t.Errorf("with no published note that matches, recall's one place goes to the best Draft: %+v", hits)
+	}
+}
