@@ -312,6 +312,50 @@ test("Codex: after trusting the project and approving the hooks, the same promis
 // agent's first commit, which breaks no-fmt-println-in-mcp, is refused
 // with the rule's message, and no commit is made; a clean first commit
 // then goes through.
+// The model's own store, through the real client: what it stores is a
+// Draft (nothing reaches the vault's reviewed history), the store's answer
+// says so, and the model's next activate shows it marked as a Draft.
+test("Claude Code: what the model stores is a Draft, and its next activate says so", { skip: skipClients, timeout: 240000 }, async () => {
+  const w = await workspace();
+  const h = home();
+  const mark = "osprey-agent-stored-text";
+  const model = await startFakeModel(({ results }) => {
+    if (results === 0) return { tool: "ToolSearch", input: { query: "select:mcp__lore__memory", max_results: 1 } };
+    if (results === 1) return { tool: "mcp__lore__memory", input: { op: { store: { create: { path: "howto/friday-ships.md", body: `# Friday ships\n\nWe ship on Fridays, ${mark}: the release train leaves at noon.\n` } } } } };
+    if (results === 2) return { tool: "mcp__lore__memory", input: { op: { activate: { query: `when does the release train leave on Fridays ${mark}` } } } };
+    return { text: "done" };
+  });
+  try {
+    const env = clientEnv(h, { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-e2e" });
+    lore(["setup", "claude"], w.workspace, env);
+    const vgit = (...args) => execFileSync("git", ["-C", w.vault, ...args], { encoding: "utf8" });
+    const headBefore = vgit("rev-parse", "HEAD").trim();
+    const r = await run(CLAUDE, ["-p", "remember that we ship on Fridays"], w.workspace, env);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const main = model.requests.filter((q) => q.kind === "anthropic" && q.body?.tools?.some((t) => t.name === "Bash"));
+    assert.ok(main.length >= 4, `the scripted conversation ran (${main.length} main requests)`);
+    const results = texts(main.at(-1).body).filter(({ path }) => path.includes("content")).map(({ text }) => text);
+    const stored = results.find((t) => /draft_id/.test(t) && !t.includes("fragments"));
+    assert.ok(stored, `the store's answer reached the model:\n${results.join("\n---\n").slice(-2000)}`);
+    const id = stored.match(/drf_[0-9A-Za-z_-]+/)?.[0];
+    assert.ok(id, `the store's answer names the Draft: ${stored}`);
+    assert.doesNotMatch(stored, /"published"\s*:\s*true/, "the store's answer does not call the Draft published");
+    const tool = results.find((t) => t.includes(mark) && (t.includes("next_state") || t.includes("fragments")));
+    assert.ok(tool, "the model's next activate finds what it stored");
+    const at = tool.indexOf(mark);
+    const before = tool.slice(Math.max(0, tool.lastIndexOf("{", tool.lastIndexOf('"content"', at))), at);
+    assert.ok(before.includes('"scope":"draft"') || before.includes('\\"scope\\":\\"draft\\"'), `the stored text is marked as a Draft before its text:\n${tool.slice(Math.max(0, at - 400), at + 50)}`);
+    assert.ok(tool.includes(id), "the activate names the Draft the store made");
+    assert.equal(vgit("rev-parse", "HEAD").trim(), headBefore, "nothing the model stored moved the vault's reviewed history");
+    assert.doesNotMatch(vgit("ls-tree", "-r", "--name-only", "HEAD"), /friday-ships/, "the stored note is not in the reviewed vault");
+    assert.ok(!existsSync(join(w.vault, "howto", "friday-ships.md")), "the stored note is not in the vault's work tree");
+    for (const q of main) for (const t of hookTexts(q.body)) assert.ok(!t.includes(mark), "no hook puts the model's own Draft before it");
+  } finally {
+    await model.close();
+    w.cleanup();
+  }
+});
+
 test("Claude Code: the first commit of a new repository is checked by the guard", { skip: skipClients, timeout: 240000 }, async () => {
   const v = makeVault("api");
   const h = home();
