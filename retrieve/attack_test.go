@@ -26,6 +26,24 @@ func inDraft(t *testing.T, tv *testVault, files []vault.OverlayFile, q, project 
 	return act
 }
 
+// scratchNotes is n Draft notes under scratch/, the i-th holding text(i).
+func scratchNotes(n int, text func(i int) string) []vault.OverlayFile {
+	out := make([]vault.OverlayFile, n)
+	for i := range out {
+		out[i] = vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(text(i))}
+	}
+	return out
+}
+
+// amongOthers is a vault of files and twelve notes without the
+// questions' words, so that those words are rare, as in a vault.
+func amongOthers(t *testing.T, files map[string]string) *testVault {
+	for i := range 12 {
+		files[fmt.Sprintf("notes/other-%d.md", i)] = fmt.Sprintf("# Other %d\n\nThe build runs on every push; case %d.\n", i, i)
+	}
+	return newTestVault(t, files)
+}
+
 // An agent's Draft cannot make a published text a template: a Draft note
 // that holds a published rule's short text word for word would have made
 // the two a template and cut the rule from every activation of the
@@ -74,10 +92,7 @@ func TestAttack_ADraftCannotRaiseTheWeakCutOverPublishedAnswers(t *testing.T) {
 	}
 	tv := newTestVault(t, files)
 	stuffed := "# Scratch\n\n" + strings.Repeat("## Payment locks and their expiry\n\npayment lock expiry, payment lock expiry, payment lock expiry\n\n", 4)
-	var drafts []vault.OverlayFile
-	for i := range 4 {
-		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(stuffed)})
-	}
+	drafts := scratchNotes(4, func(int) string { return stuffed })
 	act := inDraft(t, tv, drafts, q, "alpha")
 	for _, f := range act.Fragments {
 		if f.Path == "decisions/webhook-retries.md" {
@@ -103,12 +118,10 @@ func TestAttack_DraftsCannotCrowdOutPublishedMemory(t *testing.T) {
 	tv := newTestVault(t, map[string]string{
 		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
 	})
-	var drafts []vault.OverlayFile
-	for i := range 20 {
-		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
-			"# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times. %s\n",
-			i, i, i, i*7, strings.Repeat("Payment lock expiry again. ", i%3*40)))})
-	}
+	drafts := scratchNotes(20, func(i int) string {
+		return fmt.Sprintf("# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times. %s\n",
+			i, i, i, i*7, strings.Repeat("Payment lock expiry again. ", i%3*40))
+	})
 	act := inDraft(t, tv, drafts, "payment lock expiry", "alpha")
 	lim := vault.LimitsFrom(vault.RetrievalConfig{})
 	fromDrafts, tokens, published := 0, 0, false
@@ -148,11 +161,9 @@ func TestAttack_DraftsCannotReorderPublishedMemoryByLinks(t *testing.T) {
 		"notes/office-plants.md":       "# Office plants\n\nWater them on Fridays; the payment for the new pots is in the shared sheet.\n",
 		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask about the payment service.\n",
 	})
-	var drafts []vault.OverlayFile
-	for i := range 5 {
-		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
-			"# Scratch %d\n\nPayment lock expiry, case %d:\n\n- [[Office plants]]\n- [[Office plants]]\n", i, i))})
-	}
+	drafts := scratchNotes(5, func(i int) string {
+		return fmt.Sprintf("# Scratch %d\n\nPayment lock expiry, case %d:\n\n- [[Office plants]]\n- [[Office plants]]\n", i, i)
+	})
 	order := func(project string) []string {
 		act := inDraft(t, tv, drafts, "payment lock expiry", project)
 		var paths []string
@@ -179,11 +190,9 @@ func TestAttack_DraftsCannotFloodPublishedMemoryOut(t *testing.T) {
 		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
 		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask who owns the payment lock.\n",
 	})
-	var drafts []vault.OverlayFile
-	for i := range 45 {
-		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
-			"# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7))})
-	}
+	drafts := scratchNotes(45, func(i int) string {
+		return fmt.Sprintf("# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7)
+	})
 	// A Draft that edits the onboarding note shadows it: the published
 	// version stays out of the project's candidates.
 	drafts = append(drafts, vault.OverlayFile{Path: "notes/onboarding.md", Data: []byte("# Onboarding\n\nRead the handbook; the payment lock expiry is in the decisions.\n")})
@@ -216,15 +225,10 @@ func TestAttack_ADraftCannotRescalePublishedMemory(t *testing.T) {
 		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe handler takes a payment lock per event.\n\n## Expiry\n\nA crashed worker's lock has an expiry of thirty seconds.\n",
 		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask about the payment service.\n",
 	}
-	for i := range 12 { // notes without the question's words: its words are rare, as in a vault
-		files[fmt.Sprintf("notes/other-%d.md", i)] = fmt.Sprintf("# Other %d\n\nThe build runs on every push; case %d.\n", i, i)
-	}
-	tv := newTestVault(t, files)
-	var drafts []vault.OverlayFile
-	for i := range 20 {
-		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
-			"# Payment lock expiry thirty seconds %d\n\nPayment lock expiry thirty seconds: payment lock expiry, thirty seconds, payment lock expiry thirty seconds, %d times.\n", i, i))})
-	}
+	tv := amongOthers(t, files)
+	drafts := scratchNotes(20, func(i int) string {
+		return fmt.Sprintf("# Payment lock expiry thirty seconds %d\n\nPayment lock expiry thirty seconds: payment lock expiry, thirty seconds, payment lock expiry thirty seconds, %d times.\n", i, i)
+	})
 	order := func(project string) []string {
 		act := inDraft(t, tv, drafts, "payment lock expiry thirty seconds", project)
 		var paths []string
@@ -258,15 +262,10 @@ func TestAttack_DraftsCannotPushPublishedSectionsOffAStagesTop(t *testing.T) {
 			"## Expiry\n\nA crashed worker's payment lock expiry is thirty seconds, then the lock is free.\n\n" +
 			"## Retries\n\nA retry waits for the payment lock expiry before it charges again.\n",
 	}
-	for i := range 12 {
-		files[fmt.Sprintf("notes/other-%d.md", i)] = fmt.Sprintf("# Other %d\n\nThe build runs on every push; case %d.\n", i, i)
-	}
-	tv := newTestVault(t, files)
-	var drafts []vault.OverlayFile
-	for i := range 5 {
-		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
-			"# Payment lock expiry %d\n\nPayment lock expiry: the payment lock expiry, case %d.\n", i, i))})
-	}
+	tv := amongOthers(t, files)
+	drafts := scratchNotes(5, func(i int) string {
+		return fmt.Sprintf("# Payment lock expiry %d\n\nPayment lock expiry: the payment lock expiry, case %d.\n", i, i)
+	})
 	published := func(project string) []string {
 		var keys []string
 		for _, f := range inDraft(t, tv, drafts, "payment lock expiry", project).Fragments {
@@ -299,11 +298,9 @@ func TestAttack_DraftsCannotCrowdOutPublishedMemoryFromRecall(t *testing.T) {
 		"notes/office.md":              "# Office\n\nThe payment for the new desks is in the shared sheet.\n",
 		"notes/billing.md":             "# Billing\n\nInvoices go out on the first; a payment is due in thirty days.\n",
 	})
-	var drafts []vault.OverlayFile
-	for i := range 20 {
-		drafts = append(drafts, vault.OverlayFile{Path: fmt.Sprintf("scratch/s%d.md", i), Data: []byte(fmt.Sprintf(
-			"# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7))})
-	}
+	drafts := scratchNotes(20, func(i int) string {
+		return fmt.Sprintf("# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7)
+	})
 	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: drafts}})
 	recall := func(project string, limit int) (published []string, fromDrafts int) {
 		hits, err := tv.Ix.Recall(t.Context(), "payment lock expiry", "lexical", project, limit)
