@@ -32,6 +32,10 @@ const CLAUDE = (() => {
 const CODEX = resolve(here, "node_modules/.bin/codex");
 
 const DRAFT_MARK = "kestrel-draft-only-text";
+// What the model stores through the memory tool in the store tests.
+const STORED = { path: "howto/friday-ships.md", mark: "osprey-agent-stored-text" };
+const storeOp = { store: { create: { path: STORED.path, body: `# Friday ships\n\nWe ship on Fridays, ${STORED.mark}: the release train leaves at noon.\n` } } };
+const storedQuestion = { activate: { query: `when does the release train leave on Fridays ${STORED.mark}` } };
 const PROMPT = "how do we ship a new release?";
 // A question the vault's guidelines (LORE.md) answer word for word: the
 // model's own activate asks it, and must get memory, not the guidelines.
@@ -234,17 +238,7 @@ test("Codex: after trusting the project and approving the hooks, the same promis
     return { text: "done" };
   });
   try {
-    const codexHome = join(h, ".codex");
-    mkdirSync(codexHome, { recursive: true });
-    // features.plugins off: Codex would otherwise run git ls-remote on its
-    // curated plugin repository at every start (a DNS look-up and a
-    // connection off this machine); nothing leaves 127.0.0.1.
-    writeFileSync(join(codexHome, "config.toml"), [
-      'model = "gpt-e2e"', 'model_provider = "fake"', "",
-      "[model_providers.fake]", 'name = "fake"', `base_url = "${model.url}/v1"`, 'wire_api = "responses"', "",
-      "[features]", "plugins = false", "",
-    ].join("\n"));
-    const env = clientEnv(h, { CODEX_HOME: codexHome });
+    const { codexHome, env } = codexConfig(h, model.url);
     const setup = lore(["setup", "codex"], w.workspace, env);
     assert.match(setup, /does not trust/, "setup says the project must be trusted");
     assert.match(setup, /not approved lore's hooks/, "setup says the hooks must be approved");
@@ -255,10 +249,7 @@ test("Codex: after trusting the project and approving the hooks, the same promis
     assert.ok(!model.requests.some((q) => hookTexts(q.body).length > 0), "an untrusted project gets no hook");
     // The person's steps: trust the project, approve the hooks. The TUI
     // writes these; Codex's own app-server says what their hashes are.
-    appendFileSync(join(codexHome, "config.toml"), `\n[projects.${JSON.stringify(w.workspace)}]\ntrust_level = "trusted"\n`);
-    for (const hk of await codexHooks(w.workspace, env)) {
-      appendFileSync(join(codexHome, "config.toml"), `\n[hooks.state.${JSON.stringify(hk.key)}]\ntrusted_hash = ${JSON.stringify(hk.currentHash)}\n`);
-    }
+    await trustCodex(w.workspace, codexHome, env);
     assert.match(lore(["doctor"], w.workspace, env), /Codex \(project scope\): set up and ready/);
     model.requests.length = 0;
     trusted = true;
@@ -318,38 +309,49 @@ test("Codex: after trusting the project and approving the hooks, the same promis
 test("Claude Code: what the model stores is a Draft, and its next activate says so", { skip: skipClients, timeout: 240000 }, async () => {
   const w = await workspace();
   const h = home();
-  const mark = "osprey-agent-stored-text";
   const model = await startFakeModel(({ results }) => {
     if (results === 0) return { tool: "ToolSearch", input: { query: "select:mcp__lore__memory", max_results: 1 } };
-    if (results === 1) return { tool: "mcp__lore__memory", input: { op: { store: { create: { path: "howto/friday-ships.md", body: `# Friday ships\n\nWe ship on Fridays, ${mark}: the release train leaves at noon.\n` } } } } };
-    if (results === 2) return { tool: "mcp__lore__memory", input: { op: { activate: { query: `when does the release train leave on Fridays ${mark}` } } } };
+    if (results === 1) return { tool: "mcp__lore__memory", input: { op: storeOp } };
+    if (results === 2) return { tool: "mcp__lore__memory", input: { op: storedQuestion } };
     return { text: "done" };
   });
   try {
     const env = clientEnv(h, { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-ant-e2e" });
     lore(["setup", "claude"], w.workspace, env);
-    const vgit = (...args) => execFileSync("git", ["-C", w.vault, ...args], { encoding: "utf8" });
-    const headBefore = vgit("rev-parse", "HEAD").trim();
+    const headBefore = vaultGit(w.vault, "rev-parse", "HEAD").trim();
     const r = await run(CLAUDE, ["-p", "remember that we ship on Fridays"], w.workspace, env);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const main = model.requests.filter((q) => q.kind === "anthropic" && q.body?.tools?.some((t) => t.name === "Bash"));
     assert.ok(main.length >= 4, `the scripted conversation ran (${main.length} main requests)`);
     const results = texts(main.at(-1).body).filter(({ path }) => path.includes("content")).map(({ text }) => text);
-    const stored = results.find((t) => /draft_id/.test(t) && !t.includes("fragments"));
-    assert.ok(stored, `the store's answer reached the model:\n${results.join("\n---\n").slice(-2000)}`);
-    const id = stored.match(/drf_[0-9A-Za-z_-]+/)?.[0];
-    assert.ok(id, `the store's answer names the Draft: ${stored}`);
-    assert.doesNotMatch(stored, /"published"\s*:\s*true/, "the store's answer does not call the Draft published");
-    const tool = results.find((t) => t.includes(mark) && (t.includes("next_state") || t.includes("fragments")));
-    assert.ok(tool, "the model's next activate finds what it stored");
-    const at = tool.indexOf(mark);
-    const before = tool.slice(Math.max(0, tool.lastIndexOf("{", tool.lastIndexOf('"content"', at))), at);
-    assert.ok(before.includes('"scope":"draft"') || before.includes('\\"scope\\":\\"draft\\"'), `the stored text is marked as a Draft before its text:\n${tool.slice(Math.max(0, at - 400), at + 50)}`);
-    assert.ok(tool.includes(id), "the activate names the Draft the store made");
-    assert.equal(vgit("rev-parse", "HEAD").trim(), headBefore, "nothing the model stored moved the vault's reviewed history");
-    assert.doesNotMatch(vgit("ls-tree", "-r", "--name-only", "HEAD"), /friday-ships/, "the stored note is not in the reviewed vault");
-    assert.ok(!existsSync(join(w.vault, "howto", "friday-ships.md")), "the stored note is not in the vault's work tree");
-    for (const q of main) for (const t of hookTexts(q.body)) assert.ok(!t.includes(mark), "no hook puts the model's own Draft before it");
+    assertStoredIsADraft(results, w.vault, headBefore);
+    for (const q of main) for (const t of hookTexts(q.body)) assert.ok(!t.includes(STORED.mark), "no hook puts the model's own Draft before it");
+  } finally {
+    await model.close();
+    w.cleanup();
+  }
+});
+
+test("Codex: what the model stores is a Draft, and its next activate says so", { skip: skipClients, timeout: 240000 }, async () => {
+  const w = await workspace();
+  const h = home();
+  const model = await startFakeModel(({ results }) => {
+    if (results === 0) return { tool: "memory", namespace: "mcp__lore", input: { op: storeOp } };
+    if (results === 1) return { tool: "memory", namespace: "mcp__lore", input: { op: storedQuestion } };
+    return { text: "done" };
+  });
+  try {
+    const { codexHome, env } = codexConfig(h, model.url);
+    lore(["setup", "codex"], w.workspace, env);
+    await trustCodex(w.workspace, codexHome, env);
+    const headBefore = vaultGit(w.vault, "rev-parse", "HEAD").trim();
+    const r = await run(CODEX, ["exec", "--skip-git-repo-check", "-s", "danger-full-access", "remember that we ship on Fridays"], w.workspace, env);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const main = model.requests.filter((q) => q.kind === "openai");
+    assert.ok(main.length >= 3, `the scripted conversation ran (${main.length} requests)`);
+    const outputs = (main.at(-1).body.input || []).filter((i) => i.type === "function_call_output").map((i) => (typeof i.output === "string" ? i.output : JSON.stringify(i.output)));
+    assertStoredIsADraft(outputs, w.vault, headBefore);
+    for (const q of main) for (const t of hookTexts(q.body)) assert.ok(!t.includes(STORED.mark), "no hook puts the model's own Draft before it");
   } finally {
     await model.close();
     w.cleanup();
@@ -444,5 +446,58 @@ async function codexHooks(cwd, env) {
     return hooks;
   } finally {
     c.proc.kill();
+  }
+}
+
+// vaultGit runs git in the vault's repository.
+function vaultGit(vault, ...args) {
+  return execFileSync("git", ["-C", vault, ...args], { encoding: "utf8" });
+}
+
+// assertStoredIsADraft: in what the model read of the memory tool's
+// results, the store's answer names a Draft, and the next activate shows
+// the stored text (STORED) marked as that Draft before its text; the
+// vault's reviewed history (head before) and work tree do not hold it.
+function assertStoredIsADraft(results, vault, headBefore) {
+  const mark = STORED.mark;
+  const stored = results.find((t) => /draft_id/.test(t) && !t.includes("fragments"));
+  assert.ok(stored, `the store's answer reached the model:\n${results.join("\n---\n").slice(-2000)}`);
+  const id = stored.match(/drf_[0-9A-Za-z_-]+/)?.[0];
+  assert.ok(id, `the store's answer names the Draft: ${stored}`);
+  assert.doesNotMatch(stored, /\\?"published\\?"\s*:\s*true/, "the store's answer does not call the Draft published");
+  const tool = results.find((t) => t.includes(mark) && (t.includes("next_state") || t.includes("fragments")));
+  assert.ok(tool, "the model's next activate finds what it stored");
+  const at = tool.indexOf(mark);
+  const before = tool.slice(Math.max(0, tool.lastIndexOf("{", tool.lastIndexOf('"content"', at))), at);
+  assert.ok(before.includes('"scope":"draft"') || before.includes('\\"scope\\":\\"draft\\"'), `the stored text is marked as a Draft before its text:\n${tool.slice(Math.max(0, at - 400), at + 50)}`);
+  assert.ok(tool.includes(id), "the activate names the Draft the store made");
+  assert.equal(vaultGit(vault, "rev-parse", "HEAD").trim(), headBefore, "nothing the model stored moved the vault's reviewed history");
+  assert.ok(!vaultGit(vault, "ls-tree", "-r", "--name-only", "HEAD").split("\n").includes(STORED.path), "the stored note is not in the reviewed vault");
+  assert.ok(!existsSync(join(vault, STORED.path)), "the stored note is not in the vault's work tree");
+}
+
+// codexConfig writes a fresh CODEX_HOME whose model is the scripted one at
+// url, and returns it with the client's environment. features.plugins
+// off: Codex would otherwise run git ls-remote on its curated plugin
+// repository at every start (a DNS look-up and a connection off this
+// machine); nothing leaves 127.0.0.1.
+function codexConfig(h, url) {
+  const codexHome = join(h, ".codex");
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(join(codexHome, "config.toml"), [
+    'model = "gpt-e2e"', 'model_provider = "fake"', "",
+    "[model_providers.fake]", 'name = "fake"', `base_url = "${url}/v1"`, 'wire_api = "responses"', "",
+    "[features]", "plugins = false", "",
+  ].join("\n"));
+  return { codexHome, env: clientEnv(h, { CODEX_HOME: codexHome }) };
+}
+
+// trustCodex takes the person's steps after lore setup codex: trust the
+// project and approve lore's hooks. The TUI writes these; Codex's own
+// app-server says what the hooks' hashes are.
+async function trustCodex(workspace, codexHome, env) {
+  appendFileSync(join(codexHome, "config.toml"), `\n[projects.${JSON.stringify(workspace)}]\ntrust_level = "trusted"\n`);
+  for (const hk of await codexHooks(workspace, env)) {
+    appendFileSync(join(codexHome, "config.toml"), `\n[hooks.state.${JSON.stringify(hk.key)}]\ntrusted_hash = ${JSON.stringify(hk.currentHash)}\n`);
   }
 }
