@@ -344,3 +344,39 @@ func TestRecall_DraftsFillWhatPublishedMemoryLeaves(t *testing.T) {
 		t.Errorf("with no published note that matches, recall's one place goes to the best Draft: %+v", hits)
 	}
 }
+
+// Nor can Drafts crowd published memory out of search, which people use
+// (the web UI's search in a project, `lore search` in a bound workspace):
+// twenty Draft notes stuffed with a question's words took every hit in
+// their project, the published ones pushed past the depth BM25 was asked
+// for. Drafts take at most half of the hits while a published one is left
+// to take a place, and the published view's own best are found beside the
+// project's.
+func TestAttack_DraftsCannotCrowdOutPublishedMemoryFromSearch(t *testing.T) {
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
+		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask who owns the payment lock.\n",
+		"notes/office.md":              "# Office\n\nThe payment for the new desks is in the shared sheet.\n",
+		"notes/billing.md":             "# Billing\n\nInvoices go out on the first; a payment is due in thirty days.\n",
+	})
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: scratchNotes(20, func(i int) string {
+		return fmt.Sprintf("# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7)
+	})}})
+	search := func(project string, limit int) (published []string, fromDrafts int) {
+		for _, h := range tv.search("payment lock expiry", vault.SearchOptions{Project: project, Limit: limit}) {
+			if h.DraftID != "" {
+				fromDrafts++
+			} else {
+				published = append(published, h.UnitKey)
+			}
+		}
+		return published, fromDrafts
+	}
+	for _, limit := range []int{1, 4} { // four published notes hold a question word
+		got, fromDrafts := search("alpha", limit)
+		want, _ := search("beta", limit) // no Drafts there
+		if len(got)+fromDrafts != limit || fromDrafts > limit/2 || !slices.Equal(got, want[:limit-fromDrafts]) {
+			t.Errorf("limit %d: in the Drafts' project %d Drafts and the published hits %v; elsewhere %v", limit, fromDrafts, got, want)
+		}
+	}
+}

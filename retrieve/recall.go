@@ -37,21 +37,36 @@ func (p *Pipeline) Recall(ctx context.Context, q, mode, project string, limit in
 }
 
 // recallPicks is each note's best candidate, best first, limit notes at
-// most; Drafts take at most half of the places (rounded down) while a
-// published note is left to take one, and fill what is left after. Twenty
-// Draft notes stuffed with a question's words took every place of recall
-// in their project (TestAttack_DraftsCannotCrowdOutPublishedMemoryFromRecall),
-// as they did of activate's (assembly's cut:drafts).
+// most, Drafts within their half (halfDrafts).
 func recallPicks(cs []*candidate, limit int) []*candidate {
-	var picked, spare []int
+	var best []*candidate
 	seen := map[int64]bool{}
-	drafts := 0
-	for i, c := range cs {
-		if seen[c.RID] || len(picked) >= limit {
-			continue
+	for _, c := range cs {
+		if !seen[c.RID] {
+			seen[c.RID] = true
+			best = append(best, c)
 		}
-		seen[c.RID] = true
-		if c.DraftID != "" {
+	}
+	return halfDrafts(best, limit, func(c *candidate) bool { return c.DraftID != "" })
+}
+
+// halfDrafts is the first limit of items, in their order, Drafts taking at
+// most half of the places (rounded down) while a published item is left
+// to take one, and filling what is left after. Twenty Draft notes stuffed
+// with a question's words took every place of recall and of search in
+// their project (TestAttack_DraftsCannotCrowdOutPublishedMemoryFromRecall,
+// …FromSearch), as they did of activate's (assembly's cut:drafts).
+func halfDrafts[T any](items []T, limit int, draft func(T) bool) []T {
+	if n := min(limit, len(items)); countFunc(items[:n], draft) <= limit/2 {
+		return items[:n] // the first limit, as they are
+	}
+	var picked, spare []int
+	drafts := 0
+	for i, it := range items {
+		if len(picked) >= limit {
+			break
+		}
+		if draft(it) {
 			if drafts >= limit/2 {
 				spare = append(spare, i)
 				continue
@@ -62,9 +77,19 @@ func recallPicks(cs []*candidate, limit int) []*candidate {
 	}
 	picked = append(picked, spare[:min(len(spare), limit-len(picked))]...)
 	slices.Sort(picked)
-	out := make([]*candidate, len(picked))
+	out := make([]T, len(picked))
 	for k, i := range picked {
-		out[k] = cs[i]
+		out[k] = items[i]
 	}
 	return out
+}
+
+func countFunc[T any](items []T, f func(T) bool) int {
+	n := 0
+	for _, it := range items {
+		if f(it) {
+			n++
+		}
+	}
+	return n
 }

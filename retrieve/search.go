@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -14,7 +15,9 @@ import (
 
 // Search refreshes the index and returns the best units for query: an exact
 // id, path or title match first, then units ranked by BM25 over an OR of the
-// query's terms. An empty query is a CodeInvalid error.
+// query's terms; a project's Drafts take at most half of the hits while a
+// published one is left (halfDrafts). An empty query is a CodeInvalid
+// error.
 //
 // Without the postings in memory (a one-shot command), the query runs while
 // the freshness check walks the vault: each is a large part of a one-shot
@@ -132,10 +135,17 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	// and whether BM25 may have more.
 	hitsTo := func(depth int) ([]fts.Unit, bool, error) {
 		var lex []fts.Unit
+		more := false
 		if len(ts) > 0 {
 			var err error
 			if lex, err = p.look.BM25(ctx, ts, opt.Project, depth); err != nil {
 				return nil, false, err
+			}
+			more = len(lex) == depth
+			if slices.ContainsFunc(lex, fromDraft) { // the published view's best too (withPublished)
+				if lex, err = p.withPublished(ctx, lex, ts, opt.Project, depth); err != nil {
+					return nil, false, err
+				}
 			}
 		}
 		hits := append([]fts.Unit(nil), exact...)
@@ -148,7 +158,7 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 				hits = append(hits, h)
 			}
 		}
-		return withoutTemplates(hits, len(exact)), len(lex) == depth, nil
+		return withoutTemplates(hits, len(exact)), more, nil
 	}
 	// The limit's worth first; while templates leave it short and BM25 has
 	// more, four times as deep, to searchDepth at most.
@@ -161,9 +171,7 @@ func (p *Pipeline) SearchFresh(ctx context.Context, query string, opt vault.Sear
 	if err != nil {
 		return nil, err
 	}
-	if len(hits) > opt.Limit {
-		hits = hits[:opt.Limit]
-	}
+	hits = halfDrafts(hits, opt.Limit, fromDraft)
 	// The exact stage's hits keep their places, first; the others are
 	// ordered within their notes. An exact hit scores just above the best
 	// of the rest, so every score is finite and comparable (a section that
