@@ -225,6 +225,19 @@ test("memory: find a note, open it rendered, follow a wikilink, go back; a favic
   await page.close();
 });
 
+test("memory: a Draft that search finds is marked as one, a published note not", async (t) => {
+  if (!needBrowser(t)) return;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(url.replace("/#", "/search?q=" + encodeURIComponent("web ui merged from the page") + "#"));
+  const hit = "#sessions li:has-text('howto/web-ui.md')";
+  await page.waitForSelector(hit);
+  assert.match(await page.textContent(hit), new RegExp(`Draft ${draftId}, not reviewed`), "the Draft's hit says it is a Draft");
+  await page.goto(url.replace("/#", "/search?q=" + encodeURIComponent("how do we ship a new release") + "#"));
+  await page.waitForFunction(() => document.querySelector("#sessions").textContent.includes("howto/release.md"));
+  assert.doesNotMatch(await page.textContent("#sessions li:has-text('howto/release.md')"), /not reviewed/, "a published note's hit is not marked");
+  await page.close();
+});
+
 test("memory: a section hit opens its note at that section", async (t) => {
   if (!needBrowser(t)) return;
   // A short window, so the section is below the fold unless the page goes there.

@@ -347,8 +347,10 @@ async function showSearch(q) {
   for (const h of r.hits) {
     // A section hit opens its note at the section (?s= names its headings).
     const at = h.heading_path && h.heading_path.length ? "?" + new URLSearchParams(h.heading_path.map((x) => ["s", x])) : "";
+    // A Draft's text says so before its place, as an activation's does.
+    const draft = h.draft_id ? [el("span", { class: "badge draft" }, `Draft ${h.draft_id}, not reviewed`), " · "] : [];
     ul.append(el("li", {}, link("/note/" + encodeURIComponent(h.resource_id || h.path) + at,
-      el("div", {}, where(h.path, h.heading_path)), el("div", { class: "time" }, h.snippet || ""))));
+      el("div", {}, ...draft, where(h.path, h.heading_path)), el("div", { class: "time" }, h.snippet || ""))));
   }
 }
 
