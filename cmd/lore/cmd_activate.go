@@ -59,6 +59,15 @@ Example: lore activate "fix the sync retry budget" --json`)
 	return printActivation(e, act, *asJSON)
 }
 
+// draftMark is what follows the place of a Draft's text in lore's text
+// output (activate, search, activity): that it is a Draft, not reviewed.
+func draftMark(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " · Draft " + id + ", not reviewed"
+}
+
 // printActivation prints an activation as lore activate does.
 func printActivation(e *env, act *vault.Activation, asJSON bool) error {
 	if asJSON {
@@ -75,7 +84,7 @@ func printActivation(e *env, act *vault.Activation, asJSON bool) error {
 	}
 	w := bufio.NewWriterSize(out, 32<<10)
 	for i, f := range act.Fragments {
-		fmt.Fprintf(w, "%d. [%s] %s\n   %s\n", i+1, f.Action, head(vis(location(f.Path, f.HeadingPath))), vis(f.UnitKey))
+		fmt.Fprintf(w, "%d. [%s] %s%s\n   %s\n", i+1, f.Action, head(vis(location(f.Path, f.HeadingPath))), draftMark(f.DraftID), vis(f.UnitKey))
 		if len(f.Stale) > 0 {
 			fmt.Fprintf(w, "   %s\n", vis(vault.StaleText(f.Stale)))
 		}

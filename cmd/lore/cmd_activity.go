@@ -235,9 +235,7 @@ func printSession(e *env, s activity.SessionPage) {
 			}
 			for _, f := range act.Fragments {
 				label := deliveredLabel(f.Action)
-				if f.DraftID != "" {
-					label += " · Draft " + f.DraftID + ", not reviewed"
-				}
+				label += draftMark(f.DraftID)
 				fmt.Fprintf(e.stdout, "    [%s] %s\n", label, location(f.Path, f.HeadingPath))
 			}
 		}

@@ -120,7 +120,7 @@ func printHits(e *env, hits []vault.Hit, asJSON, verbose bool, footer func()) er
 		if heads != "" {
 			heads = "  " + heads
 		}
-		fmt.Fprintf(w, "%d. %s%s  (%s)%s\n", i+1, where, heads, score, vis(status))
+		fmt.Fprintf(w, "%d. %s%s  (%s)%s%s\n", i+1, where, heads, score, vis(status), draftMark(h.DraftID))
 		if verbose {
 			fmt.Fprintf(w, "   %s\n", vis(h.UnitKey))
 		}

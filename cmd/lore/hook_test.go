@@ -188,6 +188,23 @@ func TestAttack_AHookNeverInjectsADraft(t *testing.T) {
 	if out, ok := loreIn(t, h.code, h.config, "search", "bootstrap the release"); !ok || !strings.Contains(out, "howto/bootstrap.md") {
 		t.Errorf("the Draft is not in the project's memory, as the memory tool sees it: %s", out)
 	}
+	// A person reading the project's memory at the terminal is told which
+	// text is a Draft, as the memory tool tells the agent.
+	for _, args := range [][]string{{"search", "bootstrap the release"}, {"activate", "how do I bootstrap the release"}} {
+		out, _ := loreIn(t, h.code, h.config, args...)
+		places := 0
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "howto/bootstrap.md") {
+				places++
+				if !strings.Contains(line, "· Draft drf_") {
+					t.Errorf("lore %s: the Draft's place is not marked as a Draft: %q", args[0], line)
+				}
+			}
+		}
+		if places == 0 {
+			t.Errorf("lore %s did not show the Draft:\n%s", args[0], out)
+		}
+	}
 }
 
 // Before a commit the agent's shell would run, the guard checks what it
