@@ -285,6 +285,37 @@ func TestAttack_DraftsCannotPushPublishedSectionsOffAStagesTop(t *testing.T) {
 	}
 }
 
+// crowded is four published notes that hold a question's words (the
+// question: "payment lock expiry") and twenty Draft notes of project alpha
+// stuffed with them.
+func crowded(t *testing.T) *testVault {
+	tv := newTestVault(t, map[string]string{
+		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
+		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask who owns the payment lock.\n",
+		"notes/office.md":              "# Office\n\nThe payment for the new desks is in the shared sheet.\n",
+		"notes/billing.md":             "# Billing\n\nInvoices go out on the first; a payment is due in thirty days.\n",
+	})
+	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: scratchNotes(20, func(i int) string {
+		return fmt.Sprintf("# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7)
+	})}})
+	return tv
+}
+
+// publishedKeptInHalf checks a list of limit places (its published items,
+// and how many Drafts) in the Drafts' project alpha against the same list
+// in project beta, which sees no Draft: Drafts hold at most half of the
+// places, and the published items are beta's first, in beta's order.
+func publishedKeptInHalf(t *testing.T, list func(project string, limit int) (published []string, fromDrafts int)) {
+	t.Helper()
+	for _, limit := range []int{1, 4} { // four published notes hold a question word
+		got, fromDrafts := list("alpha", limit)
+		want, _ := list("beta", limit)
+		if len(got)+fromDrafts != limit || fromDrafts > limit/2 || len(want) < limit || !slices.Equal(got, want[:limit-fromDrafts]) {
+			t.Errorf("limit %d: in the Drafts' project %d Drafts and the published %v; elsewhere %v", limit, fromDrafts, got, want)
+		}
+	}
+}
+
 // Nor can Drafts crowd published memory out of recall_memory's answer:
 // recall gives the best notes of activate's ranking, each once, and twenty
 // Draft notes stuffed with a question's words took every one of its places
@@ -292,23 +323,11 @@ func TestAttack_DraftsCannotPushPublishedSectionsOffAStagesTop(t *testing.T) {
 // activate's, while a published note is left to take one; a Draft alone
 // in its project's answer is still recalled.
 func TestAttack_DraftsCannotCrowdOutPublishedMemoryFromRecall(t *testing.T) {
-	tv := newTestVault(t, map[string]string{
-		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
-		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask who owns the payment lock.\n",
-		"notes/office.md":              "# Office\n\nThe payment for the new desks is in the shared sheet.\n",
-		"notes/billing.md":             "# Billing\n\nInvoices go out on the first; a payment is due in thirty days.\n",
-	})
-	drafts := scratchNotes(20, func(i int) string {
-		return fmt.Sprintf("# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7)
-	})
-	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: drafts}})
-	recall := func(project string, limit int) (published []string, fromDrafts int) {
+	tv := crowded(t)
+	publishedKeptInHalf(t, func(project string, limit int) (published []string, fromDrafts int) {
 		hits, err := tv.Ix.Recall(t.Context(), "payment lock expiry", "lexical", project, limit)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if len(hits) != limit {
-			t.Fatalf("project %s, limit %d: %d hits", project, limit, len(hits))
 		}
 		for _, h := range hits {
 			if h.DraftID != "" {
@@ -318,14 +337,7 @@ func TestAttack_DraftsCannotCrowdOutPublishedMemoryFromRecall(t *testing.T) {
 			}
 		}
 		return published, fromDrafts
-	}
-	for _, limit := range []int{1, 4} { // four published notes hold a question word
-		got, fromDrafts := recall("alpha", limit)
-		want, _ := recall("beta", limit) // no Drafts there
-		if fromDrafts > limit/2 || !slices.Equal(got, want[:limit-fromDrafts]) {
-			t.Errorf("limit %d: in the Drafts' project %d Drafts and the published notes %v; elsewhere %v", limit, fromDrafts, got, want)
-		}
-	}
+	})
 }
 
 // What the Drafts' half leaves to published notes, Drafts fill when no
@@ -353,16 +365,8 @@ func TestRecall_DraftsFillWhatPublishedMemoryLeaves(t *testing.T) {
 // to take a place, and the published view's own best are found beside the
 // project's.
 func TestAttack_DraftsCannotCrowdOutPublishedMemoryFromSearch(t *testing.T) {
-	tv := newTestVault(t, map[string]string{
-		"decisions/webhook-retries.md": "# Webhook retries\n\n## Rule\n\nThe webhook handler takes a payment lock per event before it charges, and a crashed worker's lock expires after thirty seconds.\n",
-		"notes/onboarding.md":          "# Onboarding\n\nRead the handbook, then ask who owns the payment lock.\n",
-		"notes/office.md":              "# Office\n\nThe payment for the new desks is in the shared sheet.\n",
-		"notes/billing.md":             "# Billing\n\nInvoices go out on the first; a payment is due in thirty days.\n",
-	})
-	tv.Ix.Index.UseOverlay(testvault.Drafts{{ID: "d1", Project: "alpha", Head: "h1", Files: scratchNotes(20, func(i int) string {
-		return fmt.Sprintf("# Scratch %d\n\n## Payment lock expiry %d\n\nThe payment lock expiry, case %d: the payment lock expiry is what the payment lock expiry says, %d times.\n", i, i, i, i*7)
-	})}})
-	search := func(project string, limit int) (published []string, fromDrafts int) {
+	tv := crowded(t)
+	publishedKeptInHalf(t, func(project string, limit int) (published []string, fromDrafts int) {
 		for _, h := range tv.search("payment lock expiry", vault.SearchOptions{Project: project, Limit: limit}) {
 			if h.DraftID != "" {
 				fromDrafts++
@@ -371,12 +375,5 @@ func TestAttack_DraftsCannotCrowdOutPublishedMemoryFromSearch(t *testing.T) {
 			}
 		}
 		return published, fromDrafts
-	}
-	for _, limit := range []int{1, 4} { // four published notes hold a question word
-		got, fromDrafts := search("alpha", limit)
-		want, _ := search("beta", limit) // no Drafts there
-		if len(got)+fromDrafts != limit || fromDrafts > limit/2 || !slices.Equal(got, want[:limit-fromDrafts]) {
-			t.Errorf("limit %d: in the Drafts' project %d Drafts and the published hits %v; elsewhere %v", limit, fromDrafts, got, want)
-		}
-	}
+	})
 }
