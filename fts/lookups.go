@@ -79,13 +79,27 @@ func visibleTo(project string) (string, []any) {
 	return "(" + vis + " AND " + notJournal + ")", args
 }
 
-// publishedPrefix starts a view name that no project has (publishedView).
-const publishedPrefix = "\x00published:"
+// publishedPrefix and unshadowedPrefix start view names that no project
+// has (publishedView, PublishedUnshadowed).
+const (
+	publishedPrefix  = "\x00published:"
+	unshadowedPrefix = "\x00unshadowed:"
+)
+
+// PublishedUnshadowed is the view of the published units a project sees as
+// they are: its Effective Memory without its Drafts' rows and without the
+// published units they shadow. Activate and search read it beside the
+// project's own view when a Draft is among its hits (retrieve's
+// withPublished).
+func PublishedUnshadowed(project string) string { return unshadowedPrefix + project }
 
 // memView is visibleTo's project argument as the in-memory copy reads it.
 func memView(project string) memindex.View {
 	if p, ok := strings.CutPrefix(project, publishedPrefix); ok {
 		return memindex.View{Project: p, Published: true}
+	}
+	if p, ok := strings.CutPrefix(project, unshadowedPrefix); ok {
+		return memindex.View{Project: p, Published: true, Unshadowed: true}
 	}
 	return memindex.View{Project: project}
 }
@@ -102,6 +116,10 @@ func journalVisibleTo(project string) (string, []any) {
 	}
 	if p, ok := strings.CutPrefix(project, publishedPrefix); ok { // publishedView (embedtext.go)
 		return "(r.draft = '' AND (r.project = '' OR r.project = ?))", []any{p}
+	}
+	if p, ok := strings.CutPrefix(project, unshadowedPrefix); ok { // PublishedUnshadowed
+		return `(r.draft = '' AND (r.project = '' OR r.project = ?)
+		AND NOT EXISTS (SELECT 1 FROM shadows s WHERE s.project = ? AND s.path = r.path))`, []any{p, p}
 	}
 	return `((r.draft = '' AND (r.project = '' OR r.project = ?)
 		AND NOT EXISTS (SELECT 1 FROM shadows s WHERE s.project = ? AND s.path = r.path))

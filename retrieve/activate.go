@@ -285,13 +285,16 @@ func best(cs []*candidate, depth int) []*candidate {
 	}
 	// The best depth published candidates are kept too: Drafts cannot push
 	// published memory out of the list (withPublished).
-	out := append([]*candidate(nil), cs[:depth]...)
 	published := 0
-	for _, c := range out {
+	for _, c := range cs[:depth] {
 		if c.DraftID == "" {
 			published++
 		}
 	}
+	if published == depth {
+		return cs[:depth] // no Draft among them
+	}
+	out := append([]*candidate(nil), cs[:depth]...)
 	for _, c := range cs[depth:] {
 		if published >= depth {
 			break
@@ -304,16 +307,16 @@ func best(cs []*candidate, depth int) []*candidate {
 	return out
 }
 
-// withPublished adds to hits, the project's BM25 list, the published view's
-// own best depth units that the project sees as they are (not shadowed by
-// one of its Drafts), in score order: more of a Draft's sections matching
-// a question than the list's depth pushed every published note out of the
-// project's candidates, and its activation delivered Drafts alone
-// (TestAttack_DraftsCannotFloodPublishedMemoryOut). It is asked only when
-// a Draft is among hits: without one, every published unit the project
-// sees among the published view's best is among hits already.
+// withPublished adds to hits, the project's BM25 list, the best depth
+// published units the project sees as they are (fts.PublishedUnshadowed:
+// none that one of its Drafts shadows), in score order: more of a Draft's
+// sections matching a question than the list's depth pushed every
+// published note out of the project's candidates, and its activation
+// delivered Drafts alone (TestAttack_DraftsCannotFloodPublishedMemoryOut).
+// It is asked only when a Draft is among hits: without one, those
+// published units are among hits already.
 func (p *Pipeline) withPublished(ctx context.Context, hits []fts.Unit, ts []string, project string, depth int) ([]fts.Unit, error) {
-	pub, err := p.look.BM25(ctx, ts, fts.PublishedView(project), depth)
+	pub, err := p.look.BM25(ctx, ts, fts.PublishedUnshadowed(project), depth)
 	if err != nil {
 		return nil, err
 	}
@@ -321,22 +324,9 @@ func (p *Pipeline) withPublished(ctx context.Context, hits []fts.Unit, ts []stri
 	for _, h := range hits {
 		have[h.UID] = true
 	}
-	var keys []string
-	for _, h := range pub {
-		if !have[h.UID] {
-			keys = append(keys, h.UnitKey)
-		}
-	}
-	if len(keys) == 0 {
-		return hits, nil
-	}
-	seen, err := p.look.UnitsByKey(ctx, keys, project)
-	if err != nil {
-		return nil, err
-	}
 	out := append([]fts.Unit(nil), hits...)
 	for _, h := range pub {
-		if v, ok := seen[h.UnitKey]; ok && !have[h.UID] && v.UID == h.UID {
+		if !have[h.UID] {
 			out = append(out, h)
 		}
 	}

@@ -196,19 +196,26 @@ func TestAttack_DraftsCannotFloodPublishedMemoryOut(t *testing.T) {
 	// A Draft that edits the onboarding note shadows it: the published
 	// version stays out of the project's candidates.
 	drafts = append(drafts, vault.OverlayFile{Path: "notes/onboarding.md", Data: []byte("# Onboarding\n\nRead the handbook; the payment lock expiry is in the decisions.\n")})
-	act := inDraft(t, tv, drafts, "payment lock expiry", "alpha")
-	delivered, drafted := false, 0
-	for _, f := range act.Fragments {
-		delivered = delivered || f.Path == "decisions/webhook-retries.md"
-		if f.DraftID != "" {
-			drafted++
+	for _, inMemory := range []bool{false, true} { // BM25 in SQL (one-shot commands), and on the server's copy
+		if inMemory {
+			if err := tv.Ix.Index.Resident().Keep(t.Context()); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if f.Path == "notes/onboarding.md" && f.DraftID == "" {
-			t.Errorf("the published onboarding note, which the project's Draft edits, was delivered beside it")
+		act := inDraft(t, tv, drafts, "payment lock expiry", "alpha")
+		delivered, drafted := false, 0
+		for _, f := range act.Fragments {
+			delivered = delivered || f.Path == "decisions/webhook-retries.md"
+			if f.DraftID != "" {
+				drafted++
+			}
+			if f.Path == "notes/onboarding.md" && f.DraftID == "" {
+				t.Errorf("in memory %v: the published onboarding note, which the project's Draft edits, was delivered beside it", inMemory)
+			}
 		}
-	}
-	if !delivered || drafted == 0 {
-		t.Errorf("the published decision delivered: %v, Draft fragments: %d; want both: %v", delivered, drafted, keys(act))
+		if !delivered || drafted == 0 {
+			t.Errorf("in memory %v: the published decision delivered: %v, Draft fragments: %d; want both: %v", inMemory, delivered, drafted, keys(act))
+		}
 	}
 }
 

@@ -319,13 +319,15 @@ func (m *Index) compact() {
 
 // View is which units a query may see, as package fts's visibleTo reads
 // its project argument: with Project "", every published unit; with
-// Published, the published units of Project and the shared ones; else
-// Project's Effective Memory (its Drafts' rows, and the published units of
-// the project and the shared ones that no Draft of it shadows). Journal
-// notes are never seen.
+// Published, the published units of Project and the shared ones (with
+// Unshadowed, less the paths Project's Drafts shadow); else Project's
+// Effective Memory (its Drafts' rows, and the published units of the
+// project and the shared ones that no Draft of it shadows). Journal notes
+// are never seen.
 type View struct {
-	Project   string
-	Published bool
+	Project    string
+	Published  bool
+	Unshadowed bool
 }
 
 // visible is visibleTo's condition, in Go.
@@ -334,7 +336,7 @@ func (m *Index) visible(r *Res, v View) bool {
 		return false
 	}
 	if v.Published {
-		return r.Draft == "" && (r.Project == "" || r.Project == v.Project)
+		return r.Draft == "" && (r.Project == "" || r.Project == v.Project) && !(v.Unshadowed && m.shadows[v.Project][r.Path])
 	}
 	if v.Project == "" {
 		return r.Draft == ""
