@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"context"
+	"iter"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -228,16 +230,7 @@ func fuseRRF(cands map[int64]*candidate, depth int) []*candidate {
 // (TestAttack_ADraftCannotRescalePublishedMemory). A Draft's share may
 // then pass 1; only the Drafts' own order among themselves shows it.
 func fuseScores(cands map[int64]*candidate, depth int, mode string, beta float64) []*candidate {
-	top, topPub := 0.0, 0.0
-	for _, c := range cands {
-		top = math.Max(top, c.BM25Score)
-		if c.DraftID == "" {
-			topPub = math.Max(topPub, c.BM25Score)
-		}
-	}
-	if topPub > 0 {
-		top = topPub
-	}
+	top := scaleOf(maps.Values(cands), func(c *candidate) float64 { return c.BM25Score })
 	out := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
 		if top > 0 && mode != "vector" {
@@ -271,6 +264,23 @@ func (p *Pipeline) similarities(ctx context.Context, qv []float32, cands map[int
 		cands[uid].VectorScore = sim
 	}
 	return err
+}
+
+// scaleOf is the largest score of cs, published memory's when a published
+// candidate has one above 0: the scale published scores are shares of is
+// never a Draft's (fuseScores, coverNotes).
+func scaleOf(cs iter.Seq[*candidate], score func(*candidate) float64) float64 {
+	top, pub := 0.0, 0.0
+	for c := range cs {
+		top = max(top, score(c))
+		if c.DraftID == "" {
+			pub = max(pub, score(c))
+		}
+	}
+	if pub > 0 {
+		return pub
+	}
+	return top
 }
 
 // fromDraft reports whether a hit is a Draft's.

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -90,16 +91,7 @@ func coverNotes(q string, cs []*candidate) {
 		}
 		mark(c.readableText())
 	}
-	top, topPub := 0.0, 0.0 // the top score, published memory's when there is any (fuseScores)
-	for _, c := range cs {
-		top = max(top, c.Final)
-		if c.DraftID == "" {
-			topPub = max(topPub, c.Final)
-		}
-	}
-	if topPub > 0 {
-		top = topPub
-	}
+	top := scaleOf(slices.Values(cs), func(c *candidate) float64 { return c.Final })
 	for _, c := range cs {
 		c.Final += coverWeight * top * float64(notes[c.RID].n) / float64(len(ts))
 	}
