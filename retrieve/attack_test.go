@@ -327,8 +327,8 @@ func publishedKeptInHalf(t *testing.T, list func(project string, limit int) (pub
 // recall gives the best notes of activate's ranking, each once, and twenty
 // Draft notes stuffed with a question's words took every one of its places
 // in their project. Drafts take at most half of recall's places, as of
-// activate's, while a published note is left to take one; a Draft alone
-// in its project's answer is still recalled.
+// activate's, while a published note is left to take one (that they fill
+// what is left after: TestRecall_DraftsFillWhatPublishedMemoryLeaves).
 func TestAttack_DraftsCannotCrowdOutPublishedMemoryFromRecall(t *testing.T) {
 	tv := crowded(t)
 	publishedKeptInHalf(t, func(project string, limit int) (published []string, fromDrafts int) {
