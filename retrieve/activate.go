@@ -5,6 +5,7 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"sync"
@@ -40,6 +41,7 @@ type stages struct {
 	VectorScore float64 `json:"vector_score,omitempty"`
 	Fused       float64 `json:"fused"`
 	LinkBonus   float64 `json:"link_bonus,omitempty"`
+	CoverBonus  float64 `json:"cover_bonus,omitempty"` // its note's coverage of the query (the note stage)
 	Rerank      float64 `json:"rerank_score,omitempty"`
 	// SectionScore is how well the unit's own heading and body match the
 	// query among its note's candidates (sections.go).
@@ -379,6 +381,19 @@ func sortCandidates(cs []*candidate) {
 // the top score; a cap on how many of them count (the three strongest)
 // changed no figure of the table and was taken out (link-bonus.md).
 func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project string) error {
+	if err := p.linkVotes(ctx, cs, project); err != nil {
+		return err
+	}
+	for _, c := range cs {
+		c.Final = c.Fused + c.LinkBonus
+	}
+	sortCandidates(cs)
+	return nil
+}
+
+// linkVotes sets each candidate's LinkBonus, its note's votes from the top
+// notes by fused score (boostLinks says how), leaving Final as it is.
+func (p *Pipeline) linkVotes(ctx context.Context, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil
 	}
@@ -444,10 +459,8 @@ func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project stri
 		}
 		if w := votes[c.RID]; w > 0 {
 			c.LinkBonus = linkBonus * w * best
-			c.Final = c.Fused + c.LinkBonus
 		}
 	}
-	sortCandidates(cs)
 	return nil
 }
 
@@ -548,6 +561,36 @@ func (p *Pipeline) applyStatus(ctx context.Context, cs []*candidate, project str
 	return cs
 }
 
+// scoreNotes is the note stage: each candidate's Final becomes its own
+// score (the fused one, or the reranker's) plus two terms its note earns,
+// each a share of the best fused score: the votes of the top notes that
+// link to it (linkVotes) and its coverage of the query's terms (coverage);
+// then a superseded or deprecated note's score is halved and kept below
+// its successor's (applyStatus). Every term is read from the fused
+// scores, so none depends on the order another left, and the list is
+// sorted once.
+func (p *Pipeline) scoreNotes(ctx context.Context, q string, cs []*candidate, project string) ([]*candidate, error) {
+	if !p.off["links"] {
+		if err := p.linkVotes(ctx, cs, project); err != nil {
+			return nil, err
+		}
+	}
+	var held map[int64]float64
+	if !p.off["cover"] {
+		held = coverage(q, cs)
+	}
+	top := scaleOf(slices.Values(cs), func(c *candidate) float64 { return c.Fused })
+	for _, c := range cs {
+		c.CoverBonus = coverWeight * top * held[c.RID]
+		c.Final += c.LinkBonus + c.CoverBonus
+	}
+	if p.off["status"] {
+		sortCandidates(cs)
+		return cs, nil
+	}
+	return p.applyStatus(ctx, cs, project), nil
+}
+
 // DefaultMode is the retrieval mode when a caller names none: hybrid, or
 // lexical when the vault has no embedding model.
 func (p *Pipeline) DefaultMode() string {
@@ -592,6 +635,22 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
 	}
+	if exp := os.Getenv("LORE_EXP_NOTES") != ""; exp {
+		lap("fuse", t)
+		if p.reranker != nil && len(ranked) > 0 {
+			t = time.Now()
+			if err := p.rerank(ctx, q, ranked); err != nil {
+				return nil, err
+			}
+			lap("rerank", t)
+		}
+		t = time.Now()
+		if ranked, err = p.scoreNotes(ctx, q, ranked, project); err != nil {
+			return nil, err
+		}
+		lap("notes", t)
+		goto sections
+	}
 	if !p.off["links"] {
 		if err := p.boostLinks(ctx, ranked, project); err != nil {
 			return nil, err
@@ -615,6 +674,7 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		ranked = p.applyStatus(ctx, ranked, project)
 	}
 	lap("status", t)
+sections:
 	t = time.Now()
 	var copies [][]*candidate
 	if !p.off["shared"] {

@@ -29,12 +29,27 @@ const coverWeight = 0.4
 // the same, so the order of a note's sections is left as it was; the list
 // is sorted again (exact matches still first).
 func coverNotes(q string, cs []*candidate) {
-	if len(cs) < 2 {
+	held := coverage(q, cs)
+	if held == nil {
 		return
+	}
+	top := scaleOf(slices.Values(cs), func(c *candidate) float64 { return c.Final })
+	for _, c := range cs {
+		c.Final += coverWeight * top * held[c.RID]
+	}
+	sortCandidates(cs)
+}
+
+// coverage is each candidate note's share of the query's terms that its
+// candidates hold (coverNotes says how), or nil when the share would not
+// tell notes apart: fewer than two candidates, or fewer than two terms.
+func coverage(q string, cs []*candidate) map[int64]float64 {
+	if len(cs) < 2 {
+		return nil
 	}
 	ts := tokenize.QueryTerms(q)
 	if len(ts) < 2 {
-		return // one term: every candidate BM25 found holds it; it would only push the vector stage's finds down
+		return nil // one term: every candidate BM25 found holds it; it would only push the vector stage's finds down
 	}
 	want := make(map[string]int, len(ts))
 	var prefixes []string // a lone CJK character matches the bigrams it starts, as BM25 asks for it
@@ -91,9 +106,9 @@ func coverNotes(q string, cs []*candidate) {
 		}
 		mark(c.readableText())
 	}
-	top := scaleOf(slices.Values(cs), func(c *candidate) float64 { return c.Final })
-	for _, c := range cs {
-		c.Final += coverWeight * top * float64(notes[c.RID].n) / float64(len(ts))
+	held := make(map[int64]float64, len(notes))
+	for rid, h := range notes {
+		held[rid] = float64(h.n) / float64(len(ts))
 	}
-	sortCandidates(cs)
+	return held
 }
