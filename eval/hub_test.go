@@ -113,6 +113,11 @@ const hubQuestions19 = "../testdata/hub/questions-19.jsonl"
 // scores (kept: docs/decisions/note-coverage.md).
 const hubQuestions20 = "../testdata/hub/questions-20.jsonl"
 
+// hubQuestions21 is the Hub's twenty-first set (seed 97, 15 questions),
+// written to judge the link votes, a note's coverage and its status as
+// one stage (kept: docs/decisions/one-note-stage.md).
+const hubQuestions21 = "../testdata/hub/questions-21.jsonl"
+
 // hubParaphrased asks 15 sections (seed 37) without their own distinctive
 // words, as a person who has not read them would; lexical activate finds
 // none of them first (docs/BENCHMARKS.md, "Paraphrased sets"), so only its
@@ -127,7 +132,7 @@ func TestHubQuestions_EveryAnswerIsASectionOfTheHub(t *testing.T) {
 	for _, set := range []struct {
 		file string
 		min  int
-	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubQuestions13, 15}, {hubQuestions14, 15}, {hubQuestions15, 15}, {hubQuestions16, 15}, {hubQuestions17, 15}, {hubQuestions18, 15}, {hubQuestions19, 15}, {hubQuestions20, 15}, {hubParaphrased, 15}} {
+	}{{hubQuestions, 50}, {hubQuestions2, 30}, {hubQuestions3, 30}, {hubQuestions4, 30}, {hubQuestions5, 30}, {hubQuestions6, 22}, {hubQuestions7, 15}, {hubQuestions8, 15}, {hubQuestions9, 15}, {hubQuestions10, 15}, {hubQuestions11, 15}, {hubQuestions12, 15}, {hubQuestions13, 15}, {hubQuestions14, 15}, {hubQuestions15, 15}, {hubQuestions16, 15}, {hubQuestions17, 15}, {hubQuestions18, 15}, {hubQuestions19, 15}, {hubQuestions20, 15}, {hubQuestions21, 15}, {hubParaphrased, 15}} {
 		some, err := LoadQuestions(set.file)
 		if err != nil {
 			t.Fatal(err)
@@ -308,6 +313,11 @@ func TestHubQuestions_Figures(t *testing.T) {
 			// One question under the figures of its first run.
 			"activate section@1": 0.53, "activate section@3": 0.86,
 			"activate note@1": 0.53, "activate note@3": 0.93,
+		}},
+		{hubQuestions21, map[string]float64{
+			// One question under the figures of its first run.
+			"activate section@1": 0.73, "activate section@3": 0.80,
+			"activate note@1": 0.73, "activate note@3": 0.80,
 		}},
 	})
 	// One question under the judged figures with a note's coverage of the
