@@ -165,6 +165,11 @@ test("activity: session, request, fragments, Retrieval Process, report, back", a
   const rows = await page.$$("table.candidates tr");
   assert.ok(rows.length > 2);
   assert.match(await page.textContent("table.candidates"), /delivered:add/);
+  // The note stage's coverage term has its column, and the question's
+  // words give some candidate one.
+  assert.equal(await page.textContent("table.candidates tr:first-child th:nth-child(9)"), "coverage");
+  const coverage = await page.$$eval("table.candidates tr td:nth-child(9)", (tds) => tds.map((td) => td.textContent));
+  assert.ok(coverage.some((t) => Number(t) > 0), `a candidate with a coverage term: ${coverage}`);
   // Report inaccurate names the section that should have come back.
   await page.check("table.candidates tr:nth-child(3) input.expect");
   await page.fill("#note", "the checklist should come first");

@@ -5,7 +5,6 @@ import (
 	"iter"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"sync"
@@ -270,7 +269,7 @@ func (p *Pipeline) similarities(ctx context.Context, qv []float32, cands map[int
 
 // scaleOf is the largest score of cs, published memory's when a published
 // candidate has one above 0: the scale published scores are shares of is
-// never a Draft's (fuseScores, coverNotes).
+// never a Draft's (fuseScores, scoreNotes).
 func scaleOf(cs iter.Seq[*candidate], score func(*candidate) float64) float64 {
 	top, pub := 0.0, 0.0
 	for c := range cs {
@@ -367,32 +366,20 @@ func sortCandidates(cs []*candidate) {
 	})
 }
 
-// boostLinks adds a one-hop bonus to candidates whose note is linked from a
-// note at the top of the list (the linkTop best by fused score; wikilinks
-// and Markdown links, supersedes; resolved as vault/linknames.go says, as
-// Obsidian would), in proportion to the linking note's score: each top note
-// that links to a note adds its vote. A flat bonus for any link between any
-// two candidates did nothing on a well-linked vault (the Obsidian Hub: 40
-// of 40 candidates got it): here a note the best candidates point to rises,
-// and one linked only from the tail of the list, or linking to the top
-// itself (as every index note does), does not. A top note whose best
-// candidate is a list of links votes up to twice (voteWeight, lists.go).
-// No note gains more than linkTop notes' votes, 2 × linkTop × linkBonus of
-// the top score; a cap on how many of them count (the three strongest)
-// changed no figure of the table and was taken out (link-bonus.md).
-func (p *Pipeline) boostLinks(ctx context.Context, cs []*candidate, project string) error {
-	if err := p.linkVotes(ctx, cs, project); err != nil {
-		return err
-	}
-	for _, c := range cs {
-		c.Final = c.Fused + c.LinkBonus
-	}
-	sortCandidates(cs)
-	return nil
-}
-
-// linkVotes sets each candidate's LinkBonus, its note's votes from the top
-// notes by fused score (boostLinks says how), leaving Final as it is.
+// linkVotes sets each candidate's LinkBonus, the one-hop term of the note
+// stage: a note linked from a note at the top of the list (the linkTop
+// best by fused score; wikilinks and Markdown links, supersedes; resolved
+// as vault/linknames.go says, as Obsidian would) gains, for each such top
+// note, a vote in proportion to that note's score. A flat bonus for any
+// link between any two candidates did nothing on a well-linked vault (the
+// Obsidian Hub: 40 of 40 candidates got it): here a note the best
+// candidates point to rises, and one linked only from the tail of the
+// list, or linking to the top itself (as every index note does), does
+// not. A top note whose best candidate is a list of links votes up to
+// twice (voteWeight, lists.go). No note gains more than linkTop notes'
+// votes, 2 × linkTop × linkBonus of the top fused score; a cap on how many
+// of them count (the three strongest) changed no figure of the table and
+// was taken out (link-bonus.md). Final is left as it is (scoreNotes adds).
 func (p *Pipeline) linkVotes(ctx context.Context, cs []*candidate, project string) error {
 	if len(cs) < 2 {
 		return nil
@@ -601,8 +588,8 @@ func (p *Pipeline) DefaultMode() string {
 }
 
 // rank runs the stages before assembly — freshness, exact, BM25, vectors,
-// fusion, link boost, rerank, the notes' coverage of the query, status —
-// keeping depth candidates per stage.
+// fusion, rerank, the note stage (scoreNotes), the section stage (shared
+// text, the order within each note) — keeping depth candidates per stage.
 // mode is hybrid, lexical or vector.
 func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int, timings map[string]int64) ([]*candidate, error) {
 	lap := func(name string, from time.Time) { timings[name] = time.Since(from).Microseconds() }
@@ -635,27 +622,6 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		}
 		ranked = fuseScores(cands, depth, mode, p.vectorWeight)
 	}
-	if exp := os.Getenv("LORE_EXP_NOTES") != ""; exp {
-		lap("fuse", t)
-		if p.reranker != nil && len(ranked) > 0 {
-			t = time.Now()
-			if err := p.rerank(ctx, q, ranked); err != nil {
-				return nil, err
-			}
-			lap("rerank", t)
-		}
-		t = time.Now()
-		if ranked, err = p.scoreNotes(ctx, q, ranked, project); err != nil {
-			return nil, err
-		}
-		lap("notes", t)
-		goto sections
-	}
-	if !p.off["links"] {
-		if err := p.boostLinks(ctx, ranked, project); err != nil {
-			return nil, err
-		}
-	}
 	lap("fuse", t)
 	if p.reranker != nil && len(ranked) > 0 {
 		t = time.Now()
@@ -664,23 +630,17 @@ func (p *Pipeline) rank(ctx context.Context, q, mode, project string, depth int,
 		}
 		lap("rerank", t)
 	}
-	if !p.off["cover"] {
-		t = time.Now()
-		coverNotes(q, ranked)
-		lap("cover", t)
-	}
 	t = time.Now()
-	if !p.off["status"] {
-		ranked = p.applyStatus(ctx, ranked, project)
+	if ranked, err = p.scoreNotes(ctx, q, ranked, project); err != nil {
+		return nil, err
 	}
-	lap("status", t)
-sections:
+	lap("notes", t)
 	t = time.Now()
 	var copies [][]*candidate
 	if !p.off["shared"] {
 		copies = markShared(ranked) // templates, for the section order and the assembly's cut
 	}
-	if !p.off["sections"] {
+	if !p.off["order"] {
 		orderSections(q, ranked)
 	}
 	if err := p.keepOriginals(ctx, ranked, copies, project); err != nil {

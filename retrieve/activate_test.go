@@ -288,7 +288,7 @@ func TestActivate_RunRecordsEverything(t *testing.T) {
 	if rec.Query != "sync retries" || rec.TotalUS <= 0 || len(rec.Delivered) != len(act.Fragments) {
 		t.Fatalf("run record: %+v", rec)
 	}
-	for _, stage := range []string{"refresh", "bm25", "embed_query", "vector", "assemble"} {
+	for _, stage := range []string{"refresh", "bm25", "embed_query", "vector", "fuse", "notes", "sections", "assemble"} {
 		if _, ok := rec.TimingsUS[stage]; !ok {
 			t.Errorf("no timing for %s", stage)
 		}
@@ -370,7 +370,12 @@ func TestActivate_FusionChoices(t *testing.T) {
 }
 
 // TestActivate_RerankOrdersTheTop runs activate with an HTTP reranker served
-// on loopback that prefers the cache note: its order wins over fusion's.
+// on loopback that prefers the note that pushes draft branches: its order
+// wins over fusion's, and over the note stage's terms, which are shares of
+// the fused scores, not of the reranker's: with the coverage term a share
+// of the reranked top score (1,000 and more), the note that held both
+// words of "sync retries" gained 400 and the reranker's choice came
+// second.
 func TestActivate_RerankOrdersTheTop(t *testing.T) {
 	tv, _ := activateVault(t, deltaNotes)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -401,6 +406,10 @@ func TestActivate_RerankOrdersTheTop(t *testing.T) {
 	rec := tv.run(act.RunID)
 	if _, ok := rec.TimingsUS["rerank"]; !ok || rec.Ranked[0].Rerank != 0.9 {
 		t.Errorf("run does not record the rerank stage: %+v", rec.Ranked[0])
+	}
+	act = tv.activate("sync retries", "")
+	if len(act.Fragments) == 0 || act.Fragments[0].UnitKey != "mem_b/sync/0/0" {
+		t.Errorf("sync retries: fragments %v: want the reranker's favourite first, whatever the notes' coverage", keys(act))
 	}
 	srv.Close()
 	if _, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: "sync"}); err == nil || !strings.Contains(err.Error(), srv.URL) {

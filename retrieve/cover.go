@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -17,32 +16,18 @@ import (
 // -depth 40 -features "lore score,terms held").
 const coverWeight = 0.4
 
-// coverNotes adds to each candidate's Final coverWeight × the top Final
-// (published memory's, when any is a candidate) ×
-// its note's coverage: the share of the query's terms (tokenize.QueryTerms,
-// the terms BM25 was asked for) that any of the note's candidates holds in
-// its path, title, headings or text. BM25 scores a section alone, so a
-// note whose sections between them hold the whole question (a roundup
-// whose one line names the three things asked for, a plugin's note whose
-// title says one word and its text the other) lost to a note that repeats
-// one rare word in its path and title. Every candidate of a note gains
-// the same, so the order of a note's sections is left as it was; the list
-// is sorted again (exact matches still first).
-func coverNotes(q string, cs []*candidate) {
-	held := coverage(q, cs)
-	if held == nil {
-		return
-	}
-	top := scaleOf(slices.Values(cs), func(c *candidate) float64 { return c.Final })
-	for _, c := range cs {
-		c.Final += coverWeight * top * held[c.RID]
-	}
-	sortCandidates(cs)
-}
-
-// coverage is each candidate note's share of the query's terms that its
-// candidates hold (coverNotes says how), or nil when the share would not
-// tell notes apart: fewer than two candidates, or fewer than two terms.
+// coverage is each candidate note's coverage of the query, the term of the
+// note stage that scoreNotes weighs by coverWeight × the top fused score
+// (published memory's, when any is a candidate): the share of the query's
+// terms (tokenize.QueryTerms, the terms BM25 was asked for) that any of
+// the note's candidates holds in its path, title, headings or text. BM25
+// scores a section alone, so a note whose sections between them hold the
+// whole question (a roundup whose one line names the three things asked
+// for, a plugin's note whose title says one word and its text the other)
+// lost to a note that repeats one rare word in its path and title. Every
+// candidate of a note gains the same, so the order of a note's sections is
+// left as it was. It is nil when the share would not tell notes apart:
+// fewer than two candidates, or fewer than two terms.
 func coverage(q string, cs []*candidate) map[int64]float64 {
 	if len(cs) < 2 {
 		return nil

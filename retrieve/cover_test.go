@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lore-memory/lore/vault"
@@ -29,15 +30,15 @@ func coverVault(t *testing.T) *testVault {
 
 // A note whose sections between them hold the whole question comes before
 // a note that repeats one rare word of it in its path and title: BM25 read
-// each section alone and put the Dropbox note first. With the stage off
-// (the ablation lore eval runs) the order is the old one, so the test
-// shows what the stage moves. The retrieval run records the stage's time
-// when it ran, and not when it was off.
+// each section alone and put the Dropbox note first. With the coverage
+// term off (the ablation lore eval runs) the order is the old one, so the
+// test shows what the term moves. The retrieval run records each
+// candidate's coverage term when it counted, and none when it was off.
 func TestActivate_TheNoteThatCoversTheQuestionComesFirst(t *testing.T) {
 	tv := coverVault(t)
 	q := "back up my vault to Dropbox automatically"
 	// first returns the note of the first fragment, and whether the run
-	// recorded the cover stage's time.
+	// recorded the first candidate's coverage term.
 	first := func() (string, bool) {
 		act, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: q, Mode: "lexical"})
 		if err != nil {
@@ -46,35 +47,43 @@ func TestActivate_TheNoteThatCoversTheQuestionComesFirst(t *testing.T) {
 		if len(act.Fragments) == 0 {
 			t.Fatalf("Activate(%q) delivered nothing", q)
 		}
-		_, timed := tv.run(act.RunID).TimingsUS["cover"]
-		return act.Fragments[0].Path, timed
+		rec := tv.run(act.RunID)
+		return act.Fragments[0].Path, rec.Ranked[0].CoverBonus > 0
 	}
-	if got, timed := first(); got != "roundup/2021-06-05.md" || !timed {
-		t.Errorf("first fragment from %s (cover timed in the run: %v), want the roundup whose section holds every word of the question", got, timed)
+	if got, recorded := first(); got != "roundup/2021-06-05.md" || !recorded {
+		t.Errorf("first fragment from %s (its coverage in the run: %v), want the roundup whose section holds every word of the question", got, recorded)
 	}
 	if err := tv.Ix.Pipeline.Without("cover"); err != nil {
 		t.Fatal(err)
 	}
-	if got, timed := first(); got != "plugins/dropbox-links.md" || timed {
-		t.Errorf("without the cover stage the first fragment is from %s (cover timed: %v); the test no longer shows what the stage moves", got, timed)
+	if got, recorded := first(); got != "plugins/dropbox-links.md" || recorded {
+		t.Errorf("without the coverage term the first fragment is from %s (a coverage in the run: %v); the test no longer shows what the term moves", got, recorded)
 	}
 }
 
-// coverNotes changes no order of a note's own sections, and leaves a
-// query of one term alone (every candidate holds it).
-func TestCoverNotes_KeepsEachNotesOrderAndOneTermQueries(t *testing.T) {
-	mk := func(rid int64, key, content string, final float64) *candidate {
+// The note stage's coverage term changes no order of a note's own
+// sections, and leaves a query of one term alone (every candidate holds
+// it).
+func TestScoreNotes_CoverageKeepsEachNotesOrderAndOneTermQueries(t *testing.T) {
+	p := &Pipeline{off: map[string]bool{"links": true, "status": true}}
+	mk := func(rid int64, key, content string, fused float64) *candidate {
 		c := &candidate{}
-		c.RID, c.UnitKey, c.Path, c.Title, c.Content, c.Final = rid, key, fmt.Sprintf("n%d.md", rid), "", content, final
+		c.RID, c.UnitKey, c.Path, c.Title, c.Content, c.Fused, c.Final = rid, key, fmt.Sprintf("n%d.md", rid), "", content, fused, fused
 		return c
 	}
-	cs := []*candidate{
+	score := func(q string, cs []*candidate) []*candidate {
+		out, err := p.scoreNotes(context.Background(), q, cs, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	cs := score("alpha beta gamma", []*candidate{
 		mk(1, "a1", "alpha", 10),
 		mk(2, "b1", "beta", 9),
 		mk(1, "a2", "gamma", 8),
 		mk(2, "b2", "alpha gamma", 7),
-	}
-	coverNotes("alpha beta gamma", cs)
+	})
 	var order []string
 	for _, c := range cs {
 		order = append(order, c.UnitKey)
@@ -84,9 +93,24 @@ func TestCoverNotes_KeepsEachNotesOrderAndOneTermQueries(t *testing.T) {
 	if want := "[b1 a1 b2 a2]"; fmt.Sprint(order) != want {
 		t.Errorf("order %v, want %s", order, want)
 	}
-	one := []*candidate{mk(1, "a", "alpha", 2), mk(2, "b", "alpha alpha", 1)}
-	coverNotes("alpha", one)
+	one := score("alpha", []*candidate{mk(1, "a", "alpha", 2), mk(2, "b", "alpha alpha", 1)})
 	if one[0].Final != 2 || one[1].Final != 1 {
 		t.Errorf("a one-term query changed the scores: %v, %v", one[0].Final, one[1].Final)
+	}
+}
+
+// Without turns a stage off whole, or one of its parts alone, and names
+// the stages and their parts when asked for one that is not there.
+func TestWithout_AStageOrAPart(t *testing.T) {
+	p := &Pipeline{}
+	if err := p.Without("notes", "order"); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]bool{"links": true, "cover": true, "status": true, "order": true}; fmt.Sprint(p.off) != fmt.Sprint(want) {
+		t.Errorf("off %v, want %v", p.off, want)
+	}
+	err := p.Without("templates")
+	if vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), "notes (links, cover, status)") {
+		t.Errorf("an unknown stage: %v; want invalid_input naming the stages and their parts", err)
 	}
 }

@@ -33,32 +33,67 @@ type Pipeline struct {
 
 	early atomic.Int64 // searches answered by the query run beside the freshness check (tests count them)
 
-	off map[string]bool // ranking stages turned off (Without; lore eval's ablation)
+	off map[string]bool // ranking stages' parts turned off (Without; lore eval's ablation)
 }
 
-// Stages are the ranking stages activate runs after BM25 (and the vector
-// stage), each of which Without can turn off, to measure what it pays:
-// exact (ids, paths, titles and names matched whole), links (the one-hop
-// bonus from the top notes), cover (a note's coverage of the query's
-// terms, cover.go), status (superseded notes below their successors),
-// shared (a text several notes hold delivered once, a short one not at
-// all: shared.go) and sections (a note's places given to its best
-// sections).
-var Stages = []string{"exact", "links", "cover", "status", "shared", "sections"}
+// Stages are the ranking stages activate runs after it found its
+// candidates (exact matches, BM25 and the vector stage) and fused their
+// scores, in their order; lore eval's ablation turns each off alone
+// (Without), or one of its parts (Parts):
+//
+//   - exact: ids, paths, titles and names matched whole, pinned first;
+//   - notes: what a section's note earns, added to its fused score and
+//     sorted once (scoreNotes): the votes of the top notes that link to it
+//     (links), its coverage of the query's terms (cover), halved and below
+//     its successor when superseded (status);
+//   - sections: a note's places given to its best sections: a text several
+//     notes hold kept once, a short one last (shared, shared.go), then each
+//     note's sections in the order of their own words (order, sections.go).
+var Stages = []string{"exact", "notes", "sections"}
 
-// Without turns the named ranking stages off (Stages), for lore eval's
-// ablation; nothing else calls it.
-func (p *Pipeline) Without(stages ...string) error {
-	for _, s := range stages {
-		if !slices.Contains(Stages, s) {
-			return vault.Errorf(vault.CodeInvalid, "no ranking stage %q: the stages are %s", s, strings.Join(Stages, ", "))
+// Parts are each stage's parts, which Without turns off one by one too.
+var Parts = map[string][]string{
+	"exact":    {"exact"},
+	"notes":    {"links", "cover", "status"},
+	"sections": {"shared", "order"},
+}
+
+// Without turns the named ranking stages, or parts of one, off (Stages,
+// Parts), for lore eval's ablation; nothing else calls it.
+func (p *Pipeline) Without(names ...string) error {
+	for _, s := range names {
+		parts, ok := Parts[s]
+		if !ok {
+			for _, st := range Stages {
+				if slices.Contains(Parts[st], s) {
+					parts, ok = []string{s}, true
+				}
+			}
+		}
+		if !ok {
+			return vault.Errorf(vault.CodeInvalid, "no ranking stage or part %q: the stages are %s", s, StageList())
 		}
 		if p.off == nil {
 			p.off = map[string]bool{}
 		}
-		p.off[s] = true
+		for _, part := range parts {
+			p.off[part] = true
+		}
 	}
 	return nil
+}
+
+// StageList names the stages and their parts, as "notes (links, cover,
+// status)", for errors and a command's help.
+func StageList() string {
+	var out []string
+	for _, s := range Stages {
+		if ps := Parts[s]; len(ps) > 1 {
+			s += " (" + strings.Join(ps, ", ") + ")"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
 }
 
 // New returns the pipeline over ix, lexical and vector stages fused by score

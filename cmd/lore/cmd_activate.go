@@ -18,8 +18,9 @@ import (
 
 func runActivate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "activate", "QUERY [--state S] [--json]", `Run the retrieval pipeline an agent's activate call runs: exact match, BM25,
-vectors, fusion, link boost, optional rerank, status, assembly within the
-token budget, and deltas against --state (the next_state of an earlier call).
+vectors, fusion, optional rerank, the note stage (links, coverage, status),
+the section stage, assembly within the token budget, and deltas against
+--state (the next_state of an earlier call).
 Prints the fragments, the removed units, next_state and the run id.
 
 Example: lore activate "fix the sync retry budget" --json`)

@@ -75,7 +75,7 @@ Examples:
 	table := fs.String("table", "", "score every question set of the table FILE on its vault, beside plain FTS5 (testdata/eval/table.json)")
 	data := fs.String("data", os.Getenv("LORE_DATA"), "--table: the folder holding the vault archives the table names (default $LORE_DATA)")
 	var without stringList
-	fs.Var(&without, "without", "--table: turn a ranking `stage` off, to measure what it pays ("+strings.Join(retrieve.Stages, ", ")+"); may be given more than once")
+	fs.Var(&without, "without", "--table: turn a ranking `stage`, or a part of one, off, to measure what it pays ("+retrieve.StageList()+"); may be given more than once")
 	asJSON := fs.Bool("json", false, "--questions: print every answer as JSON")
 	misses := fs.Bool("misses", false, "--table: also list each question whose answering section was not first, and what came first instead")
 	unjudged := fs.String("unjudged", "", "--table: write, for each vault, the places its judged reading needed that nobody judged to `DIR`/<vault>.jsonl")

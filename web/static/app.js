@@ -225,7 +225,7 @@ async function showRun(vault, id) {
   d.replaceChildren(el("p", {}, "Loading the retrieval run…"));
   const run = await api("/api/run?" + new URLSearchParams({ vault, id }));
   const back = el("button", { id: "back", onclick: () => history.back() }, "← Back");
-  const table = el("table", { class: "candidates" }, el("tr", {}, ...["", "#", "unit", "exact", "bm25", "vector", "fused", "links", "final", "outcome"].map((h) => el("th", {}, h))));
+  const table = el("table", { class: "candidates" }, el("tr", {}, ...["", "#", "unit", "exact", "bm25", "vector", "fused", "links", "coverage", "final", "outcome"].map((h) => el("th", {}, h))));
   const picked = new Set();
   for (const c of run.candidates || []) {
     const cell = (rank, score) => rank ? `${rank}${score != null ? " (" + Number(score).toFixed(3) + ")" : ""}` : "";
@@ -234,6 +234,7 @@ async function showRun(vault, id) {
       el("td", {}, box), el("td", {}, c.rank), el("td", {}, where(c.path, c.heading_path)),
       el("td", {}, cell(c.exact_rank)), el("td", {}, cell(c.bm25_rank, c.bm25_score)), el("td", {}, cell(c.vector_rank, c.vector_score)),
       el("td", {}, Number(c.fused || 0).toFixed(3)), el("td", {}, c.link_bonus ? Number(c.link_bonus).toFixed(3) : ""),
+      el("td", {}, c.cover_bonus ? Number(c.cover_bonus).toFixed(3) : ""),
       el("td", {}, Number(c.final || 0).toFixed(3)), el("td", { class: "outcome" }, c.outcome)));
   }
   const expected = el("textarea", { id: "expected", placeholder: "Notes or sections that should have come back, one a line: an id, a path, or path#Heading for a section (or tick rows above)" });

@@ -89,7 +89,7 @@ func main() {
 	depth := flag.Int("depth", 300, "the sections of lore's ranking the notes are taken from, and their features read over")
 	only := flag.String("features", "", "fit only these features (comma-separated names; lore place always)")
 	unjudged := flag.String("unjudged", "", "write the places nobody judged in the first three of the fitted rankings here, for scripts/eval/places.py")
-	without := flag.String("without", "", "turn these ranking stages off in lore's order (comma-separated, as lore eval --without): to fit a stage's weight from the ranking without it")
+	without := flag.String("without", "", "turn these ranking stages, or parts of one, off in lore's order (comma-separated, as lore eval --without): to fit a term's weight from the ranking without it")
 	flag.Parse()
 	if *dir == "" || *judged == "" || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: fitceiling -vault DIR -judged FILE SET.jsonl ...")
