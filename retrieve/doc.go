@@ -13,15 +13,16 @@
 //
 // Activate's stages, in order: freshness check → exact (id, path, title,
 // alias, file name) → BM25 (top 40) → query embedding and vector k-NN (top
-// 40) → fusion → one-hop link bonus (links from the five top notes; a
-// list of links votes up to twice for what it lists) → optional
-// rerank → cover (each note's share of the query's terms, held between its
-// candidate sections, adds to all of them) → status (a superseded note
-// never ranks above its successor) → shared (a text several notes hold:
-// a short one held word for word is a template, any other a copy, shared.go)
-// → section order (by each section's own words; an acronym of the query's
-// words counts as them; templates last), and a copy's original takes the
-// best place of its copies → assembly (no overlaps, no templates, nothing
+// 40) → fusion → optional rerank → notes: what a section's note earns,
+// added to its score and sorted once (scoreNotes): votes from the five top
+// notes that link to it (a list of links votes up to twice), its share of
+// the query's terms held between its candidate sections, and for a
+// superseded note half its score and a place below its successor →
+// sections: a text several notes hold (a short one held word for word is a
+// template, any other a copy, shared.go), then each note's sections by
+// their own words (an acronym of the query's words counts as them;
+// templates last), and a copy's original takes the best place of its
+// copies → assembly (no overlaps, no templates, nothing
 // of only comments and pictures from the web, a copy once, a per-note cap
 // and a weak cut that a plausible answer passes, a token budget; embeds
 // delivered with their text) → deltas against the caller's state → a
@@ -32,7 +33,7 @@
 //
 // Each decision, with the figures it was made on, is in docs/decisions:
 // activate-stages.md, score-fusion.md, vector-weight.md, section-order.md,
-// acronyms-within-a-note.md, assembly.md, templates-are-not-answers.md, copies-delivered-once.md, shared-text.md, link-bonus.md, note-coverage.md, embeds-at-delivery.md, activation-state.md,
+// acronyms-within-a-note.md, assembly.md, templates-are-not-answers.md, copies-delivered-once.md, shared-text.md, link-bonus.md, note-coverage.md, one-note-stage.md, embeds-at-delivery.md, activation-state.md,
 // retrieval-runs.md and
 // search-beside-freshness.md; what was tried and not kept is in the
 // not-kept-*.md files there.
