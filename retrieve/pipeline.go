@@ -36,10 +36,10 @@ type Pipeline struct {
 	off map[string]bool // ranking stages' parts turned off (Without; lore eval's ablation)
 }
 
-// Stages are the ranking stages activate runs after it found its
+// rankingStages are the ranking stages activate runs after it found its
 // candidates (exact matches, BM25 and the vector stage) and fused their
-// scores, in their order; lore eval's ablation turns each off alone
-// (Without), or one of its parts (Parts):
+// scores, in their order, each with its parts; lore eval's ablation turns
+// a stage off, or one of its parts (Without):
 //
 //   - exact: ids, paths, titles and names matched whole, pinned first;
 //   - notes: what a section's note earns, added to its fused score and
@@ -49,29 +49,22 @@ type Pipeline struct {
 //   - sections: a note's places given to its best sections: a text several
 //     notes hold kept once, a short one last (shared, shared.go), then each
 //     note's sections in the order of their own words (order, sections.go).
-var Stages = []string{"exact", "notes", "sections"}
-
-// Parts are each stage's parts, which Without turns off one by one too.
-var Parts = map[string][]string{
-	"exact":    {"exact"},
-	"notes":    {"links", "cover", "status"},
-	"sections": {"shared", "order"},
+var rankingStages = []struct {
+	name  string
+	parts []string
+}{
+	{"exact", []string{"exact"}},
+	{"notes", []string{"links", "cover", "status"}},
+	{"sections", []string{"shared", "order"}},
 }
 
-// Without turns the named ranking stages, or parts of one, off (Stages,
-// Parts), for lore eval's ablation; nothing else calls it.
+// Without turns the named ranking stages, or parts of one, off (rankingStages),
+// for lore eval's ablation; nothing else calls it.
 func (p *Pipeline) Without(names ...string) error {
-	for _, s := range names {
-		parts, ok := Parts[s]
-		if !ok {
-			for _, st := range Stages {
-				if slices.Contains(Parts[st], s) {
-					parts, ok = []string{s}, true
-				}
-			}
-		}
-		if !ok {
-			return vault.Errorf(vault.CodeInvalid, "no ranking stage or part %q: the stages are %s", s, StageList())
+	for _, name := range names {
+		parts := partsOf(name)
+		if parts == nil {
+			return vault.Errorf(vault.CodeInvalid, "no ranking stage or part %q: the stages are %s", name, StageList())
 		}
 		if p.off == nil {
 			p.off = map[string]bool{}
@@ -83,13 +76,27 @@ func (p *Pipeline) Without(names ...string) error {
 	return nil
 }
 
+// partsOf is the parts a stage's or a part's name turns off, or nil.
+func partsOf(name string) []string {
+	for _, st := range rankingStages {
+		if st.name == name {
+			return st.parts
+		}
+		if slices.Contains(st.parts, name) {
+			return []string{name}
+		}
+	}
+	return nil
+}
+
 // StageList names the stages and their parts, as "notes (links, cover,
 // status)", for errors and a command's help.
 func StageList() string {
 	var out []string
-	for _, s := range Stages {
-		if ps := Parts[s]; len(ps) > 1 {
-			s += " (" + strings.Join(ps, ", ") + ")"
+	for _, st := range rankingStages {
+		s := st.name
+		if len(st.parts) > 1 {
+			s += " (" + strings.Join(st.parts, ", ") + ")"
 		}
 		out = append(out, s)
 	}

@@ -67,8 +67,7 @@ func (p *Pipeline) recordRun(ctx context.Context, rec runRecord, at time.Time) (
 	for i, c := range rec.Candidates {
 		byKey[c.UnitKey] = c
 		s := c.stages
-		s.VectorScore, s.Fused, s.LinkBonus, s.Final = round4(s.VectorScore), round6(s.Fused), round6(s.LinkBonus), round6(s.Final)
-		s.CoverBonus = round6(s.CoverBonus)
+		s.VectorScore, s.Fused, s.LinkBonus, s.CoverBonus, s.Final = round4(s.VectorScore), round6(s.Fused), round6(s.LinkBonus), round6(s.CoverBonus), round6(s.Final)
 		rec.Ranked = append(rec.Ranked, runCandidate{
 			Rank: i + 1, UnitKey: c.UnitKey, Path: c.Path, HeadingPath: markdown.ShownHeadings(c.HeadingPath), Status: c.Status,
 			Tokens: c.Tokens, stages: s,
