@@ -37,9 +37,10 @@ func coverVault(t *testing.T) *testVault {
 func TestActivate_TheNoteThatCoversTheQuestionComesFirst(t *testing.T) {
 	tv := coverVault(t)
 	q := "back up my vault to Dropbox automatically"
-	// first returns the note of the first fragment, and whether the run
-	// recorded the first candidate's coverage term.
-	first := func() (string, bool) {
+	// first returns the note of the first fragment, whether the run
+	// records a coverage term for its first candidate, and for how many
+	// candidates in all.
+	first := func() (string, bool, int) {
 		act, err := tv.Ix.Activate(context.Background(), vault.ActivateRequest{Query: q, Mode: "lexical"})
 		if err != nil {
 			t.Fatal(err)
@@ -48,16 +49,22 @@ func TestActivate_TheNoteThatCoversTheQuestionComesFirst(t *testing.T) {
 			t.Fatalf("Activate(%q) delivered nothing", q)
 		}
 		rec := tv.run(act.RunID)
-		return act.Fragments[0].Path, rec.Ranked[0].CoverBonus > 0
+		n := 0
+		for _, c := range rec.Ranked {
+			if c.CoverBonus > 0 {
+				n++
+			}
+		}
+		return act.Fragments[0].Path, rec.Ranked[0].CoverBonus > 0, n
 	}
-	if got, recorded := first(); got != "roundup/2021-06-05.md" || !recorded {
-		t.Errorf("first fragment from %s (its coverage in the run: %v), want the roundup whose section holds every word of the question", got, recorded)
+	if got, top, _ := first(); got != "roundup/2021-06-05.md" || !top {
+		t.Errorf("first fragment from %s (its coverage term in the run: %v), want the roundup whose section holds every word of the question", got, top)
 	}
 	if err := tv.Ix.Pipeline.Without("cover"); err != nil {
 		t.Fatal(err)
 	}
-	if got, recorded := first(); got != "plugins/dropbox-links.md" || recorded {
-		t.Errorf("without the coverage term the first fragment is from %s (a coverage in the run: %v); the test no longer shows what the term moves", got, recorded)
+	if got, _, n := first(); got != "plugins/dropbox-links.md" || n != 0 {
+		t.Errorf("without the coverage term the first fragment is from %s (candidates with a coverage term in the run: %d); the test no longer shows what the term moves", got, n)
 	}
 }
 
@@ -110,7 +117,7 @@ func TestWithout_AStageOrAPart(t *testing.T) {
 		t.Errorf("off %v, want %v", p.off, want)
 	}
 	err := p.Without("templates")
-	if vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), "notes (links, cover, status)") {
+	if vault.ErrorCode(err) != vault.CodeInvalid || !strings.Contains(err.Error(), "exact, notes (links, cover, status), sections (shared, order)") {
 		t.Errorf("an unknown stage: %v; want invalid_input naming the stages and their parts", err)
 	}
 }
